@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Every switch of the sandbox. Each "Gap" of service-interface.md that a client could read in
+ * more than one way has a switch here, so the client is tested against each reading.
+ */
+export const faultKinds = ['503', '500', 'drop', 'truncate', 'lostReply', 'hang'] as const;
+export type FaultKind = (typeof faultKinds)[number];
+
+export const simOptionsSchema = z
+  .object({
+    /** Interface `{base_url}` path prefix, e.g. `/api`. Empty: operations at the root. */
+    prefix: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'expected "" or a path like /api')
+      .default(''),
+    /** Bearer token allowed to read and write. */
+    token: z.string().min(1).default('sim-write-token'),
+    /** Bearer token allowed to read only: writes answer 403. */
+    readonlyToken: z.string().min(1).default('sim-read-token'),
+
+    /** Seed of the data set, faults and mutations. */
+    seed: z.number().int().default(1),
+    /** Multiplies the data set (1: about 1,000 orgs and 30,000 order items). */
+    scale: z.number().positive().max(100).default(1),
+    /** The data set's "today" (YYYY-MM-DD); two years of history end here. Default: today, UTC. */
+    anchorDate: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+      .optional(),
+
+    /** List responses: a bare JSON array, or an object holding the array and a total. */
+    envelope: z.enum(['array', 'object']).default('array'),
+    envelopeKey: z.string().min(1).default('data'),
+    totalKey: z.string().min(1).default('total'),
+    /** Largest pageSize honoured; larger requests are silently cut to it. 0: no cap. */
+    pageCap: z.number().int().min(0).default(250),
+    /** Order of query results when no sortBy is sent. */
+    defaultOrder: z.enum(['hash', 'id']).default('hash'),
+    /** Name of the GET field-selection query parameter. */
+    fieldsParam: z.string().min(1).default('fields'),
+    /** Answer of a successful DELETE: 204 with no body, or 200 with the deleted record. */
+    deleteAnswer: z.enum(['204', '200']).default('204'),
+    /** Lean default responses: computed `c_*` fields only when asked for with `return`. */
+    lean: z.boolean().default(false),
+    /** Case handling of the string operators (contains, equals, startsWith, endsWith). */
+    stringCase: z.enum(['insensitive', 'sensitive']).default('insensitive'),
+    /** Whether unknown fields in action (non-query) bodies are rejected with 400. */
+    strictBodies: z.boolean().default(true),
+
+    /** Requests per second allowed across all clients; over it: 429 with Retry-After. 0: off. */
+    rateLimit: z.number().min(0).default(0),
+    /** Burst size of the rate limit (token bucket); default: one second's worth. */
+    rateBurst: z.number().int().min(0).default(0),
+    /** Retry-After seconds sent with a 429. */
+    retryAfter: z.number().int().min(0).default(1),
+
+    /** Share of service requests that fail with an injected fault, 0 to 1. */
+    faultRate: z.number().min(0).max(1).default(0),
+    faultKinds: z.array(z.enum(faultKinds)).min(1).default(['503', 'drop', 'truncate', 'lostReply']),
+    /** Milliseconds a `hang` fault holds the request before dropping it. */
+    hangMs: z.number().int().min(0).default(5000),
+    /** Added to every service response, in milliseconds (plus up to latencyJitterMs). */
+    latencyMs: z.number().int().min(0).default(0),
+    latencyJitterMs: z.number().int().min(0).default(0),
+
+    /** Live mutation of the data every N milliseconds while the sandbox runs. 0: off. */
+    mutateEveryMs: z.number().int().min(0).default(0),
+    /** Live mutation after every N service requests. 0: off. */
+    mutateEveryRequests: z.number().int().min(0).default(0),
+    /** How many changes one mutation step makes of each kind. */
+    mutationSize: z.number().int().min(1).default(5),
+
+    /** Test hooks under `{prefix}/__sim/` (truth, stats, mutate, config). Off unless enabled. */
+    hooks: z.boolean().default(false),
+  })
+  .strict();
+
+export type SimOptionsInput = z.input<typeof simOptionsSchema>;
+export type SimOptions = z.output<typeof simOptionsSchema>;
+
+/** The switches that may be changed while the sandbox runs (hook `POST __sim/config`). */
+export const liveOptionKeys = [
+  'envelope',
+  'envelopeKey',
+  'totalKey',
+  'pageCap',
+  'defaultOrder',
+  'fieldsParam',
+  'deleteAnswer',
+  'lean',
+  'stringCase',
+  'strictBodies',
+  'rateLimit',
+  'rateBurst',
+  'retryAfter',
+  'faultRate',
+  'faultKinds',
+  'hangMs',
+  'latencyMs',
+  'latencyJitterMs',
+  'mutateEveryMs',
+  'mutateEveryRequests',
+  'mutationSize',
+] as const satisfies readonly (keyof SimOptions)[];

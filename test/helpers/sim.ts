@@ -1,0 +1,51 @@
+import { afterAll, beforeAll } from 'vitest';
+import { type RunningSim, type StartSimOptions, startSim } from '../../src/sim/index.js';
+
+/** Fixed so that tests see the same data set whatever the day. */
+export const TEST_ANCHOR = '2026-06-15';
+export const WRITE_TOKEN = 'test-write-token';
+export const READ_TOKEN = 'test-read-token';
+
+/**
+ * Starts one sandbox for the test file (real HTTP on port 0, hooks on) and closes it after.
+ * Returns a getter, since the sandbox exists only once `beforeAll` has run.
+ */
+export function withSim(options: StartSimOptions = {}): () => RunningSim {
+  let sim: RunningSim | undefined;
+  beforeAll(async () => {
+    sim = await startSim({
+      anchorDate: TEST_ANCHOR,
+      token: WRITE_TOKEN,
+      readonlyToken: READ_TOKEN,
+      hooks: true,
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+  return () => {
+    if (sim === undefined) throw new Error('sandbox not started yet');
+    return sim;
+  };
+}
+
+/** A request to the sandbox with the write token (or another), JSON in and out. */
+export async function call(
+  sim: RunningSim,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = WRITE_TOKEN,
+): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${sim.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
+}
