@@ -32,16 +32,23 @@ export const resources = {
   Payment: { spec: req.Payment, segment: 'payment', idType: 'number' },
   Person: { spec: req.Person, segment: 'person', idType: 'number' },
   Org: { spec: req.Org, segment: 'org', idType: 'number' },
-} as const satisfies Record<
-  string,
-  { spec: ObjectSpec; segment: string; idType: 'number' | 'string' }
->;
+} as const satisfies Record<string, { spec: ObjectSpec; segment: string; idType: 'number' | 'string' }>;
 
 export type ResourceName = keyof typeof resources;
 
 export const operations = {
-  queryHsVendor: { method: 'POST', path: '/vLatest/query/core/hsvendor', kind: 'query', resource: 'HsVendor' },
-  queryOrderItem: { method: 'POST', path: '/vLatest/query/core/orderitem', kind: 'query', resource: 'OrderItem' },
+  queryHsVendor: {
+    method: 'POST',
+    path: '/vLatest/query/core/hsvendor',
+    kind: 'query',
+    resource: 'HsVendor',
+  },
+  queryOrderItem: {
+    method: 'POST',
+    path: '/vLatest/query/core/orderitem',
+    kind: 'query',
+    resource: 'OrderItem',
+  },
   queryTenant: { method: 'POST', path: '/vLatest/query/core/tenant', kind: 'query', resource: 'Tenant' },
   queryRole: { method: 'POST', path: '/v2/query/core/role', kind: 'query', resource: 'Role' },
   updateApplicant: {
@@ -77,7 +84,12 @@ export const operations = {
     request: req.PersonCreate,
     response: req.Person,
   },
-  deletePerson: { method: 'DELETE', path: '/vLatest/action/core/person/{id}', kind: 'delete', resource: 'Person' },
+  deletePerson: {
+    method: 'DELETE',
+    path: '/vLatest/action/core/person/{id}',
+    kind: 'delete',
+    resource: 'Person',
+  },
   getInvoice: { method: 'GET', path: '/v2/action/core/invoice/{id}', kind: 'get', resource: 'Invoice' },
   listOrgMonth: { method: 'GET', path: '/v2/action/core/orgmonth', kind: 'list', resource: 'OrgMonth' },
   listUser: { method: 'GET', path: '/v2/action/core/user', kind: 'list', resource: 'User' },

@@ -27,7 +27,11 @@ export class Actions {
     private readonly options: () => SimOptions,
   ) {}
 
-  private validate(spec: ObjectSpec, body: unknown, required: readonly string[] = []): Record<string, unknown> {
+  private validate(
+    spec: ObjectSpec,
+    body: unknown,
+    required: readonly string[] = [],
+  ): Record<string, unknown> {
     return validateBody(spec, body, this.options().strictBodies, required);
   }
 
@@ -51,7 +55,8 @@ export class Actions {
 
   createPerson(body: unknown): SimRecord {
     const b = this.validate(requests.PersonCreate, body, ['nameFirst', 'nameLast', 'OrgId']);
-    if (this.t.Org.get(b.OrgId as number) === undefined) throw badRequest(`OrgId: org ${String(b.OrgId)} does not exist`);
+    if (this.t.Org.get(b.OrgId as number) === undefined)
+      throw badRequest(`OrgId: org ${String(b.OrgId)} does not exist`);
     const id = this.nextId('Person');
     const person: SimRecord = { id };
     this.t.Person.insert(person);
@@ -74,7 +79,11 @@ export class Actions {
       if (!Array.isArray(items)) continue;
       const stored = Array.isArray(person[key]) ? (person[key] as SimRecord[]) : [];
       for (const item of items as Record<string, unknown>[]) {
-        stored.push({ ...item, id: this.nextNestedId++, ...(key === 'tagJoin' ? {} : { PersonId: person.id }) });
+        stored.push({
+          ...item,
+          id: this.nextNestedId++,
+          ...(key === 'tagJoin' ? {} : { PersonId: person.id }),
+        });
       }
       person[key] = stored;
     }
@@ -85,7 +94,9 @@ export class Actions {
     if (Array.isArray(applicant)) {
       created(
         'applicant',
-        (applicant as Record<string, unknown>[]).map((a) => this.insertApplicant({ ...a, PersonId: person.id })),
+        (applicant as Record<string, unknown>[]).map((a) =>
+          this.insertApplicant({ ...a, PersonId: person.id }),
+        ),
       );
     }
     if (Array.isArray(staff)) {
@@ -151,7 +162,8 @@ export class Actions {
     if (person === undefined) throw notFound(`person ${id} not found`);
     for (const a of this.t.Applicant.all().filter((r) => r.PersonId === id)) this.t.Applicant.delete(a.id);
     for (const s of this.t.Staff.all().filter((r) => r.PersonId === id)) this.t.Staff.delete(s.id);
-    for (const u of this.t.User.all().filter((r) => r.PersonId === id)) this.t.User.update(u.id, { PersonId: null });
+    for (const u of this.t.User.all().filter((r) => r.PersonId === id))
+      this.t.User.update(u.id, { PersonId: null });
     return person;
   }
 
@@ -171,7 +183,12 @@ export class Actions {
     this.t.Org.insert(org);
     if (Array.isArray(hsVendor)) {
       org.hsVendor = (hsVendor as Record<string, unknown>[]).map((v) => {
-        const rec: SimRecord = { ...v, id: this.nextId('HsVendor'), name: v.descrip ?? org.name, OrgId: org.id };
+        const rec: SimRecord = {
+          ...v,
+          id: this.nextId('HsVendor'),
+          name: v.descrip ?? org.name,
+          OrgId: org.id,
+        };
         this.t.HsVendor.insert(rec);
         return rec;
       });

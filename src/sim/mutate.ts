@@ -1,4 +1,4 @@
-import { Rng } from './rng.js';
+import type { Rng } from './rng.js';
 import { simProducts } from './seed.js';
 import type { SimRecord, SimStatus, SimTables } from './store.js';
 
@@ -82,7 +82,12 @@ export class Mutator {
       const options = next[String(item.c_currentStatusCodeId)];
       if (options === undefined) continue;
       const to = this.byCode(rng.pick(options));
-      this.moves.push({ orderItemId: item.id as number, fromStatusId: item.CurrentStatusId as number, toStatusId: to.id, at });
+      this.moves.push({
+        orderItemId: item.id as number,
+        fromStatusId: item.CurrentStatusId as number,
+        toStatusId: to.id,
+        at,
+      });
       items.update(item.id, {
         CurrentStatusId: to.id,
         c_currentStatusCodeId: to.code,
@@ -137,7 +142,13 @@ export class Mutator {
       }
     } else if (user !== undefined) {
       const id = Number(this.t.User.maxId() ?? 0) + rng.int(1, 3);
-      this.t.User.insert({ ...user, id, email: `new.user.${id}@users.example`, isInvited: true, status: 'invited' });
+      this.t.User.insert({
+        ...user,
+        id,
+        email: `new.user.${id}@users.example`,
+        isInvited: true,
+        status: 'invited',
+      });
     }
     const staff = this.pick(this.t.Staff.all());
     if (staff !== undefined) {
@@ -145,7 +156,8 @@ export class Mutator {
       this.t.Staff.insert({ ...staff, id, dateOfHire: at.slice(0, 10), dateOfTermination: null });
       summary.other++;
     }
-    const om = this.t.OrgMonth.all()[this.t.OrgMonth.size - 1 - rng.int(0, Math.min(200, this.t.OrgMonth.size - 1))];
+    const om =
+      this.t.OrgMonth.all()[this.t.OrgMonth.size - 1 - rng.int(0, Math.min(200, this.t.OrgMonth.size - 1))];
     if (om !== undefined) {
       this.t.OrgMonth.update(om.id, {
         countPickedDrug: Number(om.countPickedDrug ?? 0) + 1,

@@ -1,4 +1,4 @@
-import { type FieldSpec, type ObjectSpec } from '../schema/index.js';
+import type { FieldSpec, ObjectSpec } from '../schema/index.js';
 import { badRequest } from './http-error.js';
 import type { SimOptions } from './options.js';
 import type { SimRecord, Table } from './store.js';
@@ -38,7 +38,15 @@ export const operators = [
 ] as const;
 export type Operator = (typeof operators)[number];
 
-const bodyKeys = new Set(['advancedFilter', 'return', 'isAdditionalData', 'page', 'pageSize', 'sortBy', 'sortDirection']);
+const bodyKeys = new Set([
+  'advancedFilter',
+  'return',
+  'isAdditionalData',
+  'page',
+  'pageSize',
+  'sortBy',
+  'sortDirection',
+]);
 
 interface Condition {
   field: string;
@@ -80,8 +88,10 @@ function checkOperator(c: Condition, where: string): void {
   const t = c.spec.type;
   const stringOnly = c.op === 'contains' || c.op === 'startsWith' || c.op === 'endsWith';
   const ordered = c.op.startsWith('greaterThan') || c.op.startsWith('lessThan');
-  if (stringOnly && t !== 'string') throw badRequest(`${where}: operator ${c.op} needs a string field, '${c.field}' is a ${t}`);
-  if (ordered && t === 'boolean') throw badRequest(`${where}: operator ${c.op} cannot compare boolean field '${c.field}'`);
+  if (stringOnly && t !== 'string')
+    throw badRequest(`${where}: operator ${c.op} needs a string field, '${c.field}' is a ${t}`);
+  if (ordered && t === 'boolean')
+    throw badRequest(`${where}: operator ${c.op} cannot compare boolean field '${c.field}'`);
   if ((c.op === 'isTrue' || c.op === 'isFalse') && t !== 'boolean') {
     throw badRequest(`${where}: operator ${c.op} needs a boolean field, '${c.field}' is a ${t}`);
   }
@@ -93,7 +103,9 @@ function checkOperator(c: Condition, where: string): void {
     throw badRequest(`${where}: '${c.field}' is a boolean, value must be "true" or "false"`);
   }
   if (c.op === 'listContains' && t === 'number' && !c.value.split(',').every((x) => isNumeric(x.trim()))) {
-    throw badRequest(`${where}: '${c.field}' is a number, list ${JSON.stringify(c.value)} holds a non-number`);
+    throw badRequest(
+      `${where}: '${c.field}' is a number, list ${JSON.stringify(c.value)} holds a non-number`,
+    );
   }
 }
 
@@ -138,10 +150,14 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
       const where = `advancedFilter.items[${i}]`;
       if (!isObject(item)) throw badRequest(`${where}: expected an object`);
       for (const k of Object.keys(item)) {
-        if (k !== 'columnField' && k !== 'operatorValue' && k !== 'value') throw badRequest(`${where}: unexpected key '${k}'`);
+        if (k !== 'columnField' && k !== 'operatorValue' && k !== 'value')
+          throw badRequest(`${where}: unexpected key '${k}'`);
       }
       if (typeof item.columnField !== 'string') throw badRequest(`${where}.columnField: required, a string`);
-      if (typeof item.operatorValue !== 'string' || !(operators as readonly string[]).includes(item.operatorValue)) {
+      if (
+        typeof item.operatorValue !== 'string' ||
+        !(operators as readonly string[]).includes(item.operatorValue)
+      ) {
         throw badRequest(`${where}.operatorValue: required, one of ${operators.join(', ')}`);
       }
       if (typeof item.value !== 'string') throw badRequest(`${where}.value: required, a string`);
@@ -161,12 +177,14 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
       throw badRequest('return: expected an array of field names');
     }
     for (const f of body.return as string[]) {
-      if (spec.fields[f] === undefined && spec.arrays?.[f] === undefined) throw badRequest(`return: unknown field '${f}'`);
+      if (spec.fields[f] === undefined && spec.arrays?.[f] === undefined)
+        throw badRequest(`return: unknown field '${f}'`);
     }
     q.returnFields = body.return as string[];
   }
   if (body.isAdditionalData !== undefined) {
-    if (typeof body.isAdditionalData !== 'boolean') throw badRequest('isAdditionalData: expected true or false');
+    if (typeof body.isAdditionalData !== 'boolean')
+      throw badRequest('isAdditionalData: expected true or false');
     q.isAdditionalData = body.isAdditionalData;
   }
   if (body.page !== undefined) q.page = positiveInt(body.page, 'page');
@@ -177,7 +195,8 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
     q.sortBy = body.sortBy;
   }
   if (body.sortDirection !== undefined) {
-    if (body.sortDirection !== 'asc' && body.sortDirection !== 'desc') throw badRequest('sortDirection: "asc" or "desc"');
+    if (body.sortDirection !== 'asc' && body.sortDirection !== 'desc')
+      throw badRequest('sortDirection: "asc" or "desc"');
     q.sortDirection = body.sortDirection;
   }
   return q;
@@ -264,7 +283,8 @@ export function runQuery(table: Table, q: ParsedQuery, options: SimOptions): Que
   const andConds = q.link === 'AND' ? [...q.simple, ...q.conditions] : q.simple;
   const orConds = q.link === 'OR' ? q.conditions : [];
   const keep = (r: SimRecord) =>
-    andConds.every((c) => matches(r, c, fold)) && (orConds.length === 0 || orConds.some((c) => matches(r, c, fold)));
+    andConds.every((c) => matches(r, c, fold)) &&
+    (orConds.length === 0 || orConds.some((c) => matches(r, c, fold)));
 
   const size = options.pageCap > 0 ? Math.min(q.pageSize, options.pageCap) : q.pageSize;
   const offset = (q.page - 1) * size;
@@ -290,7 +310,10 @@ export function runQuery(table: Table, q: ParsedQuery, options: SimOptions): Que
       .sort((a, b) => dir * compareValues(a[field], b[field]) || compareNumbers(a.id, b.id));
   }
   const page = ordered.slice(offset, offset + size);
-  return { records: page.map((r) => project(r, q.returnFields, q.isAdditionalData, options.lean)), total: ordered.length };
+  return {
+    records: page.map((r) => project(r, q.returnFields, q.isAdditionalData, options.lean)),
+    total: ordered.length,
+  };
 }
 
 function pushIf(out: SimRecord[], r: SimRecord | undefined, keep: (r: SimRecord) => boolean): void {

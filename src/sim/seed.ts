@@ -17,27 +17,112 @@ export interface SeedParams {
 const DAY = 86_400_000;
 
 const firstNames = [
-  'José', 'Zoë', 'Renée', 'Björn', 'Siobhán', 'François', 'Łukasz', 'Chloé', 'Maria', 'James',
-  'Robert', 'Patricia', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara',
-  'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Carlos', 'Ana', 'Nguyễn', 'Aoife',
-  'Günter', 'Jean-Luc', 'Mary Ann', "D'Andre", 'Ángel', 'Søren', 'Noël',
+  'José',
+  'Zoë',
+  'Renée',
+  'Björn',
+  'Siobhán',
+  'François',
+  'Łukasz',
+  'Chloé',
+  'Maria',
+  'James',
+  'Robert',
+  'Patricia',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'David',
+  'Elizabeth',
+  'William',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Carlos',
+  'Ana',
+  'Nguyễn',
+  'Aoife',
+  'Günter',
+  'Jean-Luc',
+  'Mary Ann',
+  "D'Andre",
+  'Ángel',
+  'Søren',
+  'Noël',
 ];
 const lastNames = [
-  'García', 'Núñez', 'Smith', 'Johnson', "O'Brien", "D'Angelo", 'Müller', 'Nguyen', 'Kowalski',
-  'Brown', 'Williams', 'Jones', 'Davis', 'Miller', 'Wilson', 'Moore', 'Taylor', 'Anderson', 'Thomas',
-  'Jackson', 'White', 'Harris', 'Martin', 'Thompson', 'Peña', 'López', 'Ørsted', "O'Connor",
-  'MacDonald', 'St. John', 'Van der Berg', 'Schäfer', 'Dubois', 'Rossi', 'Yamamoto', 'Kim',
+  'García',
+  'Núñez',
+  'Smith',
+  'Johnson',
+  "O'Brien",
+  "D'Angelo",
+  'Müller',
+  'Nguyen',
+  'Kowalski',
+  'Brown',
+  'Williams',
+  'Jones',
+  'Davis',
+  'Miller',
+  'Wilson',
+  'Moore',
+  'Taylor',
+  'Anderson',
+  'Thomas',
+  'Jackson',
+  'White',
+  'Harris',
+  'Martin',
+  'Thompson',
+  'Peña',
+  'López',
+  'Ørsted',
+  "O'Connor",
+  'MacDonald',
+  'St. John',
+  'Van der Berg',
+  'Schäfer',
+  'Dubois',
+  'Rossi',
+  'Yamamoto',
+  'Kim',
 ];
 const orgSuffixes = [
-  'Trucking LLC', 'Logistics Inc.', 'Freight Co.', 'Hauling', 'Transport Services', 'Construction',
-  'Aviation', 'Rail Services', 'Pipeline Co.', 'Marine', '& Sons Moving', 'Express', 'Paving',
-  'Home Health', 'Staffing Group', 'Bus Lines',
+  'Trucking LLC',
+  'Logistics Inc.',
+  'Freight Co.',
+  'Hauling',
+  'Transport Services',
+  'Construction',
+  'Aviation',
+  'Rail Services',
+  'Pipeline Co.',
+  'Marine',
+  '& Sons Moving',
+  'Express',
+  'Paving',
+  'Home Health',
+  'Staffing Group',
+  'Bus Lines',
 ];
 const cities = [
-  ['Dallas', 'TX', '75201'], ['Houston', 'TX', '77002'], ['Phoenix', 'AZ', '85004'],
-  ['Atlanta', 'GA', '30303'], ['Chicago', 'IL', '60601'], ['Denver', 'CO', '80202'],
-  ['Memphis', 'TN', '38103'], ['Columbus', 'OH', '43215'], ['Sacramento', 'CA', '95814'],
-  ['Coeur d’Alene', 'ID', '83814'], ['Española', 'NM', '87532'], ['Tampa', 'FL', '33602'],
+  ['Dallas', 'TX', '75201'],
+  ['Houston', 'TX', '77002'],
+  ['Phoenix', 'AZ', '85004'],
+  ['Atlanta', 'GA', '30303'],
+  ['Chicago', 'IL', '60601'],
+  ['Denver', 'CO', '80202'],
+  ['Memphis', 'TN', '38103'],
+  ['Columbus', 'OH', '43215'],
+  ['Sacramento', 'CA', '95814'],
+  ['Coeur d’Alene', 'ID', '83814'],
+  ['Española', 'NM', '87532'],
+  ['Tampa', 'FL', '33602'],
 ] as const;
 export const simProducts = [
   { id: 201, name: 'DOT 5-Panel Urine Drug Test', category: 'Drug Test' },
@@ -51,10 +136,27 @@ export const simProducts = [
   { id: 209, name: 'Audiogram', category: 'Occupational Health' },
 ] as const;
 const roleNames = [
-  'Administrator', 'Org Admin', 'DER', 'Employee', 'Applicant', 'Collector', 'MRO', 'Lab Liaison',
-  'Billing', 'Read Only', 'Support', 'C/TPA Manager',
+  'Administrator',
+  'Org Admin',
+  'DER',
+  'Employee',
+  'Applicant',
+  'Collector',
+  'MRO',
+  'Lab Liaison',
+  'Billing',
+  'Read Only',
+  'Support',
+  'C/TPA Manager',
 ];
-const vendorBrands = ['Concentra', 'LabCorp PSC', 'Quest Diagnostics', 'Any Lab Test Now', 'CareNow', 'Fastest Labs'];
+const vendorBrands = [
+  'Concentra',
+  'LabCorp PSC',
+  'Quest Diagnostics',
+  'Any Lab Test Now',
+  'CareNow',
+  'Fastest Labs',
+];
 
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -203,7 +305,13 @@ export function seedData(params: SeedParams): SeedResult {
   const tenantIds = new IdSequence(301, rng, 4);
   for (const org of orgs) {
     if (!rng.chance(0.75)) continue;
-    t.Tenant.insert({ id: tenantIds.take(), isHouse: false, isInvoiced: rng.chance(0.7), name: org.name, OrgId: org.id });
+    t.Tenant.insert({
+      id: tenantIds.take(),
+      isHouse: false,
+      isInvoiced: rng.chance(0.7),
+      name: org.name,
+      OrgId: org.id,
+    });
     if (rng.chance(0.1)) {
       const p = rng.pick(persons);
       t.Tenant.insert({
@@ -283,7 +391,13 @@ export function seedData(params: SeedParams): SeedResult {
   for (const org of orgs) {
     const size = rng.next();
     let pool =
-      size < 0.4 ? rng.int(1, 5) : size < 0.75 ? rng.int(6, 30) : size < 0.95 ? rng.int(31, 150) : rng.int(151, 1500);
+      size < 0.4
+        ? rng.int(1, 5)
+        : size < 0.75
+          ? rng.int(6, 30)
+          : size < 0.95
+            ? rng.int(31, 150)
+            : rng.int(151, 1500);
     const joinsAt = rng.chance(0.85) ? 0 : rng.int(1, 20);
     const diligence = rng.pick([1, 1, 1, 0.6, 1.2]);
     const drugRate = Number(org.rpMinDrug) / 100;
@@ -294,7 +408,10 @@ export function seedData(params: SeedParams): SeedResult {
       const month = (monthIndex % 12) + 1;
       pool = Math.max(0, pool + Math.round(pool * (rng.next() - 0.5) * 0.1));
       if (rng.chance(0.01)) continue; // a month with no row: a data gap
-      const pickedDrug = Math.max(0, Math.round((pool * drugRate * diligence) / 12 + (rng.next() - 0.5) * 1.5));
+      const pickedDrug = Math.max(
+        0,
+        Math.round((pool * drugRate * diligence) / 12 + (rng.next() - 0.5) * 1.5),
+      );
       const pickedAlc = Math.max(0, Math.round((pool * alcRate * diligence) / 12 + (rng.next() - 0.5)));
       const pending = k >= 22;
       const drugResults = Math.max(0, pickedDrug - (pending && rng.chance(0.5) ? 1 : 0));
@@ -319,7 +436,8 @@ export function seedData(params: SeedParams): SeedResult {
         countPickedDrugResult: rng.chance(0.002) ? pickedDrug + 1 : drugResults,
         countPickedAlcohol: pickedAlc,
         countPickedAlcoholResult: alcResults,
-        dropRandomPick: pickedDrug + pickedAlc > 0 ? `https://files.example/orgmonth/${id}/random-pick.pdf` : null,
+        dropRandomPick:
+          pickedDrug + pickedAlc > 0 ? `https://files.example/orgmonth/${id}/random-pick.pdf` : null,
       };
       if (rng.chance(0.3)) row.dropCoveredEmployee = `https://files.example/orgmonth/${id}/covered.pdf`;
       if (month === 12 && rng.chance(0.6)) row.dropMisReport = `https://files.example/orgmonth/${id}/mis.pdf`;
@@ -364,7 +482,8 @@ export function seedData(params: SeedParams): SeedResult {
       id: staffIds.take(),
       PersonId: rng.pick(persons).id,
       dateOfHire: isoDate(hired),
-      salary: period === 1 ? rng.money(15, 48) : period === 5 ? rng.int(32, 140) * 1000 : rng.money(600, 6000),
+      salary:
+        period === 1 ? rng.money(15, 48) : period === 5 ? rng.int(32, 140) * 1000 : rng.money(600, 6000),
       SalaryPeriodId: period,
     };
     if (rng.chance(0.15)) staff.dateOfTermination = isoDate(hired + rng.int(30, 2000) * DAY);
@@ -414,7 +533,13 @@ export function seedData(params: SeedParams): SeedResult {
           PersonId: person.id,
           AttributeId: `attr-${rng.int(1, 40)}`,
           c_attributeField: rng.pick(['reasonForTest', 'employerName', 'jobTitle', 'collectionSite']),
-          valueText: rng.pick(['Pre-employment', 'Random', 'Post-accident', 'Reasonable suspicion', 'Return to duty']),
+          valueText: rng.pick([
+            'Pre-employment',
+            'Random',
+            'Post-accident',
+            'Reasonable suspicion',
+            'Return to duty',
+          ]),
         });
       }
       info.push({

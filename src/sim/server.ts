@@ -1,10 +1,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ObjectSpec, type OperationDef, type OperationName, operations, type ResourceName, resources } from '../schema/index.js';
+import { UsageError } from '../errors.js';
+import {
+  type ObjectSpec,
+  type OperationDef,
+  type OperationName,
+  operations,
+  type ResourceName,
+  resources,
+} from '../schema/index.js';
 import { Actions } from './actions.js';
 import { badRequest, notFound, SimHttpError } from './http-error.js';
 import { type MutationSummary, Mutator } from './mutate.js';
-import { type FaultKind, faultKinds, liveOptionKeys, type SimOptions, type SimOptionsInput, simOptionsSchema } from './options.js';
+import {
+  type FaultKind,
+  faultKinds,
+  liveOptionKeys,
+  type SimOptions,
+  type SimOptionsInput,
+  simOptionsSchema,
+} from './options.js';
 import { parseQuery, project, runQuery } from './query.js';
 import { Rng } from './rng.js';
 import { isoDate, seedData } from './seed.js';
@@ -95,7 +110,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
   const parsed = simOptionsSchema.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`sandbox option ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new UsageError(
+      `sandbox option ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   let options: SimOptions = parsed.data;
   const anchorDate = options.anchorDate ?? isoDate(Date.now());
@@ -136,10 +153,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
   schedule();
 
   const truth = () =>
-    Object.fromEntries(Object.entries(tables).map(([name, table]) => [name, structuredClone([...table.all()])])) as Record<
-      ResourceName,
-      SimRecord[]
-    >;
+    Object.fromEntries(
+      Object.entries(tables).map(([name, table]) => [name, structuredClone([...table.all()])]),
+    ) as Record<ResourceName, SimRecord[]>;
 
   const configure: RunningSim['configure'] = (patch) => {
     const allowed = new Set<string>(liveOptionKeys);
@@ -165,7 +181,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     const resource: { spec: ObjectSpec; idType: 'number' | 'string' } = resources[route.op.resource];
     const table = tables[route.op.resource];
     const numericId = (): number => {
-      if (id === undefined || !/^\d+$/.test(id)) throw badRequest(`path id: expected a whole number, got '${id ?? ''}'`);
+      if (id === undefined || !/^\d+$/.test(id))
+        throw badRequest(`path id: expected a whole number, got '${id ?? ''}'`);
       return Number(id);
     };
     const selection = () => {
@@ -177,7 +194,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         }
       }
       const extra = url.searchParams.get('isAdditionalData');
-      if (extra !== null && extra !== 'true' && extra !== 'false') throw badRequest('isAdditionalData: "true" or "false"');
+      if (extra !== null && extra !== 'true' && extra !== 'false')
+        throw badRequest('isAdditionalData: "true" or "false"');
       return { fields, additional: extra === 'true' };
     };
     switch (route.op.kind) {
@@ -225,9 +243,12 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       return [200, structuredClone([...tables[name].all()])];
     }
     if (method === 'GET' && path === '/stats') return [200, stats];
-    if (method === 'GET' && path === '/changes') return [200, { moves: mutator.moves, deleted: mutator.deleted }];
+    if (method === 'GET' && path === '/changes')
+      return [200, { moves: mutator.moves, deleted: mutator.deleted }];
     if (method === 'POST' && path === '/mutate') {
-      const size = Number(url.searchParams.get('size') ?? (body as { size?: number } | undefined)?.size ?? options.mutationSize);
+      const size = Number(
+        url.searchParams.get('size') ?? (body as { size?: number } | undefined)?.size ?? options.mutationSize,
+      );
       return [200, mutate(size)];
     }
     if (method === 'POST' && path === '/config') return [200, configure((body ?? {}) as Partial<SimOptions>)];
@@ -254,7 +275,12 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
   };
 
   const sendError = (res: ServerResponse, err: SimHttpError) =>
-    send(res, err.status, { error: { status: err.status, code: err.code, message: err.message } }, err.headers);
+    send(
+      res,
+      err.status,
+      { error: { status: err.status, code: err.code, message: err.message } },
+      err.headers,
+    );
 
   const readBody = (req: IncomingMessage): Promise<Buffer> =>
     new Promise((resolve, reject) => {
@@ -273,7 +299,11 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     if (raw.length === 0) return undefined;
     const type = req.headers['content-type'] ?? '';
     if (needsJsonType && !/^application\/json\b/i.test(type)) {
-      throw new SimHttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'request body needs Content-Type: application/json');
+      throw new SimHttpError(
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'request body needs Content-Type: application/json',
+      );
     }
     try {
       return JSON.parse(raw.toString('utf8'));
@@ -325,12 +355,16 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         throw new SimHttpError(401, 'UNAUTHORIZED', 'missing or invalid bearer token');
       }
       const writes = route.op.method !== 'GET' && route.op.kind !== 'query';
-      if (writes && token !== options.token) throw new SimHttpError(403, 'FORBIDDEN', 'this token may only read');
+      if (writes && token !== options.token)
+        throw new SimHttpError(403, 'FORBIDDEN', 'this token may only read');
       if (!takeToken()) {
         stats.rateLimited++;
-        throw new SimHttpError(429, 'RATE_LIMITED', 'too many requests', { 'retry-after': String(options.retryAfter) });
+        throw new SimHttpError(429, 'RATE_LIMITED', 'too many requests', {
+          'retry-after': String(options.retryAfter),
+        });
       }
-      const delay = options.latencyMs + (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0);
+      const delay =
+        options.latencyMs + (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0);
       if (delay > 0) await sleep(delay);
 
       if (options.faultRate > 0 && faultRng.chance(options.faultRate)) {
@@ -349,7 +383,12 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         return;
       }
 
-      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, parseJson(raw, req, route.op.method !== 'GET'));
+      const [okStatus, body] = execute(
+        route,
+        route.pattern.exec(path)?.[1],
+        url,
+        parseJson(raw, req, route.op.method !== 'GET'),
+      );
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
       if (options.mutateEveryRequests > 0 && stats.requests % options.mutateEveryRequests === 0) mutate();
@@ -361,7 +400,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       if (fault === 'truncate' && body !== undefined) {
         const text = Buffer.from(JSON.stringify(body));
-        res.writeHead(okStatus, { 'content-type': 'application/json', 'content-length': String(text.length) });
+        res.writeHead(okStatus, {
+          'content-type': 'application/json',
+          'content-length': String(text.length),
+        });
         res.write(text.subarray(0, Math.floor(text.length / 2)));
         setImmediate(() => res.socket?.destroy());
         return;
@@ -372,12 +414,24 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       send(res, okStatus, body);
     } catch (err) {
-      const e = err instanceof SimHttpError ? err : new SimHttpError(500, 'INTERNAL', (err as Error).message ?? 'error');
+      const e =
+        err instanceof SimHttpError
+          ? err
+          : new SimHttpError(500, 'INTERNAL', (err as Error).message ?? 'error');
       status = e.status;
       sendError(res, e);
     } finally {
-      bump(stats.byStatus, fault === undefined || fault === '503' || fault === '500' ? String(status) : fault);
-      onRequest?.({ method, path, status, ms: Date.now() - started, ...(fault === undefined ? {} : { fault }) });
+      bump(
+        stats.byStatus,
+        fault === undefined || fault === '503' || fault === '500' ? String(status) : fault,
+      );
+      onRequest?.({
+        method,
+        path,
+        status,
+        ms: Date.now() - started,
+        ...(fault === undefined ? {} : { fault }),
+      });
     }
   };
 

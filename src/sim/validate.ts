@@ -6,7 +6,12 @@ import { badRequest } from './http-error.js';
  * every field, nested arrays, stated minimum lengths, and (when strict) no unknown fields. All
  * problems are collected; the 400 lists them, separated by "; ".
  */
-export function validateBody(spec: ObjectSpec, body: unknown, strict: boolean, required: readonly string[] = []): Record<string, unknown> {
+export function validateBody(
+  spec: ObjectSpec,
+  body: unknown,
+  strict: boolean,
+  required: readonly string[] = [],
+): Record<string, unknown> {
   const problems: string[] = [];
   check(spec, body, '', strict, problems);
   if (problems.length === 0 && typeof body === 'object' && body !== null) {

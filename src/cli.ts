@@ -1,0 +1,55 @@
+import { Command, CommanderError, Option } from 'commander';
+import { registerSim } from './commands/sim.js';
+import { logLevels } from './config/index.js';
+import { describeError, isOhsError, UsageError } from './errors.js';
+import { packageVersion } from './util/package-root.js';
+
+/** The `ohs` program with every command registered. */
+export function buildProgram(): Command {
+  const program = new Command('ohs')
+    .description(
+      'Mirror the Occupational Health and Screening Service into SQLite, report on it, write changes back.',
+    )
+    .version(packageVersion(), '-V, --version')
+    .option('--config <file>', 'configuration file (default ./config/local.json)')
+    .addOption(new Option('--log-level <level>', 'log level').choices(logLevels))
+    .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
+    .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
+    .exitOverride()
+    .configureOutput({ outputError: () => {} });
+  registerSim(program);
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
+  return program;
+}
+
+/**
+ * Runs the CLI; returns the exit status. Every failure is one line on stderr,
+ * `ohs: CODE: message`, and the status of its class (2 for usage and configuration).
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      ) {
+        return 0;
+      }
+      const usage = new UsageError(err.message.replace(/^error: /, ''));
+      process.stderr.write(`ohs: ${usage.code}: ${usage.message} (see ohs --help)\n`);
+      return usage.exitCode;
+    }
+    if (isOhsError(err)) {
+      process.stderr.write(`ohs: ${err.code}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
+    if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { type Config, type ConfigFlags, loadConfig } from '../config/index.js';
+import { createLogger, type Logger } from '../log.js';
+
+export interface GlobalFlags extends ConfigFlags {
+  logLevel?: string;
+}
+
+export interface CommandContext {
+  config: Config;
+  logger: Logger;
+}
+
+/** Loads the configuration (defaults < local file < environment < flags) and makes the logger. */
+export function commandContext(cmd: Command): CommandContext {
+  const flags = cmd.optsWithGlobals<GlobalFlags>();
+  const config = loadConfig({
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+    ...(flags.db === undefined ? {} : { db: flags.db }),
+    ...(flags.logLevel === undefined ? {} : { logLevel: flags.logLevel }),
+    ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
+  });
+  return { config, logger: createLogger({ level: config.logLevel }) };
+}
+
+/** Resolves when the process gets SIGINT or SIGTERM (for long-running commands). */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const done = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve(signal);
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}

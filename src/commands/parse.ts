@@ -1,0 +1,38 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Option parsers for commander: a bad value becomes a usage error naming the option. */
+export function intArg(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || n < min || n > max) {
+      throw new InvalidArgumentError(
+        `expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}.`,
+      );
+    }
+    return n;
+  };
+}
+
+export function numberArg(min: number, max = Number.POSITIVE_INFINITY) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new InvalidArgumentError(
+        `expected a number from ${min}${Number.isFinite(max) ? ` to ${max}` : ''}.`,
+      );
+    }
+    return n;
+  };
+}
+
+export function listArg<const T extends string>(allowed: readonly T[]) {
+  return (value: string): T[] => {
+    const items = value.split(',').map((s) => s.trim());
+    for (const item of items) {
+      if (!(allowed as readonly string[]).includes(item)) {
+        throw new InvalidArgumentError(`'${item}' is not one of ${allowed.join(', ')}.`);
+      }
+    }
+    return items as T[];
+  };
+}

@@ -1,0 +1,101 @@
+import { type Command, Option } from 'commander';
+import { createLogger } from '../log.js';
+import { faultKinds, type SimOptionsInput, startSim } from '../sim/index.js';
+import { untilSignal } from './context.js';
+import { intArg, listArg, numberArg } from './parse.js';
+
+interface SimFlags extends Omit<SimOptionsInput, 'faultRate'> {
+  faults: number;
+  port: number;
+  host: string;
+  logLevel?: string;
+}
+
+/** `ohs sim`: the sandbox of the service, until SIGINT or SIGTERM. */
+export function registerSim(program: Command): void {
+  program
+    .command('sim')
+    .description('run the sandbox of the service (seeded data, every operation, switchable gaps and faults)')
+    .option('--port <n>', 'TCP port (0: a free one)', intArg(0, 65535), 8787)
+    .option('--host <addr>', 'interface to listen on', '127.0.0.1')
+    .option('--prefix <path>', 'path prefix of the service, e.g. /api', '')
+    .option('--token <t>', 'bearer token that may read and write', 'sim-write-token')
+    .option('--readonly-token <t>', 'bearer token that may only read', 'sim-read-token')
+    .option('--seed <n>', 'seed of the data, faults and mutations', intArg(0), 1)
+    .option(
+      '--scale <x>',
+      'size of the data set (1: ~1,000 orgs, 30,000 order items)',
+      numberArg(0.001, 100),
+      1,
+    )
+    .option('--anchor-date <yyyy-mm-dd>', "the data set's today (default: today)")
+    .addOption(
+      new Option('--envelope <kind>', 'list responses: bare array or object with a total')
+        .choices(['array', 'object'])
+        .default('array'),
+    )
+    .option('--envelope-key <key>', 'key of the records in object envelopes', 'data')
+    .option('--total-key <key>', 'key of the total in object envelopes', 'total')
+    .option('--page-cap <n>', 'largest pageSize honoured, silently (0: none)', intArg(0), 250)
+    .addOption(
+      new Option('--default-order <order>', 'order when no sortBy is sent')
+        .choices(['hash', 'id'])
+        .default('hash'),
+    )
+    .option('--fields-param <name>', 'name of the GET field-selection parameter', 'fields')
+    .addOption(
+      new Option('--delete-answer <status>', 'answer of DELETE').choices(['204', '200']).default('204'),
+    )
+    .option('--lean', 'default responses omit computed c_* fields', false)
+    .addOption(
+      new Option('--string-case <mode>', 'string operators')
+        .choices(['insensitive', 'sensitive'])
+        .default('insensitive'),
+    )
+    .option('--no-strict-bodies', 'accept unknown fields in action bodies')
+    .option('--rate-limit <rps>', 'requests per second before 429 (0: off)', numberArg(0), 0)
+    .option('--rate-burst <n>', 'burst of the rate limit (default: one second)', intArg(0), 0)
+    .option('--retry-after <s>', 'Retry-After seconds sent with 429', intArg(0), 1)
+    .option('--faults <rate>', 'share of requests that fail with an injected fault, 0..1', numberArg(0, 1), 0)
+    .option('--fault-kinds <list>', `comma-separated: ${faultKinds.join(', ')}`, listArg(faultKinds))
+    .option('--hang-ms <ms>', 'how long a hang fault holds a request', intArg(0), 5000)
+    .option('--latency-ms <ms>', 'added to every response', intArg(0), 0)
+    .option('--latency-jitter-ms <ms>', 'random extra latency, up to', intArg(0), 0)
+    .option('--mutate-every-ms <ms>', 'live mutation of the data every N ms (0: off)', intArg(0), 0)
+    .option('--mutate-every-requests <n>', 'live mutation every N requests (0: off)', intArg(0), 0)
+    .option('--mutation-size <n>', 'changes of each kind per mutation step', intArg(1), 5)
+    .option('--hooks', 'enable the test hooks under {prefix}/__sim/ (truth, stats, mutate, config)', false)
+    .addHelpText(
+      'after',
+      '\nPrints the base URL on its first line, then serves until SIGINT or SIGTERM.\nExample: ohs sim --port 0 --envelope object --faults 0.2 --hooks',
+    )
+    .action(async (flags: SimFlags, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<{ logLevel?: string }>();
+      const logger = createLogger({ level: globals.logLevel ?? 'info' });
+      const { port, host, logLevel: _ignored, faults, ...simOptions } = flags;
+      const sim = await startSim({
+        ...simOptions,
+        faultRate: faults,
+        port,
+        host,
+        onRequest: (info) => logger.debug(info, 'request'),
+      });
+      process.stdout.write(`${sim.url}\n`);
+      logger.info(
+        {
+          url: sim.url,
+          scale: sim.options.scale,
+          envelope: sim.options.envelope,
+          pageCap: sim.options.pageCap,
+          faultRate: sim.options.faultRate,
+          rateLimit: sim.options.rateLimit,
+          hooks: sim.options.hooks,
+          orderItems: sim.tables.OrderItem.size,
+        },
+        'sandbox listening (stop with Ctrl-C)',
+      );
+      const signal = await untilSignal();
+      logger.info({ signal, requests: sim.stats.requests }, 'sandbox stopping');
+      await sim.close();
+    });
+}
