@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerProbe } from './commands/probe.js';
 import { registerSim } from './commands/sim.js';
 import { logLevels } from './config/index.js';
 import { describeError, isOhsError, UsageError } from './errors.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   registerSim(program);
+  registerProbe(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }

@@ -1,2 +1,2 @@
 export { type ConfigFlags, loadConfig, localConfigPath, resolveToken } from './load.js';
-export { type ApiConfig, type Config, configSchema, logLevels } from './schema.js';
+export { type ApiConfig, type Config, configSchema, logLevels, type ServiceFindings } from './schema.js';

@@ -22,8 +22,28 @@ export const apiConfigSchema = z
     retryMaxMs: z.number().int().min(0),
     /** pageSize asked of query operations (the service may send fewer). */
     pageSize: z.number().int().min(1).max(10_000),
-    /** Name of the GET field-selection query parameter. */
+    /** Retries of 429 answers (they never did anything; each slows the whole client). */
+    maxRateLimitRetries: z.number().int().min(0).max(1000),
+    /** Name of the GET field-selection query parameter (`ohs probe` finds it). */
     fieldsParam: z.string().min(1),
+    /** Largest pageSize the service honours; 0: unknown (`ohs probe` finds it). */
+    pageCap: z.number().int().min(0),
+    /** Key of the records in object list envelopes; absent: find it in each response. */
+    envelopeKey: z.string().min(1).optional(),
+    /** Key of the total in object list envelopes; absent: look for a common one. */
+    totalKey: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
+export const serviceFindingsSchema = z
+  .object({
+    probedAt: z.string(),
+    baseUrl: z.string(),
+    envelope: z.enum(['array', 'object']),
+    defaultOrder: z.enum(['id-asc', 'id-desc', 'unordered']),
+    defaultOmits: z.array(z.string()),
+    stringCase: z.enum(['insensitive', 'sensitive', 'unknown']),
   })
   .strict();
 
@@ -41,8 +61,10 @@ export const configSchema = z
     /** Reporting time zone (IANA name). */
     timezone: z.string().min(1),
     api: apiConfigSchema,
+    service: serviceFindingsSchema.optional(),
   })
   .strict();
 
 export type Config = z.output<typeof configSchema>;
 export type ApiConfig = z.output<typeof apiConfigSchema>;
+export type ServiceFindings = z.output<typeof serviceFindingsSchema>;

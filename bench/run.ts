@@ -1,0 +1,29 @@
+import { benchClient } from './client.js';
+
+/**
+ * `npm run bench [-- NAME...] [--scale X]`: runs the benchmarks and prints their figures, each as
+ * a ratio against a baseline measured in the same run. Performance is measured here, never in
+ * timed tests.
+ */
+const benches: Record<string, (scale: number) => Promise<string>> = {
+  client: benchClient,
+};
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const scaleAt = args.indexOf('--scale');
+  const scale = scaleAt >= 0 ? Number(args[scaleAt + 1]) : 1;
+  const names = args.filter((a, i) => !a.startsWith('--') && i !== scaleAt + 1);
+  const chosen = names.length > 0 ? names : Object.keys(benches);
+  for (const name of chosen) {
+    const bench = benches[name];
+    if (bench === undefined)
+      throw new Error(`unknown benchmark '${name}' (have: ${Object.keys(benches).join(', ')})`);
+    process.stdout.write(`${await bench(scale)}\n\n`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

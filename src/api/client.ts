@@ -1,0 +1,294 @@
+import {
+  allFields,
+  and,
+  type FieldOf,
+  type FilterItem,
+  fieldsOf,
+  type OperationName,
+  operations,
+  type QueryBody,
+  type QueryResource,
+  type ResourceName,
+  type requests,
+  resources,
+  type ShapeOf,
+  where,
+} from '../schema/index.js';
+import { type ListEnvelope, unwrapList } from './envelope.js';
+import { ProtocolError } from './errors.js';
+import type { MetricsSnapshot } from './metrics.js';
+import { Transport, type TransportOptions } from './transport.js';
+
+export type RecordOf<R extends ResourceName> = ShapeOf<(typeof resources)[R]['spec']>;
+export type PaymentBody = ShapeOf<typeof requests.PaymentCreate>;
+export type PersonCreateBody = ShapeOf<typeof requests.PersonCreate>;
+export type PersonUpdateBody = ShapeOf<typeof requests.PersonUpdate>;
+export type ApplicantUpdateBody = ShapeOf<typeof requests.ApplicantUpdate>;
+export type OrgCreateBody = ShapeOf<typeof requests.OrgCreate>;
+
+export interface ClientOptions extends TransportOptions {
+  /** pageSize asked of query operations. @default 500 */
+  pageSize?: number;
+  /** Largest pageSize the service honours, when known (from `ohs probe`). 0: unknown. @default 0 */
+  pageCap?: number;
+  /** Name of the GET field-selection parameter. @default 'fields' */
+  fieldsParam?: string;
+  /** Keys of object list envelopes, when known (from `ohs probe`). */
+  envelope?: ListEnvelope;
+}
+
+/**
+ * Fields to ask for: 'all' asks for every field the interface names on top of the default
+ * response (`return` / field selection with `isAdditionalData: true`), so nothing the service
+ * holds is missed and unnamed fields still arrive.
+ */
+export type Selection<R extends ResourceName> = 'all' | { fields: FieldOf<R>[]; isAdditionalData?: boolean };
+
+export interface ListResult<R extends ResourceName> {
+  records: RecordOf<R>[];
+  /** The total the service sent with the list, if it sent one. */
+  total: number | undefined;
+}
+
+export interface ScanOptions<R extends QueryResource> {
+  /** Start after this id (exclusive). */
+  after?: number;
+  /** Stop at this id (inclusive). */
+  atMost?: number;
+  /** More conditions, AND-ed with the id range. */
+  where?: FilterItem<FieldOf<R>>[];
+  pageSize?: number;
+  /** Guard against a service that never ends a listing. @default 1_000_000 */
+  maxPages?: number;
+}
+
+export interface ScanPage<R extends ResourceName> extends ListResult<R> {
+  lastId: number;
+}
+
+type GetResource = 'Applicant' | 'Invoice' | 'Staff';
+type ListResource = 'OrgMonth' | 'User';
+
+/**
+ * A typed function for each of the 15 operations of the interface, plus `scan`, which pages a
+ * query resource to its end by keyset. All HTTP goes through the Transport.
+ */
+export class OhsClient {
+  readonly transport: Transport;
+  private readonly pageSize: number;
+  private readonly fieldsParam: string;
+  private readonly envelope: ListEnvelope;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    const cap = options.pageCap ?? 0;
+    this.pageSize = cap > 0 ? Math.min(options.pageSize ?? 500, cap) : (options.pageSize ?? 500);
+    this.fieldsParam = options.fieldsParam ?? 'fields';
+    this.envelope = options.envelope ?? {};
+  }
+
+  metrics(): MetricsSnapshot {
+    return this.transport.metrics.snapshot();
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  // Query operations (1 to 4).
+
+  async query<R extends QueryResource>(resource: R, body: QueryBody<R> = {}): Promise<ListResult<R>> {
+    const op = queryOperation[resource];
+    const { filters, ...rest } = body;
+    const sent = { ...filters, ...rest };
+    const reply = await this.transport.send({
+      method: 'POST',
+      path: operations[op].path,
+      body: sent,
+      idempotent: true,
+    });
+    return this.unwrap<R>(reply.body, 'POST', operations[op].path);
+  }
+
+  queryHsVendor(body: QueryBody<'HsVendor'> = {}) {
+    return this.query('HsVendor', body);
+  }
+  queryOrderItem(body: QueryBody<'OrderItem'> = {}) {
+    return this.query('OrderItem', body);
+  }
+  queryTenant(body: QueryBody<'Tenant'> = {}) {
+    return this.query('Tenant', body);
+  }
+  queryRole(body: QueryBody<'Role'> = {}) {
+    return this.query('Role', body);
+  }
+
+  /**
+   * Every record of a query resource in an id range, page by page: `id greaterThan <last>`
+   * sorted by id ascending, so records inserted or deleted while we page are neither skipped
+   * nor repeated. Ends on an empty page or when the service's total is reached, never on a
+   * short page (the service may cap pageSize without saying so).
+   */
+  async *scan<R extends QueryResource>(
+    resource: R,
+    options: ScanOptions<R> = {},
+  ): AsyncGenerator<ScanPage<R>> {
+    const path = operations[queryOperation[resource]].path;
+    let last = options.after;
+    const maxPages = options.maxPages ?? 1_000_000;
+    for (let n = 0; n < maxPages; n++) {
+      const items: FilterItem<FieldOf<R>>[] = [...(options.where ?? [])];
+      if (last !== undefined) items.push(where('id', 'greaterThan', last) as FilterItem<FieldOf<R>>);
+      if (options.atMost !== undefined)
+        items.push(where('id', 'lessThanOrEqualTo', options.atMost) as FilterItem<FieldOf<R>>);
+      const body: QueryBody<R> = {
+        ...(items.length > 0 ? { advancedFilter: and(...items) } : {}),
+        return: fieldsOf(resource),
+        isAdditionalData: true,
+        sortBy: 'id' as FieldOf<R>,
+        sortDirection: 'asc',
+        page: 1,
+        pageSize: options.pageSize ?? this.pageSize,
+      };
+      const { records, total } = await this.query(resource, body);
+      if (records.length === 0) return;
+      let lastId = last ?? Number.NEGATIVE_INFINITY;
+      for (const r of records) {
+        const id = r.id;
+        if (typeof id !== 'number' || !(id > lastId)) {
+          throw new ProtocolError(
+            `ids not rising past ${String(lastId)} (got ${JSON.stringify(id)}): the service ignored the id filter or sort`,
+            { method: 'POST', path },
+          );
+        }
+        lastId = id;
+      }
+      yield { records, total, lastId };
+      if (total !== undefined && total <= records.length) return;
+      last = lastId;
+    }
+    throw new ProtocolError(`listing did not end after ${maxPages} pages`, { method: 'POST', path });
+  }
+
+  // Read and list operations.
+
+  private selectionQuery<R extends ResourceName>(resource: R, selection: Selection<R> | undefined): string {
+    if (selection === undefined) return '';
+    const fields = selection === 'all' ? allFields(resources[resource].spec) : selection.fields;
+    const additional = selection === 'all' ? true : (selection.isAdditionalData ?? false);
+    const params = new URLSearchParams({ [this.fieldsParam]: fields.join(',') });
+    if (additional) params.set('isAdditionalData', 'true');
+    return `?${params.toString()}`;
+  }
+
+  async get<R extends GetResource>(
+    resource: R,
+    id: number | string,
+    selection?: Selection<R>,
+  ): Promise<RecordOf<R>> {
+    const op = getOperation[resource];
+    const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
+    const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
+    return this.record<R>(reply.body, 'GET', path);
+  }
+
+  getApplicant(id: number, selection?: Selection<'Applicant'>) {
+    return this.get('Applicant', id, selection);
+  }
+  getInvoice(id: string, selection?: Selection<'Invoice'>) {
+    return this.get('Invoice', id, selection);
+  }
+  getStaff(id: number, selection?: Selection<'Staff'>) {
+    return this.get('Staff', id, selection);
+  }
+
+  async list<R extends ListResource>(resource: R, selection?: Selection<R>): Promise<ListResult<R>> {
+    const op = resource === 'OrgMonth' ? 'listOrgMonth' : 'listUser';
+    const path = `${operations[op].path}${this.selectionQuery(resource, selection)}`;
+    const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
+    return this.unwrap<R>(reply.body, 'GET', path);
+  }
+
+  listOrgMonth(selection?: Selection<'OrgMonth'>) {
+    return this.list('OrgMonth', selection);
+  }
+  listUser(selection?: Selection<'User'>) {
+    return this.list('User', selection);
+  }
+
+  // Writes. Creates are never retried after an unknown outcome (OutcomeUnknownError).
+
+  async createPayment(body: PaymentBody): Promise<RecordOf<'Payment'>> {
+    return this.write<'Payment'>('POST', operations.createPayment.path, body, false);
+  }
+  async createPerson(body: PersonCreateBody): Promise<RecordOf<'Person'>> {
+    return this.write<'Person'>('POST', operations.createPerson.path, body, false);
+  }
+  async createOrg(body: OrgCreateBody): Promise<RecordOf<'Org'>> {
+    return this.write<'Org'>('POST', operations.createOrg.path, body, false);
+  }
+  async updatePerson(id: number, body: PersonUpdateBody): Promise<RecordOf<'Person'>> {
+    return this.write<'Person'>('PATCH', pathWithId('updatePerson', id), body, true);
+  }
+  async updateApplicant(id: number, body: ApplicantUpdateBody): Promise<RecordOf<'Applicant'>> {
+    return this.write<'Applicant'>('PATCH', pathWithId('updateApplicant', id), body, true);
+  }
+
+  /**
+   * Deletes a person permanently. The service may answer 204, or 200 with or without a body;
+   * the deleted record is returned when one came. A retried DELETE that finds the person gone
+   * (404 after an earlier attempt whose reply was lost) counts as done.
+   */
+  async deletePerson(id: number): Promise<RecordOf<'Person'> | undefined> {
+    const path = pathWithId('deletePerson', id);
+    const reply = await this.transport.send({
+      method: 'DELETE',
+      path,
+      idempotent: true,
+      goneMeansDone: true,
+    });
+    if (reply.body === undefined || reply.status === 404) return undefined;
+    return this.record<'Person'>(reply.body, 'DELETE', path);
+  }
+
+  private async write<R extends ResourceName>(
+    method: 'POST' | 'PATCH',
+    path: string,
+    body: unknown,
+    idempotent: boolean,
+  ): Promise<RecordOf<R>> {
+    const reply = await this.transport.send({ method, path, body, idempotent });
+    return this.record<R>(reply.body, method, path);
+  }
+
+  private unwrap<R extends ResourceName>(body: unknown, method: string, path: string): ListResult<R> {
+    const list = unwrapList(body, this.envelope);
+    if (typeof list === 'string')
+      throw new ProtocolError(`not a list response: ${list}`, { method, path, detail: body });
+    return { records: list.records as RecordOf<R>[], total: list.total };
+  }
+
+  private record<R extends ResourceName>(body: unknown, method: string, path: string): RecordOf<R> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ProtocolError('expected a JSON object', { method, path, detail: body });
+    }
+    return body as RecordOf<R>;
+  }
+}
+
+const queryOperation = {
+  HsVendor: 'queryHsVendor',
+  OrderItem: 'queryOrderItem',
+  Tenant: 'queryTenant',
+  Role: 'queryRole',
+} as const satisfies Record<QueryResource, OperationName>;
+
+const getOperation = {
+  Applicant: 'getApplicant',
+  Invoice: 'getInvoice',
+  Staff: 'getStaff',
+} as const satisfies Record<GetResource, OperationName>;
+
+function pathWithId(op: OperationName, id: number | string): string {
+  return operations[op].path.replace('{id}', encodeURIComponent(String(id)));
+}

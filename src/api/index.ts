@@ -1,0 +1,38 @@
+import { type Config, resolveToken } from '../config/index.js';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { OhsClient } from './client.js';
+
+export * from './client.js';
+export * from './envelope.js';
+export * from './errors.js';
+export * from './metrics.js';
+export * from './probe.js';
+export * from './transport.js';
+
+/** A client configured from the configuration; fails with a clear line when no token is set. */
+export function createClient(config: Config, logger?: Logger): OhsClient {
+  const token = resolveToken(config);
+  if (token === undefined) {
+    throw new ConfigError(
+      'no token: set OHS_TOKEN, or OHS_TOKEN_FILE (or --token-file) to a file holding it',
+    );
+  }
+  const { api } = config;
+  return new OhsClient({
+    baseUrl: config.baseUrl,
+    token,
+    concurrency: api.concurrency,
+    requestsPerSecond: api.requestsPerSecond,
+    timeoutMs: api.timeoutMs,
+    maxRetries: api.maxRetries,
+    maxRateLimitRetries: api.maxRateLimitRetries,
+    retryBaseMs: api.retryBaseMs,
+    retryMaxMs: api.retryMaxMs,
+    pageSize: api.pageSize,
+    pageCap: api.pageCap,
+    fieldsParam: api.fieldsParam,
+    envelope: { key: api.envelopeKey, totalKey: api.totalKey },
+    ...(logger === undefined ? {} : { logger }),
+  });
+}

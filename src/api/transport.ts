@@ -1,0 +1,331 @@
+import PQueue from 'p-queue';
+import { Pool } from 'undici';
+import type { Logger } from '../log.js';
+import {
+  ForbiddenError,
+  InvalidRequestError,
+  NetworkError,
+  NotFoundError,
+  OutcomeUnknownError,
+  ProtocolError,
+  RateLimitedError,
+  ServerError,
+  UnauthorizedError,
+} from './errors.js';
+import { ApiMetrics, type RetryReason } from './metrics.js';
+
+export interface TransportOptions {
+  /** Base URL of the service, path prefix included. */
+  baseUrl: string;
+  token: string;
+  /** Requests in flight at once. @default 8 */
+  concurrency?: number;
+  /** Requests started per second, across the client. @default 50 */
+  requestsPerSecond?: number;
+  /** Per-request timeout for headers and for body, milliseconds. @default 30_000 (30 s) */
+  timeoutMs?: number;
+  /** Retries after the first attempt, for requests safe to repeat. @default 6 */
+  maxRetries?: number;
+  /** Retries of 429s, which never did anything; they slow the whole client. @default 30 */
+  maxRateLimitRetries?: number;
+  /** First backoff, doubled each retry, with jitter. @default 250 (ms) */
+  retryBaseMs?: number;
+  /** Longest backoff and longest Retry-After honoured. @default 30_000 (30 s) */
+  retryMaxMs?: number;
+  logger?: Logger;
+}
+
+export interface SendOptions {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path below the base URL, query string included. */
+  path: string;
+  body?: unknown;
+  /** Whether a repeat is harmless (queries, GET, PATCH, DELETE). Creates are not. */
+  idempotent: boolean;
+  /**
+   * For DELETE: a 404 on a retry, after an attempt that may have been carried out, means the
+   * earlier attempt did it; answer `{status: 404, body: undefined}` instead of failing.
+   */
+  goneMeansDone?: boolean;
+}
+
+export interface Reply {
+  status: number;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: unknown;
+}
+
+/** Network error codes meaning the request never left: a resend cannot double anything. */
+const notSentCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  return 'UNKNOWN';
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds; undefined if absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The only code that speaks HTTP to the service: an undici Pool with keep-alive, a p-queue for
+ * concurrency and rate, retries with exponential backoff and jitter for requests safe to repeat,
+ * a whole-client slowdown on 429, and error classes by status.
+ */
+export class Transport {
+  readonly metrics = new ApiMetrics();
+  private readonly pool: Pool;
+  private readonly queue: PQueue;
+  private readonly basePath: string;
+  private readonly o: Required<Omit<TransportOptions, 'logger'>>;
+  private readonly logger: Logger | undefined;
+  private resumeAt = 0;
+  private resumeTimer: NodeJS.Timeout | undefined;
+  private successesSinceSlowdown = 0;
+  /** Set by a 401: every later request fails at once with it (the token will not heal). */
+  private fatal: UnauthorizedError | undefined;
+
+  constructor(options: TransportOptions) {
+    this.o = {
+      concurrency: 8,
+      requestsPerSecond: 50,
+      timeoutMs: 30_000, // 30 s
+      maxRetries: 6,
+      maxRateLimitRetries: 30,
+      retryBaseMs: 250,
+      retryMaxMs: 30_000, // 30 s
+      ...options,
+    };
+    this.logger = options.logger;
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, {
+      connections: this.o.concurrency,
+      pipelining: 1,
+      keepAliveTimeout: 4_000, // below Node's default server keep-alive (5 s)
+    });
+    this.queue = new PQueue({
+      concurrency: this.o.concurrency,
+      intervalCap: Math.max(1, Math.round(this.o.requestsPerSecond)),
+      interval: 1000,
+      strict: true,
+    });
+  }
+
+  /** Requests allowed in flight now (lowered by 429s, raised back by successes). */
+  get concurrency(): number {
+    return this.queue.concurrency;
+  }
+
+  async send(req: SendOptions): Promise<Reply> {
+    let failures = 0;
+    let rateLimited = 0;
+    /** An earlier attempt may have been carried out (its reply was lost or was a 5xx). */
+    let maybeApplied = false;
+    const where = { method: req.method, path: req.path };
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    for (;;) {
+      if (this.fatal !== undefined) throw this.fatal;
+      const attempts = failures + rateLimited + 1;
+      let status: number;
+      let text: string;
+      let retryAfter: string | string[] | undefined;
+      const started = performance.now();
+      try {
+        ({ status, text, retryAfter } = await this.queue.add(() => this.once(req, payload)));
+      } catch (err) {
+        const code = errorCode(err);
+        const ms = Math.round(performance.now() - started);
+        this.metrics.response(code, ms, 0);
+        this.logger?.debug({ ...where, status: code, ms, attempt: attempts }, 'http');
+        const reason: RetryReason = timeoutCodes.has(code)
+          ? 'timeout'
+          : code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH'
+            ? 'truncated'
+            : 'network';
+        if (!req.idempotent && !notSentCodes.has(code)) {
+          throw new OutcomeUnknownError(`${reason}: ${code}`, { ...where, attempts, cause: err });
+        }
+        if (failures >= this.o.maxRetries) {
+          throw new NetworkError(`${reason} (${code}) on each of ${attempts} attempts`, {
+            ...where,
+            attempts,
+            cause: err,
+          });
+        }
+        failures++;
+        maybeApplied ||= !notSentCodes.has(code);
+        this.metrics.retry(reason);
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      const ms = Math.round(performance.now() - started);
+      this.metrics.response(status, ms, Buffer.byteLength(text));
+      this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
+
+      if (status === 429) {
+        this.slowDown(parseRetryAfter(retryAfter));
+        if (rateLimited >= this.o.maxRateLimitRetries)
+          throw new RateLimitedError({ ...where, status, attempts });
+        rateLimited++;
+        this.metrics.retry('rate_limited');
+        continue; // the queue is paused until Retry-After has passed
+      }
+      const detail = parseJson(text);
+      if (status >= 500) {
+        if (!req.idempotent) {
+          throw new OutcomeUnknownError(`status ${status}`, {
+            ...where,
+            status,
+            attempts,
+            detail: detail.value ?? text,
+          });
+        }
+        if (failures >= this.o.maxRetries)
+          throw new ServerError({ ...where, status, attempts, detail: detail.value ?? text });
+        failures++;
+        maybeApplied = true;
+        this.metrics.retry('server_error');
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      if (status === 401) {
+        this.fatal = new UnauthorizedError({ ...where, status, attempts, detail: detail.value });
+        throw this.fatal;
+      }
+      if (status === 403) throw new ForbiddenError({ ...where, status, attempts, detail: detail.value });
+      if (status === 404 && maybeApplied && req.goneMeansDone === true) return { status, body: undefined };
+      if (status === 404) throw new NotFoundError({ ...where, status, attempts, detail: detail.value });
+      if (status >= 400) {
+        const msg = serviceMessage(detail.value) ?? `rejected (${status})`;
+        throw new InvalidRequestError(msg, { ...where, status, attempts, detail: detail.value ?? text });
+      }
+      if (!detail.ok) {
+        if (!req.idempotent) {
+          throw new OutcomeUnknownError('success with an unreadable body', {
+            ...where,
+            status,
+            attempts,
+            detail: text,
+          });
+        }
+        if (failures >= this.o.maxRetries) {
+          throw new ProtocolError(`unreadable response body (${text.length} bytes)`, {
+            ...where,
+            status,
+            attempts,
+          });
+        }
+        failures++;
+        this.metrics.retry('unreadable');
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      this.recovered();
+      return { status, body: detail.value };
+    }
+  }
+
+  private async once(
+    req: SendOptions,
+    payload: string | undefined,
+  ): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {
+    this.metrics.requests++;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.o.token}`,
+      accept: 'application/json',
+    };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      this.metrics.bytesSent += Buffer.byteLength(payload);
+    }
+    const res = await this.pool.request({
+      method: req.method,
+      path: `${this.basePath}${req.path}`,
+      headers,
+      body: payload ?? null,
+      headersTimeout: this.o.timeoutMs,
+      bodyTimeout: this.o.timeoutMs,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
+  }
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, capped. */
+  private backoff(failures: number): number {
+    const ceiling = Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** (failures - 1));
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  /**
+   * A 429 slows the whole client, not just the one request: the queue pauses until Retry-After
+   * has passed (or a backoff when none came), and the concurrency halves; successes raise it back.
+   */
+  private slowDown(retryAfterMs: number | undefined): void {
+    this.metrics.rateLimitPauses++;
+    const wait = Math.min(this.o.retryMaxMs, retryAfterMs ?? this.o.retryBaseMs * 4);
+    this.queue.concurrency = Math.max(1, Math.floor(this.queue.concurrency / 2));
+    this.successesSinceSlowdown = 0;
+    const until = Date.now() + wait;
+    if (until <= this.resumeAt) return;
+    this.resumeAt = until;
+    this.queue.pause();
+    if (this.resumeTimer !== undefined) clearTimeout(this.resumeTimer);
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      this.queue.start();
+    }, wait);
+    this.logger?.info(
+      { waitMs: Math.round(wait), concurrency: this.queue.concurrency },
+      'rate limited: slowing down',
+    );
+  }
+
+  private recovered(): void {
+    if (this.queue.concurrency >= this.o.concurrency) return;
+    this.successesSinceSlowdown++;
+    if (this.successesSinceSlowdown >= 10) {
+      this.successesSinceSlowdown = 0;
+      this.queue.concurrency += 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.resumeTimer !== undefined) clearTimeout(this.resumeTimer);
+    this.queue.clear();
+    await this.pool.close();
+  }
+}
+
+function parseJson(text: string): { ok: boolean; value: unknown } {
+  if (text === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false, value: undefined };
+  }
+}
+
+/** The message of an error body, whatever its shape (`{error:{message}}`, `{message}`, a string). */
+function serviceMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 300);
+  if (typeof body !== 'object' || body === null) return undefined;
+  const b = body as { message?: unknown; error?: unknown };
+  if (typeof b.message === 'string') return b.message;
+  if (typeof b.error === 'string') return b.error;
+  if (typeof b.error === 'object' && b.error !== null) {
+    const m = (b.error as { message?: unknown }).message;
+    if (typeof m === 'string') return m;
+  }
+  return undefined;
+}

@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createClient, type ProbeFindings, probeService } from '../api/index.js';
+import { localConfigPath } from '../config/index.js';
+import { ConfigError } from '../errors.js';
+import { commandContext } from './context.js';
+
+/** `ohs probe [--write]`: how the live service reads each gap of the interface. */
+export function registerProbe(program: Command): void {
+  program
+    .command('probe')
+    .description(
+      "ask the service (read-only) how it fills the interface's gaps; --write saves it to config/local.json",
+    )
+    .option('--write', 'save the findings to config/local.json (or the --config file)', false)
+    .option('--json', 'print the findings as JSON', false)
+    .addHelpText('after', '\nExample: OHS_TOKEN=... ohs probe --base-url https://ohs.example.com --write')
+    .action(async (flags: { write: boolean; json: boolean }, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const client = createClient(config, logger);
+      let findings: ProbeFindings;
+      try {
+        findings = await probeService(client);
+      } finally {
+        await client.close();
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
+      else process.stdout.write(describe(findings, config.baseUrl));
+      if (flags.write) {
+        const globals = cmd.optsWithGlobals<{ config?: string }>();
+        const file = globals.config !== undefined ? resolve(globals.config) : localConfigPath();
+        saveFindings(file, findings, config.baseUrl);
+        process.stdout.write(`saved to ${file}\n`);
+      }
+    });
+}
+
+function describe(f: ProbeFindings, baseUrl: string): string {
+  const rows: [string, string][] = [
+    ['service', baseUrl],
+    [
+      'list envelope',
+      f.envelope === 'array'
+        ? 'bare array'
+        : `object, records under '${f.envelopeKey}', total under '${f.totalKey ?? '(none)'}'`,
+    ],
+    ['page size cap', f.pageCap > 0 ? `${f.pageCap} (larger pageSize is cut silently)` : 'none seen'],
+    ['order without sortBy', f.defaultOrder],
+    ['default response omits', f.defaultOmits.length > 0 ? f.defaultOmits.join(', ') : 'nothing'],
+    ['field-selection parameter', f.fieldsParam ?? 'not found (the default response is used)'],
+    ['string operators', f.stringCase],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}
+
+/** Merges the findings into a JSON config file, written whole through a temporary file. */
+export function saveFindings(file: string, f: ProbeFindings, baseUrl: string): void {
+  let current: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`cannot update ${file}: not valid JSON (${(err as Error).message})`);
+    }
+  }
+  const api = { ...((current.api as Record<string, unknown> | undefined) ?? {}) };
+  if (f.fieldsParam !== undefined) api.fieldsParam = f.fieldsParam;
+  api.pageCap = f.pageCap;
+  if (f.envelopeKey !== undefined) api.envelopeKey = f.envelopeKey;
+  else delete api.envelopeKey;
+  if (f.totalKey !== undefined) api.totalKey = f.totalKey;
+  else delete api.totalKey;
+  const next = {
+    ...current,
+    api,
+    service: {
+      probedAt: new Date().toISOString(),
+      baseUrl,
+      envelope: f.envelope,
+      defaultOrder: f.defaultOrder,
+      defaultOmits: f.defaultOmits,
+      stringCase: f.stringCase,
+    },
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}
