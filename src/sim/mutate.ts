@@ -121,7 +121,7 @@ export class Mutator {
     if (lastInvoice !== undefined && rng.chance(0.5)) {
       this.t.Invoice.insert({
         ...lastInvoice,
-        id: String(Number(lastInvoice.id) + rng.int(1, 4)),
+        id: String(Number(this.t.Invoice.maxId() ?? lastInvoice.id) + rng.int(1, 4)),
         balance: rng.money(40, 900),
         date: at.slice(0, 10),
         dateDue: new Date(now.getTime() + 30 * 86_400_000).toISOString().slice(0, 10),
@@ -146,8 +146,11 @@ export class Mutator {
         ...user,
         id,
         email: `new.user.${id}@users.example`,
+        // A copy of the user suspended above: an invited user is neither suspended nor logged in yet.
         isInvited: true,
+        isSuspended: false,
         status: 'invited',
+        lastLoginAt: null,
       });
     }
     const staff = this.pick(this.t.Staff.all());

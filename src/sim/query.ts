@@ -1,4 +1,4 @@
-import type { FieldSpec, ObjectSpec } from '../schema/index.js';
+import { type FieldSpec, type ObjectSpec, type Operator, operators } from '../schema/index.js';
 import { badRequest } from './http-error.js';
 import type { SimOptions } from './options.js';
 import type { SimRecord, Table } from './store.js';
@@ -20,23 +20,7 @@ import type { SimRecord, Table } from './store.js';
  * Simple filters (extra body keys) are `equals` filters, combined with AND with each other and
  * with `advancedFilter`.
  */
-export const operators = [
-  'contains',
-  'endsWith',
-  'equals',
-  'greaterThan',
-  'greaterThanOrEqualTo',
-  'isEmpty',
-  'isFalse',
-  'isNotEmpty',
-  'isTrue',
-  'lessThan',
-  'lessThanOrEqualTo',
-  'listContains',
-  'notEquals',
-  'startsWith',
-] as const;
-export type Operator = (typeof operators)[number];
+export { type Operator, operators };
 
 const bodyKeys = new Set([
   'advancedFilter',
@@ -72,7 +56,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function fieldSpec(spec: ObjectSpec, field: string, where: string): FieldSpec {
-  const f = spec.fields[field];
+  // Own properties only: 'toString' or 'constructor' is no field of any resource.
+  const f = Object.hasOwn(spec.fields, field) ? spec.fields[field] : undefined;
   if (f === undefined) throw badRequest(`${where}: unknown field '${field}'`);
   return f;
 }
@@ -177,7 +162,7 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
       throw badRequest('return: expected an array of field names');
     }
     for (const f of body.return as string[]) {
-      if (spec.fields[f] === undefined && spec.arrays?.[f] === undefined)
+      if (!Object.hasOwn(spec.fields, f) && !Object.hasOwn(spec.arrays ?? {}, f))
         throw badRequest(`return: unknown field '${f}'`);
     }
     q.returnFields = body.return as string[];

@@ -189,7 +189,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       const raw = url.searchParams.get(options.fieldsParam);
       const fields = raw === null || raw === '' ? undefined : raw.split(',').map((f) => f.trim());
       for (const f of fields ?? []) {
-        if (resource.spec.fields[f] === undefined && resource.spec.arrays?.[f] === undefined) {
+        if (!Object.hasOwn(resource.spec.fields, f) && !Object.hasOwn(resource.spec.arrays ?? {}, f)) {
           throw badRequest(`${options.fieldsParam}: unknown field '${f}'`);
         }
       }
@@ -200,7 +200,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     };
     switch (route.op.kind) {
       case 'query': {
-        const q = parseQuery(resource.spec, body);
+        // An empty body (no bytes) means all defaults.
+        const q = parseQuery(resource.spec, body === undefined ? {} : body);
         const result = runQuery(table, q, options);
         return [200, listBody(result.records, result.total)];
       }
@@ -239,7 +240,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     const one = /^\/truth\/([A-Za-z]+)$/.exec(path);
     if (method === 'GET' && one !== null) {
       const name = one[1] as ResourceName;
-      if (!(name in tables)) throw notFound(`no resource ${name}`);
+      if (!Object.hasOwn(tables, name)) throw notFound(`no resource ${name}`);
       return [200, structuredClone([...tables[name].all()])];
     }
     if (method === 'GET' && path === '/stats') return [200, stats];
@@ -336,6 +337,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
 
     let fault: FaultKind | undefined;
     let status = 500;
+    /** This request's number among service requests (0: not one, e.g. an unknown path). */
+    let seq = 0;
     try {
       const raw = await readBody(req);
       const candidates = routes.filter((r) => r.pattern.test(path));
@@ -346,7 +349,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
           allow: candidates.map((r) => r.op.method).join(', '),
         });
       }
-      stats.requests++;
+      seq = ++stats.requests;
       bump(stats.byOperation, route.name);
 
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -391,7 +394,6 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       );
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
-      if (options.mutateEveryRequests > 0 && stats.requests % options.mutateEveryRequests === 0) mutate();
 
       if (fault === 'lostReply') {
         // The write is done; the reply never arrives. A client that resends it writes twice.
@@ -425,6 +427,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         stats.byStatus,
         fault === undefined || fault === '503' || fault === '500' ? String(status) : fault,
       );
+      // Every N-th service request, whatever its outcome (a refused or faulted one counts too).
+      if (seq > 0 && options.mutateEveryRequests > 0 && seq % options.mutateEveryRequests === 0) mutate();
       onRequest?.({
         method,
         path,

@@ -20,6 +20,7 @@ export class Table {
   private rows: SimRecord[] = [];
   private readonly byId = new Map<string, SimRecord>();
   private hashOrdered: SimRecord[] | null = null;
+  private highest: number | string | undefined;
   /** Bumped on every change. */
   version = 0;
 
@@ -46,14 +47,16 @@ export class Table {
     return this.byId.get(String(id));
   }
 
+  /** The highest id the table has ever held, deleted ones included: new ids go above it. */
   maxId(): number | string | undefined {
-    return this.rows[this.rows.length - 1]?.id;
+    return this.highest;
   }
 
   insert(record: SimRecord): void {
     const key = String(record.id);
     if (this.byId.has(key)) throw new Error(`duplicate ${this.resource} id ${key}`);
     this.byId.set(key, record);
+    if (this.highest === undefined || compareIds(this.highest, record.id) < 0) this.highest = record.id;
     const last = this.rows[this.rows.length - 1];
     if (last === undefined || compareIds(last.id, record.id) < 0) this.rows.push(record);
     else this.rows.splice(this.lowerBound(record.id), 0, record);

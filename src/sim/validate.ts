@@ -31,8 +31,10 @@ function check(spec: ObjectSpec, value: unknown, path: string, strict: boolean, 
   }
   for (const [key, v] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
-    const field = spec.fields[key];
-    const nested = spec.arrays?.[key];
+    // Own properties only: a 'constructor' or 'toString' key is an unknown field.
+    const field = Object.hasOwn(spec.fields, key) ? spec.fields[key] : undefined;
+    const nested =
+      spec.arrays !== undefined && Object.hasOwn(spec.arrays, key) ? spec.arrays[key] : undefined;
     if (field !== undefined) {
       if (v === null) continue;
       if (field.type === 'number') {
