@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import PQueue from 'p-queue';
 import { Pool } from 'undici';
 import type { Logger } from '../log.js';
@@ -54,6 +55,16 @@ export interface Reply {
   /** Parsed JSON, or undefined for an empty body. */
   body: unknown;
 }
+
+/**
+ * Requests and retries of one unit of work (a sync stream, say), counted for whatever runs inside
+ * `requestCounter.run(counter, fn)`, though all units share one client and its rate limit.
+ */
+export interface RequestCounter {
+  requests: number;
+  retries: number;
+}
+export const requestCounter = new AsyncLocalStorage<RequestCounter>();
 
 /** Network error codes meaning the request never left: a resend cannot double anything. */
 const notSentCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -137,6 +148,11 @@ export class Transport {
     for (;;) {
       if (this.fatal !== undefined) throw this.fatal;
       const attempts = failures + rateLimited + 1;
+      const counter = requestCounter.getStore();
+      if (counter !== undefined) {
+        counter.requests++;
+        if (attempts > 1) counter.retries++;
+      }
       let status: number;
       let text: string;
       let retryAfter: string | string[] | undefined;

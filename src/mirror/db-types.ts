@@ -1,0 +1,152 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Kysely types of the mirror. Resource tables have their typed columns (from the schema module)
+ * besides the bookkeeping ones; they are typed loosely here since their columns are derived.
+ */
+export interface ResourceRow {
+  id: number | string;
+  raw: string;
+  synced_at: string;
+  deleted_at: string | null;
+  seen_pass: string | null;
+  [column: string]: unknown;
+}
+
+export interface ChildRow {
+  id: number;
+  raw: string;
+  [column: string]: unknown;
+}
+
+export interface SyncRunTable {
+  id: Generated<number>;
+  kind: string;
+  started_at: string;
+  ended_at: string | null;
+  mode: string;
+  streams: string;
+  outcome: string;
+  error_code: string | null;
+  error: string | null;
+  pid: number;
+  requests: number;
+  retries: number;
+}
+
+export interface SyncStreamRunTable {
+  id: Generated<number>;
+  run_id: number;
+  stream: string;
+  mode: string;
+  started_at: string;
+  ended_at: string | null;
+  outcome: string;
+  pages: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  requests: number;
+  retries: number;
+  error: string | null;
+}
+
+export interface SyncCheckpointTable {
+  stream: string;
+  part: number;
+  pass_id: string;
+  mode: string;
+  /** Last id done (exclusive lower bound of what is left); null: not started. */
+  cursor: string | null;
+  /** Inclusive upper bound of the partition; null: open-ended. */
+  upper: string | null;
+  done: number;
+  updated_at: string;
+}
+
+export interface SyncStreamStateTable {
+  stream: string;
+  last_run_id: number | null;
+  last_success_at: string | null;
+  last_full_at: string | null;
+  /** The full pass under way (resumed after a kill), null when none. */
+  pass_id: string | null;
+  pass_started_at: string | null;
+}
+
+export interface SyncDeletionTable {
+  id: Generated<number>;
+  run_id: number;
+  stream: string;
+  table_name: string;
+  row_id: string;
+  deleted_at: string;
+}
+
+export interface SyncLockTable {
+  name: string;
+  pid: number;
+  host: string;
+  acquired_at: string;
+  heartbeat_at: string;
+}
+
+export interface StatusHistoryTable {
+  id: Generated<number>;
+  orderitem_id: number;
+  status_id: number | null;
+  status_code: string | null;
+  status_name: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface DataDictionaryTable {
+  table_name: string;
+  column_name: string;
+  sql_type: string;
+  field: string | null;
+  description: string;
+}
+
+export interface Database {
+  sync_run: SyncRunTable;
+  sync_stream_run: SyncStreamRunTable;
+  sync_checkpoint: SyncCheckpointTable;
+  sync_stream_state: SyncStreamStateTable;
+  sync_deletion: SyncDeletionTable;
+  sync_lock: SyncLockTable;
+  orderitem_status_history: StatusHistoryTable;
+  data_dictionary: DataDictionaryTable;
+  hsvendor: ResourceRow;
+  orderitem: ResourceRow;
+  tenant: ResourceRow;
+  role: ResourceRow;
+  orgmonth: ResourceRow;
+  user: ResourceRow;
+  invoice: ResourceRow;
+  staff: ResourceRow;
+  applicant: ResourceRow;
+  person: ResourceRow;
+  org: ResourceRow;
+  payment: ResourceRow;
+  applicant_info: ChildRow;
+  applicant_info_item: ChildRow;
+  /** View: an org's name, from the c_org of its order items and invoices. */
+  v_org_name: { org_id: number; org_name: string | null };
+}
+
+export type ResourceTableName =
+  | 'hsvendor'
+  | 'orderitem'
+  | 'tenant'
+  | 'role'
+  | 'orgmonth'
+  | 'user'
+  | 'invoice'
+  | 'staff'
+  | 'applicant'
+  | 'person'
+  | 'org'
+  | 'payment';

@@ -1,0 +1,60 @@
+import type { DataDictionaryTable } from './db-types.js';
+import { bookkeepingColumns, type ChildTableDef, type ColumnDef, tableDefs } from './tables.js';
+
+const tableDocs: Record<string, string> = {
+  sync_run: 'One row per sync or job run: when, mode, outcome, requests, retries, error.',
+  sync_stream_run: 'One row per stream of a run: pages, rows inserted / updated / unchanged / deleted.',
+  sync_checkpoint: 'Where each stream (and partition) stopped, so a killed sync resumes there.',
+  sync_stream_state: 'Per stream: last successful sync, last full pass, the full pass under way.',
+  sync_deletion: 'Audit of every soft deletion: run, stream, table, row id, when.',
+  sync_lock: 'The lock that keeps one sync at a time on this file.',
+  orderitem_status_history: 'One row per status seen per order item: first and last time seen.',
+  data_dictionary: 'This table: every column of the mirror, described.',
+};
+
+/** Rows of the data_dictionary table: every column of every table, from the schema module. */
+export function dictionaryRows(): DataDictionaryTable[] {
+  const rows: DataDictionaryTable[] = [];
+  const colRow = (table: string, c: ColumnDef, owner: string): DataDictionaryTable => ({
+    table_name: table,
+    column_name: c.name,
+    sql_type: c.type,
+    field: c.field,
+    description: `${owner}.${c.field} (${c.fieldType}${c.sensitive ? ', sensitive: masked unless mirror.storeSensitive' : ''}): ${c.doc ?? 'as named in the interface; meaning not stated'}.`,
+  });
+  const child = (c: ChildTableDef, owner: string) => {
+    rows.push({
+      table_name: c.table,
+      column_name: '(table)',
+      sql_type: '',
+      field: null,
+      description: `Items of ${owner}.${c.arrayField}[], one row each; replaced whole when the parent changes.`,
+    });
+    for (const col of c.columns) rows.push(colRow(c.table, col, `${owner}.${c.arrayField}[]`));
+    for (const g of c.children) child(g, `${owner}.${c.arrayField}[]`);
+  };
+  for (const def of tableDefs) {
+    rows.push({
+      table_name: def.table,
+      column_name: '(table)',
+      sql_type: '',
+      field: null,
+      description: `${def.resource} records mirrored from the service, one row per id; soft-deleted rows keep their data.`,
+    });
+    for (const c of def.columns) rows.push(colRow(def.table, c, def.resource));
+    for (const b of bookkeepingColumns) {
+      rows.push({
+        table_name: def.table,
+        column_name: b.name,
+        sql_type: b.type,
+        field: null,
+        description: b.doc,
+      });
+    }
+    for (const c of def.children) child(c, def.resource);
+  }
+  for (const [table, description] of Object.entries(tableDocs)) {
+    rows.push({ table_name: table, column_name: '(table)', sql_type: '', field: null, description });
+  }
+  return rows;
+}

@@ -1,0 +1,10 @@
+export { acquireLock } from './lock.js';
+export { streamNames, streams } from './streams.js';
+export {
+  defaultSyncOptions,
+  type RunSyncOptions,
+  runSync,
+  type StreamReport,
+  type SyncReport,
+} from './sync.js';
+export * from './types.js';

@@ -1,0 +1,264 @@
+import type { OhsClient, RequestCounter } from '../api/index.js';
+import { requestCounter } from '../api/index.js';
+import { describeError, isOhsError, type OhsError, UsageError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
+import { runIdStream } from './id-runner.js';
+import { runListStream } from './list-runner.js';
+import { acquireLock } from './lock.js';
+import { nowIso } from './passes.js';
+import { progressBoard } from './progress.js';
+import { runQueryStream } from './query-runner.js';
+import { streamNames, streams } from './streams.js';
+import {
+  InterruptedError,
+  newStats,
+  type StreamContext,
+  type StreamDecl,
+  type StreamStats,
+  type SyncOptions,
+} from './types.js';
+
+export const defaultSyncOptions: SyncOptions = {
+  full: false,
+  allowMassDelete: false,
+  partitions: 4,
+  probeWindow: 50,
+  massDeleteShare: 0.05,
+  massDeleteMinRows: 10,
+  idStart: {},
+  extraIds: {},
+};
+
+export interface RunSyncOptions extends Partial<SyncOptions> {
+  /** Stream names to sync; default all. */
+  streams?: string[];
+  /** Abort to stop after the page under way (SIGINT / SIGTERM). */
+  signal?: AbortSignal;
+  /** Progress bars; default: when stderr is a TTY. */
+  progress?: boolean;
+  /** Kind recorded in sync_run (`sync`, or a job name). */
+  kind?: string;
+}
+
+export interface StreamReport {
+  stream: string;
+  outcome: 'ok' | 'failed' | 'interrupted';
+  stats: StreamStats;
+  requests: number;
+  retries: number;
+  error?: OhsError | Error;
+}
+
+export interface SyncReport {
+  runId: number;
+  outcome: 'ok' | 'failed' | 'interrupted';
+  streams: StreamReport[];
+  /** The first failure, if any (it decides the exit status). */
+  error?: OhsError | Error;
+}
+
+const runners: {
+  [K in StreamDecl['kind']]: (decl: Extract<StreamDecl, { kind: K }>, ctx: StreamContext) => Promise<void>;
+} = {
+  query: runQueryStream,
+  list: runListStream,
+  ids: runIdStream,
+};
+
+function runStream(decl: StreamDecl, ctx: StreamContext): Promise<void> {
+  switch (decl.kind) {
+    case 'query':
+      return runners.query(decl, ctx);
+    case 'list':
+      return runners.list(decl, ctx);
+    case 'ids':
+      return runners.ids(decl, ctx);
+  }
+}
+
+/**
+ * `ohs sync`: every stream (or those named) into the mirror, one sync at a time per file, each
+ * run and stream recorded in sync_run / sync_stream_run. Streams run at once and share the
+ * client, its concurrency and its rate limit; a failing stream does not stop the others.
+ */
+export async function runSync(
+  client: OhsClient,
+  mirror: Mirror,
+  logger: Logger,
+  options: RunSyncOptions = {},
+): Promise<SyncReport> {
+  const names = options.streams?.length ? options.streams : streamNames;
+  for (const n of names) {
+    if (!streamNames.includes(n))
+      throw new UsageError(`unknown stream '${n}' (streams: ${streamNames.join(', ')})`);
+  }
+  const opts: SyncOptions = { ...defaultSyncOptions, ...stripUndefined(options) };
+  const lock = acquireLock(mirror);
+  const signal = options.signal ?? new AbortController().signal;
+  const board = progressBoard(options.progress);
+  const before = client.metrics();
+  const { id: runId } = await mirror.db
+    .insertInto('sync_run')
+    .values({
+      kind: options.kind ?? 'sync',
+      started_at: nowIso(),
+      mode: opts.full ? 'full' : 'incremental',
+      streams: names.join(','),
+      ended_at: null,
+      outcome: 'running',
+      error_code: null,
+      error: null,
+      pid: process.pid,
+      requests: 0,
+      retries: 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  try {
+    const chosen = streams.filter((s) => names.includes(s.name));
+    const reports = await Promise.all(
+      chosen.map((decl) => syncStream(decl, { client, mirror, logger, runId, opts, signal, board })),
+    );
+    const failed = reports.find((r) => r.outcome === 'failed');
+    const interrupted = reports.some((r) => r.outcome === 'interrupted');
+    const outcome = failed !== undefined ? 'failed' : interrupted ? 'interrupted' : 'ok';
+    const after = client.metrics();
+    const error = failed?.error;
+    await mirror.db
+      .updateTable('sync_run')
+      .set({
+        ended_at: nowIso(),
+        outcome,
+        error_code: error === undefined ? null : isOhsError(error) ? error.code : 'INTERNAL',
+        error: error === undefined ? null : describeError(error),
+        requests: after.requests - before.requests,
+        retries:
+          Object.values(after.retries).reduce((a, b) => a + (b ?? 0), 0) -
+          Object.values(before.retries).reduce((a, b) => a + (b ?? 0), 0),
+      })
+      .where('id', '=', runId)
+      .execute();
+    return { runId, outcome, streams: reports, ...(error === undefined ? {} : { error }) };
+  } finally {
+    board.stop();
+    lock.release();
+  }
+}
+
+interface RunEnv {
+  client: OhsClient;
+  mirror: Mirror;
+  logger: Logger;
+  runId: number;
+  opts: SyncOptions;
+  signal: AbortSignal;
+  board: ReturnType<typeof progressBoard>;
+}
+
+async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
+  const { mirror, logger, runId } = env;
+  const started = nowIso();
+  const { id: rowId } = await mirror.db
+    .insertInto('sync_stream_run')
+    .values({
+      run_id: runId,
+      stream: decl.name,
+      mode: env.opts.full ? 'full' : 'incremental',
+      started_at: started,
+      ended_at: null,
+      outcome: 'running',
+      pages: 0,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      requests: 0,
+      retries: 0,
+      error: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const ctx: StreamContext = {
+    client: env.client,
+    mirror,
+    runId,
+    options: env.opts,
+    logger: logger.child({ stream: decl.name }),
+    progress: env.board.stream(decl.name),
+    signal: env.signal,
+    stats: newStats(env.opts.full ? 'full' : 'incremental'),
+  };
+  const counter: RequestCounter = { requests: 0, retries: 0 };
+  let outcome: StreamReport['outcome'] = 'ok';
+  let error: OhsError | Error | undefined;
+  try {
+    await requestCounter.run(counter, () => runStream(decl, ctx));
+  } catch (err) {
+    error = err instanceof Error ? err : new Error(String(err));
+    outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
+  }
+  const s = ctx.stats;
+  await mirror.db
+    .updateTable('sync_stream_run')
+    .set({
+      mode: s.mode,
+      ended_at: nowIso(),
+      outcome,
+      pages: s.pages,
+      inserted: s.inserted,
+      updated: s.updated,
+      unchanged: s.unchanged,
+      deleted: s.deleted,
+      requests: counter.requests,
+      retries: counter.retries,
+      error:
+        error === undefined ? null : `${isOhsError(error) ? `${error.code}: ` : ''}${describeError(error)}`,
+    })
+    .where('id', '=', rowId)
+    .execute();
+  if (outcome === 'ok') {
+    await mirror.db
+      .insertInto('sync_stream_state')
+      .values({
+        stream: decl.name,
+        last_run_id: runId,
+        last_success_at: started,
+        last_full_at: null,
+        pass_id: null,
+        pass_started_at: null,
+      })
+      .onConflict((oc) => oc.column('stream').doUpdateSet({ last_run_id: runId, last_success_at: started }))
+      .execute();
+  }
+  const line = {
+    stream: decl.name,
+    mode: s.mode,
+    outcome,
+    pages: s.pages,
+    inserted: s.inserted,
+    updated: s.updated,
+    unchanged: s.unchanged,
+    deleted: s.deleted,
+    requests: counter.requests,
+    retries: counter.retries,
+  };
+  if (outcome === 'failed')
+    ctx.logger.error(
+      { ...line, code: isOhsError(error) ? error.code : 'INTERNAL', error: describeError(error) },
+      'stream failed',
+    );
+  else ctx.logger.info(line, outcome === 'ok' ? 'stream synced' : 'stream interrupted');
+  return {
+    stream: decl.name,
+    outcome,
+    stats: s,
+    requests: counter.requests,
+    retries: counter.retries,
+    ...(error === undefined ? {} : { error }),
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,140 @@
+import type { OhsClient } from '../api/index.js';
+import { OhsError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
+import type { FilterItem, ResourceName } from '../schema/index.js';
+
+/**
+ * A stream is a declaration: which resource, how it is read (query pages, a whole list, or ids
+ * one by one), how it runs incrementally. One runner per kind reads the declarations, so adding
+ * a resource adds a declaration, not a loop.
+ */
+interface StreamBase {
+  /** Stream name: the mirror table's name. */
+  name: string;
+  resource: ResourceName;
+}
+
+export interface QueryStreamDecl extends StreamBase {
+  kind: 'query';
+  resource: 'HsVendor' | 'OrderItem' | 'Tenant' | 'Role';
+  /** Id-range partitions of a full pass, fetched concurrently. */
+  partitions: number;
+  /**
+   * Incremental rule. 'full': small table, a full pass every run. 'open-rows': new rows above the
+   * highest id, plus a re-poll of rows that can still change (`reopen`).
+   */
+  incremental: 'full' | 'open-rows';
+  /** Which rows can still change: the service filter, and the mirror column with its value. */
+  reopen?: { filter: FilterItem; column: string; value: number };
+  /** Keep a status history (orderitem_status_history). */
+  statusHistory?: boolean;
+}
+
+export interface ListStreamDecl extends StreamBase {
+  kind: 'list';
+  resource: 'OrgMonth' | 'User';
+}
+
+/** Where the ids of a resource without a list operation come from. */
+export interface IdRef {
+  table: string;
+  /** A column holding the id... */
+  column?: string;
+  /** ...or ids found in each row's raw JSON. */
+  fromRaw?: (raw: Record<string, unknown>) => unknown[];
+}
+
+export interface IdStreamDecl extends StreamBase {
+  kind: 'ids';
+  resource: 'Invoice' | 'Staff' | 'Applicant';
+  /** Ids referenced elsewhere in the mirror. */
+  refs: IdRef[];
+  /**
+   * Known rows re-read by an incremental run: 'open' = rows matching `openWhere` (unpaid invoices);
+   * 'none' = only new ids are looked for (a full pass re-reads every known row).
+   */
+  incrementalReread: 'open' | 'none';
+  /** Mirror condition of rows that can still change: column and "not equal to" value. */
+  openWhere?: { column: string; notEqual: number };
+}
+
+export type StreamDecl = QueryStreamDecl | ListStreamDecl | IdStreamDecl;
+
+export interface SyncOptions {
+  full: boolean;
+  allowMassDelete: boolean;
+  /** Id-range partitions of a full OrderItem pass. */
+  partitions: number;
+  /** Consecutive 404s that end probing upward for new ids. */
+  probeWindow: number;
+  /** Share of a table a pass may soft-delete before it stops and asks for --allow-mass-delete. */
+  massDeleteShare: number;
+  /** Deletions of up to this many rows never count as mass deletions. */
+  massDeleteMinRows: number;
+  /** First id to probe per id stream when the mirror knows none. */
+  idStart: Partial<Record<string, string | number>>;
+  /** Extra ids per id stream (from files). */
+  extraIds: Partial<Record<string, (string | number)[]>>;
+}
+
+export interface StreamStats {
+  mode: 'full' | 'incremental';
+  pages: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}
+
+export interface StreamProgress {
+  /** Records fetched since the last call. */
+  add(records: number): void;
+}
+
+export interface StreamContext {
+  client: OhsClient;
+  mirror: Mirror;
+  runId: number;
+  options: SyncOptions;
+  logger: Logger;
+  progress: StreamProgress;
+  /** Aborted on SIGINT/SIGTERM: finish the page under way, checkpoint, stop. */
+  signal: AbortSignal;
+  stats: StreamStats;
+}
+
+export const newStats = (mode: StreamStats['mode']): StreamStats => ({
+  mode,
+  pages: 0,
+  inserted: 0,
+  updated: 0,
+  unchanged: 0,
+  deleted: 0,
+});
+
+/** A pass would soft-delete more of a table than allowed. */
+export class MassDeleteError extends OhsError {
+  override name = 'MassDeleteError';
+  constructor(message: string) {
+    super('MASS_DELETE', message);
+  }
+}
+
+/** Another sync holds this mirror file. */
+export class LockedError extends OhsError {
+  override name = 'LockedError';
+  override readonly exitCode = 6;
+  constructor(message: string) {
+    super('LOCKED', message);
+  }
+}
+
+/** The sync stopped on SIGINT/SIGTERM after checkpointing; the next run resumes. */
+export class InterruptedError extends OhsError {
+  override name = 'InterruptedError';
+  override readonly exitCode = 0;
+  constructor() {
+    super('INTERRUPTED', 'interrupted: stopped after the page under way; the next run resumes');
+  }
+}
