@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerProbe } from './commands/probe.js';
 import { registerSim } from './commands/sim.js';
+import { registerStatus } from './commands/status.js';
+import { registerSync } from './commands/sync.js';
 import { logLevels } from './config/index.js';
 import { describeError, isOhsError, UsageError } from './errors.js';
 import { packageVersion } from './util/package-root.js';
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: () => {} });
   registerSim(program);
   registerProbe(program);
+  registerSync(program);
+  registerStatus(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }

@@ -156,12 +156,17 @@ export class Transport {
       let status: number;
       let text: string;
       let retryAfter: string | string[] | undefined;
-      const started = performance.now();
+      let ms: number;
+      // Latency is measured from the moment the request leaves the queue, not from enqueueing.
+      let started = performance.now();
       try {
-        ({ status, text, retryAfter } = await this.queue.add(() => this.once(req, payload)));
+        ({ status, text, retryAfter, ms } = await this.queue.add(() => {
+          started = performance.now();
+          return this.once(req, payload);
+        }));
       } catch (err) {
         const code = errorCode(err);
-        const ms = Math.round(performance.now() - started);
+        ms = Math.round(performance.now() - started);
         this.metrics.response(code, ms, 0);
         this.logger?.debug({ ...where, status: code, ms, attempt: attempts }, 'http');
         const reason: RetryReason = timeoutCodes.has(code)
@@ -185,7 +190,6 @@ export class Transport {
         await sleep(this.backoff(failures));
         continue;
       }
-      const ms = Math.round(performance.now() - started);
       this.metrics.response(status, ms, Buffer.byteLength(text));
       this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
 
@@ -255,7 +259,8 @@ export class Transport {
   private async once(
     req: SendOptions,
     payload: string | undefined,
-  ): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined }> {
+  ): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined; ms: number }> {
+    const started = performance.now();
     this.metrics.requests++;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.o.token}`,
@@ -274,7 +279,12 @@ export class Transport {
       bodyTimeout: this.o.timeoutMs,
     });
     const text = await res.body.text();
-    return { status: res.statusCode, text, retryAfter: res.headers['retry-after'] };
+    return {
+      status: res.statusCode,
+      text,
+      retryAfter: res.headers['retry-after'],
+      ms: Math.round(performance.now() - started),
+    };
   }
 
   /** Exponential backoff with "equal jitter": half fixed, half random, capped. */

@@ -35,6 +35,35 @@ export const apiConfigSchema = z
   })
   .strict();
 
+export const mirrorConfigSchema = z
+  .object({
+    /** Keep SSNs, birth dates, licence numbers unmasked in the mirror. Off unless you must. */
+    storeSensitive: z.boolean(),
+  })
+  .strict();
+
+export const syncConfigSchema = z
+  .object({
+    /** Id-range partitions of a full OrderItem pass, fetched at once. */
+    partitions: z.number().int().min(1).max(64),
+    /** Consecutive 404s that end probing upward for new Invoice, Staff, Applicant ids. */
+    probeWindow: z.number().int().min(1).max(10_000),
+    /** Share of a table one pass may soft-delete before it stops and asks for --allow-mass-delete. */
+    massDeleteShare: z.number().min(0).max(1),
+    /** Deletions of at most this many rows never count as mass deletions. */
+    massDeleteMinRows: z.number().int().min(0),
+    /** First id to probe, per id stream (invoice, staff, applicant), when the mirror knows none. */
+    idStart: z
+      .object({
+        invoice: z.union([z.string().min(1), z.number().int()]),
+        staff: z.union([z.string().min(1), z.number().int()]),
+        applicant: z.union([z.string().min(1), z.number().int()]),
+      })
+      .partial()
+      .strict(),
+  })
+  .strict();
+
 /** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
 export const serviceFindingsSchema = z
   .object({
@@ -61,6 +90,8 @@ export const configSchema = z
     /** Reporting time zone (IANA name). */
     timezone: z.string().min(1),
     api: apiConfigSchema,
+    mirror: mirrorConfigSchema,
+    sync: syncConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
   .strict();

@@ -19,18 +19,19 @@ export function progressBoard(enabled = process.stderr.isTTY === true): Progress
       stream: process.stderr,
       clearOnComplete: false,
       hideCursor: true,
-      format: ' {stream} | {value} records | {duration_formatted}',
+      format: ' {name} | {value} records | {duration}s',
     },
     cliProgress.Presets.shades_classic,
   );
   return {
     stream(name) {
-      const bar = bars.create(0, 0, { stream: name.padEnd(10) });
+      const bar = bars.create(1, 0, { name: name.padEnd(10) });
       let done = 0;
       return {
         add(n) {
           done += n;
-          bar.update(done);
+          bar.setTotal(Math.max(done, 1));
+          bar.update(done, { name: name.padEnd(10) });
         },
       };
     },

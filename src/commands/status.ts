@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { sql } from 'kysely';
+import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
+import { streams } from '../sync/index.js';
+import { commandContext } from './context.js';
+import { intArg } from './parse.js';
+
+export interface StatusReport {
+  db: string;
+  runs: {
+    id: number;
+    kind: string;
+    started_at: string;
+    ended_at: string | null;
+    mode: string;
+    outcome: string;
+    requests: number;
+    retries: number;
+    error_code: string | null;
+    error: string | null;
+  }[];
+  streams: {
+    stream: string;
+    rows: number;
+    deleted: number;
+    last_success_at: string | null;
+    last_full_at: string | null;
+    pass_in_progress: boolean;
+    last_outcome: string | null;
+  }[];
+}
+
+/** The last runs and each stream's freshness, from the mirror (read-only). */
+export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusReport> {
+  const lastRuns = await mirror.db
+    .selectFrom('sync_run')
+    .select([
+      'id',
+      'kind',
+      'started_at',
+      'ended_at',
+      'mode',
+      'outcome',
+      'requests',
+      'retries',
+      'error_code',
+      'error',
+    ])
+    .orderBy('id', 'desc')
+    .limit(runs)
+    .execute();
+  const state = await mirror.db.selectFrom('sync_stream_state').selectAll().execute();
+  const out: StatusReport['streams'] = [];
+  for (const s of streams) {
+    const table = s.name as ResourceTableName;
+    const counts = await mirror.db
+      .selectFrom(table)
+      .select([
+        sql<number>`count(*)`.as('all'),
+        sql<number>`sum(case when deleted_at is null then 0 else 1 end)`.as('deleted'),
+      ])
+      .executeTakeFirst();
+    const st = state.find((x) => x.stream === s.name);
+    const last = await mirror.db
+      .selectFrom('sync_stream_run')
+      .select('outcome')
+      .where('stream', '=', s.name)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    out.push({
+      stream: s.name,
+      rows: Number(counts?.all ?? 0) - Number(counts?.deleted ?? 0),
+      deleted: Number(counts?.deleted ?? 0),
+      last_success_at: st?.last_success_at ?? null,
+      last_full_at: st?.last_full_at ?? null,
+      pass_in_progress: st?.pass_id != null,
+      last_outcome: last?.outcome ?? null,
+    });
+  }
+  return { db: mirror.file, runs: lastRuns, streams: out };
+}
+
+function ago(iso: string | null): string {
+  if (iso === null) return 'never';
+  const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
+  if (s < 120) return `${s}s ago`;
+  if (s < 7200) return `${Math.round(s / 60)}m ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86_400)}d ago`;
+}
+
+function grid(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('the last runs and how fresh each stream of the mirror is')
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--runs <n>', 'how many runs to list', intArg(1, 1000), 10)
+    .option('--json', 'print JSON', false)
+    .action(async (flags: { runs: number; json: boolean }, cmd: Command) => {
+      const { config } = commandContext(cmd);
+      if (!existsSync(config.db))
+        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
+      const mirror = await openMirror(config.db, { readonly: true });
+      try {
+        const r = await statusReport(mirror, flags.runs);
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+          return;
+        }
+        const runs = grid([
+          ['run', 'kind', 'started', 'took', 'mode', 'outcome', 'requests', 'retries', 'error'],
+          ...r.runs.map((x) => [
+            String(x.id),
+            x.kind,
+            x.started_at.slice(0, 19).replace('T', ' '),
+            x.ended_at === null
+              ? '-'
+              : `${Math.round((Date.parse(x.ended_at) - Date.parse(x.started_at)) / 100) / 10}s`,
+            x.mode,
+            x.outcome,
+            String(x.requests),
+            String(x.retries),
+            x.error_code ?? '',
+          ]),
+        ]);
+        const fresh = grid([
+          ['stream', 'rows', 'deleted', 'last success', 'last full pass', 'last outcome', 'pass under way'],
+          ...r.streams.map((x) => [
+            x.stream,
+            String(x.rows),
+            String(x.deleted),
+            ago(x.last_success_at),
+            ago(x.last_full_at),
+            x.last_outcome ?? '-',
+            x.pass_in_progress ? 'yes (resumes next run)' : '',
+          ]),
+        ]);
+        process.stdout.write(`mirror ${r.db}\n\n${runs}\n\n${fresh}\n`);
+      } finally {
+        await mirror.close();
+      }
+    });
+}

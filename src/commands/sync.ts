@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError } from 'commander';
+import { createClient } from '../api/index.js';
+import { InputError } from '../errors.js';
+import { openMirror } from '../mirror/index.js';
+import { runSync, streamNames } from '../sync/index.js';
+import { commandContext } from './context.js';
+
+interface SyncFlags {
+  full: boolean;
+  allowMassDelete: boolean;
+  ids: string[];
+  idStart: string[];
+  progress: boolean;
+}
+
+const idStreams = ['invoice', 'staff', 'applicant'];
+
+function pairArg(value: string, previous: string[] = []): string[] {
+  const m = /^([a-z]+)=(.+)$/.exec(value);
+  if (m === null || !idStreams.includes(m[1] ?? '')) {
+    throw new InvalidArgumentError(`expected STREAM=VALUE with STREAM one of ${idStreams.join(', ')}.`);
+  }
+  return [...previous, value];
+}
+
+/** Ids from a file: one per line; blank lines and lines starting with # are skipped. */
+export function readIdFile(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(`${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const ids: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const id = line.trim();
+    if (id === '' || id.startsWith('#')) return;
+    if (!/^[A-Za-z0-9_-]+$/.test(id))
+      throw new InputError(`${file}:${i + 1}: id: '${id.slice(0, 40)}' is not an id`);
+    ids.push(id);
+  });
+  return ids;
+}
+
+/** `ohs sync [STREAM...]`: fills and refreshes the mirror. */
+export function registerSync(program: Command): void {
+  program
+    .command('sync')
+    .description('sync the service into the SQLite mirror (incremental by default)')
+    .argument('[streams...]', `streams to sync (default all: ${streamNames.join(', ')})`)
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--full', 'a complete pass: re-read everything, soft-delete what is gone', false)
+    .option('--allow-mass-delete', 'let a pass soft-delete more than sync.massDeleteShare of a table', false)
+    .option('--ids <stream=file>', 'more ids for an id stream, one per line (repeatable)', pairArg)
+    .option('--id-start <stream=id>', 'first id to probe when the mirror knows none (repeatable)', pairArg)
+    .option('--no-progress', 'no progress bars, even on a terminal')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ohs sync\n  ohs sync orderitem invoice --full\n  ohs sync invoice --ids invoice=open-invoices.txt',
+    )
+    .action(async (names: string[], flags: SyncFlags, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const extraIds: Record<string, string[]> = {};
+      for (const pair of flags.ids ?? []) {
+        const [stream = '', file = ''] = pair.split(/=(.*)/s);
+        extraIds[stream] = [...(extraIds[stream] ?? []), ...readIdFile(file)];
+      }
+      const idStart: Record<string, string | number> = { ...config.sync.idStart };
+      for (const pair of flags.idStart ?? []) {
+        const [stream = '', id = ''] = pair.split(/=(.*)/s);
+        idStart[stream] = id;
+      }
+      const client = createClient(config, logger);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const abort = new AbortController();
+      const stop = (signal: NodeJS.Signals) => {
+        if (abort.signal.aborted) process.exit(130);
+        logger.warn({ signal }, 'stopping after the page under way (again to quit at once)');
+        abort.abort();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      try {
+        const report = await runSync(client, mirror, logger, {
+          streams: names,
+          full: flags.full,
+          allowMassDelete: flags.allowMassDelete,
+          partitions: config.sync.partitions,
+          probeWindow: config.sync.probeWindow,
+          massDeleteShare: config.sync.massDeleteShare,
+          massDeleteMinRows: config.sync.massDeleteMinRows,
+          idStart,
+          extraIds,
+          signal: abort.signal,
+          progress: flags.progress && process.stderr.isTTY === true,
+        });
+        const m = client.metrics();
+        logger.info(
+          {
+            run: report.runId,
+            outcome: report.outcome,
+            requests: m.requests,
+            retries: m.retries,
+            latencyMs: m.latencyMs,
+            db: config.db,
+          },
+          `sync ${report.outcome}`,
+        );
+        if (report.error !== undefined) throw report.error;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        await client.close();
+        await mirror.close();
+      }
+    });
+}
