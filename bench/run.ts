@@ -1,4 +1,5 @@
 import { benchClient } from './client.js';
+import { benchSync } from './sync.js';
 
 /**
  * `npm run bench [-- NAME...] [--scale X]`: runs the benchmarks and prints their figures, each as
@@ -7,6 +8,7 @@ import { benchClient } from './client.js';
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
   client: benchClient,
+  sync: benchSync,
 };
 
 async function main(): Promise<void> {

@@ -60,6 +60,8 @@ export interface ScanOptions<R extends QueryResource> {
   pageSize?: number;
   /** Guard against a service that never ends a listing. @default 1_000_000 */
   maxPages?: number;
+  /** Ask for the next page while the consumer handles this one. @default true */
+  prefetch?: boolean;
 }
 
 export interface ScanPage<R extends ResourceName> extends ListResult<R> {
@@ -134,14 +136,13 @@ export class OhsClient {
     options: ScanOptions<R> = {},
   ): AsyncGenerator<ScanPage<R>> {
     const path = operations[queryOperation[resource]].path;
-    let last = options.after;
     const maxPages = options.maxPages ?? 1_000_000;
-    for (let n = 0; n < maxPages; n++) {
+    const fetchAfter = (last: number | undefined) => {
       const items: FilterItem<FieldOf<R>>[] = [...(options.where ?? [])];
       if (last !== undefined) items.push(where('id', 'greaterThan', last) as FilterItem<FieldOf<R>>);
       if (options.atMost !== undefined)
         items.push(where('id', 'lessThanOrEqualTo', options.atMost) as FilterItem<FieldOf<R>>);
-      const body: QueryBody<R> = {
+      const page = this.query(resource, {
         ...(items.length > 0 ? { advancedFilter: and(...items) } : {}),
         return: fieldsOf(resource),
         isAdditionalData: true,
@@ -149,8 +150,15 @@ export class OhsClient {
         sortDirection: 'asc',
         page: 1,
         pageSize: options.pageSize ?? this.pageSize,
-      };
-      const { records, total } = await this.query(resource, body);
+      });
+      // Handled here too, so a prefetch the consumer never awaits (it stopped) is no unhandled rejection.
+      page.catch(() => undefined);
+      return page;
+    };
+    let last = options.after;
+    let pending = fetchAfter(last);
+    for (let n = 0; n < maxPages; n++) {
+      const { records, total } = await pending;
       if (records.length === 0) return;
       let lastId = last ?? Number.NEGATIVE_INFINITY;
       for (const r of records) {
@@ -163,8 +171,13 @@ export class OhsClient {
         }
         lastId = id;
       }
+      const more = !(total !== undefined && total <= records.length);
+      // The next page is asked for before this one is handed over, so the service works on it
+      // while the consumer (the mirror's write of this page) works on this one.
+      if (more && options.prefetch !== false) pending = fetchAfter(lastId);
       yield { records, total, lastId };
-      if (total !== undefined && total <= records.length) return;
+      if (!more) return;
+      if (options.prefetch === false) pending = fetchAfter(lastId);
       last = lastId;
     }
     throw new ProtocolError(`listing did not end after ${maxPages} pages`, { method: 'POST', path });

@@ -16,11 +16,20 @@ export function maskValue(field: string, value: unknown): unknown {
   return `***${tail}`;
 }
 
+const sensitiveFields = new WeakMap<ObjectSpec, string[]>();
+
 /** A copy of a record with every sensitive field of its spec (nested arrays too) masked. */
 export function maskRecord(spec: ObjectSpec, record: Record<string, unknown>): Record<string, unknown> {
+  let fields = sensitiveFields.get(spec);
+  if (fields === undefined) {
+    fields = Object.entries(spec.fields)
+      .filter(([, f]) => f.sensitive === true)
+      .map(([name]) => name);
+    sensitiveFields.set(spec, fields);
+  }
   let out: Record<string, unknown> | undefined;
-  for (const [field, f] of Object.entries(spec.fields)) {
-    if (f.sensitive !== true || !(field in record)) continue;
+  for (const field of fields) {
+    if (!(field in record)) continue;
     out ??= { ...record };
     out[field] = maskValue(field, record[field]);
   }

@@ -9,7 +9,7 @@ import {
 import { OhsError } from '../errors.js';
 import type { Database } from './db-types.js';
 import { dictionaryRows } from './dictionary.js';
-import { type ChildTableDef, type ColumnDef, type SqlType, tableDefs } from './tables.js';
+import { type ChildTableDef, type ColumnDef, indexesOf, type SqlType, tableDefs } from './tables.js';
 
 /**
  * Numbered migrations, run on open: an older file upgrades in place. After them, `ensureSchema`
@@ -346,6 +346,10 @@ async function ensureSchema(db: AnyDb): Promise<void> {
   for (const def of tableDefs) {
     await add(def.table, def.columns);
     await walk(def.children);
+    // Recreates indexes a bulk load dropped and did not live to rebuild (see SqliteAdapter.bulkLoad).
+    for (const ix of indexesOf(def)) {
+      await db.schema.createIndex(ix.name).ifNotExists().on(def.table).column(ix.column).execute();
+    }
   }
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('data_dictionary').execute();

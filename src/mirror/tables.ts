@@ -150,3 +150,8 @@ export function tableOf(resource: ResourceName): TableDef {
 export function q(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }
+
+/** Secondary indexes of a resource table: one per `...Id` link. */
+export function indexesOf(def: TableDef): { name: string; column: string }[] {
+  return def.columns.filter((c) => c.link).map((c) => ({ name: `${def.table}_${c.name}_idx`, column: c.name }));
+}

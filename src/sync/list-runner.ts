@@ -15,7 +15,9 @@ export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): P
   ctx.progress.add(records.length);
   const now = nowIso();
   const { adapter } = ctx.mirror;
-  const counts = adapter.transaction(() => adapter.upsert(decl.resource, records, { now }));
+  const counts = await adapter.bulkLoad(decl.resource, async () =>
+    adapter.transaction(() => adapter.upsert(decl.resource, records, { now })),
+  );
   ctx.stats.pages++;
   ctx.stats.inserted += counts.inserted;
   ctx.stats.updated += counts.updated;

@@ -28,7 +28,8 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
     ctx.stats.mode = 'full';
-    await runPass(decl, ctx, startPass(ctx, decl.name, 'full', await fullBounds(decl, ctx)));
+    const pass = startPass(ctx, decl.name, 'full', await fullBounds(decl, ctx));
+    await ctx.mirror.adapter.bulkLoad(decl.resource, () => runPass(decl, ctx, pass));
     return;
   }
   ctx.stats.mode = 'incremental';

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NotFoundError, OhsClient } from '../src/api/index.js';
+import { createLogger } from '../src/log.js';
+import { openMirror } from '../src/mirror/index.js';
+import { runSync, streams } from '../src/sync/index.js';
+import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
+import { measure, spawnSandbox, table } from './sandbox.js';
+
+/**
+ * Full sync of the sandbox, stream by stream, beside a fetch-only pass that makes the same
+ * requests without SQLite (the ceiling), in the same run; then an incremental sync with nothing
+ * changed, against the full one.
+ */
+const TOKEN = 'bench-token';
+const idStart = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
+const PARTITIONS = 4;
+
+function client(url: string): OhsClient {
+  return new OhsClient({ baseUrl: url, token: TOKEN, concurrency: 8, requestsPerSecond: 100_000 });
+}
+
+async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> {
+  const edge = async (dir: 'asc' | 'desc') =>
+    Number((await c.query(decl.resource, { sortBy: 'id', sortDirection: dir, pageSize: 1, return: ['id'] })).records[0]?.id);
+  const n = decl.resource === 'OrderItem' ? PARTITIONS : decl.partitions;
+  const min = await edge('asc');
+  const max = await edge('desc');
+  const step = Math.ceil((max - min + 1) / n);
+  const parts = Array.from({ length: n }, (_, i) => ({
+    after: i === 0 ? undefined : min - 1 + i * step,
+    atMost: i === n - 1 ? undefined : min - 1 + (i + 1) * step,
+  }));
+  const counts = await Promise.all(
+    parts.map(async (p) => {
+      let k = 0;
+      for await (const page of c.scan(decl.resource, {
+        ...(p.after === undefined ? {} : { after: p.after }),
+        ...(p.atMost === undefined ? {} : { atMost: p.atMost }),
+      })) {
+        k += page.records.length;
+      }
+      return k;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
+async function fetchIds(c: OhsClient, decl: IdStreamDecl): Promise<number> {
+  let next = idStart[decl.name as keyof typeof idStart];
+  let misses = 0;
+  let found = 0;
+  while (misses < 50) {
+    const batch = Array.from({ length: 16 }, (_, k) => next + k);
+    next += 16;
+    const results = await Promise.all(
+      batch.map((id) =>
+        c.get(decl.resource, decl.resource === 'Invoice' ? String(id) : id, 'all').catch((err: unknown) => {
+          if (err instanceof NotFoundError) return undefined;
+          throw err;
+        }),
+      ),
+    );
+    for (const r of results) {
+      if (r === undefined) misses++;
+      else {
+        misses = 0;
+        found++;
+      }
+    }
+  }
+  return found;
+}
+
+export async function benchSync(scale: number): Promise<string> {
+  const sandbox = await spawnSandbox(['--scale', String(scale), '--token', TOKEN, '--anchor-date', '2026-06-15']);
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-'));
+  const logger = createLogger({ level: 'warn', pretty: false });
+  try {
+    const rows: Record<string, string | number>[] = [];
+    const mirror = await openMirror(join(dir, 'bench.sqlite'));
+    let fullSeconds = 0;
+    let totalRecords = 0;
+    for (const decl of streams) {
+      const f = client(sandbox.url);
+      const fetchOnly = await measure(async () => {
+        if (decl.kind === 'query') return fetchQuery(f, decl);
+        if (decl.kind === 'list') return (await f.list(decl.resource, 'all')).records.length;
+        return fetchIds(f, decl);
+      });
+      await f.close();
+      const s = client(sandbox.url);
+      const synced = await measure(() =>
+        runSync(s, mirror, logger, { streams: [decl.name], full: true, idStart, partitions: PARTITIONS, progress: false }),
+      );
+      await s.close();
+      const stats = synced.result.streams[0]?.stats;
+      const records = (stats?.inserted ?? 0) + (stats?.updated ?? 0) + (stats?.unchanged ?? 0);
+      if (records !== fetchOnly.result) throw new Error(`${decl.name}: sync saw ${records}, fetch-only ${fetchOnly.result}`);
+      fullSeconds += synced.seconds;
+      totalRecords += records;
+      const fetchRate = fetchOnly.result / fetchOnly.seconds;
+      const syncRate = records / synced.seconds;
+      rows.push({
+        stream: decl.name,
+        records,
+        'fetch-only rec/s': Math.round(fetchRate),
+        'sync rec/s': Math.round(syncRate),
+        'sync/fetch': `${((100 * syncRate) / fetchRate).toFixed(1)}%`,
+        'peak MB': synced.peakRssMb,
+      });
+    }
+    const c = client(sandbox.url);
+    const incremental = await measure(() => runSync(c, mirror, logger, { idStart, progress: false }));
+    await c.close();
+    await mirror.close();
+    return [
+      `Sync: full sync of the sandbox (scale ${scale}) stream by stream, beside fetch-only requests (no SQLite)`,
+      table(rows),
+      `full sync, all streams: ${totalRecords} records in ${fullSeconds.toFixed(2)} s; incremental with nothing changed: ${incremental.seconds.toFixed(2)} s (${((100 * incremental.seconds) / fullSeconds).toFixed(1)}% of full)`,
+    ].join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await sandbox.stop();
+  }
+}
