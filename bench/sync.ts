@@ -74,7 +74,22 @@ async function fetchIds(c: OhsClient, decl: IdStreamDecl): Promise<number> {
 }
 
 export async function benchSync(scale: number): Promise<string> {
-  const sandbox = await spawnSandbox(['--scale', String(scale), '--token', TOKEN, '--anchor-date', '2026-06-15']);
+  // Once on a sandbox answering at once (the mirror's writes are the whole difference), once with
+  // 20 ms per response, about what a remote service costs.
+  return `${await benchSyncAt(scale, 0)}\n\n${await benchSyncAt(scale, 20)}`;
+}
+
+async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
+  const sandbox = await spawnSandbox([
+    '--scale',
+    String(scale),
+    '--token',
+    TOKEN,
+    '--anchor-date',
+    '2026-06-15',
+    '--latency-ms',
+    String(latencyMs),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-'));
   const logger = createLogger({ level: 'warn', pretty: false });
   try {
@@ -116,7 +131,7 @@ export async function benchSync(scale: number): Promise<string> {
     await c.close();
     await mirror.close();
     return [
-      `Sync: full sync of the sandbox (scale ${scale}) stream by stream, beside fetch-only requests (no SQLite)`,
+      `Sync: full sync of the sandbox (scale ${scale}, ${latencyMs} ms latency) stream by stream, beside fetch-only requests (no SQLite)`,
       table(rows),
       `full sync, all streams: ${totalRecords} records in ${fullSeconds.toFixed(2)} s; incremental with nothing changed: ${incremental.seconds.toFixed(2)} s (${((100 * incremental.seconds) / fullSeconds).toFixed(1)}% of full)`,
     ].join('\n');

@@ -62,6 +62,8 @@ export interface ScanOptions<R extends QueryResource> {
   maxPages?: number;
   /** Ask for the next page while the consumer handles this one. @default true */
   prefetch?: boolean;
+  /** Only these fields (and `id`) instead of every field: a light scan, e.g. ids only. */
+  fields?: FieldOf<R>[];
 }
 
 export interface ScanPage<R extends ResourceName> extends ListResult<R> {
@@ -144,8 +146,8 @@ export class OhsClient {
         items.push(where('id', 'lessThanOrEqualTo', options.atMost) as FilterItem<FieldOf<R>>);
       const page = this.query(resource, {
         ...(items.length > 0 ? { advancedFilter: and(...items) } : {}),
-        return: fieldsOf(resource),
-        isAdditionalData: true,
+        return: options.fields ?? fieldsOf(resource),
+        isAdditionalData: options.fields === undefined,
         sortBy: 'id' as FieldOf<R>,
         sortDirection: 'asc',
         page: 1,
