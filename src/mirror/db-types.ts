@@ -110,7 +110,23 @@ export interface DataDictionaryTable {
   description: string;
 }
 
+export interface OrgPolicyTable {
+  org_id: number;
+  /** 'DOT' or 'NON_DOT'. */
+  program: string;
+  /** FMCSA, FTA, FAA, FRA, PHMSA, USCG, ... or null. */
+  agency: string | null;
+  rp_min_drug: number | null;
+  rp_min_alc: number | null;
+  dot_registration_number: string | null;
+  parent_org_id: number | null;
+  /** 'import' (ohs policy import) or 'writeback' (an org created through ohs apply). */
+  source: string;
+  updated_at: string;
+}
+
 export interface Database {
+  org_policy: OrgPolicyTable;
   sync_run: SyncRunTable;
   sync_stream_run: SyncStreamRunTable;
   sync_checkpoint: SyncCheckpointTable;

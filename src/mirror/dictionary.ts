@@ -10,6 +10,8 @@ const tableDocs: Record<string, string> = {
   sync_lock: 'The lock that keeps one sync at a time on this file.',
   orderitem_status_history: 'One row per status seen per order item: first and last time seen.',
   data_dictionary: 'This table: every column of the mirror, described.',
+  org_policy:
+    'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
 };
 
 /** Rows of the data_dictionary table: every column of every table, from the schema module. */

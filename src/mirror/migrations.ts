@@ -299,7 +299,30 @@ async function createViews(db: AnyDb): Promise<void> {
     .execute();
 }
 
-const migrations: Record<string, Migration> = { '0001_initial': m0001 };
+/**
+ * Org rate policies (REPORTS.md "Where the inputs come from"): the service has no Org read, so
+ * rpMinDrug / rpMinAlc / rpDotRegistrationNumber / Parent~OrgId come from orgs created through
+ * write-back and from policy files (`ohs policy import`).
+ */
+const m0002: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('org_policy')
+      .addColumn('org_id', 'integer', (c) => c.primaryKey().notNull())
+      .addColumn('program', 'text', (c) => c.notNull())
+      .addColumn('agency', 'text')
+      .addColumn('rp_min_drug', 'real')
+      .addColumn('rp_min_alc', 'real')
+      .addColumn('dot_registration_number', 'text')
+      .addColumn('parent_org_id', 'integer')
+      .addColumn('source', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('org_policy_parent_org_id_idx').on('org_policy').column('parent_org_id').execute();
+  },
+};
+
+const migrations: Record<string, Migration> = { '0001_initial': m0001, '0002_org_policy': m0002 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
