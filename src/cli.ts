@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerPolicy } from './commands/policy.js';
 import { registerProbe } from './commands/probe.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerProbe(program);
   registerSync(program);
   registerStatus(program);
+  registerPolicy(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }
@@ -52,6 +54,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (isOhsError(err)) {
       process.stderr.write(`ohs: ${err.code}: ${err.message}\n`);
+      // Input errors list every problem, one per line, after the one-line summary.
+      if (Array.isArray(err.detail))
+        for (const line of err.detail) process.stderr.write(`  ${String(line)}\n`);
       return err.exitCode;
     }
     process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { openMirror } from '../mirror/index.js';
+import { importPolicies } from '../policy/import.js';
+import { commandContext } from './context.js';
+
+/** `ohs policy import FILE`: org random-testing rate policies into the mirror. */
+export function registerPolicy(program: Command): void {
+  const policy = program
+    .command('policy')
+    .description('org random-testing rate policies (for the compliance report)');
+  policy
+    .command('import')
+    .description(
+      'import org policies from a CSV or XLSX file (orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)',
+    )
+    .argument('<file>', 'CSV, XLSX, JSON or NDJSON file')
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .addHelpText('after', '\nExample: ohs policy import examples/org-policy.csv')
+    .action(async (file: string, _flags: unknown, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      try {
+        const n = await importPolicies(mirror.db, file);
+        logger.info({ file, policies: n }, 'policies imported');
+        process.stdout.write(`imported ${n} org policies from ${file} into ${config.db}\n`);
+      } finally {
+        await mirror.close();
+      }
+    });
+}

@@ -1,0 +1,144 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { InputError } from '../errors.js';
+
+/**
+ * Input files of the user (policy files, write-back plans): CSV, XLSX, JSON (an array of
+ * objects) or NDJSON, read into rows of named cells, each with its row number in the file so
+ * errors can say `file:row: field: what is wrong`.
+ */
+export type CellValue = string | number | boolean | null;
+
+export interface InputRow {
+  /** Row number as the user sees it: the line in CSV/NDJSON (header is 1), the row in XLSX, the item (1-based) in JSON. */
+  row: number;
+  values: Record<string, CellValue>;
+}
+
+export interface InputTable {
+  file: string;
+  columns: string[];
+  rows: InputRow[];
+}
+
+function cell(value: unknown): CellValue {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (typeof value === 'object' && value !== null) {
+    const v = value as { text?: unknown; result?: unknown; richText?: { text: string }[] };
+    if (Array.isArray(v.richText)) return v.richText.map((t) => t.text).join('');
+    if (v.result !== undefined) return cell(v.result);
+    if (typeof v.text === 'string') return v.text;
+    return JSON.stringify(value);
+  }
+  return String(value);
+}
+
+async function readCsv(file: string): Promise<InputTable> {
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+  let records: string[][];
+  try {
+    records = parse(text, { relax_column_count: true, skip_empty_lines: false }) as string[][];
+  } catch (err) {
+    throw new InputError(`${file}: not valid CSV: ${(err as Error).message}`);
+  }
+  const [header = [], ...body] = records;
+  const columns = header.map((h) => h.trim());
+  const rows: InputRow[] = [];
+  body.forEach((rec, i) => {
+    if (rec.every((c) => c.trim() === '')) return;
+    const values: Record<string, CellValue> = {};
+    columns.forEach((c, k) => {
+      if (c !== '') values[c] = cell(rec[k]);
+    });
+    rows.push({ row: i + 2, values });
+  });
+  return { file, columns, rows };
+}
+
+async function readXlsx(file: string): Promise<InputTable> {
+  const wb = new ExcelJS.Workbook();
+  try {
+    await wb.xlsx.readFile(file);
+  } catch (err) {
+    throw new InputError(`${file}: not a readable XLSX file: ${(err as Error).message}`);
+  }
+  const sheet = wb.worksheets[0];
+  if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
+  const columns: string[] = [];
+  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
+    columns[col - 1] = String(cell(c.value) ?? '').trim();
+  });
+  const rows: InputRow[] = [];
+  sheet.eachRow({ includeEmpty: false }, (r, n) => {
+    if (n === 1) return;
+    const values: Record<string, CellValue> = {};
+    columns.forEach((c, k) => {
+      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
+    });
+    if (Object.values(values).every((v) => v === null)) return;
+    rows.push({ row: n, values });
+  });
+  return { file, columns: columns.filter((c) => c !== ''), rows };
+}
+
+function objectRow(file: string, row: number, value: unknown): InputRow {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`${file}:${row}: expected a JSON object`);
+  }
+  const values: Record<string, CellValue> = {};
+  for (const [k, v] of Object.entries(value)) {
+    values[k] = typeof v === 'object' && v !== null ? JSON.stringify(v) : cell(v);
+  }
+  return { row, values };
+}
+
+async function readJson(file: string, ndjson: boolean): Promise<InputTable> {
+  const text = await readFile(file, 'utf8');
+  const rows: InputRow[] = [];
+  if (ndjson) {
+    text.split(/\r?\n/).forEach((line, i) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        throw new InputError(`${file}:${i + 1}: not valid JSON: ${(err as Error).message}`);
+      }
+      rows.push(objectRow(file, i + 1, value));
+    });
+  } else {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new InputError(`${file}: not valid JSON: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(value)) throw new InputError(`${file}: expected a JSON array of objects`);
+    value.forEach((v, i) => {
+      rows.push(objectRow(file, i + 1, v));
+    });
+  }
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r.values)))];
+  return { file, columns, rows };
+}
+
+/** Reads a CSV, XLSX, JSON or NDJSON file by its extension. */
+export async function readTable(file: string): Promise<InputTable> {
+  const ext = extname(file).toLowerCase();
+  try {
+    if (ext === '.csv') return await readCsv(file);
+    if (ext === '.xlsx') return await readXlsx(file);
+    if (ext === '.json') return await readJson(file, false);
+    if (ext === '.ndjson' || ext === '.jsonl') return await readJson(file, true);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${file}: cannot read: ${code ?? (err as Error).message}`);
+  }
+  throw new InputError(`${file}: unknown file type '${ext || '(none)'}': use .csv, .xlsx, .json or .ndjson`);
+}

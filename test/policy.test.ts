@@ -1,0 +1,120 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { openMirror } from '../src/mirror/index.js';
+import { importPolicies } from '../src/policy/import.js';
+import { runOhs } from './helpers/cli.js';
+
+function dir(): string {
+  return mkdtempSync(join(tmpdir(), 'ohs-policy-'));
+}
+
+describe('ohs policy import', () => {
+  it('imports a CSV with interface or camelCase column names, deriving the program', async () => {
+    const d = dir();
+    const file = join(d, 'policy.csv');
+    writeFileSync(
+      file,
+      'OrgId,agency,rpMinDrug,rpMinAlc,rpDotRegistrationNumber,Parent~OrgId\r\n1001,FMCSA,50,10,123456,\r\n1002,,25,0,,1001\r\n',
+    );
+    const db = join(d, 'm.sqlite');
+    const r = await runOhs(['policy', 'import', file, '--db', db]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('imported 2 org policies');
+    const mirror = await openMirror(db);
+    try {
+      const rows = await mirror.db.selectFrom('org_policy').selectAll().orderBy('org_id').execute();
+      expect(rows.map(({ updated_at: _u, ...p }) => p)).toEqual([
+        {
+          org_id: 1001,
+          program: 'DOT',
+          agency: 'FMCSA',
+          rp_min_drug: 50,
+          rp_min_alc: 10,
+          dot_registration_number: '123456',
+          parent_org_id: null,
+          source: 'import',
+        },
+        {
+          org_id: 1002,
+          program: 'NON_DOT',
+          agency: null,
+          rp_min_drug: 25,
+          rp_min_alc: 0,
+          dot_registration_number: null,
+          parent_org_id: 1001,
+          source: 'import',
+        },
+      ]);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('imports XLSX, and a second import replaces an org policy', async () => {
+    const d = dir();
+    const file = join(d, 'policy.xlsx');
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Policies');
+    ws.addRow(['orgId', 'program', 'agency', 'rpMinDrug', 'rpMinAlc']);
+    ws.addRow([2001, 'dot', 'faa', 25, 10]);
+    await wb.xlsx.writeFile(file);
+    const mirror = await openMirror(join(d, 'm.sqlite'));
+    try {
+      expect(await importPolicies(mirror.db, file)).toBe(1);
+      const csv = join(d, 'again.csv');
+      writeFileSync(csv, 'orgId,program,rpMinDrug\n2001,NON_DOT,10\n');
+      await importPolicies(mirror.db, csv);
+      const row = await mirror.db
+        .selectFrom('org_policy')
+        .selectAll()
+        .where('org_id', '=', 2001)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ program: 'NON_DOT', rp_min_drug: 10, agency: null });
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('rejects a file with bad rows whole, listing every problem by file, row and field', async () => {
+    const d = dir();
+    const file = join(d, 'bad.csv');
+    writeFileSync(
+      file,
+      'orgId,program,agency,rpMinDrug,color\n1001,DOT,FMCSA,50,red\nabc,MAYBE,NASA,150,\n1001,,,,\n',
+    );
+    const db = join(d, 'm.sqlite');
+    const r = await runOhs(['policy', 'import', file, '--db', db]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`ohs: INPUT_INVALID: ${file}: 6 problem(s), nothing imported`);
+    expect(lines.slice(1).map((l) => l.trim())).toEqual([
+      `${file}:1: unknown column(s) color (expected orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)`,
+      `${file}:3: orgId: required, a whole number`,
+      `${file}:3: program: expected DOT or NON_DOT`,
+      `${file}:3: agency: expected one of FMCSA, FTA, FAA, FRA, PHMSA, USCG`,
+      `${file}:3: rpMinDrug: expected a percent from 0 to 100`,
+      `${file}:4: orgId: 1001 is already on row 2`,
+    ]);
+    const mirror = await openMirror(db);
+    try {
+      expect(await mirror.db.selectFrom('org_policy').selectAll().execute()).toEqual([]);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('says what is wrong with an unreadable file', async () => {
+    const r = await runOhs(['policy', 'import', '/nonexistent/p.csv', '--db', join(dir(), 'm.sqlite')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('ohs: INPUT_INVALID: /nonexistent/p.csv: cannot read: ENOENT');
+    const odd = join(dir(), 'p.txt');
+    writeFileSync(odd, 'x');
+    const r2 = await runOhs(['policy', 'import', odd, '--db', join(dir(), 'm.sqlite')]);
+    expect(r2.stderr.trim()).toBe(
+      `ohs: INPUT_INVALID: ${odd}: unknown file type '.txt': use .csv, .xlsx, .json or .ndjson`,
+    );
+  });
+});
