@@ -23,7 +23,10 @@ function client(url: string): OhsClient {
 
 async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> {
   const edge = async (dir: 'asc' | 'desc') =>
-    Number((await c.query(decl.resource, { sortBy: 'id', sortDirection: dir, pageSize: 1, return: ['id'] })).records[0]?.id);
+    Number(
+      (await c.query(decl.resource, { sortBy: 'id', sortDirection: dir, pageSize: 1, return: ['id'] }))
+        .records[0]?.id,
+    );
   const n = decl.resource === 'OrderItem' ? PARTITIONS : decl.partitions;
   const min = await edge('asc');
   const max = await edge('desc');
@@ -107,12 +110,19 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
       await f.close();
       const s = client(sandbox.url);
       const synced = await measure(() =>
-        runSync(s, mirror, logger, { streams: [decl.name], full: true, idStart, partitions: PARTITIONS, progress: false }),
+        runSync(s, mirror, logger, {
+          streams: [decl.name],
+          full: true,
+          idStart,
+          partitions: PARTITIONS,
+          progress: false,
+        }),
       );
       await s.close();
       const stats = synced.result.streams[0]?.stats;
       const records = (stats?.inserted ?? 0) + (stats?.updated ?? 0) + (stats?.unchanged ?? 0);
-      if (records !== fetchOnly.result) throw new Error(`${decl.name}: sync saw ${records}, fetch-only ${fetchOnly.result}`);
+      if (records !== fetchOnly.result)
+        throw new Error(`${decl.name}: sync saw ${records}, fetch-only ${fetchOnly.result}`);
       fullSeconds += synced.seconds;
       totalRecords += records;
       const fetchRate = fetchOnly.result / fetchOnly.seconds;

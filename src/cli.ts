@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerPolicy } from './commands/policy.js';
 import { registerProbe } from './commands/probe.js';
+import { registerReport } from './commands/report.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerSync(program);
   registerStatus(program);
   registerPolicy(program);
+  registerReport(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }

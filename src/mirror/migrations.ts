@@ -318,7 +318,11 @@ const m0002: Migration = {
       .addColumn('source', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('org_policy_parent_org_id_idx').on('org_policy').column('parent_org_id').execute();
+    await db.schema
+      .createIndex('org_policy_parent_org_id_idx')
+      .on('org_policy')
+      .column('parent_org_id')
+      .execute();
   },
 };
 

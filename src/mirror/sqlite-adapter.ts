@@ -59,6 +59,11 @@ function columnValues(columns: readonly ColumnDef[], record: Record<string, unkn
 
 export class SqliteAdapter {
   private readonly statements = new Map<ResourceName, TableStatements>();
+  /**
+   * Resources being bulk-loaded into a table that was empty: a keyset pass never sees an id
+   * twice, so each row is new and the look-ups for "what was there before" are skipped.
+   */
+  private readonly fresh = new Set<ResourceName>();
   private readonly history: { latest: Statement; touch: Statement; insert: Statement };
   private readonly audit: Statement;
   private readonly checkpointUpsert: Statement;
@@ -151,11 +156,12 @@ export class SqliteAdapter {
     const s = this.table(resource);
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const pass = options.pass ?? null;
+    const fresh = this.fresh.has(resource);
     for (const original of records) {
       const record = this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const before = s.select.get(id) as string | undefined;
+      const before = fresh ? undefined : (s.select.get(id) as string | undefined);
       if (before === raw) {
         s.touch.run(options.now, pass, id);
         counts.unchanged++;
@@ -248,14 +254,21 @@ export class SqliteAdapter {
    */
   async bulkLoad<T>(resource: ResourceName, load: () => Promise<T>): Promise<T> {
     const def = tableOf(resource);
-    const empty = this.sqlite.prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${q(def.table)})`).pluck().get() === 1;
+    const empty =
+      this.sqlite
+        .prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${q(def.table)})`)
+        .pluck()
+        .get() === 1;
     if (!empty) return load();
     const indexes = indexesOf(def);
     for (const ix of indexes) this.sqlite.exec(`DROP INDEX IF EXISTS ${q(ix.name)}`);
+    this.fresh.add(resource);
     try {
       return await load();
     } finally {
-      for (const ix of indexes) this.sqlite.exec(`CREATE INDEX IF NOT EXISTS ${q(ix.name)} ON ${q(def.table)} (${q(ix.column)})`);
+      this.fresh.delete(resource);
+      for (const ix of indexes)
+        this.sqlite.exec(`CREATE INDEX IF NOT EXISTS ${q(ix.name)} ON ${q(def.table)} (${q(ix.column)})`);
     }
   }
 

@@ -153,5 +153,7 @@ export function q(identifier: string): string {
 
 /** Secondary indexes of a resource table: one per `...Id` link. */
 export function indexesOf(def: TableDef): { name: string; column: string }[] {
-  return def.columns.filter((c) => c.link).map((c) => ({ name: `${def.table}_${c.name}_idx`, column: c.name }));
+  return def.columns
+    .filter((c) => c.link)
+    .map((c) => ({ name: `${def.table}_${c.name}_idx`, column: c.name }));
 }

@@ -2,7 +2,15 @@
  * What a report hands to the renderers: sheets of typed columns and rows. Renderers are
  * generic (xlsx-renderer.ts, csv-renderer.ts); no report-specific code lives in src/render.
  */
-export type CellType = 'string' | 'integer' | 'number' | 'money' | 'percent' | 'date' | 'datetime' | 'boolean';
+export type CellType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'money'
+  | 'percent'
+  | 'date'
+  | 'datetime'
+  | 'boolean';
 
 export interface Column {
   /** Stable camelCase key: the CSV header, and the row property. */
@@ -12,7 +20,12 @@ export interface Column {
   type: CellType;
   /** xlsx column width in characters; a sensible one is chosen from the type when absent. */
   width?: number;
-  /** Number of decimals for 'number' (default 2); 'money' always has 2, 'percent' 1. */
+  /**
+   * Number of decimals for 'number' (default 2) and 'percent' (default 1, counted in percent:
+   * 0.125 with 1 decimal is 12.5%); 'money' always has 2. The xlsx keeps the full value and shows
+   * these decimals (numFmt); the CSV writes the value rounded to them, percent in percent
+   * ("hours with one decimal" is a 'number' with decimals 1; "rates in percent" is a 'percent').
+   */
   decimals?: number;
 }
 

@@ -1,0 +1,870 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database, OrgPolicyTable } from '../src/mirror/index.js';
+import type { Column, Row, Sheet } from '../src/render/types.js';
+import {
+  annualTarget,
+  type ComplianceStatus,
+  derive,
+  expectedNumerator,
+  expectedValue,
+  ratePercent,
+  rateUnits,
+  statusOf,
+} from './compliance-math.js';
+import { daysInMonth } from './dates.js';
+import { ReportParamError } from './errors.js';
+import { orgNames } from './org-names.js';
+import {
+  boolOption,
+  type CommonParams,
+  commonParams,
+  enumOption,
+  intOption,
+  numberOption,
+  parseOptions,
+  withDescendants,
+} from './params.js';
+import { ratesOf } from './rates.js';
+import { lastSyncLines } from './sync-info.js';
+import type { ReportContext, ReportDefinition } from './types.js';
+import { asInteger, asNumber, asText, compareOrgs } from './values.js';
+
+/**
+ * OrgMonth random-pick compliance (REPORTS.md 1): per org and month of a year, is the org on pace
+ * for its minimum annual random drug and alcohol rates, and did it meet them at year end.
+ * OrgMonth is per org and month, so the rows of the year are read whole.
+ */
+const REPORT = 'compliance';
+
+const programOption = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v.trim().toLowerCase() === 'all'
+        ? 'all'
+        : v.trim().toUpperCase().replace(/[- ]/g, '_')
+      : v,
+  enumOption(['DOT', 'NON_DOT', 'all']),
+);
+
+export const complianceOptions = z.object({
+  /** @default the as-of year (the year before when no month of it is complete yet) */
+  year: intOption(1900, 2200).optional(),
+  /** @default the last full month before the as-of date; 12 for a past year */
+  throughMonth: intOption(1, 12).optional(),
+  /** With params.orgIds: their descendants (org_policy.parent_org_id) too. @default false */
+  includeChildren: boolOption().default(false),
+  /** DOT = org_policy.program DOT; orgs without a policy follow the default (DOT) agency. @default 'all' */
+  program: programOption.default('all'),
+  /** @default 'sumOfChildren' */
+  rollupMode: enumOption(['sumOfChildren', 'combinedPool']).default('sumOfChildren'),
+  /** Rates of orgs without a policy: an agency's table rates unless drug / alcohol are given. @default FMCSA */
+  defaultRates: z
+    .object(
+      {
+        agency: z
+          .string({ error: 'expected an agency name' })
+          .min(1, { error: 'expected an agency name' })
+          .default('FMCSA'),
+        drug: numberOption(0, 100).optional(),
+        alcohol: numberOption(0, 100).nullable().optional(),
+      },
+      { error: 'expected an object {agency, drug, alcohol}' },
+    )
+    .default({ agency: 'FMCSA' }),
+});
+
+export type ComplianceOptions = z.output<typeof complianceOptions>;
+
+type Program = 'DOT' | 'NON_DOT';
+
+interface OrgRates {
+  program: Program;
+  agency: string | null;
+  /** Rate units (compliance-math), null: no rate. */
+  drug: bigint | null;
+  alcohol: bigint | null;
+  source: string;
+}
+
+interface MonthInput {
+  id: number | null;
+  label: string;
+  pool: number | null;
+  eligibleAll: number | null;
+  drugPicked: number;
+  drugCompleted: number;
+  alcoholPicked: number;
+  alcoholCompleted: number;
+  randomPickDocument: boolean;
+  coveredEmployeeDocument: boolean;
+  misReportDocument: boolean;
+}
+
+interface KindCalc {
+  picked: number;
+  completed: number;
+  pickedYtd: number;
+  completedYtd: number;
+}
+
+interface MonthCalc {
+  month: number;
+  pool: number;
+  exposure: number;
+  flags: string[];
+  input: MonthInput | undefined;
+  drug: KindCalc;
+  alcohol: KindCalc;
+}
+
+interface OrgCalc {
+  orgId: number;
+  org: string | null;
+  rates: OrgRates;
+  months: MonthCalc[];
+}
+
+/** A test kind's figures through a month: targets null when there is no rate. */
+interface KindFigures extends KindCalc {
+  ratePercent: number | null;
+  target: number | null;
+  expectedNum: bigint | null;
+  /** Status when there is no rate: NO_RATE (drug) or N/A (alcohol). */
+  noRate: string;
+}
+
+const kinds = ['drug', 'alcohol'] as const;
+type Kind = (typeof kinds)[number];
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `YYYY-MM`, `YYYY-M`, `MM/YYYY` or `M/YYYY` (REPORTS.md 1.2); null when the label is no month. */
+export function parseMonthLabel(label: string | null): { year: number; month: number } | null {
+  if (label === null) return null;
+  const s = label.trim();
+  let m = /^(\d{4})-(\d{1,2})$/.exec(s);
+  let year: number;
+  let month: number;
+  if (m !== null) {
+    year = Number(m[1]);
+    month = Number(m[2]);
+  } else {
+    m = /^(\d{1,2})\/(\d{4})$/.exec(s);
+    if (m === null) return null;
+    month = Number(m[1]);
+    year = Number(m[2]);
+  }
+  return month >= 1 && month <= 12 ? { year, month } : null;
+}
+
+function kindColumns(kind: Kind, title: string): Column[] {
+  return [
+    { key: `${kind}Rate`, title: `${title} rate %`, type: 'number', decimals: 1, width: 9 },
+    { key: `${kind}Picked`, title: `${title} picked`, type: 'integer', width: 9 },
+    { key: `${kind}Completed`, title: `${title} completed`, type: 'integer', width: 11 },
+    { key: `${kind}PickedYtd`, title: `${title} picked YTD`, type: 'integer', width: 11 },
+    { key: `${kind}CompletedYtd`, title: `${title} completed YTD`, type: 'integer', width: 13 },
+    {
+      key: `${kind}ExpectedToDate`,
+      title: `${title} expected to date`,
+      type: 'number',
+      decimals: 2,
+      width: 13,
+    },
+    { key: `${kind}AnnualTarget`, title: `${title} annual target`, type: 'integer', width: 12 },
+    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16 },
+  ];
+}
+
+function kindExtraColumns(kind: Kind, title: string): Column[] {
+  return [
+    { key: `${kind}Shortfall`, title: `${title} shortfall`, type: 'number', decimals: 2, width: 10 },
+    { key: `${kind}Remaining`, title: `${title} remaining`, type: 'integer', width: 10 },
+    {
+      key: `${kind}NeededPerMonth`,
+      title: `${title} needed per month`,
+      type: 'number',
+      decimals: 2,
+      width: 12,
+    },
+    { key: `${kind}AnnualizedRate`, title: `${title} annualized rate`, type: 'percent', width: 12 },
+    { key: `${kind}CompletionRatio`, title: `${title} completion ratio`, type: 'percent', width: 12 },
+  ];
+}
+
+/** Detail columns: REPORTS.md's CSV keys in order, then the other computed columns. */
+export const complianceColumns: Column[] = [
+  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Org', type: 'string', width: 32 },
+  { key: 'year', title: 'Year', type: 'integer', width: 6 },
+  { key: 'month', title: 'Month', type: 'integer', width: 6 },
+  { key: 'pool', title: 'Random pool', type: 'integer', width: 9 },
+  { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
+  ...kindColumns('drug', 'Drug'),
+  ...kindColumns('alcohol', 'Alcohol'),
+  { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
+  { key: 'flags', title: 'Flags', type: 'string', width: 20 },
+  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'agency', title: 'Agency', type: 'string', width: 8 },
+  { key: 'avgPoolYtd', title: 'Average pool YTD', type: 'number', decimals: 2, width: 10 },
+  { key: 'projectedAvg', title: 'Projected average pool', type: 'number', decimals: 2, width: 10 },
+  ...kindExtraColumns('drug', 'Drug'),
+  ...kindExtraColumns('alcohol', 'Alcohol'),
+  { key: 'eligibleAll', title: 'Eligible, all', type: 'integer', width: 9 },
+  { key: 'randomPickDocument', title: 'Random pick document', type: 'boolean', width: 9 },
+  { key: 'coveredEmployeeDocument', title: 'Covered-employee document', type: 'boolean', width: 9 },
+  { key: 'misReportDocument', title: 'MIS report document', type: 'boolean', width: 9 },
+  { key: 'orgMonthId', title: 'OrgMonth id', type: 'integer', width: 10 },
+  { key: 'label', title: 'OrgMonth label', type: 'string', width: 10 },
+];
+
+const ytdColumns: Column[] = [
+  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Org', type: 'string', width: 32 },
+  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
+  { key: 'year', title: 'Year', type: 'integer', width: 6 },
+  { key: 'throughMonth', title: 'Through month', type: 'integer', width: 8 },
+  { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
+  { key: 'avgPoolYtd', title: 'Average pool YTD', type: 'number', decimals: 2, width: 10 },
+  { key: 'projectedAvg', title: 'Projected average pool', type: 'number', decimals: 2, width: 10 },
+  ...kinds.flatMap((kind) => {
+    const title = kind === 'drug' ? 'Drug' : 'Alcohol';
+    return [
+      {
+        key: `${kind}Rate`,
+        title: `${title} rate %`,
+        type: 'number',
+        decimals: 1,
+        width: 9,
+      } satisfies Column,
+      ...kindColumns(kind, title).slice(3),
+      ...kindExtraColumns(kind, title),
+    ];
+  }),
+  { key: 'flags', title: 'Flags (months)', type: 'string', width: 24 },
+];
+
+const rollupColumns: Column[] = [
+  { key: 'orgId', title: 'Parent org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Parent org', type: 'string', width: 32 },
+  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'rollupMode', title: 'Rollup mode', type: 'string', width: 14 },
+  { key: 'members', title: 'Member org ids', type: 'string', width: 20 },
+  { key: 'year', title: 'Year', type: 'integer', width: 6 },
+  { key: 'month', title: 'Month', type: 'integer', width: 6 },
+  { key: 'pool', title: 'Random pool', type: 'integer', width: 9 },
+  { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
+  ...kindColumns('drug', 'Drug'),
+  ...kindColumns('alcohol', 'Alcohol'),
+  ...kindExtraColumns('drug', 'Drug'),
+  ...kindExtraColumns('alcohol', 'Alcohol'),
+  { key: 'flags', title: 'Flags', type: 'string', width: 20 },
+];
+
+function kindCells(kind: Kind, m: number, exposure: number, f: KindFigures): Row {
+  const row: Row = {
+    [`${kind}Rate`]: f.ratePercent,
+    [`${kind}Picked`]: f.picked,
+    [`${kind}Completed`]: f.completed,
+    [`${kind}PickedYtd`]: f.pickedYtd,
+    [`${kind}CompletedYtd`]: f.completedYtd,
+  };
+  if (f.target === null || f.expectedNum === null) {
+    return {
+      ...row,
+      [`${kind}ExpectedToDate`]: null,
+      [`${kind}AnnualTarget`]: null,
+      [`${kind}Status`]: f.noRate,
+      [`${kind}Shortfall`]: null,
+      [`${kind}Remaining`]: null,
+      [`${kind}NeededPerMonth`]: null,
+      [`${kind}AnnualizedRate`]: null,
+      [`${kind}CompletionRatio`]: f.pickedYtd === 0 ? null : f.completedYtd / f.pickedYtd,
+    };
+  }
+  const d = derive(m, exposure, f.target, f.expectedNum, f.pickedYtd, f.completedYtd);
+  const status: ComplianceStatus = statusOf(m, f.target, f.expectedNum, f.pickedYtd, f.completedYtd);
+  return {
+    ...row,
+    [`${kind}ExpectedToDate`]: d.expectedToDate,
+    [`${kind}AnnualTarget`]: f.target,
+    [`${kind}Status`]: status,
+    [`${kind}Shortfall`]: d.shortfall,
+    [`${kind}Remaining`]: d.remaining,
+    [`${kind}NeededPerMonth`]: d.neededPerMonth,
+    [`${kind}AnnualizedRate`]: d.annualizedRate,
+    [`${kind}CompletionRatio`]: d.completionRatio,
+  };
+}
+
+function poolCells(m: number, pool: number, exposure: number): Row {
+  return {
+    pool,
+    exposure,
+    avgPoolYtd: exposure / m,
+    projectedAvg: (exposure + pool * (12 - m)) / 12,
+  };
+}
+
+/** An org's own figures of a kind at a month. */
+function orgFigures(calc: OrgCalc, mc: MonthCalc, kind: Kind): KindFigures {
+  const units = calc.rates[kind];
+  const has = units !== null && units > 0n;
+  return {
+    ...mc[kind],
+    ratePercent: units === null ? null : ratePercent(units),
+    target: has ? annualTarget(units, mc.exposure, mc.pool, mc.month) : null,
+    expectedNum: has ? expectedNumerator(units, mc.exposure) : null,
+    noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
+  };
+}
+
+class Collector {
+  readonly warnings: string[] = [];
+  private readonly limited = new Map<string, string[]>();
+
+  /** Many warnings of one kind are listed up to a limit, then counted. */
+  add(kind: string, line: string): void {
+    const list = this.limited.get(kind) ?? [];
+    list.push(line);
+    this.limited.set(kind, list);
+  }
+
+  lines(limit = 100): string[] {
+    const out = [...this.warnings];
+    for (const list of this.limited.values()) {
+      out.push(...list.slice(0, limit));
+      if (list.length > limit) out.push(`... and ${list.length - limit} more like the above`);
+    }
+    return out;
+  }
+}
+
+/** The year reported and its last month m. */
+interface YearChoice {
+  year: number;
+  m: number;
+  monthNote: string;
+}
+
+function resolveYear(common: CommonParams, opts: ComplianceOptions, warn: Collector): YearChoice {
+  const asOf = common.asOf;
+  const lastFull = (year: number) =>
+    year < asOf.year
+      ? 12
+      : year > asOf.year
+        ? 0
+        : asOf.day === daysInMonth(asOf.year, asOf.month)
+          ? asOf.month
+          : asOf.month - 1;
+  let year = opts.year ?? asOf.year;
+  if (opts.throughMonth !== undefined) {
+    if (opts.throughMonth > lastFull(year))
+      warn.warnings.push(
+        `throughMonth ${opts.throughMonth} of ${year} is not complete on the as-of date ${common.asOfText}: its counts may still grow`,
+      );
+    return { year, m: opts.throughMonth, monthNote: 'throughMonth as given' };
+  }
+  let m = lastFull(year);
+  let monthNote = year < asOf.year ? 'the year is over' : `the last full month before the as-of date`;
+  if (m === 0 && opts.year === undefined) {
+    year -= 1;
+    m = 12;
+    monthNote = `no month of ${asOf.year} is complete on the as-of date, so the year before is reported`;
+  }
+  if (m === 0)
+    throw new ReportParamError(
+      REPORT,
+      'options.year',
+      `no month of ${year} is complete on the as-of date ${common.asOfText}; give options.throughMonth`,
+    );
+  return { year, m, monthNote };
+}
+
+function resolveDefaults(
+  opts: ComplianceOptions,
+  year: number,
+  warn: Collector,
+): { defaults: OrgRates; note: string } {
+  const d = opts.defaultRates;
+  const agency = d.agency.toUpperCase();
+  const table = ratesOf(agency, year);
+  if ((d.drug === undefined || d.alcohol === undefined) && table === undefined)
+    throw new ReportParamError(
+      REPORT,
+      d.drug === undefined ? 'options.defaultRates.drug' : 'options.defaultRates.alcohol',
+      `required when the agency is not one of the rate table's (FMCSA, FTA, FAA, FRA, PHMSA, USCG), got agency ${JSON.stringify(d.agency)}`,
+    );
+  if (table?.nearest && (d.drug === undefined || d.alcohol === undefined))
+    warn.warnings.push(`No ${agency} rates known for ${year}: the ${table.year} rates are used as defaults`);
+  const drug = d.drug ?? table?.rates.drug ?? null;
+  const alcohol = d.alcohol !== undefined ? d.alcohol : (table?.rates.alcohol ?? null);
+  const from =
+    d.drug !== undefined && d.alcohol !== undefined
+      ? 'options.defaultRates'
+      : `the ${agency} table for ${table?.year ?? year}`;
+  return {
+    defaults: {
+      program: 'DOT',
+      agency,
+      drug: drug === null ? null : rateUnits(drug),
+      alcohol: alcohol === null ? null : rateUnits(alcohol),
+      source: `default:${agency}`,
+    },
+    note: `${agency}: drug ${drug ?? 'none'}%, alcohol ${alcohol ?? 'none'}% (from ${from})`,
+  };
+}
+
+function policyRates(p: OrgPolicyTable, year: number, warn: Collector): OrgRates {
+  const program: Program = p.program === 'NON_DOT' ? 'NON_DOT' : 'DOT';
+  if (p.program !== 'DOT' && p.program !== 'NON_DOT')
+    warn.add(
+      'policy',
+      `org_policy of org ${p.org_id}: program ${JSON.stringify(p.program)} is neither DOT nor NON_DOT; read as DOT`,
+    );
+  const agency = p.agency === null || p.agency.trim() === '' ? null : p.agency.trim().toUpperCase();
+  const table = agency === null ? undefined : ratesOf(agency, year);
+  if (agency !== null && table === undefined && (p.rp_min_drug === null || p.rp_min_alc === null))
+    warn.add(
+      'policy',
+      `org_policy of org ${p.org_id}: agency ${agency} has no rate table; its missing rates stay empty`,
+    );
+  const sources = new Set<string>();
+  const pick = (own: number | null, fromTable: number | null | undefined): bigint | null => {
+    if (own !== null) {
+      sources.add(`policy:${p.source}`);
+      return rateUnits(own);
+    }
+    if (fromTable !== undefined && table !== undefined) {
+      sources.add(`agency:${agency}${table.nearest ? `:${table.year}` : ''}`);
+      return fromTable === null ? null : rateUnits(fromTable);
+    }
+    return null;
+  };
+  const drug = pick(p.rp_min_drug, table?.rates.drug);
+  const alcohol = pick(p.rp_min_alc, table === undefined ? undefined : table.rates.alcohol);
+  if (sources.size === 0) sources.add(`policy:${p.source}`);
+  return { program, agency, drug, alcohol, source: [...sources].join('+') };
+}
+
+function count(v: unknown, what: string, where: string, warn: Collector): number {
+  const n = asNumber(v);
+  if (n === null) return 0;
+  if (!Number.isInteger(n) || n < 0) {
+    warn.add('counts', `${where}: ${what} ${n} is not a whole count; read as ${Math.max(0, Math.round(n))}`);
+    return Math.max(0, Math.round(n));
+  }
+  return n;
+}
+
+function computeOrg(
+  orgId: number,
+  org: string | null,
+  rows: Map<number, MonthInput>,
+  m: number,
+  year: number,
+  rates: OrgRates,
+  warn: Collector,
+): OrgCalc {
+  const first = Math.min(...rows.keys());
+  const months: MonthCalc[] = [];
+  let pool = 0;
+  let exposure = 0;
+  const ytd = { drug: { picked: 0, completed: 0 }, alcohol: { picked: 0, completed: 0 } };
+  const name = `${org ?? 'org'} (${orgId})`;
+  for (let i = 1; i <= m; i++) {
+    const input = rows.get(i);
+    const flags: string[] = [];
+    const when = `${year}-${String(i).padStart(2, '0')}`;
+    if (input !== undefined && input.pool !== null) pool = input.pool;
+    else if (i < first) pool = 0;
+    else {
+      // A missing month (or a row without a pool) after the org's first row: the pool is taken
+      // as unchanged from the month before (REPORTS.md gap rule).
+      flags.push('DATA_GAP');
+      warn.add(
+        'gap',
+        `${name} ${when}: ${input === undefined ? 'no OrgMonth row' : 'no pool count'}; pool ${pool} carried forward (DATA_GAP)`,
+      );
+    }
+    exposure += pool;
+    const kindCalc = (kind: Kind): KindCalc => {
+      const picked = input === undefined ? 0 : kind === 'drug' ? input.drugPicked : input.alcoholPicked;
+      const completed =
+        input === undefined ? 0 : kind === 'drug' ? input.drugCompleted : input.alcoholCompleted;
+      ytd[kind].picked += picked;
+      ytd[kind].completed += completed;
+      if (completed > picked) {
+        if (!flags.includes('DATA_CHECK')) flags.push('DATA_CHECK');
+        warn.add(
+          'check',
+          `${name} ${when}: ${kind} results ${completed} exceed picks ${picked} (DATA_CHECK)`,
+        );
+      }
+      if (picked > 0 && pool === 0) {
+        if (!flags.includes('DATA_CHECK')) flags.push('DATA_CHECK');
+        warn.add('check', `${name} ${when}: ${picked} ${kind} picks with a pool of 0 (DATA_CHECK)`);
+      }
+      return { picked, completed, pickedYtd: ytd[kind].picked, completedYtd: ytd[kind].completed };
+    };
+    const drug = kindCalc('drug');
+    const alcohol = kindCalc('alcohol');
+    if (exposure === 0) flags.push('NO_POOL');
+    if (rates.drug === null) flags.push('NO_RATE');
+    months.push({ month: i, pool, exposure, flags, input, drug, alcohol });
+  }
+  return { orgId, org, rates, months };
+}
+
+function detailRow(calc: OrgCalc, mc: MonthCalc, year: number): Row {
+  const input = mc.input;
+  return {
+    orgId: calc.orgId,
+    org: calc.org,
+    year,
+    month: mc.month,
+    ...poolCells(mc.month, mc.pool, mc.exposure),
+    ...kindCells('drug', mc.month, mc.exposure, orgFigures(calc, mc, 'drug')),
+    ...kindCells('alcohol', mc.month, mc.exposure, orgFigures(calc, mc, 'alcohol')),
+    rateSource: calc.rates.source,
+    flags: mc.flags.length === 0 ? null : mc.flags.join(';'),
+    program: calc.rates.program,
+    agency: calc.rates.agency,
+    eligibleAll: input?.eligibleAll ?? null,
+    randomPickDocument: input?.randomPickDocument ?? null,
+    coveredEmployeeDocument: input?.coveredEmployeeDocument ?? null,
+    misReportDocument: input?.misReportDocument ?? null,
+    orgMonthId: input?.id ?? null,
+    label: input?.label ?? null,
+  };
+}
+
+function ytdRow(calc: OrgCalc, year: number): Row {
+  const last = calc.months[calc.months.length - 1] as MonthCalc;
+  const flagCounts = new Map<string, number>();
+  for (const mc of calc.months) for (const f of mc.flags) flagCounts.set(f, (flagCounts.get(f) ?? 0) + 1);
+  const row = detailRow(calc, last, year);
+  delete row.month;
+  return {
+    ...row,
+    throughMonth: last.month,
+    flags: flagCounts.size === 0 ? null : [...flagCounts].map(([f, n]) => `${f}(${n})`).join(';'),
+  };
+}
+
+/** Sums the figures of several orgs of one kind at a month (sumOfChildren). */
+function sumFigures(
+  members: { calc: OrgCalc; mc: MonthCalc }[],
+  kind: Kind,
+): { f: KindFigures; partial: boolean } {
+  const f: KindFigures = {
+    picked: 0,
+    completed: 0,
+    pickedYtd: 0,
+    completedYtd: 0,
+    ratePercent: null,
+    target: null,
+    expectedNum: null,
+    noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
+  };
+  let partial = false;
+  for (const { calc, mc } of members) {
+    const own = orgFigures(calc, mc, kind);
+    if (own.target === null || own.expectedNum === null) {
+      partial = true;
+      continue;
+    }
+    f.picked += own.picked;
+    f.completed += own.completed;
+    f.pickedYtd += own.pickedYtd;
+    f.completedYtd += own.completedYtd;
+    f.target = (f.target ?? 0) + own.target;
+    f.expectedNum = (f.expectedNum ?? 0n) + own.expectedNum;
+  }
+  return { f, partial: partial && f.target !== null };
+}
+
+/** Pools and counts added, the highest member rate used (combinedPool, a C/TPA pool). */
+function combinedFigures(
+  members: { calc: OrgCalc; mc: MonthCalc }[],
+  kind: Kind,
+  month: number,
+  pool: number,
+  exposure: number,
+): KindFigures {
+  let units: bigint | null = null;
+  const f: KindFigures = {
+    picked: 0,
+    completed: 0,
+    pickedYtd: 0,
+    completedYtd: 0,
+    ratePercent: null,
+    target: null,
+    expectedNum: null,
+    noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
+  };
+  for (const { calc, mc } of members) {
+    const r = calc.rates[kind];
+    if (r !== null && r > 0n && (units === null || r > units)) units = r;
+    f.picked += mc[kind].picked;
+    f.completed += mc[kind].completed;
+    f.pickedYtd += mc[kind].pickedYtd;
+    f.completedYtd += mc[kind].completedYtd;
+  }
+  if (units !== null) {
+    f.ratePercent = ratePercent(units);
+    f.target = annualTarget(units, exposure, pool, month);
+    f.expectedNum = expectedNumerator(units, exposure);
+  }
+  return f;
+}
+
+function rollupRows(
+  parent: number,
+  parentName: string | null,
+  program: Program,
+  members: OrgCalc[],
+  mode: 'sumOfChildren' | 'combinedPool',
+  m: number,
+  year: number,
+): Row[] {
+  const rows: Row[] = [];
+  for (let i = 1; i <= m; i++) {
+    const at = members.map((calc) => ({ calc, mc: calc.months[i - 1] as MonthCalc }));
+    const pool = at.reduce((s, x) => s + x.mc.pool, 0);
+    const exposure = at.reduce((s, x) => s + x.mc.exposure, 0);
+    const flags = new Set<string>();
+    for (const x of at) for (const f of x.mc.flags) if (f !== 'NO_POOL' && f !== 'NO_RATE') flags.add(f);
+    if (exposure === 0) flags.add('NO_POOL');
+    const row: Row = {
+      orgId: parent,
+      org: parentName,
+      program,
+      rollupMode: mode,
+      members: members.map((c) => c.orgId).join(';'),
+      year,
+      month: i,
+      pool,
+      exposure,
+    };
+    for (const kind of kinds) {
+      let f: KindFigures;
+      if (mode === 'sumOfChildren') {
+        const s = sumFigures(at, kind);
+        f = s.f;
+        if (s.partial) flags.add(`PARTIAL_${kind.toUpperCase()}_RATES`);
+      } else f = combinedFigures(at, kind, i, pool, exposure);
+      if (kind === 'drug' && f.target === null) flags.add('NO_RATE');
+      Object.assign(row, kindCells(kind, i, exposure, f));
+    }
+    row.flags = flags.size === 0 ? null : [...flags].join(';');
+    rows.push(row);
+  }
+  return rows;
+}
+
+function totalRow(calcs: OrgCalc[], year: number, m: number): Row {
+  const row: Row = { org: 'Total', year, throughMonth: m, exposure: 0 };
+  let exposure = 0;
+  for (const kind of kinds) {
+    let picked = 0;
+    let completed = 0;
+    let target = 0;
+    let expected = 0n;
+    for (const calc of calcs) {
+      const last = calc.months[calc.months.length - 1] as MonthCalc;
+      const f = orgFigures(calc, last, kind);
+      picked += f.pickedYtd;
+      completed += f.completedYtd;
+      if (f.target !== null && f.expectedNum !== null) {
+        target += f.target;
+        expected += f.expectedNum;
+      }
+    }
+    row[`${kind}PickedYtd`] = picked;
+    row[`${kind}CompletedYtd`] = completed;
+    row[`${kind}AnnualTarget`] = target;
+    row[`${kind}ExpectedToDate`] = expectedValue(expected);
+  }
+  for (const calc of calcs) exposure += (calc.months[calc.months.length - 1] as MonthCalc).exposure;
+  row.exposure = exposure;
+  return row;
+}
+
+async function run(ctx: ReportContext) {
+  const { db, params } = ctx;
+  const common = commonParams(REPORT, params);
+  const warn = new Collector();
+  const parsed = parseOptions(REPORT, complianceOptions, params.options);
+  const opts = parsed.options;
+  for (const k of parsed.unknown) warn.warnings.push(`Option ${k} is not an option of any report: ignored`);
+  const { year, m, monthNote } = resolveYear(common, opts, warn);
+  const { defaults, note: defaultsNote } = resolveDefaults(opts, year, warn);
+
+  const policies = await db.selectFrom('org_policy').selectAll().execute();
+  const policyOf = new Map(policies.map((p) => [p.org_id, p]));
+  const parentOf = new Map(policies.map((p) => [p.org_id, p.parent_org_id]));
+  const scope: Set<number> | null =
+    common.orgIds.length === 0
+      ? null
+      : opts.includeChildren
+        ? withDescendants(common.orgIds, parentOf)
+        : new Set(common.orgIds);
+
+  const names = await orgNames(db);
+  const rows = await orgMonthRows(db);
+  const byOrg = new Map<number, Map<number, MonthInput>>();
+  const badLabels: string[] = [];
+  for (const r of rows) {
+    const orgId = asInteger(r.OrgId);
+    if (orgId === null || (scope !== null && !scope.has(orgId))) continue;
+    const label = asText(r.label);
+    const parsedLabel = parseMonthLabel(label);
+    const id = asInteger(r.id);
+    const where = `OrgMonth ${id ?? '?'} of org ${names.get(orgId) ?? ''} (${orgId})`.replace(' ()', '');
+    if (parsedLabel === null) {
+      badLabels.push(
+        `${where}: label ${JSON.stringify(label)} is not a month (YYYY-MM, MM/YYYY, YYYY-M); row not used`,
+      );
+      continue;
+    }
+    if (parsedLabel.year !== year || parsedLabel.month > m) continue;
+    const input: MonthInput = {
+      id,
+      label: label ?? '',
+      pool:
+        asNumber(r.countEligibleRandomPool) === null
+          ? null
+          : count(r.countEligibleRandomPool, 'pool', where, warn),
+      eligibleAll: asNumber(r.countEligibleAll),
+      drugPicked: count(r.countPickedDrug, 'countPickedDrug', where, warn),
+      drugCompleted: count(r.countPickedDrugResult, 'countPickedDrugResult', where, warn),
+      alcoholPicked: count(r.countPickedAlcohol, 'countPickedAlcohol', where, warn),
+      alcoholCompleted: count(r.countPickedAlcoholResult, 'countPickedAlcoholResult', where, warn),
+      randomPickDocument: asText(r.dropRandomPick) !== null,
+      coveredEmployeeDocument: asText(r.dropCoveredEmployee) !== null,
+      misReportDocument: asText(r.dropMisReport) !== null,
+    };
+    const months = byOrg.get(orgId) ?? new Map<number, MonthInput>();
+    const prev = months.get(parsedLabel.month);
+    if (prev !== undefined) {
+      // Two rows of one month (e.g. labels 2025-03 and 03/2025): the later row (higher id) is used.
+      const keep = (input.id ?? 0) > (prev.id ?? 0) ? input : prev;
+      warn.add(
+        'duplicate',
+        `Org ${orgId}: OrgMonth rows ${prev.id} (${prev.label}) and ${input.id} (${input.label}) are both ${year}-${String(parsedLabel.month).padStart(2, '0')}; row ${keep.id} is used`,
+      );
+      months.set(parsedLabel.month, keep);
+    } else months.set(parsedLabel.month, input);
+    byOrg.set(orgId, months);
+  }
+  for (const line of badLabels) warn.add('label', line);
+  for (const id of common.orgIds) {
+    if (!byOrg.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
+  }
+
+  const rateCounts = new Map<string, number>();
+  const calcs: OrgCalc[] = [];
+  for (const [orgId, months] of byOrg) {
+    const policy = policyOf.get(orgId);
+    const rates = policy === undefined ? defaults : policyRates(policy, year, warn);
+    rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
+    calcs.push(computeOrg(orgId, names.get(orgId) ?? null, months, m, year, rates, warn));
+  }
+  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
+  const shown = calcs.filter((c) => inProgram(c.rates.program)).sort((a, b) => compareOrgs(a, b));
+  const detail: Row[] = shown.flatMap((c) => c.months.map((mc) => detailRow(c, mc, year)));
+
+  // Rollups: a parent (org_policy.parent_org_id) with members of the report; one per program,
+  // since DOT and non-DOT orgs never share a pool.
+  const calcOf = new Map(calcs.map((c) => [c.orgId, c]));
+  const rollups: Row[] = [];
+  const parents = [...new Set(policies.map((p) => p.parent_org_id).filter((p): p is number => p !== null))]
+    .filter((p) => scope === null || scope.has(p))
+    .map((p) => ({ orgId: p, org: names.get(p) ?? null }))
+    .sort(compareOrgs);
+  for (const parent of parents) {
+    const family = [...withDescendants([parent.orgId], parentOf)];
+    for (const program of ['DOT', 'NON_DOT'] as const) {
+      if (!inProgram(program)) continue;
+      const members = family
+        .map((id) => calcOf.get(id))
+        .filter((c): c is OrgCalc => c !== undefined && c.rates.program === program);
+      if (!members.some((c) => c.orgId !== parent.orgId)) continue;
+      members.sort((a, b) => a.orgId - b.orgId);
+      rollups.push(...rollupRows(parent.orgId, parent.org, program, members, opts.rollupMode, m, year));
+    }
+  }
+
+  const ytd = shown.map((c) => ytdRow(c, year));
+  ytd.push(totalRow(shown, year, m));
+  const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
+  const sourceLine = [...rateCounts]
+    .sort()
+    .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
+    .join('; ');
+  const about: [string, string][] = [
+    ['Year and months', `${year}, ${MONTHS[0]} to ${MONTHS[m - 1]} (month ${m}: ${monthNote})`],
+    [
+      'Rates',
+      `Per org from org_policy (its own rpMinDrug / rpMinAlc, else its agency's table rate), else the default agency. Column rateSource per org. ${sourceLine || 'No orgs.'}`,
+    ],
+    ['Default rates', `${defaultsNote}; orgs without a policy count as DOT`],
+    ['Program', opts.program],
+    ['Rollup mode', `${opts.rollupMode} (sheet Rollups; parents from org_policy.parent_org_id)`],
+    ['Include children', String(opts.includeChildren)],
+    [
+      'Method',
+      'Only completed tests (countPicked…Result) count; a missing month after the first row of the year carries the pool forward (DATA_GAP); targets are exact (ceil of rate × projected average pool)',
+    ],
+    [
+      'Limitation',
+      'The mirror holds only the present: OrgMonth rows as last synced; rows synced after the as-of date are not excluded. A December pick collected in January stays in its pick month.',
+    ],
+    ...syncLines,
+    ['Orgs', String(shown.length)],
+    ['Detail rows', String(detail.length)],
+    ['Rollup rows', String(rollups.length)],
+  ];
+
+  const sheets: Sheet[] = [{ name: 'YTD by org', columns: ytdColumns, rows: ytd }];
+  if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
+  return {
+    detail: { name: 'Compliance', columns: complianceColumns, rows: detail },
+    summaries: () => sheets,
+    warnings: () => warn.lines(),
+    about: () => about,
+  };
+}
+
+async function orgMonthRows(db: Kysely<Database>) {
+  return db
+    .selectFrom('orgmonth')
+    .select([
+      'id',
+      'OrgId',
+      'label',
+      'countEligibleRandomPool',
+      'countEligibleAll',
+      'countPickedDrug',
+      'countPickedDrugResult',
+      'countPickedAlcohol',
+      'countPickedAlcoholResult',
+      'dropRandomPick',
+      'dropCoveredEmployee',
+      'dropMisReport',
+    ])
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+export const compliance: ReportDefinition = {
+  name: 'compliance',
+  title: 'Random testing compliance',
+  description:
+    'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
+  run,
+};

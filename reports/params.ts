@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { isTimeZone, type LocalDate, parseInstant, parseIsoDate, zonedToUtc } from './dates.js';
+import { ReportParamError } from './errors.js';
+import type { ReportParams } from './types.js';
+
+/** The common parameters, checked and read once. */
+export interface CommonParams {
+  asOf: LocalDate;
+  /** As given, `YYYY-MM-DD`. */
+  asOfText: string;
+  /** The as-of instant, epoch milliseconds. */
+  asOfMs: number;
+  orgIds: number[];
+  timezone: string;
+}
+
+/**
+ * Checks the parameters every report takes. An empty `asOfTimestamp` means the end of the as-of
+ * day in the zone (midnight starting the next day), as the interface documents.
+ */
+export function commonParams(report: string, params: ReportParams): CommonParams {
+  const timezone = typeof params.timezone === 'string' && params.timezone !== '' ? params.timezone : 'UTC';
+  if (!isTimeZone(timezone))
+    throw new ReportParamError(
+      report,
+      'timezone',
+      `expected an IANA time zone, got ${show(params.timezone)}`,
+    );
+  const asOf = typeof params.asOf === 'string' ? parseIsoDate(params.asOf) : null;
+  if (asOf === null)
+    throw new ReportParamError(report, 'asOf', `expected a date YYYY-MM-DD, got ${show(params.asOf)}`);
+  let asOfMs: number | null;
+  if (params.asOfTimestamp === undefined || params.asOfTimestamp === '') {
+    const next = new Date(Date.UTC(asOf.year, asOf.month - 1, asOf.day + 1));
+    asOfMs = zonedToUtc(
+      { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() },
+      0,
+      0,
+      0,
+      0,
+      timezone,
+    );
+  } else asOfMs = parseInstant(params.asOfTimestamp, timezone);
+  if (asOfMs === null)
+    throw new ReportParamError(
+      report,
+      'asOfTimestamp',
+      `expected an ISO 8601 timestamp, got ${show(params.asOfTimestamp)}`,
+    );
+  const orgIds = Array.isArray(params.orgIds) ? params.orgIds : [];
+  for (const id of orgIds) {
+    if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
+      throw new ReportParamError(report, 'orgIds', `expected whole org ids, got ${show(id)}`);
+  }
+  return { asOf, asOfText: params.asOf, asOfMs, orgIds: [...new Set(orgIds)], timezone };
+}
+
+/** A value shown in an error message. */
+export function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  try {
+    return `\`${JSON.stringify(value)}\``;
+  } catch {
+    return `\`${String(value)}\``;
+  }
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+/**
+ * Validates `params.options` with a report's zod schema; the first problem is thrown as a
+ * ReportParamError naming the option (`options.periodDays`) and the value received. Options no
+ * report knows are returned, to be listed as warnings (`ohs report all` passes one set of options
+ * to every report, so an option of another report is not an error).
+ */
+export function parseOptions<S extends z.ZodType>(
+  report: string,
+  schema: S,
+  options: Record<string, unknown> | undefined,
+): { options: z.output<S>; unknown: string[] } {
+  const input = options ?? {};
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue?.path ?? [];
+    const name = ['options', ...path.map(String)].join('.');
+    throw new ReportParamError(
+      report,
+      name,
+      `${issue?.message ?? 'invalid'}, got ${show(valueAt(input, path))}`,
+    );
+  }
+  const unknown = Object.keys(input).filter((k) => !knownOptions.has(k));
+  return { options: result.data, unknown };
+}
+
+/** Every option of every report (see parseOptions). */
+const knownOptions = new Set([
+  'year',
+  'throughMonth',
+  'includeChildren',
+  'program',
+  'rollupMode',
+  'defaultRates',
+  'agingBasis',
+  'periodDays',
+  'periods',
+  'lateFeeInBalance',
+  'summarySort',
+  'includeTerminal',
+  'stages',
+  'product',
+  'statusStage',
+  'thresholds',
+  'pollIntervalHours',
+  'sortChunkRows',
+]);
+
+/** Numbers may come as strings from a command line. */
+const numeric = (v: unknown) =>
+  typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+
+export function intOption(min: number, max: number) {
+  const error = `expected a whole number from ${min} to ${max}`;
+  return z.preprocess(numeric, z.number({ error }).int({ error }).min(min, { error }).max(max, { error }));
+}
+
+export function numberOption(min: number, max: number) {
+  const error = `expected a number from ${min} to ${max}`;
+  return z.preprocess(numeric, z.number({ error }).min(min, { error }).max(max, { error }));
+}
+
+export function boolOption() {
+  return z.preprocess(
+    (v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
+    z.boolean({ error: 'expected true or false' }),
+  );
+}
+
+export function enumOption<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `expected one of ${values.join(', ')}` });
+}
+
+/** A list, or a comma-separated string of items. */
+export function listOption<T extends z.ZodType>(item: T) {
+  return z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : v,
+    z.array(item, { error: 'expected a list' }),
+  );
+}
+
+/** Org ids and their descendants (org_policy.parent_org_id), cycles ignored. */
+export function withDescendants(
+  orgIds: readonly number[],
+  parentOf: ReadonlyMap<number, number | null>,
+): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const [org, parent] of parentOf) {
+    if (parent === null) continue;
+    const list = children.get(parent) ?? [];
+    list.push(org);
+    children.set(parent, list);
+  }
+  const out = new Set<number>();
+  const stack = [...orgIds];
+  while (stack.length > 0) {
+    const id = stack.pop() as number;
+    if (out.has(id)) continue;
+    out.add(id);
+    for (const c of children.get(id) ?? []) stack.push(c);
+  }
+  return out;
+}

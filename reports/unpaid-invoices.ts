@@ -1,0 +1,356 @@
+import { z } from 'zod';
+import type { Column, Row, Sheet } from '../src/render/types.js';
+import { dayNumber, formatDate, type LocalDate, parseDate } from './dates.js';
+import { orgNames } from './org-names.js';
+import { boolOption, commonParams, enumOption, intOption, parseOptions, withDescendants } from './params.js';
+import { lastSyncLines } from './sync-info.js';
+import type { ReportContext, ReportDefinition } from './types.js';
+import { asInteger, asText, compareOrgs, listSome, toCents } from './values.js';
+
+/**
+ * Unpaid invoices, A/R aging (REPORTS.md 2): open balances by org, bucketed by days past due on
+ * the as-of date. Invoices are org-sized (thousands), so the open ones are read whole and sorted.
+ */
+const REPORT = 'unpaid-invoices';
+
+export const unpaidInvoicesOptions = z.object({
+  /** Age from the due date (QuickBooks) or from the invoice date. @default 'dueDate' */
+  agingBasis: enumOption(['dueDate', 'invoiceDate']).default('dueDate'),
+  /** Days per aging period. @default 30 */
+  periodDays: intOption(1, 366).default(30),
+  /** Aging periods between Current and the open-ended last bucket. @default 3 */
+  periods: intOption(1, 24).default(3),
+  /** The balance already holds the late fee (then lateFee is informational). @default true */
+  lateFeeInBalance: boolOption().default(true),
+  /** Org summary order: total descending, or org name. @default 'total' */
+  summarySort: enumOption(['total', 'name']).default('total'),
+  /** With params.orgIds: their descendants (org_policy.parent_org_id) too. @default false */
+  includeChildren: boolOption().default(false),
+});
+
+export type UnpaidInvoicesOptions = z.output<typeof unpaidInvoicesOptions>;
+
+interface Bucket {
+  key: string;
+  label: string;
+  /** Inclusive day range; null: open-ended. */
+  min: number | null;
+  max: number | null;
+}
+
+/** Current (≤ 0 days), the periods (1–30, 31–60, 61–90 by default) and the last (91+). */
+export function agingBuckets(periodDays: number, periods: number): Bucket[] {
+  const out: Bucket[] = [{ key: 'current', label: 'Current', min: null, max: 0 }];
+  for (let k = 0; k < periods; k++) {
+    const lo = k * periodDays + 1;
+    const hi = (k + 1) * periodDays;
+    out.push({ key: `d${lo}_${hi}`, label: `${lo}-${hi}`, min: lo, max: hi });
+  }
+  const last = periods * periodDays + 1;
+  out.push({ key: `d${last}Plus`, label: `${last}+`, min: last, max: null });
+  return out;
+}
+
+const CREDITS = { key: 'credits', label: 'Credits' } as const;
+
+export const unpaidInvoicesColumns: Column[] = [
+  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Org', type: 'string', width: 32 },
+  { key: 'invoiceId', title: 'Invoice', type: 'string', width: 12 },
+  { key: 'invoiceDate', title: 'Invoice date', type: 'date', width: 12 },
+  { key: 'dueDate', title: 'Due date', type: 'date', width: 12 },
+  { key: 'billingPeriod', title: 'Billing period', type: 'string', width: 10 },
+  { key: 'daysPastDue', title: 'Days past due', type: 'integer', width: 9 },
+  { key: 'bucket', title: 'Bucket', type: 'string', width: 9 },
+  { key: 'balance', title: 'Balance', type: 'money', width: 13 },
+  { key: 'lateFee', title: 'Late fee', type: 'money', width: 11 },
+  { key: 'totalDue', title: 'Total due', type: 'money', width: 13 },
+  { key: 'flags', title: 'Flags', type: 'string', width: 18 },
+  { key: 'documentPresent', title: 'Document present', type: 'boolean', width: 9 },
+];
+
+interface OpenInvoice {
+  row: Row;
+  orgId: number | null;
+  org: string | null;
+  id: string;
+  date: LocalDate;
+  days: number;
+  bucket: string;
+  credit: boolean;
+  totalDue: number;
+  lateFee: number;
+}
+
+function compareIds(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  if (Number.isFinite(na) && Number.isFinite(nb) && na !== nb) return na - nb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function run(ctx: ReportContext) {
+  const { db, params } = ctx;
+  const common = commonParams(REPORT, params);
+  const parsed = parseOptions(REPORT, unpaidInvoicesOptions, params.options);
+  const opts = parsed.options;
+  const warnings = parsed.unknown.map((k) => `Option ${k} is not an option of any report: ignored`);
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+  const asOfDay = dayNumber(common.asOf);
+
+  let scope: Set<number> | null = null;
+  if (common.orgIds.length > 0) {
+    if (opts.includeChildren) {
+      const policies = await db.selectFrom('org_policy').select(['org_id', 'parent_org_id']).execute();
+      scope = withDescendants(common.orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
+    } else scope = new Set(common.orgIds);
+  }
+  const names = await orgNames(db);
+  // |balance| >= 0.005 is decided in cents below; the query only skips zero balances.
+  const rows = await db
+    .selectFrom('invoice')
+    .select(['id', 'OrgId', 'c_org', 'date', 'dateDue', 'balance', 'lateFee', 'month', 'year', 'dropInvoice'])
+    .where('deleted_at', 'is', null)
+    .where('balance', 'is not', null)
+    .where('balance', '<>', 0)
+    .execute();
+
+  const open: OpenInvoice[] = [];
+  const unreadable: string[] = [];
+  const badDue: string[] = [];
+  const noDue: string[] = [];
+  const checks: string[] = [];
+  let future = 0;
+  for (const r of rows) {
+    const orgId = asInteger(r.OrgId);
+    if (scope !== null && (orgId === null || !scope.has(orgId))) continue;
+    const balance = toCents(r.balance);
+    if (balance === null || balance === 0) continue;
+    const id = String(r.id);
+    const date = parseDate(r.date, common.timezone);
+    if (date === null) {
+      unreadable.push(`${id} (${JSON.stringify(r.date ?? null)})`);
+      continue;
+    }
+    if (dayNumber(date) > asOfDay) {
+      future++;
+      continue;
+    }
+    const flags: string[] = [];
+    const dueText = asText(r.dateDue);
+    let due = parseDate(dueText, common.timezone);
+    if (due === null) {
+      // No due date: due on receipt (the invoice date) [K].
+      flags.push(dueText === null ? 'NO_DUE_DATE' : 'BAD_DUE_DATE');
+      (dueText === null ? noDue : badDue).push(dueText === null ? id : `${id} (${JSON.stringify(dueText)})`);
+      due = date;
+    } else if (dayNumber(due) < dayNumber(date)) {
+      flags.push('DATA_CHECK');
+      checks.push(`${id} (due ${formatDate(due)} before its date ${formatDate(date)})`);
+    }
+    const days = asOfDay - dayNumber(opts.agingBasis === 'dueDate' ? due : date);
+    const lateFee = toCents(r.lateFee) ?? 0;
+    const totalDue = balance + (opts.lateFeeInBalance ? 0 : lateFee);
+    const credit = balance < 0;
+    const bucket = credit
+      ? CREDITS.label
+      : (
+          buckets.find(
+            (b) => (b.min === null || days >= b.min) && (b.max === null || days <= b.max),
+          ) as Bucket
+        ).label;
+    const year = asInteger(r.year);
+    const month = asInteger(r.month);
+    const org = (orgId === null ? undefined : names.get(orgId)) ?? asText(r.c_org);
+    open.push({
+      orgId,
+      org,
+      id,
+      date,
+      days,
+      bucket,
+      credit,
+      totalDue,
+      lateFee,
+      row: {
+        orgId,
+        org,
+        invoiceId: id,
+        invoiceDate: formatDate(date),
+        dueDate: formatDate(due),
+        billingPeriod: year !== null && month !== null ? `${year}-${String(month).padStart(2, '0')}` : null,
+        daysPastDue: days,
+        bucket,
+        balance,
+        lateFee,
+        totalDue,
+        flags: flags.length === 0 ? null : flags.join(';'),
+        documentPresent: asText(r.dropInvoice) !== null,
+      },
+    });
+  }
+  open.sort(
+    (a, b) =>
+      compareOrgs(a, b) || b.days - a.days || dayNumber(a.date) - dayNumber(b.date) || compareIds(a.id, b.id),
+  );
+  if (unreadable.length > 0)
+    warnings.push(
+      `${unreadable.length} open invoice(s) with an unreadable date, not aged: ${listSome(unreadable)}`,
+    );
+  if (noDue.length > 0)
+    warnings.push(
+      `${noDue.length} invoice(s) without a due date, aged as due on their date: ${listSome(noDue)}`,
+    );
+  if (badDue.length > 0)
+    warnings.push(
+      `${badDue.length} invoice(s) with an unreadable due date, aged as due on their date: ${listSome(badDue)}`,
+    );
+  if (checks.length > 0)
+    warnings.push(`${checks.length} invoice(s) due before their date (DATA_CHECK): ${listSome(checks)}`);
+  for (const id of common.orgIds)
+    if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
+
+  const { byOrg, buckets: bucketRows } = summarise(open, buckets, opts.summarySort);
+  const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
+  const about: [string, string][] = [
+    [
+      'Aging',
+      `${opts.agingBasis === 'dueDate' ? 'Days past the due date' : 'Days since the invoice date'} on the as-of date; buckets ${buckets.map((b) => b.label).join(', ')}; negative balances under Credits whatever their age`,
+    ],
+    [
+      'Late fees',
+      opts.lateFeeInBalance
+        ? 'lateFeeInBalance = true: the balance already holds the late fee; lateFee is informational, totalDue = balance'
+        : 'lateFeeInBalance = false: totalDue = balance + lateFee, and totalDue is bucketed',
+    ],
+    [
+      'Limitation',
+      'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
+    ],
+    ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
+    ...syncLines,
+    ['Open invoices', String(open.length)],
+    ['Dated after the as-of date (excluded)', String(future)],
+    ['Unreadable date (excluded)', String(unreadable.length)],
+  ];
+  const bucketColumns: Column[] = [
+    { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+    { key: 'org', title: 'Org', type: 'string', width: 32 },
+    ...buckets.map((b): Column => ({ key: b.key, title: b.label, type: 'money', width: 13 })),
+    { key: CREDITS.key, title: CREDITS.label, type: 'money', width: 13 },
+    { key: 'total', title: 'Total (net)', type: 'money', width: 14 },
+    { key: 'lateFees', title: 'Late fees', type: 'money', width: 11 },
+    { key: 'openInvoices', title: 'Open invoices', type: 'integer', width: 9 },
+    { key: 'oldestDaysPastDue', title: 'Oldest days past due', type: 'integer', width: 10 },
+    { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
+  ];
+  const sheets: Sheet[] = [
+    { name: 'By org', columns: bucketColumns, rows: byOrg },
+    {
+      name: 'Buckets',
+      columns: [
+        { key: 'bucket', title: 'Bucket', type: 'string', width: 10 },
+        { key: 'amount', title: 'Amount', type: 'money', width: 14 },
+        { key: 'share', title: '% of total', type: 'percent', width: 10 },
+        { key: 'invoices', title: 'Invoices', type: 'integer', width: 9 },
+      ],
+      rows: bucketRows,
+    },
+  ];
+  return {
+    detail: { name: 'Unpaid invoices', columns: unpaidInvoicesColumns, rows: open.map((o) => o.row) },
+    summaries: () => sheets,
+    warnings: () => warnings,
+    about: () => about,
+  };
+}
+
+interface OrgTotals {
+  orgId: number | null;
+  org: string | null;
+  amounts: Map<string, number>;
+  total: number;
+  lateFees: number;
+  count: number;
+  oldest: number | null;
+  over60: number;
+}
+
+function summarise(
+  open: OpenInvoice[],
+  buckets: Bucket[],
+  sort: 'total' | 'name',
+): { byOrg: Row[]; buckets: Row[] } {
+  const keyOf = new Map<string, string>([
+    ...buckets.map((b) => [b.label, b.key] as const),
+    [CREDITS.label, CREDITS.key],
+  ]);
+  const blank = (orgId: number | null, org: string | null): OrgTotals => ({
+    orgId,
+    org,
+    amounts: new Map(),
+    total: 0,
+    lateFees: 0,
+    count: 0,
+    oldest: null,
+    over60: 0,
+  });
+  const orgs = new Map<string, OrgTotals>();
+  const grand = blank(null, 'Total');
+  const counts = new Map<string, number>();
+  for (const o of open) {
+    const k = String(o.orgId);
+    const t = orgs.get(k) ?? blank(o.orgId, o.org);
+    orgs.set(k, t);
+    const key = keyOf.get(o.bucket) as string;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    for (const x of [t, grand]) {
+      x.amounts.set(key, (x.amounts.get(key) ?? 0) + o.totalDue);
+      x.total += o.totalDue;
+      x.lateFees += o.lateFee;
+      x.count++;
+      if (!o.credit) {
+        x.oldest = x.oldest === null ? o.days : Math.max(x.oldest, o.days);
+        if (o.days > 60) x.over60 += o.totalDue;
+      }
+    }
+  }
+  const toRow = (t: OrgTotals): Row => {
+    const row: Row = { orgId: t.orgId, org: t.org };
+    for (const b of buckets) row[b.key] = t.amounts.get(b.key) ?? 0;
+    row[CREDITS.key] = t.amounts.get(CREDITS.key) ?? 0;
+    row.total = t.total;
+    row.lateFees = t.lateFees;
+    row.openInvoices = t.count;
+    row.oldestDaysPastDue = t.oldest;
+    row.over60Share = t.total > 0 ? t.over60 / t.total : null;
+    return row;
+  };
+  const list = [...orgs.values()].sort((a, b) =>
+    sort === 'total' ? b.total - a.total || compareOrgs(a, b) : compareOrgs(a, b),
+  );
+  const bucketRows: Row[] = [...buckets, CREDITS].map((b) => {
+    const amount = grand.amounts.get(b.key) ?? 0;
+    return {
+      bucket: b.label,
+      amount,
+      share: grand.total === 0 ? null : amount / grand.total,
+      invoices: counts.get(b.key) ?? 0,
+    };
+  });
+  bucketRows.push({
+    bucket: 'Total',
+    amount: grand.total,
+    share: grand.total === 0 ? null : 1,
+    invoices: grand.count,
+  });
+  return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows };
+}
+
+export const unpaidInvoices: ReportDefinition = {
+  name: 'unpaid-invoices',
+  title: 'Unpaid invoices (A/R aging)',
+  description:
+    'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
+  run,
+};

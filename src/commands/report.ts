@@ -1,0 +1,178 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { sql } from 'kysely';
+import { reportByName, reports } from '../../reports/index.js';
+import type { ReportParams } from '../../reports/types.js';
+import { UsageError } from '../errors.js';
+import { type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
+import { writeReport } from '../render/index.js';
+import { commandContext } from './context.js';
+import { listArg } from './parse.js';
+
+interface ReportFlags {
+  list: boolean;
+  asOf?: string;
+  org?: string[];
+  format: ('xlsx' | 'csv')[];
+  out: string;
+  option?: string[];
+}
+
+const formats = ['xlsx', 'csv'] as const;
+
+/** A calendar date YYYY-MM-DD that exists (2025-02-30 does not). */
+export function parseDate(value: string, what: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const d = m === null ? Number.NaN : Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (m === null || Number.isNaN(d) || new Date(d).toISOString().slice(0, 10) !== value) {
+    throw new UsageError(`${what}: '${value}' is not a date (expected YYYY-MM-DD)`);
+  }
+  return value;
+}
+
+/** Today's date in a time zone, YYYY-MM-DD. */
+export function today(timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date());
+}
+
+/** The last instant of a date in a time zone, as ISO 8601 UTC. */
+export function endOfDay(date: string, timezone: string): string {
+  // Find the UTC offset of the zone at that date's noon, then take 23:59:59.999 local.
+  const noon = new Date(`${date}T12:00:00Z`);
+  const local = new Date(noon.toLocaleString('en-US', { timeZone: timezone }));
+  const utc = new Date(noon.toLocaleString('en-US', { timeZone: 'UTC' }));
+  const offsetMs = local.getTime() - utc.getTime();
+  return new Date(Date.parse(`${date}T23:59:59.999Z`) - offsetMs).toISOString();
+}
+
+async function checkOrgs(mirror: Mirror, orgIds: number[]): Promise<void> {
+  for (const id of orgIds) {
+    const found = await mirror.db
+      .selectNoFrom((eb) =>
+        eb
+          .or([
+            eb.exists(eb.selectFrom('orderitem').select(sql`1`.as('x')).where('OrgId', '=', id)),
+            eb.exists(eb.selectFrom('invoice').select(sql`1`.as('x')).where('OrgId', '=', id)),
+            eb.exists(eb.selectFrom('orgmonth').select(sql`1`.as('x')).where('OrgId', '=', id)),
+            eb.exists(eb.selectFrom('org_policy').select(sql`1`.as('x')).where('org_id', '=', id)),
+          ])
+          .as('known'),
+      )
+      .executeTakeFirst();
+    if (!found?.known)
+      throw new UsageError(
+        `--org ${id}: no org ${id} in the mirror (not in any order item, invoice, OrgMonth or policy)`,
+      );
+  }
+}
+
+function parseOptions(pairs: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const m = /^([A-Za-z][A-Za-z0-9]*)=(.*)$/s.exec(pair);
+    if (m === null) throw new UsageError(`--option '${pair}': expected NAME=VALUE`);
+    const [, key = '', raw = ''] = m;
+    let value: unknown = raw;
+    if (raw === 'true' || raw === 'false') value = raw === 'true';
+    else if (raw.trim() !== '' && Number.isFinite(Number(raw))) value = Number(raw);
+    else if (raw.startsWith('{') || raw.startsWith('[')) {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        throw new UsageError(`--option ${key}: not valid JSON`);
+      }
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** `ohs report NAME|all`: runs reports on the mirror and writes Excel and CSV. */
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description(
+      'run a report on the mirror (compliance, unpaid-invoices, order-ageing, or all) into xlsx and csv',
+    )
+    .argument('[name]', `report name: ${reports.map((r) => r.name).join(', ')}, or all`)
+    .option('--list', 'list the reports with their descriptions', false)
+    .option('--as-of <date>', 'as-of date YYYY-MM-DD (default: today in the configured time zone)')
+    .option('--org <id...>', 'only these orgs')
+    .option('--format <list>', 'xlsx,csv', listArg(formats), ['xlsx', 'csv'])
+    .option('--out <dir>', 'output folder', 'out')
+    .option(
+      '--option <name=value...>',
+      'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
+    )
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
+    )
+    .action(async (name: string | undefined, flags: ReportFlags, cmd: Command) => {
+      if (flags.list) {
+        const width = Math.max(...reports.map((r) => r.name.length));
+        for (const r of reports)
+          process.stdout.write(`${r.name.padEnd(width)}  ${r.title}: ${r.description}\n`);
+        return;
+      }
+      if (name === undefined)
+        throw new UsageError(
+          `which report? ${reports.map((r) => r.name).join(', ')}, or all (ohs report --list)`,
+        );
+      const chosen = name === 'all' ? reports : [reportByName(name)].filter((r) => r !== undefined);
+      if (chosen.length === 0)
+        throw new UsageError(
+          `unknown report '${name}' (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
+        );
+      const { config, logger } = commandContext(cmd);
+      const asOf = flags.asOf === undefined ? today(config.timezone) : parseDate(flags.asOf, '--as-of');
+      const orgIds = (flags.org ?? []).map((o) => {
+        if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);
+        return Number(o);
+      });
+      const options = parseOptions(flags.option ?? []);
+      if (!existsSync(config.db))
+        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      try {
+        await checkOrgs(mirror, orgIds);
+        for (const report of chosen) {
+          const params: ReportParams = {
+            asOf,
+            asOfTimestamp: endOfDay(asOf, config.timezone),
+            orgIds,
+            timezone: config.timezone,
+            options,
+          };
+          const started = Date.now();
+          const result = await report.run({ db: mirror.db, params });
+          const written = await writeReport(result, {
+            outDir: flags.out,
+            name: report.name,
+            asOf,
+            title: report.title,
+            formats: flags.format,
+            about: [
+              ['Mirror', config.db],
+              ['Organizations', orgIds.length === 0 ? 'all' : orgIds.join(', ')],
+              ['Time zone', config.timezone],
+              ['Parameters', JSON.stringify(options)],
+            ],
+          });
+          logger.info(
+            { report: report.name, rows: written.rows, ms: Date.now() - started },
+            'report written',
+          );
+          for (const f of written.files) process.stdout.write(`${f}\n`);
+        }
+      } finally {
+        await mirror.close();
+      }
+    });
+}

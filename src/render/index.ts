@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CsvRenderer } from './csv-renderer.js';
+import { RenderOptionsError } from './errors.js';
+import type { DetailLayout, Renderer, ReportFormat } from './renderer.js';
+import { forEachRow } from './streams.js';
+import type { ReportResult } from './types.js';
+import { XlsxRenderer } from './xlsx-renderer.js';
+
+export { CsvRenderer, formatCents } from './csv-renderer.js';
+export { RenderOptionsError, RenderValueError } from './errors.js';
+export type { DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
+export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
+export { neutralise } from './values.js';
+export { XlsxRenderer } from './xlsx-renderer.js';
+
+export interface WriteReportOptions {
+  /** Directory of the files; created when missing. */
+  outDir: string;
+  /** Report name, the first part of the file names (`compliance`). */
+  name: string;
+  /** As-of date, YYYY-MM-DD: the second part of the file names. */
+  asOf: string;
+  /** Human title, on the About sheet. */
+  title: string;
+  formats: ReportFormat[];
+  /** About lines from the caller (mirror, last sync per stream), after the standard ones. */
+  about?: [string, string][];
+}
+
+export interface WriteReportResult {
+  /** The files written, in the order of `formats`. */
+  files: string[];
+  /** Detail rows written. */
+  rows: number;
+  /** The report's warnings (on the xlsx Warnings sheet; a CSV has no place for them). */
+  warnings: string[];
+}
+
+const renderers: Record<ReportFormat, new (path: string, detail: DetailLayout) => Renderer> = {
+  xlsx: XlsxRenderer,
+  csv: CsvRenderer,
+};
+
+/**
+ * Writes `outDir/NAME-ASOF.xlsx` and/or `.csv`. The detail rows can be read only once, so every
+ * format is fed in the same pass over them. Each file is written under a temporary name in
+ * `outDir` and renamed when complete, so a failure leaves no partial file (and an earlier
+ * report of the same name untouched).
+ */
+export async function writeReport(
+  result: ReportResult,
+  opts: WriteReportOptions,
+): Promise<WriteReportResult> {
+  const formats = checkOptions(opts);
+  await mkdir(opts.outDir, { recursive: true });
+  const targets = formats.map((format) => {
+    const file = join(opts.outDir, `${opts.name}-${opts.asOf}.${format}`);
+    return { format, file, temp: temporaryName(file) };
+  });
+  const open: Renderer[] = [];
+  try {
+    for (const t of targets) open.push(new renderers[t.format](t.temp, result.detail));
+    const rows = await forEachRow(result.detail.rows, (row) => {
+      if (open.length === 1) return open[0]!.write(row);
+      const waits: Promise<void>[] = [];
+      try {
+        for (const r of open) {
+          const wait = r.write(row);
+          if (wait !== undefined) waits.push(wait);
+        }
+      } catch (err) {
+        // A wait of an earlier format is never awaited now; it must not reject unhandled.
+        for (const w of waits) w.catch(() => undefined);
+        throw err;
+      }
+      return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+    });
+    const warnings = result.warnings();
+    const tail = {
+      summaries: result.summaries(),
+      warnings,
+      about: [
+        ['Report', opts.name],
+        ['Title', opts.title],
+        ['As of', opts.asOf],
+        ['Generated at', new Date().toISOString()],
+        ...(opts.about ?? []),
+        ...result.about(),
+      ] satisfies [string, string][],
+    };
+    for (const r of open) await r.finish(tail);
+    for (const t of targets) await rename(t.temp, t.file);
+    return { files: targets.map((t) => t.file), rows, warnings };
+  } catch (err) {
+    await Promise.all(open.map((r) => r.abort()));
+    await Promise.all(targets.map((t) => rm(t.temp, { force: true })));
+    throw err;
+  }
+}
+
+function checkOptions(opts: WriteReportOptions): ReportFormat[] {
+  // Both parts name a file: no separators, nothing that climbs out of outDir.
+  const safe = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+  if (!safe.test(opts.name))
+    throw new RenderOptionsError(
+      `Expected \`name\` to be a file name part (letters, digits, . _ -), got '${opts.name}'`,
+    );
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
+    throw new RenderOptionsError(`Expected \`asOf\` to be a date YYYY-MM-DD, got '${opts.asOf}'`);
+  const formats = [...new Set(opts.formats)];
+  if (formats.length === 0)
+    throw new RenderOptionsError('Expected `formats` to name at least one of xlsx, csv');
+  for (const f of formats)
+    if (!Object.hasOwn(renderers, f))
+      throw new RenderOptionsError(`Expected a format of xlsx or csv, got '${String(f)}'`);
+  return formats;
+}
+
+/** A hidden name beside the final file, so the rename stays on one file system. */
+function temporaryName(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+}

@@ -1,0 +1,38 @@
+import type { Column, Row, Sheet } from './types.js';
+
+export type ReportFormat = 'xlsx' | 'csv';
+
+/** The detail sheet's shape, known before its first row. */
+export interface DetailLayout {
+  name: string;
+  columns: Column[];
+}
+
+/** What follows the detail rows; read once the detail is done. */
+export interface RenderTail {
+  summaries: Sheet[];
+  warnings: string[];
+  /** Key/value lines of the About sheet, in order. */
+  about: [string, string][];
+}
+
+/**
+ * One output format. `writeReport` opens every renderer asked for, feeds each detail row to all of
+ * them in one pass over the rows (which can be read only once), then finishes them. A renderer
+ * writes to the path it was opened on; making that file appear whole or not at all is the
+ * caller's job (temporary name, rename at the end).
+ */
+export interface Renderer {
+  readonly format: ReportFormat;
+  /**
+   * Writes one detail row. Returns a promise only when the output is behind and the caller must
+   * wait before the next row (backpressure), so that memory stays bounded; else `undefined`, so
+   * that a synchronous source costs no promise per row. Throws RenderValueError for a value
+   * that does not fit its column.
+   */
+  write(row: Row): Promise<void> | undefined;
+  /** After the last detail row: writes what the format keeps of the tail, and closes the file. */
+  finish(tail: RenderTail): Promise<void>;
+  /** After a failure: stops writing and closes the file (which the caller removes). Never rejects. */
+  abort(): Promise<void>;
+}

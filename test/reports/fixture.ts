@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
+import type { ReportDefinition, ReportParams } from '../../reports/index.js';
+import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/index.js';
+import type { ReportResult, Row, Sheet } from '../../src/render/types.js';
+
+/**
+ * Fixtures of the report tests: a real temporary SQLite mirror per test, rows written the way the
+ * sync writes them (adapter.upsert in a transaction, status history), and a report run whose
+ * detail is read to the end before the summaries, as the renderers do.
+ */
+export const SYNC_TIME = '2025-07-01T02:00:00.000Z';
+
+export function tempMirrors(): () => Promise<Mirror> {
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-reports-'));
+  const open: Mirror[] = [];
+  let n = 0;
+  afterEach(async () => {
+    for (const m of open.splice(0)) await m.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return async () => {
+    const m = await openMirror(join(dir, `mirror-${++n}.sqlite`));
+    open.push(m);
+    return m;
+  };
+}
+
+type Rec = Record<string, unknown>;
+
+export function upsert(
+  m: Mirror,
+  resource: 'OrgMonth' | 'Invoice' | 'OrderItem',
+  records: Rec[],
+  now = SYNC_TIME,
+): void {
+  m.adapter.transaction(() => m.adapter.upsert(resource, records, { now }));
+}
+
+export async function softDelete(
+  m: Mirror,
+  table: 'orgmonth' | 'invoice' | 'orderitem',
+  id: number | string,
+): Promise<void> {
+  await m.db.updateTable(table).set({ deleted_at: SYNC_TIME }).where('id', '=', id).execute();
+}
+
+export interface HistoryRow {
+  orderitem_id: number;
+  status_id: number;
+  status_name: string;
+  first_seen_at: string;
+  last_seen_at?: string;
+}
+
+export async function history(m: Mirror, rows: HistoryRow[]): Promise<void> {
+  for (const r of rows) {
+    await m.db
+      .insertInto('orderitem_status_history')
+      .values({
+        orderitem_id: r.orderitem_id,
+        status_id: r.status_id,
+        status_code: null,
+        status_name: r.status_name,
+        first_seen_at: r.first_seen_at,
+        last_seen_at: r.last_seen_at ?? r.first_seen_at,
+      })
+      .execute();
+  }
+}
+
+export async function policy(
+  m: Mirror,
+  rows: (Partial<OrgPolicyTable> & { org_id: number })[],
+): Promise<void> {
+  for (const r of rows) {
+    await m.db
+      .insertInto('org_policy')
+      .values({
+        program: 'DOT',
+        agency: null,
+        rp_min_drug: null,
+        rp_min_alc: null,
+        dot_registration_number: null,
+        parent_org_id: null,
+        source: 'import',
+        updated_at: SYNC_TIME,
+        ...r,
+      })
+      .execute();
+  }
+}
+
+export async function syncState(m: Mirror, stream: string, lastSuccessAt: string): Promise<void> {
+  await m.db
+    .insertInto('sync_stream_state')
+    .values({
+      stream,
+      last_run_id: 1,
+      last_success_at: lastSuccessAt,
+      last_full_at: lastSuccessAt,
+      pass_id: null,
+      pass_started_at: null,
+    })
+    .execute();
+}
+
+export function params(
+  asOf: string,
+  options: Record<string, unknown> = {},
+  more: Partial<ReportParams> = {},
+): ReportParams {
+  return { asOf, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options, ...more };
+}
+
+export async function rowsOf(sheet: Sheet): Promise<Row[]> {
+  const out: Row[] = [];
+  for await (const r of sheet.rows) out.push(r);
+  return out;
+}
+
+export interface Ran {
+  result: ReportResult;
+  detail: Row[];
+  summaries: Sheet[];
+  /** Rows of a summary sheet by name. */
+  summary(name: string): Promise<Row[]>;
+  warnings: string[];
+  about: [string, string][];
+}
+
+/** Runs a report; the detail is read to the end before summaries, warnings and about. */
+export async function runReport(def: ReportDefinition, m: Mirror, p: ReportParams): Promise<Ran> {
+  const result = await def.run({ db: m.db, params: p });
+  const detail = await rowsOf(result.detail);
+  const summaries = result.summaries();
+  return {
+    result,
+    detail,
+    summaries,
+    summary: async (name) => {
+      const sheet = summaries.find((s) => s.name === name);
+      if (sheet === undefined)
+        throw new Error(`no summary sheet ${name}: ${summaries.map((s) => s.name).join(', ')}`);
+      return rowsOf(sheet);
+    },
+    warnings: result.warnings(),
+    about: result.about(),
+  };
+}
+
+/** The value of an About line. */
+export function aboutValue(ran: Ran, key: string): string | undefined {
+  return ran.about.find(([k]) => k === key)?.[1];
+}

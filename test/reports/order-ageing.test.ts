@@ -1,0 +1,391 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { orderAgeing } from '../../reports/order-ageing.js';
+import type { Mirror } from '../../src/mirror/index.js';
+import type { Row } from '../../src/render/types.js';
+import {
+  aboutValue,
+  history,
+  params,
+  rowsOf,
+  runReport,
+  softDelete,
+  syncState,
+  tempMirrors,
+  upsert,
+} from './fixture.js';
+
+/** REPORTS.md 3: the worked examples O1..O5 (as of 2025-06-10T12:00Z), their summary, the edge cases. */
+const mirror = tempMirrors();
+const AS_OF = '2025-06-10T12:00:00Z';
+const at = (options: Record<string, unknown> = {}, more = {}) =>
+  params('2025-06-10', options, { asOfTimestamp: AS_OF, ...more });
+
+const status = {
+  Ordered: 101,
+  Scheduled: 102,
+  Collected: 103,
+  'At Lab': 104,
+  'MRO Review': 105,
+  Completed: 106,
+  Cancelled: 107,
+  Expired: 108,
+} as const;
+type Name = keyof typeof status;
+
+function item(id: number, name: Name | string, created: string, more: Record<string, unknown> = {}) {
+  const statusId = (status as Record<string, number>)[name] ?? 199;
+  return {
+    id,
+    OrgId: 1,
+    c_org: 'Acme Haulage',
+    c_productName: 'DOT Urine Drug Screen',
+    c_personNameFirst: 'Pat',
+    c_personNameLast: `Driver${id}`,
+    c_currentStatusCodeName: name,
+    CurrentStatusId: statusId,
+    CreationTimestamp: created,
+    isNotModifiable: ['Completed', 'Cancelled', 'Expired'].includes(name),
+    ...more,
+  };
+}
+
+const seen = (orderitem_id: number, name: Name, first_seen_at: string) => ({
+  orderitem_id,
+  status_id: status[name],
+  status_name: name,
+  first_seen_at,
+});
+
+/** O1..O5 of REPORTS.md 3.4, with the history a sync polling every few hours would have kept. */
+async function examples(m: Mirror): Promise<void> {
+  upsert(m, 'OrderItem', [
+    item(1, 'Ordered', '2025-06-09T12:00:00Z'),
+    item(2, 'At Lab', '2025-06-05T12:00:00Z'),
+    item(3, 'MRO Review', '2025-06-01T12:00:00Z'),
+    item(4, 'Collected', '2025-05-20T12:00:00Z'),
+    item(5, 'Cancelled', '2025-06-02T12:00:00Z'),
+  ]);
+  await history(m, [
+    seen(1, 'Ordered', '2025-06-09T14:00:00.000Z'),
+    seen(2, 'Ordered', '2025-06-05T13:00:00.000Z'),
+    seen(2, 'Collected', '2025-06-06T09:00:00.000Z'),
+    seen(2, 'At Lab', '2025-06-07T12:00:00.000Z'),
+    seen(3, 'Ordered', '2025-06-01T12:30:00.000Z'),
+    seen(3, 'At Lab', '2025-06-03T08:00:00.000Z'),
+    seen(3, 'MRO Review', '2025-06-08T12:00:00.000Z'),
+    // O4's history starts long after its creation: the mirror began watching it on 06-09.
+    seen(4, 'Collected', '2025-06-09T00:00:00.000Z'),
+    seen(5, 'Ordered', '2025-06-02T13:00:00.000Z'),
+    seen(5, 'Cancelled', '2025-06-03T13:00:00.000Z'),
+  ]);
+}
+
+const pick = (r: Row) => [
+  r.orderItemId,
+  r.stage,
+  r.ageHours,
+  r.ageBucket,
+  r.timeInStatusHours,
+  r.statusBucket,
+  r.sinceIsLowerBound,
+  r.flag,
+];
+
+describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
+  it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
+    const m = await mirror();
+    await examples(m);
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail.map(pick)).toEqual([
+      [2, 'AT_LAB', 120, '3-7d', 72, '3-7d', false, 'WARN'],
+      [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'WARN'],
+      [1, 'ORDERED', 24, '1-2d', 24, '1-2d', false, 'WARN'],
+      [3, 'MRO', 216, '7-14d', 48, '2-3d', false, 'OK'],
+    ]);
+    expect(ran.detail[0]).toMatchObject({
+      orgId: 1,
+      org: 'Acme Haulage',
+      product: 'DOT Urine Drug Screen',
+      person: 'Pat Driver2',
+      status: 'At Lab',
+      createdAt: '2025-06-05T12:00:00Z',
+      statusSince: '2025-06-07T12:00:00Z',
+      dataFlags: null,
+    });
+    // O1: history starts within one poll interval of creation, so "since creation".
+    expect(ran.detail[2]).toMatchObject({ statusSince: '2025-06-09T12:00:00Z', sinceIsLowerBound: false });
+    // O4: history starts 06-09 00:00 as Collected, long after creation: at least 36 h.
+    expect(ran.detail[1]).toMatchObject({ statusSince: '2025-06-09T00:00:00Z', sinceIsLowerBound: true });
+  });
+
+  it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 3, STUCK 0', async () => {
+    const m = await mirror();
+    await examples(m);
+    const ran = await runReport(orderAgeing, m, at());
+    const byStatus = await ran.summary('By status');
+    expect(byStatus.map((r) => [r.status, r.stage, r.count, r.warn, r.stuck])).toEqual([
+      ['Ordered', 'ORDERED', 1, 1, 0],
+      ['Collected', 'COLLECTED', 1, 1, 0],
+      ['At Lab', 'AT_LAB', 1, 1, 0],
+      ['MRO Review', 'MRO', 1, 0, 0],
+      ['Total', null, 4, 3, 0],
+    ]);
+    expect(byStatus[4]).toMatchObject({
+      lt1d: 0,
+      d1_2: 2,
+      d2_3: 1,
+      d3_7: 1,
+      medianAgeHours: 168,
+      maxAgeHours: 504,
+      medianTimeInStatusHours: 42,
+      maxTimeInStatusHours: 72,
+    });
+    const byOrg = await ran.summary('By org');
+    expect(byOrg).toEqual([
+      {
+        orgId: 1,
+        org: 'Acme Haulage',
+        count: 4,
+        ordered: 1,
+        collected: 1,
+        atLab: 1,
+        mro: 1,
+        other: 0,
+        warn: 3,
+        stuck: 0,
+        oldestAgeHours: 504,
+      },
+      {
+        orgId: null,
+        org: 'Total',
+        count: 4,
+        ordered: 1,
+        collected: 1,
+        atLab: 1,
+        mro: 1,
+        other: 0,
+        warn: 3,
+        stuck: 0,
+        oldestAgeHours: 504,
+      },
+    ]);
+  });
+
+  it('includeTerminal adds O5, unflagged and last', async () => {
+    const m = await mirror();
+    await examples(m);
+    const ran = await runReport(orderAgeing, m, at({ includeTerminal: true }));
+    expect(ran.detail.map((r) => r.orderItemId)).toEqual([2, 4, 1, 3, 5]);
+    expect(ran.detail[4]).toMatchObject({
+      stage: 'CANCELLED',
+      flag: null,
+      timeInStatusHours: 167,
+      ageHours: 192,
+    });
+    const byOrg = await ran.summary('By org');
+    expect(byOrg[0]).toMatchObject({ count: 5, cancelled: 1, complete: 0 });
+  });
+});
+
+describe('order ageing: edge cases', () => {
+  it('STUCK beats WARN, then time in status, age and id order the rows', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [
+      item(10, 'Collected', '2025-06-07T12:00:00Z'),
+      item(11, 'Collected', '2025-06-07T12:00:00Z'),
+      item(12, 'Collected', '2025-06-06T12:00:00Z'),
+      item(13, 'Ordered', '2025-06-10T11:00:00Z'),
+    ]);
+    // 10 and 11 collected 50 h before the as-of (stuck at 48), 12 as well but older.
+    await history(m, [
+      seen(10, 'Ordered', '2025-06-07T12:00:00Z'),
+      seen(10, 'Collected', '2025-06-08T10:00:00Z'),
+      seen(11, 'Ordered', '2025-06-07T12:00:00Z'),
+      seen(11, 'Collected', '2025-06-08T10:00:00Z'),
+      seen(12, 'Ordered', '2025-06-06T12:00:00Z'),
+      seen(12, 'Collected', '2025-06-08T10:00:00Z'),
+      seen(13, 'Ordered', '2025-06-10T11:00:00Z'),
+    ]);
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail.map((r) => [r.orderItemId, r.flag, r.timeInStatusHours])).toEqual([
+      [12, 'STUCK', 50],
+      [10, 'STUCK', 50],
+      [11, 'STUCK', 50],
+      [13, 'OK', 1],
+    ]);
+  });
+
+  it('unmapped statuses count as OTHER with a warning; statusStage and thresholds configure them', async () => {
+    const m = await mirror();
+    upsert(
+      m,
+      'OrderItem',
+      [
+        item(20, 'On Hold', '2025-06-01T12:00:00Z'),
+        item(21, 'Lab Rejected', '2025-06-01T12:00:00Z', { isNotModifiable: true }),
+      ],
+      '2025-06-05T00:00:00.000Z',
+    );
+    await history(m, [
+      { orderitem_id: 20, status_id: 199, status_name: 'On Hold', first_seen_at: '2025-06-01T12:00:00Z' },
+    ]);
+    const ran = await runReport(orderAgeing, m, at());
+    // Unmapped and not modifiable: terminal, so left out.
+    expect(ran.detail.map((r) => [r.orderItemId, r.stage, r.flag, r.timeInStatusHours])).toEqual([
+      [20, 'OTHER', 'STUCK', 216],
+    ]);
+    expect(ran.warnings).toContain('Status "On Hold" (1 item) is not in statusStage: counted as OTHER');
+    const mapped = await runReport(
+      orderAgeing,
+      m,
+      at({
+        statusStage: { 'on hold': 'MRO', 'Lab Rejected': { stage: 'AT_LAB', terminal: false } },
+        thresholds: { MRO: { warn: 100, stuck: 300 } },
+      }),
+    );
+    expect(mapped.detail.map((r) => [r.orderItemId, r.stage, r.flag])).toEqual([
+      [21, 'AT_LAB', 'STUCK'],
+      [20, 'MRO', 'WARN'],
+    ]);
+    expect(mapped.warnings).toEqual([
+      '1 item(s) have no status history of their current status (NO_HISTORY): time in status counts from their last sync, a lower bound',
+    ]);
+  });
+
+  it('an item created after the as-of instant has age 0 and DATA_CHECK', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [item(30, 'Ordered', '2025-06-11T12:00:00Z')]);
+    await history(m, [seen(30, 'Ordered', '2025-06-11T12:30:00Z')]);
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail[0]).toMatchObject({ ageHours: 0, ageBucket: '<1d', timeInStatusHours: 0, flag: 'OK' });
+    expect(ran.detail[0]?.dataFlags).toBe('DATA_CHECK;SINCE_AFTER_AS_OF');
+    expect(ran.warnings[0]).toBe('1 item(s) created after the as-of instant: age 0 (DATA_CHECK): 30');
+  });
+
+  it('reads history written by the adapter at each poll, and a move back starts a new row', async () => {
+    const m = await mirror();
+    const polls: [string, Name][] = [
+      ['2025-06-08T00:00:00.000Z', 'Ordered'],
+      ['2025-06-08T06:00:00.000Z', 'Collected'],
+      ['2025-06-08T12:00:00.000Z', 'Ordered'],
+      ['2025-06-09T00:00:00.000Z', 'Ordered'],
+    ];
+    for (const [now, name] of polls) {
+      const record = item(40, name, '2025-06-07T23:00:00Z');
+      m.adapter.transaction(() => {
+        m.adapter.upsert('OrderItem', [record], { now });
+        m.adapter.recordStatus(record, now);
+      });
+    }
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail[0]).toMatchObject({
+      status: 'Ordered',
+      statusSince: '2025-06-08T12:00:00Z',
+      sinceIsLowerBound: false,
+      timeInStatusHours: 48,
+      flag: 'WARN',
+    });
+  });
+
+  it('without history of the current status, the last sync is a lower bound', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [item(50, 'At Lab', '2025-06-01T00:00:00Z')], '2025-06-09T12:00:00.000Z');
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail[0]).toMatchObject({
+      statusSince: '2025-06-09T12:00:00Z',
+      sinceIsLowerBound: true,
+      timeInStatusHours: 24,
+      dataFlags: 'NO_HISTORY',
+      flag: 'OK',
+    });
+  });
+
+  it('filters by stages, product and orgIds; leaves soft-deleted items out', async () => {
+    const m = await mirror();
+    await examples(m);
+    upsert(m, 'OrderItem', [
+      item(6, 'Ordered', '2025-06-10T00:00:00Z', {
+        OrgId: 2,
+        c_org: 'Beta',
+        c_productName: 'Breath Alcohol Test',
+      }),
+      item(7, 'Ordered', '2025-06-10T00:00:00Z'),
+    ]);
+    await softDelete(m, 'orderitem', 7);
+    const ids = async (options: Record<string, unknown>, more = {}) =>
+      (await runReport(orderAgeing, m, at(options, more))).detail.map((r) => r.orderItemId);
+    expect(await ids({})).toEqual([2, 4, 1, 3, 6]);
+    expect(await ids({ stages: ['AT_LAB', 'mro'] })).toEqual([2, 3]);
+    expect(await ids({ stages: 'CANCELLED' })).toEqual([5]);
+    expect(await ids({ product: 'alcohol' })).toEqual([6]);
+    expect(await ids({}, { orgIds: [2] })).toEqual([6]);
+    await expect(orderAgeing.run({ db: m.db, params: at({ stages: ['LOST'] }) })).rejects.toMatchObject({
+      code: 'REPORT_PARAM_INVALID',
+      param: 'options.stages.0',
+    });
+    await expect(orderAgeing.run({ db: m.db, params: at({ pollIntervalHours: -1 }) })).rejects.toMatchObject({
+      param: 'options.pollIntervalHours',
+    });
+  });
+
+  it('sorts a large detail through temporary files in bounded memory, and removes them', async () => {
+    const m = await mirror();
+    const items = [];
+    const rows = [];
+    for (let i = 1; i <= 57; i++) {
+      const created = new Date(Date.parse('2025-06-01T00:00:00Z') + i * 3_600_000 * 3.7).toISOString();
+      const names: Name[] = ['Ordered', 'Collected', 'At Lab', 'MRO Review'];
+      const name = names[i % 4] as Name;
+      items.push(item(1000 + i, name, created, { OrgId: (i % 3) + 1, c_org: `Org ${(i % 3) + 1}` }));
+      rows.push(seen(1000 + i, name, new Date(Date.parse(created) + (i % 5) * 7_200_000).toISOString()));
+    }
+    upsert(m, 'OrderItem', items);
+    await history(m, rows);
+    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length;
+    const inMemory = await runReport(orderAgeing, m, at());
+    const spilled = await runReport(orderAgeing, m, at({ sortChunkRows: 5 }));
+    expect(spilled.detail).toEqual(inMemory.detail);
+    expect(inMemory.detail).toHaveLength(57);
+    expect(await spilled.summary('By status')).toEqual(await inMemory.summary('By status'));
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length).toBe(before);
+    // The detail order: flag rank, then time in status descending.
+    const rank = { STUCK: 0, WARN: 1, OK: 2 } as Record<string, number>;
+    for (let i = 1; i < spilled.detail.length; i++) {
+      const a = spilled.detail[i - 1] as Row;
+      const b = spilled.detail[i] as Row;
+      const byFlag = (rank[String(a.flag)] ?? 3) - (rank[String(b.flag)] ?? 3);
+      expect(
+        byFlag < 0 || (byFlag === 0 && (a.timeInStatusHours as number) >= (b.timeInStatusHours as number)),
+      ).toBe(true);
+    }
+    // The detail can be read again (each reading queries anew and refills the summaries).
+    expect(await rowsOf(spilled.result.detail)).toEqual(spilled.detail);
+    expect(aboutValue(spilled, 'Detail rows')).toBe('57');
+  });
+
+  it('passes a formula-like org name through untouched and names the sources on About', async () => {
+    const m = await mirror();
+    const evil = '=HYPERLINK("http://x","y")';
+    await syncState(m, 'orderitem', '2025-06-10T06:00:00.000Z');
+    upsert(m, 'OrderItem', [
+      item(60, 'Ordered', '2025-06-10T00:00:00Z', { c_org: evil, c_personNameFirst: '+1 555' }),
+    ]);
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail[0]).toMatchObject({ org: evil, person: '+1 555 Driver60' });
+    expect(aboutValue(ran, 'Last sync of orderitem')).toContain('2025-06-10T06:00:00.000Z');
+    expect(aboutValue(ran, 'As-of instant')).toBe('2025-06-10T12:00:00Z');
+    expect(aboutValue(ran, 'Status stages')).toContain('MRO Review → MRO');
+  });
+
+  it('the as-of instant defaults to the end of the as-of day in the reporting time zone', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [item(70, 'Ordered', '2025-06-10T00:00:00Z')]);
+    const utc = await runReport(orderAgeing, m, params('2025-06-10'));
+    expect(utc.detail[0]?.ageHours).toBe(24);
+    const ny = await runReport(orderAgeing, m, params('2025-06-10', {}, { timezone: 'America/New_York' }));
+    expect(ny.detail[0]?.ageHours).toBe(28);
+    expect(aboutValue(ny, 'As-of instant')).toBe('2025-06-11T04:00:00Z');
+  });
+});
