@@ -1,7 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
+import { registerCron } from './commands/cron.js';
+import { registerDemo } from './commands/demo.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerProbe } from './commands/probe.js';
 import { registerReport } from './commands/report.js';
+import { registerRun } from './commands/run.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
@@ -22,12 +25,15 @@ export function buildProgram(): Command {
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
+  registerDemo(program);
   registerSim(program);
   registerProbe(program);
   registerSync(program);
   registerStatus(program);
   registerPolicy(program);
   registerReport(program);
+  registerRun(program);
+  registerCron(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }

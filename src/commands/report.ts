@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { reportByName, reports } from '../../reports/index.js';
 import type { ReportParams } from '../../reports/types.js';
+import { endOfDay, parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
 import { writeReport } from '../render/index.js';
@@ -19,36 +20,6 @@ interface ReportFlags {
 }
 
 const formats = ['xlsx', 'csv'] as const;
-
-/** A calendar date YYYY-MM-DD that exists (2025-02-30 does not). */
-export function parseDate(value: string, what: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const d = m === null ? Number.NaN : Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  if (m === null || Number.isNaN(d) || new Date(d).toISOString().slice(0, 10) !== value) {
-    throw new UsageError(`${what}: '${value}' is not a date (expected YYYY-MM-DD)`);
-  }
-  return value;
-}
-
-/** Today's date in a time zone, YYYY-MM-DD. */
-export function today(timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date());
-}
-
-/** The last instant of a date in a time zone, as ISO 8601 UTC. */
-export function endOfDay(date: string, timezone: string): string {
-  // Find the UTC offset of the zone at that date's noon, then take 23:59:59.999 local.
-  const noon = new Date(`${date}T12:00:00Z`);
-  const local = new Date(noon.toLocaleString('en-US', { timeZone: timezone }));
-  const utc = new Date(noon.toLocaleString('en-US', { timeZone: 'UTC' }));
-  const offsetMs = local.getTime() - utc.getTime();
-  return new Date(Date.parse(`${date}T23:59:59.999Z`) - offsetMs).toISOString();
-}
 
 async function checkOrgs(mirror: Mirror, orgIds: number[]): Promise<void> {
   for (const id of orgIds) {

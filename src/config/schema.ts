@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 
 /**
@@ -64,6 +65,23 @@ export const syncConfigSchema = z
   })
   .strict();
 
+export const jobsConfigSchema = z
+  .object({
+    /** Cron expressions (5 fields, or 6 with seconds) per job name, for `ohs cron`, in `timezone`. */
+    schedules: z.partialRecord(
+      z.enum(['nightly', 'sync', 'reports']),
+      z.string().refine((e) => cron.validate(e), 'not a valid cron expression'),
+    ),
+    /** Day of the week (0 = Sunday) on which the nightly job does a full pass. */
+    fullPassWeekday: z.number().int().min(0).max(6),
+    /** Where jobs write reports. */
+    outDir: z.string().min(1),
+    formats: z.array(z.enum(['xlsx', 'csv'])).min(1),
+    /** Report files older than this many days are removed by the nightly job; 0 keeps all. */
+    retentionDays: z.number().int().min(0),
+  })
+  .strict();
+
 /** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
 export const serviceFindingsSchema = z
   .object({
@@ -92,6 +110,7 @@ export const configSchema = z
     api: apiConfigSchema,
     mirror: mirrorConfigSchema,
     sync: syncConfigSchema,
+    jobs: jobsConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
   .strict();

@@ -125,7 +125,25 @@ export interface OrgPolicyTable {
   updated_at: string;
 }
 
+export interface JobRunTable {
+  id: Generated<number>;
+  job: string;
+  /** 'run' (ohs run), 'cron', 'demo'. */
+  trigger: string;
+  started_at: string;
+  ended_at: string | null;
+  /** running, ok, failed, interrupted. */
+  outcome: string;
+  error_code: string | null;
+  error: string | null;
+  /** JSON array of the files written. */
+  outputs: string;
+  sync_run_id: number | null;
+  pid: number;
+}
+
 export interface Database {
+  job_run: JobRunTable;
   org_policy: OrgPolicyTable;
   sync_run: SyncRunTable;
   sync_stream_run: SyncStreamRunTable;

@@ -10,6 +10,8 @@ const tableDocs: Record<string, string> = {
   sync_lock: 'The lock that keeps one sync at a time on this file.',
   orderitem_status_history: 'One row per status seen per order item: first and last time seen.',
   data_dictionary: 'This table: every column of the mirror, described.',
+  job_run:
+    'One row per job run (nightly, sync, reports): trigger, start, end, outcome, error, files written.',
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
 };

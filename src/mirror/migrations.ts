@@ -326,7 +326,31 @@ const m0002: Migration = {
   },
 };
 
-const migrations: Record<string, Migration> = { '0001_initial': m0001, '0002_org_policy': m0002 };
+/** Runs of jobs (nightly, sync, reports): start, end, outcome, outputs. */
+const m0003: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('job_run')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('job', 'text', (c) => c.notNull())
+      .addColumn('trigger', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'text', (c) => c.notNull())
+      .addColumn('ended_at', 'text')
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('error_code', 'text')
+      .addColumn('error', 'text')
+      .addColumn('outputs', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('sync_run_id', 'integer')
+      .addColumn('pid', 'integer', (c) => c.notNull())
+      .execute();
+  },
+};
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+  '0002_org_policy': m0002,
+  '0003_job_run': m0003,
+};
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

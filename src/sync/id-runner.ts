@@ -18,23 +18,44 @@ const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a 
  * The re-read is a pass with a checkpoint: a killed run resumes after the last batch done.
  */
 export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promise<void> {
+  const started = nowIso();
+  const resumed = await idPass(decl, ctx);
+  // A resumed pass only finished an earlier run's re-read: rows that run read may have changed
+  // since, so an incremental run then re-reads those that can still change (new ids were just
+  // probed for).
+  if (resumed && !ctx.options.full && decl.incrementalReread === 'open') {
+    await idPass(decl, ctx, { readBefore: started });
+  }
+}
+
+/**
+ * One pass (new, or the one a killed run left); returns whether it was resumed. `catchUp`: an
+ * incremental re-read of the open rows last read before `readBefore`, without probing.
+ */
+async function idPass(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  catchUp?: { readBefore: string },
+): Promise<boolean> {
   const table = tableOf(decl.resource).table as ResourceTableName;
   const known = await ctx.mirror.db.selectFrom(table).select(['id', 'deleted_at']).execute();
-  const full = ctx.options.full || known.length === 0;
+  const full = catchUp === undefined && (ctx.options.full || known.length === 0);
   ctx.stats.mode = full ? 'full' : 'incremental';
 
   let pass = await pendingPass(ctx, decl.name);
+  const resumed = pass !== undefined;
   if (pass === undefined) {
     let reread = known.filter((r) => r.deleted_at === null);
     if (!full) {
       if (decl.incrementalReread === 'open' && decl.openWhere !== undefined) {
         const open = decl.openWhere;
-        const rows = await ctx.mirror.db
+        let openRows = ctx.mirror.db
           .selectFrom(table)
           .select('id')
           .where('deleted_at', 'is', null)
-          .where(open.column, '<>', open.notEqual)
-          .execute();
+          .where(open.column, '<>', open.notEqual);
+        if (catchUp !== undefined) openRows = openRows.where('synced_at', '<', catchUp.readBefore);
+        const rows = await openRows.execute();
         reread = rows.map((r) => ({ id: r.id, deleted_at: null }));
       } else {
         reread = [];
@@ -79,7 +100,7 @@ export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promi
     if (ctx.signal.aborted) throw new InterruptedError();
   }
 
-  await probeUpward(decl, ctx, table);
+  if (catchUp === undefined) await probeUpward(decl, ctx, table);
 
   const gone = (
     await ctx.mirror.db
@@ -91,6 +112,7 @@ export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promi
   ).map((r) => r.id);
   await guardDeletions(ctx, table, gone.length);
   closePass(ctx, decl.name, decl.resource, gone, full ? 'full' : 'other');
+  return resumed;
 }
 
 async function fetchOne(
@@ -151,26 +173,48 @@ async function referencedIds(decl: IdStreamDecl, ctx: StreamContext): Promise<st
   return ids;
 }
 
-/** Probes ids above the highest known one until `probeWindow` consecutive 404s. */
+/**
+ * Probes ids above the highest known one until `probeWindow` consecutive 404s. The service gives
+ * new ids above the highest it has held, so a 404 can only turn into a record if the id was asked
+ * before the service got there: with ids asked at once, or one after another, a record created
+ * just after its 404 is followed by higher ones that are found, and probing goes on above it. So
+ * once probing ends, the 404s it left below the highest id found (within the window) are asked
+ * again. (A run killed before that loses its last 404s: the next run probes above them.)
+ */
 async function probeUpward(decl: IdStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   const rows = await ctx.mirror.db.selectFrom(table).select('id').execute();
   const numeric = rows.map((r) => Number(r.id)).filter(Number.isFinite);
   const start = Number(ctx.options.idStart[decl.name] ?? 1);
-  let next = numeric.length > 0 ? Math.max(...numeric) + 1 : start;
-  let misses = 0;
   const window = ctx.options.probeWindow;
+  let top = numeric.length > 0 ? Math.max(...numeric) : start - 1;
+  let next = top + 1;
+  const holes: number[] = [];
+  let misses = 0;
   while (misses < window) {
     const batch = Array.from({ length: Math.min(BATCH, window) }, (_, k) => String(next + k));
     next += batch.length;
     const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id)));
     const found: Record<string, unknown>[] = [];
-    for (const r of results) {
-      if (r === undefined) misses++;
-      else {
+    results.forEach((r, k) => {
+      if (r === undefined) {
+        misses++;
+        holes.push(Number(batch[k]));
+      } else {
         misses = 0;
+        top = Number(batch[k]);
         found.push(r);
       }
-    }
+    });
+    if (found.length > 0) commit(decl, ctx, found, undefined);
+    ctx.progress.add(batch.length);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  const again = holes.filter((id) => id < top && id > top - window).map(String);
+  for (let i = 0; i < again.length; i += BATCH) {
+    const batch = again.slice(i, i + BATCH);
+    const found = (await Promise.all(batch.map((id) => fetchOne(decl, ctx, id)))).filter(
+      (r): r is Record<string, unknown> => r !== undefined,
+    );
     if (found.length > 0) commit(decl, ctx, found, undefined);
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();

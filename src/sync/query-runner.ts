@@ -23,7 +23,10 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
     ctx.logger.info({ stream: decl.name, pass: pending.mode }, 'resuming an unfinished pass');
     ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
     await runPass(decl, ctx, pending);
-    if (pending.mode === 'full') return;
+    // A resumed full pass is the full pass a --full run asks for. Otherwise it only finished an
+    // earlier run's work: rows it passed before that run stopped may have changed or gone since,
+    // so this run's own work follows (re-poll, id sweep; or a new pass of a small table).
+    if (pending.mode === 'full' && ctx.options.full) return;
   }
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
@@ -34,7 +37,7 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   }
   ctx.stats.mode = 'incremental';
   await fetchNew(decl, ctx, table);
-  if (pending === undefined && decl.reopen !== undefined) {
+  if (decl.reopen !== undefined) {
     await runPass(decl, ctx, startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
   }
   await sweepDeletions(decl, ctx, table);
@@ -46,7 +49,11 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
  * did not see are soft-deleted, under the same guard. Not resumable on purpose: it is cheap to
  * start over.
  */
-async function sweepDeletions(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
+async function sweepDeletions(
+  decl: QueryStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+): Promise<void> {
   const seen = new Set<number>();
   for await (const page of ctx.client.scan(decl.resource as QR, { fields: ['id'] })) {
     for (const r of page.records) seen.add(r.id as number);
@@ -58,7 +65,11 @@ async function sweepDeletions(decl: QueryStreamDecl, ctx: StreamContext, table: 
   if (gone.length === 0) return;
   const now = nowIso();
   ctx.mirror.adapter.transaction(() => {
-    ctx.stats.deleted += ctx.mirror.adapter.softDelete(decl.resource, gone, { runId: ctx.runId, stream: decl.name, now });
+    ctx.stats.deleted += ctx.mirror.adapter.softDelete(decl.resource, gone, {
+      runId: ctx.runId,
+      stream: decl.name,
+      now,
+    });
   });
   ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream (id sweep)');
 }

@@ -1,0 +1,26 @@
+import { applyRetention, reportsJob } from './reports.js';
+import { syncJob } from './sync.js';
+import type { JobEnv, JobResult } from './types.js';
+
+/** Day of the week (0 = Sunday) of a YYYY-MM-DD date. */
+function weekday(date: string): number {
+  return new Date(`${date}T12:00:00Z`).getUTCDay();
+}
+
+/**
+ * The nightly job: an incremental sync (a full pass on `jobs.fullPassWeekday`), every report for
+ * the as-of date, then retention of report files older than `jobs.retentionDays`. A sync that
+ * fails fails the job before any report is written, so no report is made from a half-synced
+ * mirror without saying so.
+ */
+export async function nightlyJob(env: JobEnv): Promise<JobResult> {
+  const full = weekday(env.asOf) === env.config.jobs.fullPassWeekday;
+  const synced = await syncJob(env, full, 'nightly');
+  const written = await reportsJob(env);
+  const removed = await applyRetention(env.config.jobs.outDir, env.asOf, env.config.jobs.retentionDays);
+  if (removed.length > 0) env.logger.info({ removed: removed.length }, 'old report files removed');
+  return {
+    outputs: written.outputs,
+    ...(synced.syncRunId === undefined ? {} : { syncRunId: synced.syncRunId }),
+  };
+}

@@ -1,0 +1,28 @@
+import type { OhsClient } from '../src/api/index.js';
+import type { Config } from '../src/config/index.js';
+import type { Logger } from '../src/log.js';
+import type { Mirror } from '../src/mirror/index.js';
+
+/** What a job is given: built at the edge (CLI, cron worker, demo) and passed in. */
+export interface JobEnv {
+  config: Config;
+  logger: Logger;
+  mirror: Mirror;
+  /** The API client, made on first use (the reports job never needs one). */
+  client: () => OhsClient;
+  /** Aborted on SIGINT/SIGTERM: the sync stops after the page under way. */
+  signal: AbortSignal;
+  /** The as-of date of reports, YYYY-MM-DD (default: today in the configured time zone). */
+  asOf: string;
+}
+
+export interface JobResult {
+  /** Files written. */
+  outputs: string[];
+  /** The sync run the job made, if any. */
+  syncRunId?: number;
+}
+
+export type JobName = 'nightly' | 'sync' | 'reports';
+
+export type Job = (env: JobEnv) => Promise<JobResult>;

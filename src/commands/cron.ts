@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import cron from 'node-cron';
+import { type JobName, jobNames, runJob } from '../../jobs/index.js';
+import { describeError, isOhsError, UsageError } from '../errors.js';
+import { commandContext, untilSignal } from './context.js';
+import { openJobEnv } from './job-env.js';
+
+/**
+ * `ohs cron`: the long-running worker. Schedules and time zone from the configuration (default:
+ * nightly at 02:00); a tick while a run is still going is skipped and logged; SIGTERM/SIGINT
+ * stop the run under way after its current page (checkpointed) and exit 0; a failed run is
+ * logged with its error code and the worker keeps going.
+ */
+export function registerCron(program: Command): void {
+  program
+    .command('cron')
+    .description(
+      'run the jobs on their schedules (config jobs.schedules, default nightly at 02:00) until SIGTERM',
+    )
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option(
+      '--schedule <job=cron...>',
+      "override a schedule, e.g. --schedule 'nightly=*/10 * * * * *' (seconds field allowed)",
+    )
+    .addHelpText('after', '\nExample: ohs cron   (under systemd: see examples/ohs-cron.service)')
+    .action(async (flags: { schedule?: string[] }, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const schedules: Partial<Record<JobName, string>> = { ...config.jobs.schedules };
+      for (const pair of flags.schedule ?? []) {
+        const m = /^([a-z]+)=(.+)$/.exec(pair);
+        if (m === null || !(jobNames as string[]).includes(m[1] ?? '')) {
+          throw new UsageError(
+            `--schedule '${pair}': expected JOB=CRON with JOB one of ${jobNames.join(', ')}`,
+          );
+        }
+        if (!cron.validate(m[2] ?? ''))
+          throw new UsageError(`--schedule '${pair}': '${m[2]}' is not a cron expression`);
+        schedules[m[1] as JobName] = m[2];
+      }
+      const abort = new AbortController();
+      let running: Promise<void> | undefined;
+      const tasks = Object.entries(schedules).map(([job, expression]) =>
+        cron.schedule(
+          expression,
+          async () => {
+            if (running !== undefined) {
+              logger.warn({ job }, 'previous run still going: this tick is skipped');
+              return;
+            }
+            running = (async () => {
+              const env = await openJobEnv(config, logger, abort.signal);
+              try {
+                const r = await runJob(job as JobName, env, 'cron');
+                if (r.outcome === 'interrupted')
+                  logger.warn({ job, run: r.runId }, 'job interrupted; the next run resumes');
+                else if (r.error !== undefined) {
+                  logger.error(
+                    {
+                      job,
+                      run: r.runId,
+                      outcome: r.outcome,
+                      code: isOhsError(r.error) ? r.error.code : 'INTERNAL',
+                      error: describeError(r.error),
+                    },
+                    `job ${r.outcome}`,
+                  );
+                } else
+                  logger.info({ job, run: r.runId, outcome: r.outcome, outputs: r.outputs.length }, 'job ok');
+              } catch (err) {
+                logger.error(
+                  { job, code: isOhsError(err) ? err.code : 'INTERNAL', error: describeError(err) },
+                  'job failed',
+                );
+              } finally {
+                await env.close();
+              }
+            })().finally(() => {
+              running = undefined;
+            });
+          },
+          { timezone: config.timezone, name: job },
+        ),
+      );
+      logger.info({ schedules, timezone: config.timezone }, 'cron worker started (stop with SIGTERM)');
+      const signal = await untilSignal();
+      logger.info({ signal }, 'stopping: the run under way stops after its current page');
+      abort.abort();
+      for (const t of tasks) await t.stop();
+      if (running !== undefined) await running;
+      for (const t of tasks) await t.destroy();
+      logger.info('cron worker stopped');
+    });
+}

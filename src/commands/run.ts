@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import { jobNames, runJob } from '../../jobs/index.js';
+import { parseDate } from '../dates.js';
+import { UsageError } from '../errors.js';
+import { commandContext } from './context.js';
+import { openJobEnv } from './job-env.js';
+
+/** `ohs run JOB`: runs one job now, with the code the cron worker runs. */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description(`run a job now: ${jobNames.join(', ')}`)
+    .argument('<job>', jobNames.join(' | '))
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--as-of <date>', 'as-of date of the reports (default today)')
+    .addHelpText('after', '\nExample: ohs run nightly')
+    .action(async (job: string, flags: { asOf?: string }, cmd: Command) => {
+      if (!(jobNames as string[]).includes(job))
+        throw new UsageError(`unknown job '${job}' (jobs: ${jobNames.join(', ')})`);
+      const { config, logger } = commandContext(cmd);
+      const abort = new AbortController();
+      const stop = () => abort.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const env = await openJobEnv(
+        config,
+        logger,
+        abort.signal,
+        flags.asOf === undefined ? undefined : parseDate(flags.asOf, '--as-of'),
+      );
+      try {
+        const r = await runJob(job as (typeof jobNames)[number], env, 'run');
+        logger.info({ job, run: r.runId, outcome: r.outcome, outputs: r.outputs.length }, `job ${r.outcome}`);
+        for (const f of r.outputs) process.stdout.write(`${f}\n`);
+        if (r.error !== undefined) throw r.error;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        await env.close();
+      }
+    });
+}
