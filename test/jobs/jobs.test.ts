@@ -25,13 +25,22 @@ function workdir(url: string, extra: Record<string, unknown> = {}): string {
   return dir;
 }
 
-type JobRow = { id: number; job: string; outcome: string; error_code: string | null; outputs: string; sync_run_id: number | null };
+type JobRow = {
+  id: number;
+  job: string;
+  outcome: string;
+  error_code: string | null;
+  outputs: string;
+  sync_run_id: number | null;
+};
 
 function jobRuns(db: string): JobRow[] {
   if (!existsSync(db)) return [];
   const sqlite = new Database(db, { readonly: true, fileMustExist: true });
   try {
-    return sqlite.prepare('SELECT id, job, outcome, error_code, outputs, sync_run_id FROM job_run ORDER BY id').all() as JobRow[];
+    return sqlite
+      .prepare('SELECT id, job, outcome, error_code, outputs, sync_run_id FROM job_run ORDER BY id')
+      .all() as JobRow[];
   } catch {
     return [];
   } finally {
@@ -49,7 +58,10 @@ async function waitFor<T>(what: string, fn: () => T | undefined, timeoutMs = 60_
   }
 }
 
-function spawnOhs(args: string[], cwd: string): { child: ChildProcess; out: () => string; err: () => string } {
+function spawnOhs(
+  args: string[],
+  cwd: string,
+): { child: ChildProcess; out: () => string; err: () => string } {
   const child = spawn(process.execPath, [OHS_BIN, ...args], {
     cwd,
     env: { ...process.env, OHS_TOKEN: WRITE_TOKEN },
@@ -81,13 +93,19 @@ describe('ohs demo', () => {
     const files = readdirSync(join(dir, 'out')).map((f) => join(dir, 'out', f));
     expect(printed.sort()).toEqual(files.sort());
     for (const name of ['compliance', 'unpaid-invoices', 'order-ageing']) {
-      for (const ext of ['xlsx', 'csv']) expect(files.some((f) => f.includes(`${name}-`) && f.endsWith(ext))).toBe(true);
+      for (const ext of ['xlsx', 'csv'])
+        expect(files.some((f) => f.includes(`${name}-`) && f.endsWith(ext))).toBe(true);
     }
     expect(r.stdout).toContain('sqlite3 ohs.sqlite "select org, count(*) as open_orders from v_orderitem');
 
     // The demo's sandbox is deterministic (seed 1, today's date): the mirror equals a twin's truth.
     const today = new Date().toISOString().slice(0, 10);
-    const twin = await startSim({ scale: 0.1, anchorDate: today, token: WRITE_TOKEN, readonlyToken: READ_TOKEN });
+    const twin = await startSim({
+      scale: 0.1,
+      anchorDate: today,
+      token: WRITE_TOKEN,
+      readonlyToken: READ_TOKEN,
+    });
     const truth = twin.truth();
     await twin.close();
     const sqlite = new Database(db, { readonly: true });
@@ -100,13 +118,24 @@ describe('ohs demo', () => {
         ['staff', 'Staff'],
         ['applicant', 'Applicant'],
       ] as const) {
-        const ids = (sqlite.prepare(`SELECT id FROM "${table}" WHERE deleted_at IS NULL ORDER BY id`).pluck().all() as (number | string)[]).map(String);
+        const ids = (
+          sqlite.prepare(`SELECT id FROM "${table}" WHERE deleted_at IS NULL ORDER BY id`).pluck().all() as (
+            | number
+            | string
+          )[]
+        ).map(String);
         expect(ids.sort(), table).toEqual(truth[resource].map((r) => String(r.id)).sort());
       }
-      const run = sqlite.prepare("SELECT job, trigger, outcome, outputs FROM job_run").get() as Record<string, string>;
+      const run = sqlite.prepare('SELECT job, trigger, outcome, outputs FROM job_run').get() as Record<
+        string,
+        string
+      >;
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
       expect(JSON.parse(run.outputs ?? '[]')).toHaveLength(6);
-      const csv = sqlite.prepare("SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'").pluck().get() as number;
+      const csv = sqlite
+        .prepare("SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'")
+        .pluck()
+        .get() as number;
       expect(csv).toBeGreaterThan(16);
     } finally {
       sqlite.close();
@@ -121,12 +150,16 @@ describe('ohs run and ohs cron', () => {
     const dir = workdir(sim().url);
     const db = join(dir, 'ohs.sqlite');
     const first = spawnOhs(['run', 'nightly'], dir);
-    await waitFor('the first run to start', () => (jobRuns(db).some((r) => r.outcome === 'running') ? true : undefined));
+    await waitFor('the first run to start', () =>
+      jobRuns(db).some((r) => r.outcome === 'running') ? true : undefined,
+    );
     const second = await runOhs(['run', 'nightly'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
     expect(second.code).toBe(6);
     const lines = second.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^ohs: LOCKED: another job is running on .*ohs\.sqlite \(pid \d+ on .*\); wait for it to finish$/);
+    expect(lines[0]).toMatch(
+      /^ohs: LOCKED: another job is running on .*ohs\.sqlite \(pid \d+ on .*\); wait for it to finish$/,
+    );
     const [code] = (await once(first.child, 'exit')) as [number | null];
     expect(code, first.err()).toBe(0);
     const runs = jobRuns(db);
@@ -140,10 +173,18 @@ describe('ohs run and ohs cron', () => {
     const db = join(dir, 'ohs.sqlite');
     const worker = spawnOhs(['cron', '--schedule', 'sync=*/2 * * * * *'], dir);
     try {
-      await waitFor('two completed runs', () => (jobRuns(db).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined), 90_000);
+      await waitFor(
+        'two completed runs',
+        () => (jobRuns(db).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined),
+        90_000,
+      );
       // Make the next run slow, so that SIGTERM lands in the middle of it.
       sim().configure({ latencyMs: 300 });
-      await waitFor('a third run under way', () => (jobRuns(db).length >= 3 && jobRuns(db).at(-1)?.outcome === 'running' ? true : undefined), 30_000);
+      await waitFor(
+        'a third run under way',
+        () => (jobRuns(db).length >= 3 && jobRuns(db).at(-1)?.outcome === 'running' ? true : undefined),
+        30_000,
+      );
       await new Promise((r) => setTimeout(r, 700));
       const stopping = Date.now();
       worker.child.kill('SIGTERM');
@@ -173,8 +214,15 @@ describe('ohs run and ohs cron', () => {
     expect(again.code, again.stderr).toBe(0);
     const sqlite2 = new Database(db, { readonly: true });
     try {
-      const ids = sqlite2.prepare('SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id').pluck().all();
-      expect(ids).toEqual(sim().truth().OrderItem.map((r) => r.id));
+      const ids = sqlite2
+        .prepare('SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id')
+        .pluck()
+        .all();
+      expect(ids).toEqual(
+        sim()
+          .truth()
+          .OrderItem.map((r) => r.id),
+      );
     } finally {
       sqlite2.close();
     }
