@@ -1,4 +1,5 @@
 import { benchClient } from './client.js';
+import { benchRender } from './render.js';
 import { benchSync } from './sync.js';
 
 /**
@@ -8,6 +9,7 @@ import { benchSync } from './sync.js';
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
   client: benchClient,
+  render: benchRender,
   sync: benchSync,
 };
 
@@ -15,7 +17,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const scaleAt = args.indexOf('--scale');
   const scale = scaleAt >= 0 ? Number(args[scaleAt + 1]) : 1;
-  const names = args.filter((a, i) => !a.startsWith('--') && i !== scaleAt + 1);
+  const names = args.filter((a, i) => !a.startsWith('--') && (scaleAt < 0 || i !== scaleAt + 1));
   const chosen = names.length > 0 ? names : Object.keys(benches);
   for (const name of chosen) {
     const bench = benches[name];

@@ -10,6 +10,7 @@ export interface DetailLayout {
 
 /** What follows the detail rows; read once the detail is done. */
 export interface RenderTail {
+  /** Their rows, like the detail's, can be read once: only the xlsx renderer reads them. */
   summaries: Sheet[];
   warnings: string[];
   /** Key/value lines of the About sheet, in order. */

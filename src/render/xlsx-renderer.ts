@@ -81,9 +81,10 @@ export class XlsxRenderer implements Renderer {
     this.workbook.creator = 'ohs-mirror';
     // The zip (archiver) reports its own failures as 'error' events; without a listener one
     // would end the process.
-    (
-      this.workbook as unknown as { zip?: Emitter & { on(e: 'error', f: (err: unknown) => void): unknown } }
-    ).zip?.on('error', (err: unknown) => {
+    const internals = this.workbook as unknown as {
+      zip?: { on(event: 'error', f: (err: unknown) => void): unknown };
+    };
+    internals.zip?.on('error', (err: unknown) => {
       this.failure ??= err;
     });
     this.detail = this.sheet(detail.name, detail.columns);
