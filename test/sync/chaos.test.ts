@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestInfo } from '../../src/sim/server.js';
+import { expectMirrorEqualsTruth, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { withSim } from '../helpers/sim.js';
+
+let onRequest: ((info: RequestInfo) => void) | undefined;
+
+/**
+ * Everything at once, several times over: 20% faults, live mutation every 40 requests, and each
+ * sync stopped (SIGINT) at a different point, some of them --full; once the changes stop, one
+ * incremental sync brings the mirror to the truth.
+ */
+describe.each([1, 2, 3])('chaos, seed %s', (seed) => {
+  const sim = withSim({
+    seed,
+    scale: 0.05,
+    faultRate: 0.2,
+    faultKinds: ['503', '500', 'drop', 'truncate'],
+    mutateEveryRequests: 40,
+    mutationSize: 3,
+    onRequest: (info) => onRequest?.(info),
+  });
+  const tmp = withTmpDir();
+
+  it('six stopped syncs under faults and live changes, then one incremental sync: equal to the truth', async () => {
+    const file = tmp();
+    for (let round = 0; round < 6; round++) {
+      const abort = new AbortController();
+      const start = sim().stats.requests;
+      const stopAt = 30 + ((seed * 97 + round * 131) % 400);
+      onRequest = () => {
+        if (sim().stats.requests - start >= stopAt) abort.abort();
+      };
+      try {
+        const report = await syncInto(
+          sim(),
+          file,
+          // The churn here is by design, so the mass-delete guard (tested on its own) is set aside.
+          { signal: abort.signal, full: round % 3 === 2, massDeleteMinRows: 1000 },
+          { maxRetries: 12 },
+        );
+        expect(['ok', 'interrupted'], String(report.error)).toContain(report.outcome);
+      } finally {
+        onRequest = undefined;
+      }
+    }
+    sim().configure({ mutateEveryRequests: 0 });
+    const mutations = sim().stats.mutations;
+    expect(mutations).toBeGreaterThan(10);
+    const last = await syncInto(sim(), file, {}, { maxRetries: 12 });
+    expect(last.outcome, String(last.error)).toBe('ok');
+    expect(sim().stats.mutations).toBe(mutations);
+    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
+  });
+});

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { withSim } from '../helpers/sim.js';
+
+/**
+ * One sync at a time per mirror file (exit 6, LOCKED, for the second); a lock left by a dead
+ * process, or whose heartbeat stopped, is taken over.
+ */
+describe('ohs sync: one at a time per mirror file', () => {
+  const sim = withSim({ scale: 0.05 });
+  const tmp = withTmpDir();
+  let config = '';
+  /** A client held to 250 requests/s, so its sync lasts long enough for a second one to meet it. */
+  let slowConfig = '';
+  const sync = (file: string, ...args: string[]) =>
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+
+  beforeAll(() => {
+    config = cliConfig(dirname(tmp()));
+    slowConfig = cliConfig(dirname(tmp()), { requestsPerSecond: 250 });
+  });
+
+  /** Writes the lock row of a sync that is not running (or is), as another process would have. */
+  async function plantLock(file: string, lock: { pid: number; host: string; heartbeatAgoMs: number }) {
+    await withMirror(file, (m) => {
+      const beat = new Date(Date.now() - lock.heartbeatAgoMs).toISOString();
+      m.sqlite
+        .prepare(
+          "INSERT OR REPLACE INTO sync_lock (name, pid, host, acquired_at, heartbeat_at) VALUES ('sync', ?, ?, ?, ?)",
+        )
+        .run(lock.pid, lock.host, beat, beat);
+    });
+  }
+
+  /** The pid of a process that has exited. */
+  async function deadPid(): Promise<number> {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await once(child, 'exit');
+    return child.pid as number;
+  }
+
+  it('a second sync on the same file exits at once with LOCKED (exit 6); the first completes', async () => {
+    const file = tmp();
+    const first = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', slowConfig], {
+      env: { ...process.env, ...cliEnv(sim()) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let firstErr = '';
+    first.stderr?.on('data', (d: Buffer) => {
+      firstErr += d.toString();
+    });
+    const exited = once(first, 'exit');
+    // Wait until the first sync is under way (the service sees its requests).
+    const start = sim().stats.requests;
+    while (sim().stats.requests - start < 20) await new Promise((r) => setTimeout(r, 10));
+
+    const t0 = Date.now();
+    const second = await sync(file);
+    const took = Date.now() - t0;
+    expect(second.code).toBe(6);
+    expect(second.stderr.trim()).toMatch(
+      new RegExp(`^ohs: LOCKED: another sync is running on .+ \\(pid ${first.pid} on ${hostname()}, since `),
+    );
+    expect(took).toBeLessThan(5_000);
+    expect(first.exitCode, 'the first sync was still running').toBeNull();
+
+    const [code] = (await exited) as [number | null];
+    expect(code, firstErr).toBe(0);
+    await withMirror(file, (m) => {
+      expectMirrorEqualsTruth(m, sim().truth());
+      // The locked-out sync recorded no run and left no lock.
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_run').get()).toEqual({ n: 1 });
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+    });
+  });
+
+  it('a lock left by a dead process, or with a stale heartbeat, is taken over; a live one is not', async () => {
+    const file = tmp();
+    expect((await sync(file, 'role')).code).toBe(0);
+
+    // Held by a live process on this host (this test runner), heartbeat fresh: LOCKED.
+    await plantLock(file, { pid: process.pid, host: hostname(), heartbeatAgoMs: 0 });
+    const live = await sync(file, 'role');
+    expect(live.code).toBe(6);
+    expect(live.stderr).toContain(`ohs: LOCKED: another sync is running on ${file} (pid ${process.pid}`);
+
+    // Held by another host with a fresh heartbeat: it may be running there, LOCKED.
+    await plantLock(file, { pid: 4242, host: 'elsewhere.example', heartbeatAgoMs: 5_000 });
+    const remote = await sync(file, 'role');
+    expect(remote.code).toBe(6);
+    expect(remote.stderr).toContain('(pid 4242 on elsewhere.example');
+
+    // The other host's heartbeat stopped over 2 minutes ago: stale, taken over.
+    await plantLock(file, { pid: 4242, host: 'elsewhere.example', heartbeatAgoMs: 180_000 });
+    const stale = await sync(file, 'role');
+    expect(stale.code, stale.stderr).toBe(0);
+
+    // A dead process on this host, heartbeat fresh (killed a moment ago): taken over.
+    await plantLock(file, { pid: await deadPid(), host: hostname(), heartbeatAgoMs: 0 });
+    const dead = await sync(file);
+    expect(dead.code, dead.stderr).toBe(0);
+    await withMirror(file, (m) => {
+      expectMirrorEqualsTruth(m, sim().truth());
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+    });
+  });
+});
