@@ -1,91 +1,22 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { dirname } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { RequestInfo } from '../../src/sim/server.js';
-import { OHS_BIN, runOhs } from '../helpers/cli.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
-import { withSim } from '../helpers/sim.js';
+import { describe, expect, it } from 'vitest';
+import { killHarness } from '../helpers/kill.js';
+import { expectMirrorEqualsTruth, withMirror } from '../helpers/mirror.js';
 
 /**
  * `ohs sync` killed with SIGKILL (no chance to checkpoint or release its lock) at points spread
  * over a run, then run again: the rerun resumes from the page checkpoints, takes over the dead
  * process's lock, ends equal to the truth with nothing duplicated and nothing wrongly deleted,
- * and asks the service for less than a fresh sync does.
+ * and asks the service for less than a fresh() sync does.
  */
-let onRequest: ((info: RequestInfo) => void) | undefined;
-
 describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a killed incremental run', () => {
-  const sim = withSim({ scale: 0.05, onRequest: (info) => onRequest?.(info) });
-  const tmp = withTmpDir();
-  let config = '';
-  /** Service requests of a fresh sync into an empty mirror. */
-  let fresh = 0;
-
-  const sync = (file: string, ...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
-
-  /** Starts `ohs sync` and kills it with SIGKILL once the service has seen `after` more requests. */
-  async function syncKilledAfter(
-    file: string,
-    after: number,
-    ...args: string[]
-  ): Promise<{ signal: string | null }> {
-    const start = sim().stats.requests;
-    const child = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', config, ...args], {
-      env: { ...process.env, ...cliEnv(sim()) },
-      stdio: 'ignore',
-    });
-    onRequest = () => {
-      if (sim().stats.requests - start >= after) child.kill('SIGKILL');
-    };
-    try {
-      const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
-      return { signal };
-    } finally {
-      onRequest = undefined;
-    }
-  }
-
-  function expectNoDuplicates(file: string) {
-    return withMirror(file, (m) => {
-      // Nothing was deleted upstream: a resumed pass must not soft-delete what the killed run saw.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual({ n: 0 });
-      // Nothing moved either: one history row per order item, whatever the runs.
-      const h = m.sqlite
-        .prepare('SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history')
-        .get() as { n: number; items: number };
-      const items = sim().tables.OrderItem.size;
-      expect(h).toEqual({ n: items, items });
-      for (const t of ['applicant_info', 'applicant_info_item']) {
-        const r = m.sqlite.prepare(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM ${t}`).get() as {
-          n: number;
-          ids: number;
-        };
-        expect(r.n, t).toBe(r.ids);
-      }
-      // No pass is left under way, and the dead process's lock is gone.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_checkpoint').get()).toEqual({ n: 0 });
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
-    });
-  }
-
-  beforeAll(async () => {
-    config = cliConfig(dirname(tmp()));
-    const file = tmp();
-    const before = sim().stats.requests;
-    const r = await sync(file);
-    expect(r.code, r.stderr).toBe(0);
-    fresh = sim().stats.requests - before;
-    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
-  });
+  const { sim, tmp, sync, syncKilledAfter, expectNoDuplicates, fresh } = killHarness();
 
   it('killed three times in a row at different points, the fourth run completes it', async () => {
     const file = tmp();
     let spent = 0;
     for (const share of [0.1, 0.2, 0.15]) {
       const before = sim().stats.requests;
-      const killed = await syncKilledAfter(file, Math.round(share * fresh));
+      const killed = await syncKilledAfter(file, Math.round(share * fresh()));
       expect(killed.signal).toBe('SIGKILL');
       spent += sim().stats.requests - before;
     }
@@ -93,9 +24,9 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     const r = await sync(file);
     expect(r.code, r.stderr).toBe(0);
     const rerun = sim().stats.requests - before;
-    expect(rerun).toBeLessThan(fresh);
+    expect(rerun).toBeLessThan(fresh());
     // Three kills lose little: what is in flight at each, and each rerun's catch-up.
-    expect(spent + rerun - fresh).toBeLessThan(0.3 * fresh);
+    expect(spent + rerun - fresh()).toBeLessThan(0.3 * fresh());
     await withMirror(file, async (m) => {
       expectMirrorEqualsTruth(m, sim().truth());
       const runs = await m.db.selectFrom('sync_run').select(['outcome']).orderBy('id').execute();
@@ -122,15 +53,15 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     drop('staff', 'Staff', 5);
 
     const before = sim().stats.requests;
-    const killed = await syncKilledAfter(file, Math.round(0.5 * fresh), '--full');
+    const killed = await syncKilledAfter(file, Math.round(0.5 * fresh()), '--full');
     expect(killed.signal).toBe('SIGKILL');
     const spent = sim().stats.requests - before;
     const r = await sync(file, '--full');
     expect(r.code, r.stderr).toBe(0);
     // The rerun finished the pass the killed run began, instead of starting over.
     const rerun = sim().stats.requests - before - spent;
-    expect(rerun).toBeLessThan(fresh);
-    expect(spent + rerun - fresh).toBeLessThan(0.2 * fresh);
+    expect(rerun).toBeLessThan(fresh());
+    expect(spent + rerun - fresh()).toBeLessThan(0.2 * fresh());
 
     await withMirror(file, (m) => {
       expectMirrorEqualsTruth(m, sim().truth());

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname } from 'node:path';
+import { beforeAll, expect } from 'vitest';
+import type { RequestInfo } from '../../src/sim/server.js';
+import { OHS_BIN, runOhs } from './cli.js';
+import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from './mirror.js';
+import { withSim } from './sim.js';
+
+/**
+ * The fixture of the SIGKILL tests: a sandbox, temporary mirror files, `ohs sync` run to the end
+ * or killed with SIGKILL once the service has seen some requests, and the checks that a resumed
+ * mirror holds nothing twice. `fresh()` is the requests of a fresh sync into an empty mirror.
+ */
+export function killHarness() {
+  let onRequest: ((info: RequestInfo) => void) | undefined;
+  const sim = withSim({ scale: 0.05, onRequest: (info) => onRequest?.(info) });
+  const tmp = withTmpDir();
+  let config = '';
+  /** Service requests of a fresh sync into an empty mirror. */
+  let fresh = 0;
+
+  const sync = (file: string, ...args: string[]) =>
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+
+  /** Starts `ohs sync` and kills it with SIGKILL once the service has seen `after` more requests. */
+  async function syncKilledAfter(
+    file: string,
+    after: number,
+    ...args: string[]
+  ): Promise<{ signal: string | null }> {
+    const start = sim().stats.requests;
+    const child = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', config, ...args], {
+      env: { ...process.env, ...cliEnv(sim()) },
+      stdio: 'ignore',
+    });
+    onRequest = () => {
+      if (sim().stats.requests - start >= after) child.kill('SIGKILL');
+    };
+    try {
+      const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
+      return { signal };
+    } finally {
+      onRequest = undefined;
+    }
+  }
+
+  function expectNoDuplicates(file: string) {
+    return withMirror(file, (m) => {
+      // Nothing was deleted upstream: a resumed pass must not soft-delete what the killed run saw.
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual({ n: 0 });
+      // Nothing moved either: one history row per order item, whatever the runs.
+      const h = m.sqlite
+        .prepare('SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history')
+        .get() as { n: number; items: number };
+      const items = sim().tables.OrderItem.size;
+      expect(h).toEqual({ n: items, items });
+      for (const t of ['applicant_info', 'applicant_info_item']) {
+        const r = m.sqlite.prepare(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM ${t}`).get() as {
+          n: number;
+          ids: number;
+        };
+        expect(r.n, t).toBe(r.ids);
+      }
+      // No pass is left under way, and the dead process's lock is gone.
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_checkpoint').get()).toEqual({ n: 0 });
+      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+    });
+  }
+
+  beforeAll(async () => {
+    config = cliConfig(dirname(tmp()));
+    const file = tmp();
+    const before = sim().stats.requests;
+    const r = await sync(file);
+    expect(r.code, r.stderr).toBe(0);
+    fresh = sim().stats.requests - before;
+    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
+  });
+
+  /** Watches the service's requests (undefined: stop watching). */
+  const setOnRequest = (fn: ((info: RequestInfo) => void) | undefined) => {
+    onRequest = fn;
+  };
+  return {
+    sim,
+    tmp,
+    sync,
+    syncKilledAfter,
+    expectNoDuplicates,
+    setOnRequest,
+    fresh: () => fresh,
+    config: () => config,
+  };
+}
