@@ -6,7 +6,7 @@ import { expectMirrorEqualsTruth, withMirror } from '../helpers/mirror.js';
  * `ohs sync` killed with SIGKILL (no chance to checkpoint or release its lock) at points spread
  * over a run, then run again: the rerun resumes from the page checkpoints, takes over the dead
  * process's lock, ends equal to the truth with nothing duplicated and nothing wrongly deleted,
- * and asks the service for less than a fresh() sync does.
+ * and asks the service for less than a fresh sync does.
  */
 describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a killed incremental run', () => {
   const { sim, tmp, sync, syncKilledAfter, expectNoDuplicates, fresh } = killHarness();

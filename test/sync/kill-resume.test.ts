@@ -9,12 +9,12 @@ import { cliEnv, expectMirrorEqualsTruth, streamTables, withMirror } from '../he
  * `ohs sync` killed with SIGKILL (no chance to checkpoint or release its lock) at points spread
  * over a run, then run again: the rerun resumes from the page checkpoints, takes over the dead
  * process's lock, ends equal to the truth with nothing duplicated and nothing wrongly deleted,
- * and asks the service for less than a fresh() sync does.
+ * and asks the service for less than a fresh sync does.
  */
 describe('a sync killed with SIGKILL, then rerun', () => {
   const { sim, tmp, sync, syncKilledAfter, expectNoDuplicates, setOnRequest, fresh, config } = killHarness();
 
-  // Kill points as shares of a fresh() sync's requests, spread from early (the first pages of each
+  // Kill points as shares of a fresh sync's requests, spread from early (the first pages of each
   // stream) to late (the id streams probing past their last ids).
   it.each([0.1, 0.3, 0.5, 0.7, 0.9])('killed after %s of the requests', async (share) => {
     const file = tmp();
@@ -39,7 +39,7 @@ describe('a sync killed with SIGKILL, then rerun', () => {
     const r = await sync(file);
     expect(r.code, r.stderr).toBe(0);
     const rerun = sim().stats.requests - before;
-    expect(rerun, `rerun asked ${rerun} requests, a fresh() sync ${fresh()}`).toBeLessThan(fresh());
+    expect(rerun, `rerun asked ${rerun} requests, a fresh sync ${fresh()}`).toBeLessThan(fresh());
     // What the killed run fetched is kept: the two runs together ask little more than one fresh
     // sync (the rerun also re-asks what was in flight, and catches up incrementally on the
     // streams the killed run finished).
