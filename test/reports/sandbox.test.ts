@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runOhs } from '../helpers/cli.js';
+import { TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
+
+/**
+ * End to end: `ohs sync` the sandbox, `ohs report all`, and check the CSVs against figures
+ * computed here, independently, from the sandbox's truth: totals per ageing bucket, each org's
+ * annual targets, the set of open order items.
+ */
+const sim = withSim({ scale: 0.1 });
+
+function csv(file: string): Record<string, string>[] {
+  return parse(readFileSync(file, 'utf8'), { columns: true }) as Record<string, string>[];
+}
+
+const cents = (s: string) => Math.round(Number(s) * 100);
+const dayMs = 86_400_000;
+
+/** OrgMonth label → [year, month], for the label forms the sandbox writes. */
+function parseLabel(label: unknown): [number, number] | undefined {
+  const s = String(label);
+  let m = /^(\d{4})-(\d{1,2})$/.exec(s);
+  if (m !== null) return [Number(m[1]), Number(m[2])];
+  m = /^(\d{1,2})\/(\d{4})$/.exec(s);
+  if (m !== null) return [Number(m[2]), Number(m[1])];
+  return undefined;
+}
+
+describe('reports on a synced sandbox agree with the sandbox truth', () => {
+  it('unpaid-invoice buckets, compliance targets per org, and the open order items', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-reports-e2e-'));
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(
+      join(dir, 'config', 'local.json'),
+      JSON.stringify({
+        baseUrl: sim().url,
+        api: { requestsPerSecond: 5000 },
+        sync: { idStart: { invoice: 240001, staff: 6001, applicant: 9001 } },
+      }),
+    );
+    const env = { OHS_TOKEN: WRITE_TOKEN };
+    const synced = await runOhs(['sync'], { cwd: dir, env });
+    expect(synced.code, synced.stderr).toBe(0);
+    const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    const truth = sim().truth();
+    const asOf = Date.parse(`${TEST_ANCHOR}T00:00:00Z`);
+
+    // Unpaid invoices: open balances bucketed by days past due.
+    const expected: Record<string, number> = {};
+    for (const inv of truth.Invoice) {
+      const balance = Math.round(Number(inv.balance) * 100);
+      if (Math.abs(balance) < 1 || Date.parse(`${String(inv.date)}T00:00:00Z`) > asOf) continue;
+      const due = Date.parse(`${String(inv.dateDue ?? inv.date)}T00:00:00Z`);
+      const days = Math.round((asOf - due) / dayMs);
+      const bucket =
+        balance < 0
+          ? 'Credits'
+          : days <= 0
+            ? 'Current'
+            : days <= 30
+              ? '1-30'
+              : days <= 60
+                ? '31-60'
+                : days <= 90
+                  ? '61-90'
+                  : '91+';
+      expected[bucket] = (expected[bucket] ?? 0) + balance;
+    }
+    const got: Record<string, number> = {};
+    for (const row of csv(join(dir, 'out', `unpaid-invoices-${TEST_ANCHOR}.csv`))) {
+      got[row.bucket ?? ''] = (got[row.bucket ?? ''] ?? 0) + cents(row.totalDue ?? '0');
+    }
+    expect(got).toEqual(expected);
+
+    // Compliance: with no policies every org is at the default FMCSA rates (50 / 10); as-of
+    // mid-June, the year runs through May (m = 5).
+    const m = 5;
+    const year = Number(TEST_ANCHOR.slice(0, 4));
+    const byOrg = new Map<number, Map<number, number>>();
+    for (const row of truth.OrgMonth) {
+      const ym = parseLabel(row.label);
+      if (ym === undefined || ym[0] !== year || ym[1] > m) continue;
+      const months = byOrg.get(row.OrgId as number) ?? new Map<number, number>();
+      months.set(ym[1], Number(row.countEligibleRandomPool));
+      byOrg.set(row.OrgId as number, months);
+    }
+    const targets = new Map<number, [number, number]>();
+    for (const [org, months] of byOrg) {
+      const first = Math.min(...months.keys());
+      let pool = 0;
+      let exposure = 0;
+      for (let i = 1; i <= m; i++) {
+        if (i >= first) pool = months.get(i) ?? pool;
+        exposure += i >= first ? pool : 0;
+      }
+      // ceil(rate% × (exposure + pool_m × (12 − m)) / 12 / 100), in integers.
+      const base = exposure + pool * (12 - m);
+      targets.set(org, [Math.ceil((50 * base) / 1200), Math.ceil((10 * base) / 1200)]);
+    }
+    const compliance = csv(join(dir, 'out', `compliance-${TEST_ANCHOR}.csv`)).filter(
+      (row) => Number(row.month) === m,
+    );
+    expect(compliance.length).toBe(targets.size);
+    for (const row of compliance) {
+      expect([Number(row.drugAnnualTarget), Number(row.alcoholAnnualTarget)], `org ${row.orgId}`).toEqual(
+        targets.get(Number(row.orgId)),
+      );
+      expect(row.rateSource).toBe('default:FMCSA');
+    }
+
+    // Order ageing: exactly the order items still open.
+    const open = truth.OrderItem.filter((o) => o.isNotModifiable === false)
+      .map((o) => Number(o.id))
+      .sort((a, b) => a - b);
+    const ageing = csv(join(dir, 'out', `order-ageing-${TEST_ANCHOR}.csv`))
+      .map((row) => Number(row.orderItemId))
+      .sort((a, b) => a - b);
+    expect(ageing).toEqual(open);
+  }, 120_000);
+});
