@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { afterAll, afterEach, expect } from 'vitest';
 import type { ReportDefinition, ReportParams } from '../../reports/index.js';
 import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/index.js';
-import type { ReportResult, Row, Sheet } from '../../src/render/types.js';
+import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
+import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
 
 /**
  * Fixtures of the report tests: a real temporary SQLite mirror per test, rows written the way the
@@ -131,10 +134,75 @@ export interface Ran {
   about: [string, string][];
 }
 
+/** The CSV text of a value, as REPORTS.md's output contract says (dates and times apart). */
+function csvText(c: Column, v: Row[string]): string | undefined {
+  if (v === null || v === undefined) return '';
+  switch (c.type) {
+    case 'string':
+      return typeof v === 'string' ? neutralise(v) : String(v);
+    case 'integer':
+      return String(v);
+    case 'number':
+      return Number(v).toFixed(c.decimals ?? 2);
+    case 'money':
+      return formatCents(Number(v));
+    case 'percent':
+      return (Number(v) * 100).toFixed(c.decimals ?? 1);
+    case 'boolean':
+      return String(v === true || v === 1);
+    default:
+      return undefined; // date, datetime: checked by the renderer's own tests
+  }
+}
+
+/**
+ * The report written through the renderers, then read back: every detail cell of the CSV and of
+ * the xlsx must say what the report's rows say, so each worked example asserted on the rows is
+ * asserted on both files too.
+ */
+async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, detail: Row[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-example-files-'));
+  try {
+    const result = await def.run({ db: m.db, params: p });
+    const columns = result.detail.columns;
+    await writeReport(result, {
+      outDir: dir,
+      name: def.name,
+      asOf: p.asOf,
+      title: def.title,
+      formats: ['csv', 'xlsx'],
+    });
+    const csv = parse(readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8'), {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(csv).toHaveLength(detail.length);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf}.xlsx`));
+    const sheet = wb.worksheets[0];
+    expect(sheet?.rowCount).toBe(detail.length + 1);
+    detail.forEach((row, i) => {
+      columns.forEach((c, k) => {
+        const text = csvText(c, row[c.key]);
+        if (text !== undefined) expect(csv[i]?.[c.key], `csv row ${i + 1} ${c.key}`).toBe(text);
+        const v = row[c.key];
+        if (v === null || v === undefined || typeof v !== 'number') return;
+        const cell = sheet?.getRow(i + 2).getCell(k + 1).value;
+        if (c.type === 'money') expect(cell, `xlsx row ${i + 2} ${c.key}`).toBeCloseTo(v / 100, 9);
+        else if (c.type === 'integer' || c.type === 'number' || c.type === 'percent') {
+          expect(cell, `xlsx row ${i + 2} ${c.key}`).toBeCloseTo(v, 9);
+        }
+      });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs a report; the detail is read to the end before summaries, warnings and about. */
 export async function runReport(def: ReportDefinition, m: Mirror, p: ReportParams): Promise<Ran> {
   const result = await def.run({ db: m.db, params: p });
   const detail = await rowsOf(result.detail);
+  await checkFiles(def, m, p, detail);
   const summaries = result.summaries();
   return {
     result,
