@@ -1,6 +1,7 @@
 import { describeError, isOhsError } from '../src/errors.js';
 import { acquireLock, InterruptedError } from '../src/sync/index.js';
 import { nightlyJob } from './nightly.js';
+import { pushJob } from './push.js';
 import { reportsJob } from './reports.js';
 import { syncJob } from './sync.js';
 import type { Job, JobEnv, JobName, JobResult } from './types.js';
@@ -11,6 +12,7 @@ export const jobs: Record<JobName, Job> = {
   nightly: nightlyJob,
   sync: (env) => syncJob(env),
   reports: reportsJob,
+  push: pushJob,
 };
 
 export const jobNames = Object.keys(jobs) as JobName[];

@@ -23,6 +23,6 @@ export interface JobResult {
   syncRunId?: number;
 }
 
-export type JobName = 'nightly' | 'sync' | 'reports';
+export type JobName = 'nightly' | 'sync' | 'reports' | 'push';
 
 export type Job = (env: JobEnv) => Promise<JobResult>;

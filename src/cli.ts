@@ -8,6 +8,7 @@ import { registerRun } from './commands/run.js';
 import { registerSim } from './commands/sim.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
+import { registerWriteback } from './commands/writeback.js';
 import { logLevels } from './config/index.js';
 import { describeError, isOhsError, UsageError } from './errors.js';
 import { packageVersion } from './util/package-root.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerSync(program);
   registerStatus(program);
   registerPolicy(program);
+  registerWriteback(program);
   registerReport(program);
   registerRun(program);
   registerCron(program);

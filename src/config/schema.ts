@@ -69,7 +69,7 @@ export const jobsConfigSchema = z
   .object({
     /** Cron expressions (5 fields, or 6 with seconds) per job name, for `ohs cron`, in `timezone`. */
     schedules: z.partialRecord(
-      z.enum(['nightly', 'sync', 'reports']),
+      z.enum(['nightly', 'sync', 'reports', 'push']),
       z.string().refine((e) => cron.validate(e), 'not a valid cron expression'),
     ),
     /** Day of the week (0 = Sunday) on which the nightly job does a full pass. */

@@ -142,7 +142,49 @@ export interface JobRunTable {
   pid: number;
 }
 
+export type OutboxState = 'queued' | 'sent' | 'applied' | 'failed' | 'unknown';
+
+export interface OutboxTable {
+  id: Generated<number>;
+  /** sha256 of op, target, canonical body, file name and the row's occurrence in the file. */
+  idempotency_key: string;
+  /** sha256 of op, target and canonical body only: finds the same change planned from another file. */
+  content_key: string;
+  /** payment, person.create, person.update, person.delete, applicant.update, org.create. */
+  op: string;
+  /** Person or applicant id of an update or delete; null for creates. */
+  target_id: string | null;
+  /** JSON request body. */
+  body: string;
+  summary: string;
+  /** JSON array of warnings found when planning (e.g. payment above the balance). */
+  flags: string;
+  state: OutboxState;
+  /** Sends of the request (each POST, or each PATCH/DELETE call with its own retries). */
+  attempts: number;
+  /** JSON: method and path of the last request. */
+  request: string | null;
+  /** JSON: the service's answer (record) of the last request. */
+  response: string | null;
+  error: string | null;
+  /** Payments: the invoice's balance read just before sending. */
+  balance_before: number | null;
+  /** JSON: the re-read check after the change (or the reconciliation). */
+  verify: string | null;
+  /** How an unknown outcome was settled: reconciled, manual-applied, manual-retry. */
+  resolution: string | null;
+  /** Id of the record the change made (payment, person, org) when known. */
+  result_id: string | null;
+  /** person.delete: when a person confirmed it (ohs apply on a TTY or --yes). */
+  confirmed_at: string | null;
+  file: string;
+  row: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  outbox: OutboxTable;
   job_run: JobRunTable;
   org_policy: OrgPolicyTable;
   sync_run: SyncRunTable;

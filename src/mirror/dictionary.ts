@@ -12,6 +12,8 @@ const tableDocs: Record<string, string> = {
   data_dictionary: 'This table: every column of the mirror, described.',
   job_run:
     'One row per job run (nightly, sync, reports): trigger, start, end, outcome, error, files written.',
+  outbox:
+    'Write-back: one row per planned change (ohs plan), its state (queued, sent, applied, failed, unknown), request, response, re-read check; see ohs outbox.',
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
 };

@@ -346,10 +346,47 @@ const m0003: Migration = {
   },
 };
 
+/**
+ * The write-back outbox (DESIGN.md "Write-back"): one row per planned change, its state
+ * (queued, sent, applied, failed, unknown), what was sent and answered, and the re-read check.
+ */
+const m0004: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('outbox')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
+      .addColumn('content_key', 'text', (c) => c.notNull())
+      .addColumn('op', 'text', (c) => c.notNull())
+      .addColumn('target_id', 'text')
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('summary', 'text', (c) => c.notNull())
+      .addColumn('flags', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('request', 'text')
+      .addColumn('response', 'text')
+      .addColumn('error', 'text')
+      .addColumn('balance_before', 'real')
+      .addColumn('verify', 'text')
+      .addColumn('resolution', 'text')
+      .addColumn('result_id', 'text')
+      .addColumn('confirmed_at', 'text')
+      .addColumn('file', 'text', (c) => c.notNull())
+      .addColumn('row', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('outbox_state_idx').on('outbox').column('state').execute();
+    await db.schema.createIndex('outbox_content_key_idx').on('outbox').column('content_key').execute();
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_org_policy': m0002,
   '0003_job_run': m0003,
+  '0004_outbox': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

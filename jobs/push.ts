@@ -1,0 +1,26 @@
+import { ApplyIncompleteError, applyOutbox } from '../src/writeback/index.js';
+import type { JobEnv, JobResult } from './types.js';
+
+/**
+ * The `push` job: applies the write-back outbox without asking anything. Permanent person
+ * deletions are sent only when a person confirmed them before (an `ohs apply` answered yes or
+ * given --yes, which leaves its confirmation on the item); unconfirmed ones stay queued.
+ * Fails (job outcome failed) when an item ended failed or with an unknown outcome.
+ */
+export async function pushJob(env: JobEnv): Promise<JobResult> {
+  const report = await applyOutbox(env.client(), env.mirror, {
+    concurrency: env.config.api.concurrency,
+    deletes: 'confirmed',
+    logger: env.logger,
+    signal: env.signal,
+  });
+  env.logger.info(
+    { ...report.counts, reconciled: report.reconciled, deletesWaiting: report.deletesWaiting },
+    'outbox pushed',
+  );
+  if (report.counts.failed + report.counts.unknown > 0)
+    throw new ApplyIncompleteError(
+      `${report.counts.failed} failed, ${report.counts.unknown} unknown outcome(s): see ohs outbox`,
+    );
+  return { outputs: [] };
+}

@@ -1,0 +1,213 @@
+import { createInterface } from 'node:readline/promises';
+import { type Command, Option } from 'commander';
+import { createClient } from '../api/index.js';
+import { UsageError } from '../errors.js';
+import { type OutboxState, openMirror } from '../mirror/index.js';
+import {
+  ApplyIncompleteError,
+  type ApplyReport,
+  applyOutbox,
+  confirmDeletes,
+  listOutbox,
+  type OpName,
+  opNames,
+  outboxStates,
+  type PlanReport,
+  planFile,
+  resolveItem,
+  unconfirmedDeletes,
+} from '../writeback/index.js';
+import { commandContext } from './context.js';
+import { intArg } from './parse.js';
+
+/** A plain text table: columns padded to their widest cell. */
+export function textTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+export function formatPlan(report: PlanReport): string {
+  const rows = report.lines.map((l) => [
+    String(l.row),
+    l.op,
+    l.target,
+    l.summary,
+    l.status === 'new' ? `new #${l.outboxId}` : l.status === 'queued' ? `already #${l.outboxId}` : 'skipped',
+    l.flags.join('; '),
+  ]);
+  const c = report.counts;
+  return `${textTable(['ROW', 'OP', 'TARGET', 'SUMMARY', 'OUTBOX', 'FLAGS'], rows)}${c.new} new, ${c.queued} already queued, ${c.skipped} skipped (no change)\n`;
+}
+
+export function formatApply(report: ApplyReport): string {
+  const rows = report.lines.map((l) => [String(l.id), l.op, l.state, l.summary, l.note]);
+  const c = report.counts;
+  const parts = [
+    `${c.applied} applied`,
+    `${c.failed} failed`,
+    `${c.unknown} unknown`,
+    `${c.queued + c.sent} still queued`,
+    `${report.reconciled} reconciled`,
+  ];
+  if (report.deletesWaiting > 0) parts.push(`${report.deletesWaiting} delete(s) not confirmed, not sent`);
+  return `${rows.length > 0 ? textTable(['ID', 'OP', 'STATE', 'SUMMARY', 'NOTE'], rows) : 'nothing to send\n'}${parts.join(', ')}\n`;
+}
+
+/** `ohs plan FILE`, `ohs apply`, `ohs outbox`: write-back (DESIGN.md "Write-back"). */
+export function registerWriteback(program: Command): void {
+  program
+    .command('plan')
+    .description('validate a change file, diff it against the mirror and queue it in the outbox')
+    .argument('<file>', 'CSV, XLSX, JSON or NDJSON file; one change per row')
+    .addOption(new Option('--op <op>', 'the operation of every row (else an op column)').choices(opNames))
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
+    .action(async (file: string, flags: { op?: OpName }, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      try {
+        const report = await planFile(mirror, file, {
+          ...(flags.op === undefined ? {} : { op: flags.op }),
+          storeSensitive: config.mirror.storeSensitive,
+        });
+        logger.info({ file, ...report.counts }, 'planned');
+        process.stdout.write(formatPlan(report));
+      } finally {
+        await mirror.close();
+      }
+    });
+
+  program
+    .command('apply')
+    .description('send the queued changes of the outbox, reconcile unknown outcomes, re-read what changed')
+    .option('--yes', 'confirm permanent person deletions without asking')
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .addHelpText('after', '\nExample: ohs apply --yes')
+    .action(async (flags: { yes?: boolean }, cmd: Command) => {
+      const { config, logger } = commandContext(cmd);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const abort = new AbortController();
+      const stop = () => abort.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        const deletes = await unconfirmedDeletes(mirror);
+        let confirmed = flags.yes === true;
+        if (deletes.length > 0 && !confirmed) {
+          if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+            throw new UsageError(
+              `${deletes.length} permanent person deletion(s) queued (outbox ${deletes.map((d) => `#${d.id}`).join(', ')}): pass --yes to confirm, nothing was sent`,
+            );
+          }
+          process.stdout.write(
+            textTable(
+              ['ID', 'SUMMARY'],
+              deletes.map((d) => [String(d.id), d.summary]),
+            ),
+          );
+          const rl = createInterface({ input: process.stdin, output: process.stdout });
+          const answer = await rl.question(`Delete these ${deletes.length} person(s) permanently? [y/N] `);
+          rl.close();
+          confirmed = /^y(es)?$/i.test(answer.trim());
+          if (!confirmed) process.stdout.write('deletions not confirmed: they stay queued\n');
+        }
+        if (confirmed)
+          await confirmDeletes(
+            mirror,
+            deletes.map((d) => d.id),
+          );
+        const client = createClient(config, logger);
+        try {
+          const report = await applyOutbox(client, mirror, {
+            concurrency: config.api.concurrency,
+            deletes: 'confirmed',
+            logger,
+            signal: abort.signal,
+          });
+          logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
+          process.stdout.write(formatApply(report));
+          const open =
+            report.counts.failed + report.counts.unknown + report.counts.queued + report.counts.sent;
+          if (open > 0)
+            throw new ApplyIncompleteError(
+              `${report.counts.failed} failed, ${report.counts.unknown} unknown, ${report.counts.queued + report.counts.sent} still queued: see ohs outbox`,
+            );
+        } finally {
+          await client.close();
+        }
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        await mirror.close();
+      }
+    });
+
+  const outbox = program
+    .command('outbox')
+    .description('list the write-back outbox; resolve an item whose outcome is unknown')
+    .addOption(new Option('--state <state>', 'only items in this state').choices(outboxStates))
+    .option('--json', 'JSON instead of a table')
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .addHelpText('after', '\nExamples: ohs outbox --state unknown\n          ohs outbox resolve 12 --retry')
+    .action(async (flags: { state?: OutboxState; json?: boolean }, cmd: Command) => {
+      const { config } = commandContext(cmd);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      try {
+        const items = await listOutbox(mirror, flags.state);
+        if (flags.json === true) {
+          const out = items.map((i) => ({
+            ...i,
+            body: JSON.parse(i.body) as unknown,
+            flags: JSON.parse(i.flags) as unknown,
+            request: i.request === null ? null : (JSON.parse(i.request) as unknown),
+            response: i.response === null ? null : (JSON.parse(i.response) as unknown),
+            verify: i.verify === null ? null : (JSON.parse(i.verify) as unknown),
+          }));
+          process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(
+          textTable(
+            ['ID', 'STATE', 'OP', 'SUMMARY', 'TRIES', 'FILE:ROW', 'NOTE'],
+            items.map((i) => [
+              String(i.id),
+              i.state,
+              i.op,
+              i.summary,
+              String(i.attempts),
+              `${i.file}:${i.row}`,
+              i.error ?? i.resolution ?? (JSON.parse(i.flags) as string[]).join('; '),
+            ]),
+          ),
+        );
+      } finally {
+        await mirror.close();
+      }
+    });
+  outbox
+    .command('resolve')
+    .description(
+      'decide an item whose outcome is unknown: --applied (it was carried out) or --retry (send again)',
+    )
+    .argument('<id>', 'outbox item id', intArg(1))
+    .option('--applied', 'it was carried out: mark it applied')
+    .option('--retry', 'it was not: queue it to be sent by the next apply')
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .action(async (id: number, flags: { applied?: boolean; retry?: boolean }, cmd: Command) => {
+      if ((flags.applied === true) === (flags.retry === true))
+        throw new UsageError('give exactly one of --applied or --retry');
+      const { config } = commandContext(cmd);
+      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      try {
+        const item = await resolveItem(mirror, id, flags.applied === true ? 'applied' : 'retry');
+        process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);
+      } finally {
+        await mirror.close();
+      }
+    });
+}

@@ -1,0 +1,19 @@
+import { OhsError } from '../errors.js';
+
+/** `ohs outbox resolve ID`: no such item, or one that is not waiting for a decision. */
+export class OutboxItemError extends OhsError {
+  override name = 'OutboxItemError';
+  override readonly exitCode = 2;
+  constructor(message: string) {
+    super('OUTBOX_ITEM', message);
+  }
+}
+
+/** `ohs apply` ended with items failed or with an unknown outcome (exit status 5). */
+export class ApplyIncompleteError extends OhsError {
+  override name = 'ApplyIncompleteError';
+  override readonly exitCode = 5;
+  constructor(message: string, detail?: unknown) {
+    super('APPLY_INCOMPLETE', message, { detail });
+  }
+}

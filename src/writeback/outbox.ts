@@ -1,0 +1,67 @@
+import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
+import { OutboxItemError } from './errors.js';
+
+/** `ohs outbox`: list items; `ohs outbox resolve ID --applied|--retry`: decide an unknown one. */
+export const outboxStates = ['queued', 'sent', 'applied', 'failed', 'unknown'] as const;
+
+export type OutboxItem = OutboxTable & { id: number };
+
+export async function listOutbox(mirror: Mirror, state?: OutboxState): Promise<OutboxItem[]> {
+  let q = mirror.db.selectFrom('outbox').selectAll();
+  if (state !== undefined) q = q.where('state', '=', state);
+  return (await q.orderBy('id').execute()) as OutboxItem[];
+}
+
+/**
+ * Settles an item by hand: `applied` (someone checked the service and it was carried out) or
+ * `retry` (it was not: back to queued, sent by the next apply). Only unknown items, failed ones
+ * (retry only) and sent ones (an apply that was killed) can be decided.
+ */
+export async function resolveItem(
+  mirror: Mirror,
+  id: number,
+  decision: 'applied' | 'retry',
+  now = new Date().toISOString(),
+): Promise<OutboxItem> {
+  const item = (await mirror.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()) as
+    | OutboxItem
+    | undefined;
+  if (item === undefined) throw new OutboxItemError(`no outbox item ${id}`);
+  const allowed: OutboxState[] = decision === 'applied' ? ['unknown', 'sent'] : ['unknown', 'sent', 'failed'];
+  if (!allowed.includes(item.state))
+    throw new OutboxItemError(
+      `outbox item ${id} is ${item.state}: only ${allowed.join(' or ')} items can be marked ${decision}`,
+    );
+  const state: OutboxState = decision === 'applied' ? 'applied' : 'queued';
+  await mirror.db
+    .updateTable('outbox')
+    .set({ state, resolution: `manual-${decision}`, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+  return { ...item, state, resolution: `manual-${decision}` };
+}
+
+/** person.delete items queued and not confirmed yet. */
+export async function unconfirmedDeletes(mirror: Mirror): Promise<OutboxItem[]> {
+  return (await mirror.db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('op', '=', 'person.delete')
+    .where('state', '=', 'queued')
+    .where('confirmed_at', 'is', null)
+    .orderBy('id')
+    .execute()) as OutboxItem[];
+}
+
+export async function confirmDeletes(
+  mirror: Mirror,
+  ids: number[],
+  now = new Date().toISOString(),
+): Promise<void> {
+  if (ids.length === 0) return;
+  await mirror.db
+    .updateTable('outbox')
+    .set({ confirmed_at: now, updated_at: now })
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -1,0 +1,81 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OhsClient } from '../../src/api/index.js';
+import { createLogger } from '../../src/log.js';
+import { type Mirror, openMirror } from '../../src/mirror/index.js';
+import type { RunningSim } from '../../src/sim/index.js';
+import { runSync } from '../../src/sync/index.js';
+import { clientFor } from './client.js';
+
+/** Fixtures of the write-back tests: a working folder for the CLI, a mirror synced from the sandbox. */
+export const silent = createLogger({ level: 'silent', pretty: false });
+
+export const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
+
+/** A clean folder with config/local.json pointing at the sandbox (fast client); returns it and its mirror path. */
+export function workdir(url: string): { dir: string; db: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-wb-'));
+  mkdirSync(join(dir, 'config'));
+  writeFileSync(
+    join(dir, 'config', 'local.json'),
+    JSON.stringify({
+      baseUrl: url,
+      api: { requestsPerSecond: 5000, retryBaseMs: 5, retryMaxMs: 100, maxRetries: 10 },
+      sync: { idStart: ID_START },
+    }),
+  );
+  return { dir, db: join(dir, 'ohs.sqlite') };
+}
+
+/** Syncs the given streams of the sandbox into a mirror file (in-process, fast client). */
+export async function syncStreams(sim: RunningSim, db: string, streams: string[]): Promise<void> {
+  const client = clientFor(sim, { concurrency: 8, requestsPerSecond: 5000 });
+  const mirror = await openMirror(db);
+  try {
+    const report = await runSync(client, mirror, silent, {
+      idStart: { ...ID_START },
+      progress: false,
+      streams,
+    });
+    if (report.outcome !== 'ok') throw new Error(`sync ${report.outcome}`);
+  } finally {
+    await client.close();
+    await mirror.close();
+  }
+}
+
+export async function withMirror<T>(db: string, fn: (m: Mirror) => Promise<T>): Promise<T> {
+  const mirror = await openMirror(db);
+  try {
+    return await fn(mirror);
+  } finally {
+    await mirror.close();
+  }
+}
+
+export async function withClient<T>(client: OhsClient, fn: (c: OhsClient) => Promise<T>): Promise<T> {
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Writes a CSV file from rows of cells (quoted when needed). */
+export function writeCsv(file: string, header: string[], rows: (string | number)[][]): string {
+  const cell = (v: string | number) => {
+    const s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  writeFileSync(file, `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\n')}\n`);
+  return file;
+}
+
+/** Invoices of the sandbox with a positive balance, not cancelled, by id. */
+export function openInvoices(sim: RunningSim): { id: string; balance: number }[] {
+  return sim
+    .truth()
+    .Invoice.filter((i) => Number(i.balance) > 0 && !i.dropInvoice)
+    .map((i) => ({ id: String(i.id), balance: Number(i.balance) }));
+}

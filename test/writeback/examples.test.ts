@@ -1,0 +1,92 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { listOutbox } from '../../src/writeback/index.js';
+import { runOhs } from '../helpers/cli.js';
+import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
+import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
+
+const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
+const env = { OHS_TOKEN: WRITE_TOKEN };
+
+/** Each example file, planned and applied against the sandbox's default data, and its effect read back. */
+describe('examples/', () => {
+  const sim = withSim({ scale: 1 });
+
+  it('every example applies, and the service and the mirror show the change', async () => {
+    const { dir, db } = workdir(sim().url);
+    await syncStreams(sim(), db, ['invoice', 'applicant']);
+    const before = sim().truth();
+    const balance = (t: typeof before, id: string) => Number(t.Invoice.find((i) => i.id === id)?.balance);
+    for (const [file, op] of [
+      ['payment.csv', 'payment'],
+      ['person-create.csv', 'person.create'],
+      ['person-update.csv', 'person.update'],
+      ['person-delete.csv', 'person.delete'],
+      ['applicant-update.csv', 'applicant.update'],
+      ['org-create.csv', 'org.create'],
+    ] as const) {
+      const r = await runOhs(['plan', example(file), '--op', op], { cwd: dir, env });
+      expect(r.code, `${file}: ${r.stderr}`).toBe(0);
+    }
+    const refused = await runOhs(['apply'], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('pass --yes');
+    expect(sim().stats.writesApplied).toEqual({});
+
+    const r = await runOhs(['apply', '--yes'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('7 applied, 0 failed, 0 unknown');
+    const after = sim().truth();
+
+    // payment.csv: 25.00 on 240001, 10.50 on 240002.
+    expect(balance(after, '240001')).toBeCloseTo(balance(before, '240001') - 25, 2);
+    expect(balance(after, '240002')).toBeCloseTo(balance(before, '240002') - 10.5, 2);
+    // person-create.csv: a person with its staff record and user.
+    const dana = after.Person.find((p) => p.nameFirst === 'Dana' && p.nameLast === 'Example');
+    expect(dana?.OrgId).toBe(1001);
+    expect(after.Staff.some((s) => s.PersonId === dana?.id && s.jobTitle === 'Driver')).toBe(true);
+    expect(after.User.find((u) => u.email === 'dana.example@mail.example')?.PersonId).toBe(dana?.id);
+    // person-update.csv, person-delete.csv.
+    expect(after.Person.find((p) => p.id === 70001)?.city).toBe('Evanston');
+    expect(after.Person.some((p) => p.id === 70008)).toBe(false);
+    // applicant-update.csv: the field and one more info record.
+    const app = after.Applicant.find((a) => a.id === 9001);
+    expect(app?.priorAddressCity).toBe('Springfield');
+    const infos = (a: unknown) => ((a as { info?: unknown[] } | undefined)?.info ?? []).length;
+    expect(infos(app)).toBe(infos(before.Applicant.find((a) => a.id === 9001)) + 1);
+    // org-create.csv.
+    const org = after.Org.find((o) => o.name === 'Example Freight LLC');
+    expect(org?.zip).toBe('60601');
+
+    await withMirror(db, async (m) => {
+      const items = await listOutbox(m);
+      expect(items.map((i) => i.state)).toEqual(Array(7).fill('applied'));
+      const q = (sql: string, ...args: unknown[]) =>
+        m.sqlite.prepare(sql).get(...args) as Record<string, unknown>;
+      expect(q('SELECT balance FROM invoice WHERE id = ?', '240001').balance).toBeCloseTo(
+        balance(after, '240001'),
+        2,
+      );
+      expect(q('SELECT count(*) AS n FROM payment').n).toBe(2);
+      expect(q('SELECT city FROM person WHERE id = 70001').city).toBe('Evanston');
+      expect(q('SELECT nameFirst FROM person WHERE id = ?', dana?.id).nameFirst).toBe('Dana');
+      expect(q('SELECT count(*) AS n FROM staff WHERE PersonId = ?', dana?.id).n).toBe(1);
+      expect(q('SELECT priorAddressCity FROM applicant WHERE id = 9001').priorAddressCity).toBe(
+        'Springfield',
+      );
+      expect(q('SELECT name FROM org WHERE id = ?', org?.id).name).toBe('Example Freight LLC');
+      expect(q('SELECT rp_min_drug, source FROM org_policy WHERE org_id = ?', org?.id)).toEqual({
+        rp_min_drug: 50,
+        source: 'writeback',
+      });
+      const payment = items.find((i) => i.op === 'payment');
+      expect(JSON.parse(payment?.verify ?? '{}')).toMatchObject({ dropped: true });
+    });
+
+    // Applied once: a second apply sends nothing, and the outbox lists it all as applied.
+    const again = await runOhs(['apply'], { cwd: dir, env });
+    expect(again.stdout).toContain('nothing to send');
+    const listed = await runOhs(['outbox', '--state', 'applied', '--json'], { cwd: dir, env });
+    expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(7);
+  });
+});
