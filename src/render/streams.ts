@@ -8,7 +8,7 @@ export interface Emitter {
 }
 
 /**
- * Resolves when `stream` emits 'drain'; rejects as soon as any of `watched` (the stream itself,
+ * Resolves when `stream` emits 'drain'; rejects as soon as one of `watched` (the stream itself,
  * the file behind it) emits 'error', or 'close' before the drain.
  */
 export function drained(stream: Emitter, watched: Emitter[]): Promise<void> {
