@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { SyncRunTable, SyncStreamRunTable } from '../../src/mirror/index.js';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { streamNames } from '../../src/sync/index.js';
 import {
@@ -10,34 +12,8 @@ import {
 } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
-interface RunRow {
-  id: number;
-  kind: string;
-  started_at: string;
-  ended_at: string | null;
-  mode: string;
-  streams: string;
-  outcome: string;
-  error_code: string | null;
-  error: string | null;
-  pid: number;
-  requests: number;
-  retries: number;
-}
-interface StreamRunRow {
-  run_id: number;
-  stream: string;
-  mode: string;
-  outcome: string;
-  pages: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  requests: number;
-  retries: number;
-  error: string | null;
-}
+type RunRow = Selectable<SyncRunTable>;
+type StreamRunRow = Omit<Selectable<SyncStreamRunTable>, 'id' | 'started_at' | 'ended_at'>;
 
 let onRequest: ((info: RequestInfo) => void) | undefined;
 
