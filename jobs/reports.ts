@@ -1,40 +1,78 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { reports } from '../reports/index.js';
+import type { ReportDefinition } from '../reports/types.js';
+import type { Config } from '../src/config/index.js';
 import { endOfDay } from '../src/dates.js';
-import { writeReport } from '../src/render/index.js';
+import type { Logger } from '../src/log.js';
+import type { Mirror } from '../src/mirror/index.js';
+import { type ReportFormat, writeReport } from '../src/render/index.js';
 import type { JobEnv, JobResult } from './types.js';
 
-/** The `reports` job: every report for the as-of date into `jobs.outDir`. */
-export async function reportsJob(env: JobEnv): Promise<JobResult> {
-  const { config, mirror, asOf } = env;
-  const outputs: string[] = [];
-  for (const report of reports) {
+export interface WriteReportsOptions {
+  asOf: string;
+  orgIds: number[];
+  options: Record<string, unknown>;
+  outDir: string;
+  formats: ReportFormat[];
+}
+
+/**
+ * Runs reports on the mirror and writes their files: the one path for `ohs report` and the
+ * reports and nightly jobs. Returns the files written, in order.
+ */
+export async function writeReports(
+  mirror: Mirror,
+  config: Config,
+  logger: Logger,
+  chosen: readonly ReportDefinition[],
+  o: WriteReportsOptions,
+): Promise<string[]> {
+  const files: string[] = [];
+  for (const report of chosen) {
+    const started = Date.now();
     const result = await report.run({
       db: mirror.db,
       params: {
-        asOf,
-        asOfTimestamp: endOfDay(asOf, config.timezone),
-        orgIds: [],
+        asOf: o.asOf,
+        asOfTimestamp: endOfDay(o.asOf, config.timezone),
+        orgIds: o.orgIds,
         timezone: config.timezone,
-        options: {},
+        options: o.options,
       },
     });
     const written = await writeReport(result, {
-      outDir: config.jobs.outDir,
+      outDir: o.outDir,
       name: report.name,
-      asOf,
+      asOf: o.asOf,
       title: report.title,
-      formats: config.jobs.formats,
+      formats: o.formats,
       about: [
         ['Mirror', mirror.file],
-        ['Organizations', 'all'],
+        ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
+        ['Parameters', JSON.stringify(o.options)],
       ],
     });
-    env.logger.info({ report: report.name, rows: written.rows, files: written.files }, 'report written');
-    outputs.push(...written.files);
+    logger.info(
+      { report: report.name, rows: written.rows, files: written.files, ms: Date.now() - started },
+      'report written',
+    );
+    files.push(...written.files);
   }
+  return files;
+}
+
+/** The `reports` job: every report for the as-of date into `jobs.outDir`. */
+export async function reportsJob(env: JobEnv): Promise<JobResult> {
+  const { config } = env;
+  const outputs = await writeReports(env.mirror, config, env.logger, reports, {
+    asOf: env.asOf,
+    orgIds: [],
+    options: {},
+    outDir: config.jobs.outDir,
+    formats: config.jobs.formats,
+  });
   return { outputs };
 }
 

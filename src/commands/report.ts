@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
+import { writeReports } from '../../jobs/reports.js';
 import { reportByName, reports } from '../../reports/index.js';
-import type { ReportParams } from '../../reports/types.js';
-import { endOfDay, parseDate, today } from '../dates.js';
+import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
-import { writeReport } from '../render/index.js';
 import { commandContext } from './context.js';
 import { listArg } from './parse.js';
 
@@ -113,35 +112,14 @@ export function registerReport(program: Command): void {
       const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
       try {
         await checkOrgs(mirror, orgIds);
-        for (const report of chosen) {
-          const params: ReportParams = {
-            asOf,
-            asOfTimestamp: endOfDay(asOf, config.timezone),
-            orgIds,
-            timezone: config.timezone,
-            options,
-          };
-          const started = Date.now();
-          const result = await report.run({ db: mirror.db, params });
-          const written = await writeReport(result, {
-            outDir: flags.out,
-            name: report.name,
-            asOf,
-            title: report.title,
-            formats: flags.format,
-            about: [
-              ['Mirror', config.db],
-              ['Organizations', orgIds.length === 0 ? 'all' : orgIds.join(', ')],
-              ['Time zone', config.timezone],
-              ['Parameters', JSON.stringify(options)],
-            ],
-          });
-          logger.info(
-            { report: report.name, rows: written.rows, ms: Date.now() - started },
-            'report written',
-          );
-          for (const f of written.files) process.stdout.write(`${f}\n`);
-        }
+        const files = await writeReports(mirror, config, logger, chosen, {
+          asOf,
+          orgIds,
+          options,
+          outDir: flags.out,
+          formats: flags.format,
+        });
+        for (const f of files) process.stdout.write(`${f}\n`);
       } finally {
         await mirror.close();
       }

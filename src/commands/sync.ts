@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import { syncOptions } from '../../jobs/sync.js';
 import { createClient } from '../api/index.js';
 import { InputError } from '../errors.js';
 import { openMirror } from '../mirror/index.js';
@@ -86,10 +87,7 @@ export function registerSync(program: Command): void {
           streams: names,
           full: flags.full,
           allowMassDelete: flags.allowMassDelete,
-          partitions: config.sync.partitions,
-          probeWindow: config.sync.probeWindow,
-          massDeleteShare: config.sync.massDeleteShare,
-          massDeleteMinRows: config.sync.massDeleteMinRows,
+          ...syncOptions(config),
           idStart,
           extraIds,
           signal: abort.signal,

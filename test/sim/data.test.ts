@@ -140,18 +140,21 @@ describe('a realistic data set at scale 1', () => {
     expect(used.size).toBe(8);
   });
 
+  /** Resources whose ids rise with gaps. */
+  const idResources = [
+    'Org',
+    'OrderItem',
+    'Invoice',
+    'User',
+    'Staff',
+    'Applicant',
+    'HsVendor',
+    'OrgMonth',
+  ] as const;
+
   it('has rising ids with gaps', () => {
     const t = truth();
-    for (const name of [
-      'Org',
-      'OrderItem',
-      'Invoice',
-      'User',
-      'Staff',
-      'Applicant',
-      'HsVendor',
-      'OrgMonth',
-    ] as const) {
+    for (const name of idResources) {
       const ids = t[name].map((r) => Number(r.id));
       expect(ids, name).toEqual([...ids].sort((x, y) => x - y));
       expect(new Set(ids).size, name).toBe(ids.length);
@@ -160,16 +163,7 @@ describe('a realistic data set at scale 1', () => {
     }
     expect(t.Invoice.every((r) => typeof r.id === 'string' && /^\d+$/.test(r.id))).toBe(true);
     // At most 12 apart (docs/sandbox.md), so probing upward with a window of 50 finds every id.
-    for (const name of [
-      'Org',
-      'OrderItem',
-      'Invoice',
-      'User',
-      'Staff',
-      'Applicant',
-      'HsVendor',
-      'OrgMonth',
-    ] as const) {
+    for (const name of idResources) {
       const ids = t[name].map((r) => Number(r.id));
       const widest = Math.max(...ids.slice(1).map((id, i) => id - (ids[i] ?? id)));
       expect(widest, name).toBeGreaterThan(1);
