@@ -91,6 +91,11 @@ export class OhsClient {
     this.envelope = options.envelope ?? {};
   }
 
+  /** The service's base URL, as configured (with whatever credentials it holds: see displayBaseUrl). */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
   metrics(): MetricsSnapshot {
     return this.transport.metrics.snapshot();
   }

@@ -106,6 +106,11 @@ export class Transport {
   /** Set by a 401: every later request fails at once with it (the token will not heal). */
   private fatal: UnauthorizedError | undefined;
 
+  /** The service's base URL, as configured. */
+  get baseUrl(): string {
+    return this.o.baseUrl;
+  }
+
   constructor(options: TransportOptions) {
     this.o = {
       concurrency: 8,

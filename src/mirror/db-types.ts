@@ -183,7 +183,14 @@ export interface OutboxTable {
   updated_at: string;
 }
 
+export interface MirrorMetaTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface Database {
+  mirror_meta: MirrorMetaTable;
   outbox: OutboxTable;
   job_run: JobRunTable;
   org_policy: OrgPolicyTable;

@@ -1,6 +1,7 @@
 export type * from './db-types.js';
 export { dictionaryRows } from './dictionary.js';
 export { hasSensitive, maskRecord, maskValue } from './mask.js';
+export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { type Mirror, MirrorOpenError, type MirrorOptions, openMirror } from './open.js';
 export { type CheckpointRow, SqliteAdapter, type UpsertCounts } from './sqlite-adapter.js';

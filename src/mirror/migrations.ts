@@ -382,11 +382,28 @@ const m0004: Migration = {
   },
 };
 
+/**
+ * Facts about the mirror itself (key/value): which service filled it (`source.base_url`, set by
+ * the first sync; `source.last_base_url`, by every sync), so a guard or the demo can tell a
+ * mirror of another service. See meta.ts.
+ */
+const m0005: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('mirror_meta')
+      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_org_policy': m0002,
   '0003_job_run': m0003,
   '0004_outbox': m0004,
+  '0005_mirror_meta': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -2,7 +2,7 @@ import type { OhsClient, RequestCounter } from '../api/index.js';
 import { requestCounter } from '../api/index.js';
 import { describeError, isOhsError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Mirror } from '../mirror/index.js';
+import { displayBaseUrl, type Mirror, metaKeys, writeMeta } from '../mirror/index.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
@@ -115,6 +115,9 @@ export async function runSync(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  const source = displayBaseUrl(client.baseUrl);
+  await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
+  await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
   try {
     const chosen = streams.filter((s) => names.includes(s.name));
     const reports = await Promise.all(

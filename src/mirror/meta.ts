@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './db-types.js';
+
+/** Keys of `mirror_meta`. */
+export const metaKeys = {
+  /** Base URL of the service whose first sync filled the mirror (never overwritten). */
+  sourceBaseUrl: 'source.base_url',
+  /** Base URL of the latest sync. */
+  lastBaseUrl: 'source.last_base_url',
+} as const;
+
+export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];
+
+/** The value stored under `key`, or undefined. */
+export async function readMeta(db: Kysely<Database>, key: MetaKey): Promise<string | undefined> {
+  const row = await db.selectFrom('mirror_meta').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores `value` under `key`; with `onlyIfAbsent`, keeps a value already there. */
+export async function writeMeta(
+  db: Kysely<Database>,
+  key: MetaKey,
+  value: string,
+  onlyIfAbsent = false,
+): Promise<void> {
+  const updated_at = new Date().toISOString();
+  await db
+    .insertInto('mirror_meta')
+    .values({ key, value, updated_at })
+    .onConflict((oc) =>
+      onlyIfAbsent ? oc.column('key').doNothing() : oc.column('key').doUpdateSet({ value, updated_at }),
+    )
+    .execute();
+}
+
+/** Strips credentials, query and fragment: what is stored and shown of a base URL. */
+export function displayBaseUrl(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
