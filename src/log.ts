@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -25,6 +26,36 @@ export const redactPaths = [
   '*.o_dateOfBirth',
 ];
 
+/**
+ * Whoever draws on the terminal (progress bars) while it is shown: log text is handed to it, so
+ * it can print the text above what it draws instead of both writing over each other.
+ */
+export interface TerminalOwner {
+  print(text: string): void;
+}
+
+let owner: TerminalOwner | undefined;
+
+/** Makes `o` the terminal's owner until the returned function is called. */
+export function ownTerminal(o: TerminalOwner): () => void {
+  owner = o;
+  return () => {
+    if (owner === o) owner = undefined;
+  };
+}
+
+/** stderr, or the terminal's owner while there is one. */
+export function terminalStream(target: NodeJS.WritableStream = process.stderr): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      const text = chunk.toString();
+      if (owner !== undefined) owner.print(text);
+      else target.write(text);
+      done();
+    },
+  });
+}
+
 export interface LoggerOptions {
   level: string;
   /** Human-readable lines; default: when stderr is a TTY. */
@@ -33,12 +64,44 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/**
+ * A child's bindings are written with every line; a key passed again in the line's object would
+ * appear twice in the JSON (`"stream":"user","stream":"user"`), which strict log pipelines reject.
+ * Such a key is dropped from the object when it holds the same value, renamed (`stream_2`) when
+ * it does not, so nothing is lost.
+ */
+function withoutBoundKeys(this: Logger, args: unknown[]): unknown[] {
+  const [first, ...rest] = args;
+  if (typeof first !== 'object' || first === null || first instanceof Error || Array.isArray(first))
+    return args;
+  const bound = this.bindings();
+  const keys = Object.keys(first).filter((k) => k in bound);
+  if (keys.length === 0) return args;
+  const obj: Record<string, unknown> = { ...(first as Record<string, unknown>) };
+  for (const k of keys) {
+    if (obj[k] !== bound[k]) obj[`${k}_2`] = obj[k];
+    delete obj[k];
+  }
+  return [obj, ...rest];
+}
+
 /** A pino logger: NDJSON when not a TTY, pretty on a TTY, secrets and personal fields redacted. */
 export function createLogger(options: LoggerOptions): Logger {
-  const base = { level: options.level, redact: { paths: redactPaths, censor: '[redacted]' } };
-  const usePretty = options.pretty ?? process.stderr.isTTY === true;
+  const base = {
+    level: options.level,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void) {
+        method.apply(this, withoutBoundKeys.call(this, args));
+      },
+    },
+  };
+  const tty = process.stderr.isTTY === true;
+  const usePretty = options.pretty ?? tty;
   if (usePretty) {
-    return pino(base, pretty({ destination: 2, colorize: true, sync: true, ignore: 'pid,hostname' }));
+    const destination = tty ? terminalStream() : 2;
+    return pino(base, pretty({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
   }
-  return pino(base, options.destination ?? pino.destination({ dest: 2, sync: true }));
+  if (options.destination !== undefined) return pino(base, options.destination);
+  return pino(base, tty ? terminalStream() : pino.destination({ dest: 2, sync: true }));
 }

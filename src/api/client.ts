@@ -18,6 +18,7 @@ import { type ListEnvelope, unwrapList } from './envelope.js';
 import { ProtocolError } from './errors.js';
 import type { MetricsSnapshot } from './metrics.js';
 import { Transport, type TransportOptions } from './transport.js';
+import { idProblem, tallyTypeIssues } from './validate-record.js';
 
 export type RecordOf<R extends ResourceName> = ShapeOf<(typeof resources)[R]['spec']>;
 export type PaymentBody = ShapeOf<typeof requests.PaymentCreate>;
@@ -116,7 +117,18 @@ export class OhsClient {
       body: sent,
       idempotent: true,
     });
-    return this.unwrap<R>(reply.body, 'POST', operations[op].path);
+    const list = this.unwrap<R>(reply.body, 'POST', operations[op].path);
+    // A page longer than asked for is not a page of this request: a service ignoring pageSize
+    // (400,000 records where 500 were asked) would otherwise be taken for a short listing.
+    const asked = (sent as { pageSize?: unknown }).pageSize;
+    if (typeof asked === 'number' && list.records.length > asked) {
+      throw new ProtocolError(`a page of ${list.records.length} records where pageSize ${asked} was asked`, {
+        method: 'POST',
+        path: operations[op].path,
+      });
+    }
+    this.checkRecords(resource, list.records, 'POST', operations[op].path);
+    return list;
   }
 
   queryHsVendor(body: QueryBody<'HsVendor'> = {}) {
@@ -209,7 +221,16 @@ export class OhsClient {
     const op = getOperation[resource];
     const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
     const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
-    return this.record<R>(reply.body, 'GET', path);
+    const record = this.record<R>(reply.body, 'GET', path);
+    // The record must be the one asked for: a service answering 200 for any id (or 200 with
+    // `{"error":"not found"}`) would otherwise turn every probe into a row.
+    this.checkRecords(resource, [record], 'GET', path);
+    if (String(record.id) !== String(id))
+      throw new ProtocolError(`asked for id ${id}, got the record of id ${String(record.id)}`, {
+        method: 'GET',
+        path,
+      });
+    return record;
   }
 
   getApplicant(id: number, selection?: Selection<'Applicant'>) {
@@ -226,7 +247,9 @@ export class OhsClient {
     const op = resource === 'OrgMonth' ? 'listOrgMonth' : 'listUser';
     const path = `${operations[op].path}${this.selectionQuery(resource, selection)}`;
     const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
-    return this.unwrap<R>(reply.body, 'GET', path);
+    const list = this.unwrap<R>(reply.body, 'GET', path);
+    this.checkRecords(resource, list.records, 'GET', path);
+    return list;
   }
 
   listOrgMonth(selection?: Selection<'OrgMonth'>) {
@@ -286,6 +309,27 @@ export class OhsClient {
     if (typeof list === 'string')
       throw new ProtocolError(`not a list response: ${list}`, { method, path, detail: body });
     return { records: list.records as RecordOf<R>[], total: list.total };
+  }
+
+  /**
+   * Records read from the service: each must carry an id that can identify it (else a protocol
+   * error, never a row); fields of the wrong type are counted (validate-record.ts), the record kept.
+   */
+  private checkRecords(
+    resource: ResourceName,
+    records: readonly Record<string, unknown>[],
+    method: string,
+    path: string,
+  ): void {
+    const { spec } = resources[resource];
+    records.forEach((r, i) => {
+      const problem = idProblem(spec, r);
+      if (problem !== undefined) {
+        const where = records.length > 1 ? ` (record ${i + 1} of ${records.length})` : '';
+        throw new ProtocolError(`${problem}${where}, not stored`, { method, path });
+      }
+      tallyTypeIssues(spec, r);
+    });
   }
 
   private record<R extends ResourceName>(body: unknown, method: string, path: string): RecordOf<R> {

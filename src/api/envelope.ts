@@ -48,6 +48,17 @@ export function unwrapList(body: unknown, pinned: ListEnvelope = {}): Unwrapped 
       : { records, total: undefined, shape: 'array', totalKey: undefined };
   }
   if (!isRecord(body)) return 'expected a JSON array or object';
+  // `{"rows": [], "error": ...}` is a failure dressed as an empty page: read as a page, it would
+  // say every record is gone.
+  const error = body.error ?? body.errors;
+  if (
+    error !== undefined &&
+    error !== null &&
+    error !== false &&
+    !(Array.isArray(error) && error.length === 0)
+  ) {
+    return `the service answered with an error member (${JSON.stringify(error).slice(0, 200)})`;
+  }
   let key = pinned.key;
   if (key === undefined || !Array.isArray(body[key])) {
     const arrays = Object.keys(body).filter((k) => Array.isArray(body[k]));

@@ -97,6 +97,23 @@ export class NetworkError extends ApiError {
   }
 }
 
+/**
+ * The first request of a run found no service at the base URL (connection refused, unknown
+ * host): nothing is retried, every other request fails with the same error at once. The message
+ * names the host tried (never the token).
+ */
+export class UnreachableError extends ApiError {
+  override name = 'UnreachableError';
+  override readonly exitCode = 4;
+  constructor(origin: string, why: string, options: ApiErrorOptions) {
+    super(
+      'UNREACHABLE',
+      `no service at ${origin} (${why}): check baseUrl (OHS_BASE_URL) and that the service is up`,
+      options,
+    );
+  }
+}
+
 /** A response we cannot read: truncated, not JSON, or not the shape the interface gives. */
 export class ProtocolError extends ApiError {
   override name = 'ProtocolError';

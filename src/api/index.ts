@@ -25,6 +25,8 @@ export function createClient(config: Config, logger?: Logger): OhsClient {
     concurrency: api.concurrency,
     requestsPerSecond: api.requestsPerSecond,
     timeoutMs: api.timeoutMs,
+    requestDeadlineMs: api.requestDeadlineMs,
+    maxResponseBytes: api.maxResponseBytes,
     maxRetries: api.maxRetries,
     maxRateLimitRetries: api.maxRateLimitRetries,
     retryBaseMs: api.retryBaseMs,

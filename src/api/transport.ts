@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import PQueue from 'p-queue';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
 import {
   ForbiddenError,
@@ -12,8 +12,10 @@ import {
   RateLimitedError,
   ServerError,
   UnauthorizedError,
+  UnreachableError,
 } from './errors.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
+import { unsafeInteger } from './validate-record.js';
 
 export interface TransportOptions {
   /** Base URL of the service, path prefix included. */
@@ -25,6 +27,13 @@ export interface TransportOptions {
   requestsPerSecond?: number;
   /** Per-request timeout for headers and for body, milliseconds. @default 30_000 (30 s) */
   timeoutMs?: number;
+  /**
+   * Longest one attempt may take, from sending to the body's last byte, milliseconds: a body
+   * trickled a byte at a time never trips the idle timeout above. @default 300_000 (5 min)
+   */
+  requestDeadlineMs?: number;
+  /** Largest response body read, bytes; a longer one is a protocol error. @default 64 MiB */
+  maxResponseBytes?: number;
   /** Retries after the first attempt, for requests safe to repeat. @default 6 */
   maxRetries?: number;
   /** Retries of 429s, which never did anything; they slow the whole client. @default 30 */
@@ -68,7 +77,20 @@ export const requestCounter = new AsyncLocalStorage<RequestCounter>();
 
 /** Network error codes meaning the request never left: a resend cannot double anything. */
 const notSentCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OHS_REQUEST_DEADLINE']);
+/** Before any answer came, these mean there is no service at the base URL: fail fast. */
+const unreachableCodes: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'unknown host',
+};
+
+/** An attempt that outlived `requestDeadlineMs`. */
+class DeadlineError extends Error {
+  readonly code = 'OHS_REQUEST_DEADLINE';
+  constructor(ms: number) {
+    super(`request deadline of ${ms} ms exceeded`);
+  }
+}
 
 function errorCode(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } };
@@ -104,7 +126,9 @@ export class Transport {
   private resumeTimer: NodeJS.Timeout | undefined;
   private successesSinceSlowdown = 0;
   /** Set by a 401: every later request fails at once with it (the token will not heal). */
-  private fatal: UnauthorizedError | undefined;
+  private fatal: UnauthorizedError | UnreachableError | undefined;
+  /** Whether the service has answered at all (then a refused connection is worth retrying). */
+  private reached = false;
 
   /** The service's base URL, as configured. */
   get baseUrl(): string {
@@ -116,6 +140,8 @@ export class Transport {
       concurrency: 8,
       requestsPerSecond: 50,
       timeoutMs: 30_000, // 30 s
+      requestDeadlineMs: 300_000, // 5 min
+      maxResponseBytes: 64 * 1024 * 1024,
       maxRetries: 6,
       maxRateLimitRetries: 30,
       retryBaseMs: 250,
@@ -170,7 +196,10 @@ export class Transport {
           return this.once(req, payload);
         }));
       } catch (err) {
+        // A response over its bound is no accident of the network: not retried.
+        if (err instanceof ProtocolError) throw err;
         const code = errorCode(err);
+        this.failFast(code, where, attempts, err);
         ms = Math.round(performance.now() - started);
         this.metrics.response(code, ms, 0);
         this.logger?.debug({ ...where, status: code, ms, attempt: attempts }, 'http');
@@ -195,6 +224,7 @@ export class Transport {
         await sleep(this.backoff(failures));
         continue;
       }
+      this.reached = true;
       this.metrics.response(status, ms, Buffer.byteLength(text));
       this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
 
@@ -234,6 +264,14 @@ export class Transport {
       if (status >= 400) {
         const msg = serviceMessage(detail.value) ?? `rejected (${status})`;
         throw new InvalidRequestError(msg, { ...where, status, attempts, detail: detail.value ?? text });
+      }
+      const unsafe = detail.ok ? unsafeInteger(text) : undefined;
+      if (unsafe !== undefined) {
+        throw new ProtocolError(`an integer beyond 2^53 (${unsafe.slice(0, 30)}) that JSON would round`, {
+          ...where,
+          status,
+          attempts,
+        });
       }
       if (!detail.ok) {
         if (!req.idempotent) {
@@ -275,21 +313,75 @@ export class Transport {
       headers['content-type'] = 'application/json';
       this.metrics.bytesSent += Buffer.byteLength(payload);
     }
-    const res = await this.pool.request({
-      method: req.method,
-      path: `${this.basePath}${req.path}`,
-      headers,
-      body: payload ?? null,
-      headersTimeout: this.o.timeoutMs,
-      bodyTimeout: this.o.timeoutMs,
-    });
-    const text = await res.body.text();
-    return {
-      status: res.statusCode,
-      text,
-      retryAfter: res.headers['retry-after'],
-      ms: Math.round(performance.now() - started),
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.o.requestDeadlineMs);
+    try {
+      const res = await this.pool.request({
+        method: req.method,
+        path: `${this.basePath}${req.path}`,
+        headers,
+        body: payload ?? null,
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+        signal: deadline.signal,
+      });
+      const text = await this.readBounded(res, req);
+      return {
+        status: res.statusCode,
+        text,
+        retryAfter: res.headers['retry-after'],
+        ms: Math.round(performance.now() - started),
+      };
+    } catch (err) {
+      if (deadline.signal.aborted) throw new DeadlineError(this.o.requestDeadlineMs);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The body as text, at most `maxResponseBytes`: an endless or huge body is cut off (and the
+   * connection dropped) as a protocol error instead of growing the process without bound.
+   */
+  private async readBounded(res: Dispatcher.ResponseData, req: SendOptions): Promise<string> {
+    const max = this.o.maxResponseBytes;
+    const tooLarge = (what: string) => {
+      res.body.destroy();
+      return new ProtocolError(`response body ${what} maxResponseBytes (${max} bytes); cut off`, {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+      });
     };
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) throw tooLarge(`of ${declared} bytes announced, over`);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) throw tooLarge('over');
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /**
+   * Connection refused or an unknown host before the service ever answered: the base URL is
+   * wrong or the service is down, and retrying hundreds of requests for it only delays the
+   * news. The whole client stops with one error naming the host tried.
+   */
+  private failFast(code: string, where: { method: string; path: string }, attempts: number, err: unknown) {
+    if (this.fatal !== undefined) throw this.fatal;
+    const why = unreachableCodes[code];
+    if (why === undefined || this.reached) return;
+    const url = new URL(this.o.baseUrl);
+    this.fatal = new UnreachableError(`${url.protocol}//${url.host}`, why, {
+      ...where,
+      attempts,
+      cause: err,
+    });
+    throw this.fatal;
   }
 
   /** Exponential backoff with "equal jitter": half fixed, half random, capped. */

@@ -39,6 +39,8 @@ export function registerCron(program: Command): void {
       }
       const abort = new AbortController();
       let running: Promise<void> | undefined;
+      /** Runs that threw (a mirror that could not be opened, say): counted in their log lines. */
+      let failures = 0;
       const tasks = Object.entries(schedules).map(([job, expression]) =>
         cron.schedule(
           expression,
@@ -48,8 +50,12 @@ export function registerCron(program: Command): void {
               return;
             }
             running = (async () => {
-              const env = await openJobEnv(config, logger, abort.signal);
+              // Opening the mirror is part of the job: a mirror that cannot be opened (a full
+              // disk, a broken file, a share gone) fails this run, logged; the worker keeps its
+              // schedule and tries again at the next tick.
+              let env: Awaited<ReturnType<typeof openJobEnv>> | undefined;
               try {
+                env = await openJobEnv(config, logger, abort.signal);
                 const r = await runJob(job as JobName, env, 'cron');
                 if (r.outcome === 'interrupted')
                   logger.warn({ job, run: r.runId }, 'job interrupted; the next run resumes');
@@ -67,12 +73,17 @@ export function registerCron(program: Command): void {
                 } else
                   logger.info({ job, run: r.runId, outcome: r.outcome, outputs: r.outputs.length }, 'job ok');
               } catch (err) {
+                failures++;
                 logger.error(
-                  { job, code: isOhsError(err) ? err.code : 'INTERNAL', error: describeError(err) },
+                  { job, code: isOhsError(err) ? err.code : 'INTERNAL', error: describeError(err), failures },
                   'job failed',
                 );
               } finally {
-                await env.close();
+                await env
+                  ?.close()
+                  .catch((err: unknown) =>
+                    logger.warn({ job, error: describeError(err) }, 'closing the job environment failed'),
+                  );
               }
             })().finally(() => {
               running = undefined;

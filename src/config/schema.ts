@@ -15,6 +15,10 @@ export const apiConfigSchema = z
     requestsPerSecond: z.number().positive(),
     /** Per-request timeout, milliseconds. */
     timeoutMs: z.number().int().min(100),
+    /** Longest a request may take from sending to the body's last byte, milliseconds. */
+    requestDeadlineMs: z.number().int().min(1000),
+    /** Largest response body read, bytes; a longer one is cut off as a protocol error. */
+    maxResponseBytes: z.number().int().min(1024),
     /** Retries of a request that is safe to repeat, after the first attempt. */
     maxRetries: z.number().int().min(0).max(20),
     /** First backoff delay, milliseconds; doubles each retry, with jitter. */

@@ -32,6 +32,8 @@ export interface SyncRunTable {
   pid: number;
   requests: number;
   retries: number;
+  /** Host of the process (0008); null on runs recorded before. */
+  host: string | null;
 }
 
 export interface SyncStreamRunTable {
@@ -183,6 +185,18 @@ export interface OutboxTable {
   updated_at: string;
 }
 
+/** Records kept although a field had the wrong type: per run, stream and field (0008). */
+export interface SyncTypeErrorTable {
+  run_id: number;
+  stream: string;
+  field: string;
+  /** What the schema says the field holds: 'number', 'integer', 'boolean', 'string'. */
+  expected: string;
+  count: number;
+  /** Id of one such record. */
+  example_id: string | null;
+}
+
 export interface MirrorMetaTable {
   key: string;
   value: string;
@@ -200,6 +214,7 @@ export interface Database {
   sync_stream_state: SyncStreamStateTable;
   sync_deletion: SyncDeletionTable;
   sync_lock: SyncLockTable;
+  sync_type_error: SyncTypeErrorTable;
   orderitem_status_history: StatusHistoryTable;
   data_dictionary: DataDictionaryTable;
   hsvendor: ResourceRow;

@@ -398,12 +398,34 @@ const m0005: Migration = {
   },
 };
 
+/**
+ * Issue 12 (points 15, 18): the host of each run, so `ohs status` can tell a run whose process
+ * died (SIGKILL, power loss) from one still going; and the records a sync kept although a field
+ * had the wrong type, counted per run, stream and field, for `ohs status` and the reports.
+ */
+const m0008: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('sync_run').addColumn('host', 'text').execute();
+    await db.schema
+      .createTable('sync_type_error')
+      .addColumn('run_id', 'integer', (c) => c.notNull())
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('field', 'text', (c) => c.notNull())
+      .addColumn('expected', 'text', (c) => c.notNull())
+      .addColumn('count', 'integer', (c) => c.notNull())
+      .addColumn('example_id', 'text')
+      .addPrimaryKeyConstraint('sync_type_error_pk', ['run_id', 'stream', 'field'])
+      .execute();
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_org_policy': m0002,
   '0003_job_run': m0003,
   '0004_outbox': m0004,
   '0005_mirror_meta': m0005,
+  '0008_run_host_type_errors': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

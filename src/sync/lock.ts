@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import type { Mirror } from '../mirror/index.js';
 import { LockedError } from './types.js';
 
-const STALE_MS = 120_000; // 2 min without a heartbeat: the holder is gone
+export const STALE_MS = 120_000; // 2 min without a heartbeat: the holder is gone
 const HEARTBEAT_MS = 10_000; // 10 s
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,13 +1,16 @@
+import { hostname } from 'node:os';
 import type { OhsClient, RequestCounter } from '../api/index.js';
 import { requestCounter } from '../api/index.js';
+import { newTypeIssueTally, type TypeIssueTally, typeIssueTally } from '../api/validate-record.js';
 import { describeError, isOhsError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { displayBaseUrl, type Mirror, metaKeys, writeMeta } from '../mirror/index.js';
+import { markDeadRuns } from './dead-runs.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
-import { progressBoard } from './progress.js';
+import { type ProgressBoard, progressBoard } from './progress.js';
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
@@ -78,6 +81,14 @@ function runStream(decl: StreamDecl, ctx: StreamContext): Promise<void> {
 }
 
 /**
+ * A fault point for tests (env `OHS_TEST_FAULT=sync:NAME`): throws where named, so a test can
+ * prove what an unexpected error at that spot leaves behind. Never set outside tests.
+ */
+function faultPoint(name: string): void {
+  if (process.env.OHS_TEST_FAULT === `sync:${name}`) throw new Error(`test fault at sync:${name}`);
+}
+
+/**
  * `ohs sync`: every stream (or those named) into the mirror, one sync at a time per file, each
  * run and stream recorded in sync_run / sync_stream_run. Streams run at once and share the
  * client, its concurrency and its rate limit; a failing stream does not stop the others.
@@ -95,34 +106,39 @@ export async function runSync(
   }
   const opts: SyncOptions = { ...defaultSyncOptions, ...stripUndefined(options) };
   const lock = acquireLock(mirror);
-  const signal = options.signal ?? new AbortController().signal;
-  const board = progressBoard(options.progress);
-  const before = client.metrics();
-  const { id: runId } = await mirror.db
-    .insertInto('sync_run')
-    .values({
-      kind: options.kind ?? 'sync',
-      started_at: nowIso(),
-      mode: opts.full ? 'full' : 'incremental',
-      streams: names.join(','),
-      ended_at: null,
-      outcome: 'running',
-      error_code: null,
-      error: null,
-      pid: process.pid,
-      requests: 0,
-      retries: 0,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const source = displayBaseUrl(client.baseUrl);
-  await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
-  await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
+  // Everything after the lock is inside this try: whatever fails, the lock is released.
+  let board: ProgressBoard | undefined;
   try {
+    faultPoint('after-lock');
+    const dead = await markDeadRuns(mirror.db);
+    if (dead > 0) logger.warn({ runs: dead }, 'earlier runs died without finishing: marked interrupted');
+    const signal = options.signal ?? new AbortController().signal;
+    board = progressBoard(options.progress);
+    const before = client.metrics();
+    const { id: runId } = await mirror.db
+      .insertInto('sync_run')
+      .values({
+        kind: options.kind ?? 'sync',
+        started_at: nowIso(),
+        mode: opts.full ? 'full' : 'incremental',
+        streams: names.join(','),
+        ended_at: null,
+        outcome: 'running',
+        error_code: null,
+        error: null,
+        pid: process.pid,
+        host: hostname(),
+        requests: 0,
+        retries: 0,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const source = displayBaseUrl(client.baseUrl);
+    await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
+    await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
+    const env = { client, mirror, logger, runId, opts, signal, board };
     const chosen = streams.filter((s) => names.includes(s.name));
-    const reports = await Promise.all(
-      chosen.map((decl) => syncStream(decl, { client, mirror, logger, runId, opts, signal, board })),
-    );
+    const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
     const failed = reports.find((r) => r.outcome === 'failed');
     const interrupted = reports.some((r) => r.outcome === 'interrupted');
     const outcome = failed !== undefined ? 'failed' : interrupted ? 'interrupted' : 'ok';
@@ -132,6 +148,8 @@ export async function runSync(
       .updateTable('sync_run')
       .set({
         ended_at: nowIso(),
+        // What the run did, not what was asked: a first run on an empty mirror is a full pass.
+        mode: reports.every((r) => r.stats.mode === 'full') ? 'full' : 'incremental',
         outcome,
         error_code: error === undefined ? null : isOhsError(error) ? error.code : 'INTERNAL',
         error: error === undefined ? null : describeError(error),
@@ -144,7 +162,7 @@ export async function runSync(
       .execute();
     return { runId, outcome, streams: reports, ...(error === undefined ? {} : { error }) };
   } finally {
-    board.stop();
+    board?.stop();
     lock.release();
   }
 }
@@ -156,7 +174,7 @@ interface RunEnv {
   runId: number;
   opts: SyncOptions;
   signal: AbortSignal;
-  board: ReturnType<typeof progressBoard>;
+  board: ProgressBoard;
 }
 
 async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
@@ -182,26 +200,39 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  const stats = newStats(env.opts.full ? 'full' : 'incremental');
+  const counter: RequestCounter = { requests: 0, retries: 0 };
   const ctx: StreamContext = {
     client: env.client,
     mirror,
     runId,
     options: env.opts,
     logger: logger.child({ stream: decl.name }),
-    progress: env.board.stream(decl.name),
+    progress: env.board.stream(decl.name, () => ({
+      records: stats.inserted + stats.updated + stats.unchanged,
+      requests: counter.requests,
+    })),
     signal: env.signal,
-    stats: newStats(env.opts.full ? 'full' : 'incremental'),
+    stats,
   };
-  const counter: RequestCounter = { requests: 0, retries: 0 };
+  const tally = newTypeIssueTally();
   let outcome: StreamReport['outcome'] = 'ok';
   let error: OhsError | Error | undefined;
   try {
-    await requestCounter.run(counter, () => runStream(decl, ctx));
+    await typeIssueTally.run(tally, () => requestCounter.run(counter, () => runStream(decl, ctx)));
   } catch (err) {
     error = err instanceof Error ? err : new Error(String(err));
     outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
   }
   const s = ctx.stats;
+  // A stream that completed a full pass in this run ran in full mode, whatever it set last (a
+  // pass a killed --full run left, resumed and finished by an incremental run, is a full pass).
+  const state = await mirror.db
+    .selectFrom('sync_stream_state')
+    .select('last_full_at')
+    .where('stream', '=', decl.name)
+    .executeTakeFirst();
+  if (state?.last_full_at != null && state.last_full_at >= started) s.mode = 'full';
   await mirror.db
     .updateTable('sync_stream_run')
     .set({
@@ -220,6 +251,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     })
     .where('id', '=', rowId)
     .execute();
+  await recordTypeIssues(mirror, runId, decl.name, tally, ctx.logger);
   if (outcome === 'ok') {
     await mirror.db
       .insertInto('sync_stream_state')
@@ -234,8 +266,8 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
       .onConflict((oc) => oc.column('stream').doUpdateSet({ last_run_id: runId, last_success_at: started }))
       .execute();
   }
+  // The stream's name is in the child logger's bindings: not repeated here.
   const line = {
-    stream: decl.name,
     mode: s.mode,
     outcome,
     pages: s.pages,
@@ -260,6 +292,29 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     retries: counter.retries,
     ...(error === undefined ? {} : { error }),
   };
+}
+
+/**
+ * Fields of the wrong type seen by a stream: one warning per field and a row per field in
+ * `sync_type_error`, which `ohs status` shows and reports can read. The records were kept as sent.
+ */
+async function recordTypeIssues(
+  mirror: Mirror,
+  runId: number,
+  stream: string,
+  tally: TypeIssueTally,
+  logger: Logger,
+): Promise<void> {
+  for (const [field, t] of tally.byField) {
+    logger.warn(
+      { field, expected: t.expected, records: t.count, exampleId: t.exampleId },
+      'records kept with a field of the wrong type',
+    );
+    await mirror.db
+      .insertInto('sync_type_error')
+      .values({ run_id: runId, stream, field, expected: t.expected, count: t.count, example_id: t.exampleId })
+      .execute();
+  }
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -1,0 +1,138 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
+
+/**
+ * Records checked against the schema module on their way in. A record is kept as the service
+ * sent it (the mirror's `raw` holds it whole) even when a field has the wrong type: dropping it
+ * would lose a record, and its wrong field is counted and reported instead. Its id is another
+ * matter: a record whose id is missing or not an id cannot be placed, so it is a protocol error,
+ * never a row (a phantom row, or a real row deleted because its id came back null).
+ */
+export type Expected = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+
+export interface TypeIssue {
+  /** Field, with the path of nested arrays: `info[].infoItem[].value`. */
+  field: string;
+  expected: Expected;
+}
+
+/** Type issues per field, of every record checked inside `typeIssueTally.run(tally, fn)`. */
+export interface TypeIssueTally {
+  byField: Map<string, { expected: Expected; count: number; exampleId: string }>;
+}
+
+export const typeIssueTally = new AsyncLocalStorage<TypeIssueTally>();
+
+export const newTypeIssueTally = (): TypeIssueTally => ({ byField: new Map() });
+
+function expectedOf(name: string, spec: FieldSpec): Expected {
+  return spec.type === 'number' && isIdField(name) ? 'integer' : spec.type;
+}
+
+function fits(expected: Expected, value: unknown): boolean {
+  switch (expected) {
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+}
+
+/** Fields of `record` whose value has another type than the schema's; null and absent are fine. */
+export function typeIssues(spec: ObjectSpec, record: Record<string, unknown>, prefix = ''): TypeIssue[] {
+  const out: TypeIssue[] = [];
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    const expected = expectedOf(name, field);
+    if (!fits(expected, value)) out.push({ field: `${prefix}${name}`, expected });
+  }
+  for (const [name, sub] of Object.entries(spec.arrays ?? {})) {
+    const value = record[name];
+    if (value === undefined || value === null) continue;
+    if (!Array.isArray(value)) {
+      out.push({ field: `${prefix}${name}`, expected: 'array' });
+      continue;
+    }
+    for (const item of value) {
+      if (fits('object', item))
+        out.push(...typeIssues(sub, item as Record<string, unknown>, `${prefix}${name}[].`));
+      else out.push({ field: `${prefix}${name}[]`, expected: 'object' });
+    }
+  }
+  return out;
+}
+
+/**
+ * Why the record's `id` cannot identify it (missing, null, the wrong type, not a safe integer),
+ * or undefined when it can.
+ */
+export function idProblem(spec: ObjectSpec, record: Record<string, unknown>): string | undefined {
+  const id = record.id;
+  const expected = spec.fields.id === undefined ? 'integer' : expectedOf('id', spec.fields.id);
+  if (id === undefined) return 'a record without an id';
+  if (id === null) return 'a record whose id is null';
+  if (expected === 'string') {
+    return typeof id === 'string' && id !== ''
+      ? undefined
+      : `an id that is not a string (${JSON.stringify(id)})`;
+  }
+  return Number.isSafeInteger(id) ? undefined : `an id that is not a whole number (${JSON.stringify(id)})`;
+}
+
+/** Counts the record's type issues in the tally of the work under way, if any; returns them. */
+export function tallyTypeIssues(spec: ObjectSpec, record: Record<string, unknown>): TypeIssue[] {
+  const issues = typeIssues(spec, record);
+  const tally = typeIssueTally.getStore();
+  if (tally === undefined) return issues;
+  for (const i of issues) {
+    const seen = tally.byField.get(i.field);
+    if (seen === undefined)
+      tally.byField.set(i.field, { expected: i.expected, count: 1, exampleId: String(record.id) });
+    else seen.count++;
+  }
+  return issues;
+}
+
+/**
+ * Whether the JSON text holds an integer literal beyond 2^53 outside strings: JSON.parse would
+ * round it silently (an id 9007199254740993 becomes ...992, another record's id). Returns the
+ * first such literal.
+ */
+export function unsafeInteger(text: string): string | undefined {
+  if (!/\d{16}/.test(text)) return undefined; // fast path: no literal long enough
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+      continue;
+    }
+    if ((c >= 48 && c <= 57) || c === 45) {
+      let j = i + 1;
+      while (j < text.length && /[0-9.eE+-]/.test(text[j] as string)) j++;
+      const literal = text.slice(i, j);
+      i = j - 1;
+      if (/^-?\d{16,}$/.test(literal)) {
+        const big = BigInt(literal);
+        const max = BigInt(Number.MAX_SAFE_INTEGER);
+        if (big > max || big < -max) return literal;
+      }
+    }
+  }
+  return undefined;
+}
