@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
 import { streams } from '../sync/index.js';
+import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { commandContext } from './context.js';
 import { intArg } from './parse.js';
 
@@ -28,6 +29,8 @@ export interface StatusReport {
     last_full_at: string | null;
     pass_in_progress: boolean;
     last_outcome: string | null;
+    /** Records of the stream's last run kept with a field of the wrong type, per field. */
+    type_errors: Record<string, number>;
   }[];
 }
 
@@ -46,10 +49,19 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       'retries',
       'error_code',
       'error',
+      'pid',
+      'host',
     ])
     .orderBy('id', 'desc')
     .limit(runs)
     .execute();
+  // A run still recorded `running` whose process is gone (SIGKILL) is shown as what it is.
+  const lock = await readSyncLock(mirror.db);
+  const shownRuns = lastRuns.map(({ pid, host, ...run }) =>
+    run.outcome === 'running' && !runIsLive({ pid, host }, lock)
+      ? { ...run, outcome: 'interrupted', error_code: 'KILLED', error: deadRunMessage({ pid, host }) }
+      : run,
+  );
   const state = await mirror.db.selectFrom('sync_stream_state').selectAll().execute();
   const out: StatusReport['streams'] = [];
   for (const s of streams) {
@@ -64,7 +76,7 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
     const st = state.find((x) => x.stream === s.name);
     const last = await mirror.db
       .selectFrom('sync_stream_run')
-      .select('outcome')
+      .select(['outcome', 'run_id'])
       .where('stream', '=', s.name)
       .orderBy('id', 'desc')
       .limit(1)
@@ -77,9 +89,27 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       last_full_at: st?.last_full_at ?? null,
       pass_in_progress: st?.pass_id != null,
       last_outcome: last?.outcome ?? null,
+      type_errors: await typeErrors(mirror, s.name, last?.run_id),
     });
   }
-  return { db: mirror.file, runs: lastRuns, streams: out };
+  return { db: mirror.file, runs: shownRuns, streams: out };
+}
+
+/** Fields of the wrong type in a stream's run (sync_type_error), with their record counts. */
+export async function typeErrors(
+  mirror: Mirror,
+  stream: string,
+  runId: number | undefined,
+): Promise<Record<string, number>> {
+  if (runId === undefined) return {};
+  const rows = await mirror.db
+    .selectFrom('sync_type_error')
+    .select(['field', 'count'])
+    .where('stream', '=', stream)
+    .where('run_id', '=', runId)
+    .orderBy('field')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.field, r.count]));
 }
 
 function ago(iso: string | null): string {
@@ -138,7 +168,16 @@ export function registerStatus(program: Command): void {
           ]),
         ]);
         const fresh = grid([
-          ['stream', 'rows', 'deleted', 'last success', 'last full pass', 'last outcome', 'pass under way'],
+          [
+            'stream',
+            'rows',
+            'deleted',
+            'last success',
+            'last full pass',
+            'last outcome',
+            'pass under way',
+            'wrong types (records kept)',
+          ],
           ...r.streams.map((x) => [
             x.stream,
             String(x.rows),
@@ -147,6 +186,9 @@ export function registerStatus(program: Command): void {
             ago(x.last_full_at),
             x.last_outcome ?? '-',
             x.pass_in_progress ? 'yes (resumes next run)' : '',
+            Object.entries(x.type_errors)
+              .map(([field, n]) => `${field} ×${n}`)
+              .join(', '),
           ]),
         ]);
         process.stdout.write(`mirror ${r.db}\n\n${runs}\n\n${fresh}\n`);
