@@ -193,11 +193,13 @@ export class Transport {
       try {
         ({ status, text, retryAfter, ms } = await this.queue.add(() => {
           started = performance.now();
+          // Queued before the client learnt it must stop (401, no service): not sent at all.
+          if (this.fatal !== undefined) throw this.fatal;
           return this.once(req, payload);
         }));
       } catch (err) {
         // A response over its bound is no accident of the network: not retried.
-        if (err instanceof ProtocolError) throw err;
+        if (err instanceof ProtocolError || err === this.fatal) throw err;
         const code = errorCode(err);
         this.failFast(code, where, attempts, err);
         ms = Math.round(performance.now() - started);

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
-import { streams } from '../sync/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
+import { streams } from '../sync/index.js';
 import { commandContext } from './context.js';
 import { intArg } from './parse.js';
 
@@ -76,9 +76,10 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
     const st = state.find((x) => x.stream === s.name);
     const last = await mirror.db
       .selectFrom('sync_stream_run')
-      .select(['outcome', 'run_id'])
-      .where('stream', '=', s.name)
-      .orderBy('id', 'desc')
+      .innerJoin('sync_run', 'sync_run.id', 'sync_stream_run.run_id')
+      .select(['sync_stream_run.outcome', 'sync_stream_run.run_id', 'sync_run.pid', 'sync_run.host'])
+      .where('sync_stream_run.stream', '=', s.name)
+      .orderBy('sync_stream_run.id', 'desc')
       .limit(1)
       .executeTakeFirst();
     out.push({
@@ -88,7 +89,8 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       last_success_at: st?.last_success_at ?? null,
       last_full_at: st?.last_full_at ?? null,
       pass_in_progress: st?.pass_id != null,
-      last_outcome: last?.outcome ?? null,
+      last_outcome:
+        last?.outcome === 'running' && !runIsLive(last, lock) ? 'interrupted' : (last?.outcome ?? null),
       type_errors: await typeErrors(mirror, s.name, last?.run_id),
     });
   }

@@ -10,7 +10,7 @@ import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
-import { type ProgressBoard, progressBoard } from './progress.js';
+import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js';
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
@@ -40,6 +40,8 @@ export interface RunSyncOptions extends Partial<SyncOptions> {
   signal?: AbortSignal;
   /** Progress bars; default: when stderr is a TTY. */
   progress?: boolean;
+  /** Where the bars are drawn; default stderr. */
+  progressOut?: TtyStream;
   /** Kind recorded in sync_run (`sync`, or a job name). */
   kind?: string;
 }
@@ -113,7 +115,7 @@ export async function runSync(
     const dead = await markDeadRuns(mirror.db);
     if (dead > 0) logger.warn({ runs: dead }, 'earlier runs died without finishing: marked interrupted');
     const signal = options.signal ?? new AbortController().signal;
-    board = progressBoard(options.progress);
+    board = progressBoard(options.progress, options.progressOut);
     const before = client.metrics();
     const { id: runId } = await mirror.db
       .insertInto('sync_run')
