@@ -166,6 +166,9 @@ export function parseMonthLabel(label: string | null): { year: number; month: nu
   return month >= 1 && month <= 12 ? { year, month } : null;
 }
 
+/** Red: not met or not on pace; amber: waiting for results. */
+const statusAlert: Column['alert'] = { red: ['NOT_MET', 'BEHIND', 'AT_RISK'], amber: ['PENDING_RESULTS'] };
+
 function kindColumns(kind: Kind, title: string): Column[] {
   return [
     { key: `${kind}Rate`, title: `${title} rate %`, type: 'number', decimals: 1, width: 9 },
@@ -181,7 +184,7 @@ function kindColumns(kind: Kind, title: string): Column[] {
       width: 13,
     },
     { key: `${kind}AnnualTarget`, title: `${title} annual target`, type: 'integer', width: 12 },
-    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16 },
+    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16, alert: statusAlert },
   ];
 }
 
