@@ -1043,5 +1043,6 @@ export const compliance: ReportDefinition = {
   title: 'Random testing compliance',
   description:
     'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
+  options: Object.keys(complianceOptions.shape),
   run,
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Column, Row, Sheet } from '../src/render/types.js';
 import { formatCents } from '../src/render/csv-renderer.js';
+import type { Column, Row, Sheet } from '../src/render/types.js';
 import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from './dates.js';
 import { orgNames } from './org-names.js';
 import {
@@ -502,5 +502,6 @@ export const unpaidInvoices: ReportDefinition = {
   title: 'Unpaid invoices (A/R aging)',
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
+  options: Object.keys(unpaidInvoicesOptions.shape),
   run,
 };

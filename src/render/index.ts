@@ -49,7 +49,12 @@ export interface WriteReportResult {
   sha256: string;
 }
 
-function openRenderer(format: ReportFormat, path: string, detail: DetailLayout, opts: WriteReportOptions): Renderer {
+function openRenderer(
+  format: ReportFormat,
+  path: string,
+  detail: DetailLayout,
+  opts: WriteReportOptions,
+): Renderer {
   if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }

@@ -169,11 +169,7 @@ export class XlsxRenderer implements Renderer {
       }
       await sheet.end();
     }
-    this.about([
-      ...tail.about,
-      ...counts,
-      ['Sheets', this.sheetList(summaries, tail.warnings.length > 0)],
-    ]);
+    this.about([...tail.about, ...counts, ['Sheets', this.sheetList(summaries, tail.warnings.length > 0)]]);
     moveToFront(this.workbook, summaries);
     const committed = this.workbook.commit();
     committed.catch(() => undefined);
@@ -190,9 +186,12 @@ export class XlsxRenderer implements Renderer {
 
   /** The sheets in the order a reader sees them (the About sheet never names one that is not there). */
   private sheetList(summaries: ExcelJS.Worksheet[], warnings: boolean): string {
-    return [...summaries.map((s) => s.name), this.detail.name, ...(warnings ? ['Warnings'] : []), 'About'].join(
-      ', ',
-    );
+    return [
+      ...summaries.map((s) => s.name),
+      this.detail.name,
+      ...(warnings ? ['Warnings'] : []),
+      'About',
+    ].join(', ');
   }
 
   private sheet(name: string, columns: Column[], options: SheetOptions): SheetWriter {
@@ -304,9 +303,7 @@ class SheetWriter {
     this.places = columns.map((column) => ({ sheet: ws.name, row: 0, column }));
     this.labelColumn = columns.findIndex((c) => c.type === 'string');
     this.sub =
-      options.subtotals === undefined
-        ? null
-        : new Subtotals(options.subtotals, this.keys, this.labelColumn);
+      options.subtotals === undefined ? null : new Subtotals(options.subtotals, this.keys, this.labelColumn);
     if (options.sample <= 0) this.start();
   }
 
@@ -358,7 +355,9 @@ class SheetWriter {
   private start(): void {
     const sample = this.sample ?? [];
     this.sample = null;
-    this.ws.columns = this.columns.map((c, i) => ({ width: widthOf(c, sample, i, this.options.wrap === true) }));
+    this.ws.columns = this.columns.map((c, i) => ({
+      width: widthOf(c, sample, i, this.options.wrap === true),
+    }));
     const header = this.ws.addRow(this.columns.map((c) => clip(c.title)));
     for (let i = 1; i <= this.columns.length; i++) header.getCell(i).style = HEADER_STYLE;
     header.commit();
@@ -369,8 +368,7 @@ class SheetWriter {
   private emit(values: (XlsxValue | undefined)[]): void {
     if (this.sub !== null) for (const r of this.sub.next(values)) this.addRow(r, true);
     const label = this.labelColumn < 0 ? undefined : values[this.labelColumn];
-    const total =
-      this.options.totals !== 'none' && typeof label === 'string' && label.startsWith('Total');
+    const total = this.options.totals !== 'none' && typeof label === 'string' && label.startsWith('Total');
     this.addRow(values, total);
   }
 

@@ -311,7 +311,13 @@ describe('unpaid invoices: what a controller asks (issue 13)', () => {
     invoices(m, [
       { id: '1', date: '2025-03-01', dateDue: '2025-03-31', balance: 10 },
       { id: '2', date: '2025-03-01', dateDue: '2025-03-31', balance: 'lots' as unknown as number },
-      { id: '3', date: '2025-03-01', dateDue: '2025-03-31', balance: 5, lateFee: 'some' as unknown as number },
+      {
+        id: '3',
+        date: '2025-03-01',
+        dateDue: '2025-03-31',
+        balance: 5,
+        lateFee: 'some' as unknown as number,
+      },
     ]);
     const early = await runReport(unpaidInvoices, m, params('2025-01-31'));
     expect(early.detail).toHaveLength(0);
@@ -323,8 +329,13 @@ describe('unpaid invoices: what a controller asks (issue 13)', () => {
       '1 invoice(s) with an unreadable balance, in no bucket and no total: 2 ("lots")',
     );
     const future = await runReport(unpaidInvoices, m, params('2999-12-31'));
-    expect(future.warnings.some((w) => w.startsWith('The as-of date 2999-12-31 is in the future'))).toBe(true);
-    expect(future.detail.find((r) => r.invoiceId === '3')).toMatchObject({ lateFee: 0, flags: 'BAD_LATE_FEE' });
+    expect(future.warnings.some((w) => w.startsWith('The as-of date 2999-12-31 is in the future'))).toBe(
+      true,
+    );
+    expect(future.detail.find((r) => r.invoiceId === '3')).toMatchObject({
+      lateFee: 0,
+      flags: 'BAD_LATE_FEE',
+    });
     expect(aboutValue(future, 'Unreadable date or balance (excluded)')).toBe('1');
   });
 });
