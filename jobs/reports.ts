@@ -1,12 +1,12 @@
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { reports } from '../reports/index.js';
+import { join, resolve } from 'node:path';
+import { ReportParamError, reports } from '../reports/index.js';
 import type { ReportDefinition } from '../reports/types.js';
 import type { Config } from '../src/config/index.js';
-import { endOfDay } from '../src/dates.js';
 import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
-import { type ReportFormat, writeReport } from '../src/render/index.js';
+import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
+import { packageVersion } from '../src/util/package-root.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
@@ -15,6 +15,12 @@ export interface WriteReportsOptions {
   options: Record<string, unknown>;
   outDir: string;
   formats: ReportFormat[];
+  /** An explicit as-of instant (`--as-of-time`); absent: the report's own reading. */
+  asOfTime?: string;
+  /** Overrides of config `reports.csv` (`--csv-excel`). */
+  csv?: Partial<CsvSettings>;
+  /** Where the run's summary goes: row counts and warnings (stderr). */
+  out?: { write(text: string): unknown };
 }
 
 /**
@@ -29,16 +35,21 @@ export async function writeReports(
   o: WriteReportsOptions,
 ): Promise<string[]> {
   const files: string[] = [];
+  const out = o.out ?? process.stderr;
+  const csv: CsvSettings = { ...config.reports.csv, ...o.csv };
+  // Config options first, command-line ones over them.
+  const options = { ...config.reports.options, ...o.options };
+  checkOptionNames(chosen, options);
   for (const report of chosen) {
     const started = Date.now();
     const result = await report.run({
       db: mirror.db,
       params: {
         asOf: o.asOf,
-        asOfTimestamp: endOfDay(o.asOf, config.timezone),
+        asOfTimestamp: o.asOfTime ?? '',
         orgIds: o.orgIds,
         timezone: config.timezone,
-        options: o.options,
+        options,
       },
     });
     const written = await writeReport(result, {
@@ -47,13 +58,25 @@ export async function writeReports(
       asOf: o.asOf,
       title: report.title,
       formats: o.formats,
+      csv,
       about: [
-        ['Mirror', mirror.file],
+        ['Tool', `ohs-mirror ${packageVersion()}`],
+        ['Mirror', resolve(mirror.file)],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Parameters', JSON.stringify(o.options)],
+        ['Parameters', JSON.stringify(options)],
+        [
+          'CSV',
+          `UTF-8${csv.bom ? ' with BOM' : ''}, separator ${JSON.stringify(csv.delimiter)}, ${csv.neutralise ? "text starting with = + - @ tab CR gets a leading ' (formula injection)" : 'text as it is'}`,
+        ],
       ],
     });
+    // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
+    // Warnings sheet is only in the xlsx).
+    out.write(
+      `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}\n`,
+    );
+    for (const w of written.warnings) out.write(`${report.name}: warning: ${w}\n`);
     logger.info(
       { report: report.name, rows: written.rows, files: written.files, ms: Date.now() - started },
       'report written',
@@ -61,6 +84,26 @@ export async function writeReports(
     files.push(...written.files);
   }
   return files;
+}
+
+/**
+ * Every option must be an option of a report being run: a misspelt one would otherwise change
+ * nothing, silently. (With several reports, an option of one is simply not read by the others.)
+ */
+export function checkOptionNames(
+  chosen: readonly ReportDefinition[],
+  options: Record<string, unknown>,
+): void {
+  const valid = new Set(chosen.flatMap((r) => r.options));
+  for (const name of Object.keys(options)) {
+    if (valid.has(name)) continue;
+    const list = chosen.map((r) => `${r.name}: ${r.options.join(', ')}`).join('; ');
+    throw new ReportParamError(
+      chosen.map((r) => r.name).join(', '),
+      `options.${name}`,
+      `unknown option '${name}' (valid options of ${list})`,
+    );
+  }
 }
 
 /** The `reports` job: every report for the as-of date into `jobs.outDir`. */

@@ -4,7 +4,28 @@
  * division of BigInts, so `ceil(7% × 100)` is 7, never 8. Only displayed values (expected to
  * date, shortfall) become floating point, after the decisions are made.
  */
-export type ComplianceStatus = 'MET' | 'ON_TRACK' | 'PENDING_RESULTS' | 'BEHIND' | 'NOT_MET';
+export type ComplianceStatus =
+  | 'MET'
+  | 'ON_TRACK'
+  | 'PENDING_RESULTS'
+  | 'AT_RISK'
+  | 'BEHIND'
+  | 'NOT_MET'
+  | 'N/A';
+
+/**
+ * Worst first (REPORTS.md 1.4): a sumOfChildren rollup takes its members' worst status; `N/A`
+ * (no pool) members are ignored, so it ranks above every other status.
+ */
+export const statusRank: Readonly<Record<ComplianceStatus, number>> = {
+  NOT_MET: 0,
+  BEHIND: 0,
+  AT_RISK: 1,
+  PENDING_RESULTS: 2,
+  ON_TRACK: 3,
+  MET: 4,
+  'N/A': 5,
+};
 
 /** A rate fraction is `units / RATE_ONE`. */
 export const RATE_ONE = 1_000_000n;
@@ -51,19 +72,28 @@ export function expectedValue(numerator: bigint): number {
   return Number(numerator) / Number(TWELFTHS);
 }
 
-/** Status through month m (REPORTS.md 1.3): at m = 12 only MET or NOT_MET. */
+/**
+ * Status through month m (REPORTS.md 1.3): at m = 12 only MET or NOT_MET; with no exposure N/A
+ * (a target of 0 is no proof of anything). AT_RISK replaces ON_TRACK or PENDING_RESULTS when the
+ * tests still needed exceed what the org's own pace so far (at least one a month) would give in
+ * the months left: an auditor's first question.
+ */
 export function statusOf(
   m: number,
   target: number,
   expectedNum: bigint,
   picked: number,
   completed: number,
+  exposure: number,
 ): ComplianceStatus {
+  if (exposure === 0) return 'N/A';
   if (completed >= target) return 'MET';
   if (m >= 12) return 'NOT_MET';
   const due = expectedFloor(expectedNum);
-  if (completed >= due) return 'ON_TRACK';
-  if (picked >= due) return 'PENDING_RESULTS';
+  const pace = Math.max(1, Math.ceil(picked / m));
+  const atRisk = target - completed > (12 - m) * pace;
+  if (completed >= due) return atRisk ? 'AT_RISK' : 'ON_TRACK';
+  if (picked >= due) return atRisk ? 'AT_RISK' : 'PENDING_RESULTS';
   return 'BEHIND';
 }
 

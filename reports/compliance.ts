@@ -11,6 +11,7 @@ import {
   ratePercent,
   rateUnits,
   statusOf,
+  statusRank,
 } from './compliance-math.js';
 import { daysInMonth } from './dates.js';
 import { ReportParamError } from './errors.js';
@@ -54,7 +55,10 @@ export const complianceOptions = z.object({
   throughMonth: intOption(1, 12).optional(),
   /** With params.orgIds: their descendants (org_policy.parent_org_id) too. @default false */
   includeChildren: boolOption().default(false),
-  /** DOT = org_policy.program DOT; orgs without a policy follow the default (DOT) agency. @default 'all' */
+  /**
+   * DOT = the policy's DOT registration number is not blank; orgs without a policy are UNKNOWN
+   * (shown under `all` only). @default 'all'
+   */
   program: programOption.default('all'),
   /** @default 'sumOfChildren' */
   rollupMode: enumOption(['sumOfChildren', 'combinedPool']).default('sumOfChildren'),
@@ -76,7 +80,9 @@ export const complianceOptions = z.object({
 
 export type ComplianceOptions = z.output<typeof complianceOptions>;
 
-type Program = 'DOT' | 'NON_DOT';
+/** UNKNOWN: no policy row, so no registration number; never counted with DOT orgs. */
+type Program = 'DOT' | 'NON_DOT' | 'UNKNOWN';
+const programs: readonly Program[] = ['DOT', 'NON_DOT', 'UNKNOWN'];
 
 interface OrgRates {
   program: Program;
@@ -85,6 +91,8 @@ interface OrgRates {
   drug: bigint | null;
   alcohol: bigint | null;
   source: string;
+  /** Flags of every month of the org: NO_POLICY, BELOW_AGENCY_MIN. */
+  flags: string[];
 }
 
 interface MonthInput {
@@ -158,6 +166,9 @@ export function parseMonthLabel(label: string | null): { year: number; month: nu
   return month >= 1 && month <= 12 ? { year, month } : null;
 }
 
+/** Red: not met or not on pace; amber: waiting for results. */
+const statusAlert: Column['alert'] = { red: ['NOT_MET', 'BEHIND', 'AT_RISK'], amber: ['PENDING_RESULTS'] };
+
 function kindColumns(kind: Kind, title: string): Column[] {
   return [
     { key: `${kind}Rate`, title: `${title} rate %`, type: 'number', decimals: 1, width: 9 },
@@ -173,7 +184,7 @@ function kindColumns(kind: Kind, title: string): Column[] {
       width: 13,
     },
     { key: `${kind}AnnualTarget`, title: `${title} annual target`, type: 'integer', width: 12 },
-    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16 },
+    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16, alert: statusAlert },
   ];
 }
 
@@ -260,6 +271,8 @@ const rollupColumns: Column[] = [
   ...kindColumns('alcohol', 'Alcohol'),
   ...kindExtraColumns('drug', 'Drug'),
   ...kindExtraColumns('alcohol', 'Alcohol'),
+  { key: 'drugMembersBelow', title: 'Drug: members below ON_TRACK', type: 'string', width: 40 },
+  { key: 'alcoholMembersBelow', title: 'Alcohol: members below ON_TRACK', type: 'string', width: 40 },
   { key: 'flags', title: 'Flags', type: 'string', width: 20 },
 ];
 
@@ -285,7 +298,14 @@ function kindCells(kind: Kind, m: number, exposure: number, f: KindFigures): Row
     };
   }
   const d = derive(m, exposure, f.target, f.expectedNum, f.pickedYtd, f.completedYtd);
-  const status: ComplianceStatus = statusOf(m, f.target, f.expectedNum, f.pickedYtd, f.completedYtd);
+  const status: ComplianceStatus = statusOf(
+    m,
+    f.target,
+    f.expectedNum,
+    f.pickedYtd,
+    f.completedYtd,
+    exposure,
+  );
   return {
     ...row,
     [`${kind}ExpectedToDate`]: d.expectedToDate,
@@ -407,34 +427,56 @@ function resolveDefaults(
       : `the ${agency} table for ${table?.year ?? year}`;
   return {
     defaults: {
-      program: 'DOT',
+      program: 'UNKNOWN',
       agency,
       drug: drug === null ? null : rateUnits(drug),
       alcohol: alcohol === null ? null : rateUnits(alcohol),
       source: `default:${agency}`,
+      flags: ['NO_POLICY'],
     },
     note: `${agency}: drug ${drug ?? 'none'}%, alcohol ${alcohol ?? 'none'}% (from ${from})`,
   };
 }
 
-function policyRates(p: OrgPolicyTable, year: number, warn: Collector): OrgRates {
-  const program: Program = p.program === 'NON_DOT' ? 'NON_DOT' : 'DOT';
-  if (p.program !== 'DOT' && p.program !== 'NON_DOT')
+/**
+ * An org's program and rates from its policy row (REPORTS.md 1.2). DOT means a DOT registration
+ * number; a DOT org without an agency takes the default agency; a DOT policy rate below its
+ * agency's minimum is raised to that minimum (BELOW_AGENCY_MIN), since the regulation's rate is a
+ * floor no policy can lower.
+ */
+function policyRates(p: OrgPolicyTable, year: number, defaults: OrgRates, warn: Collector): OrgRates {
+  const registered = p.dot_registration_number !== null && p.dot_registration_number.trim() !== '';
+  const program: Program = registered || p.program === 'DOT' ? 'DOT' : 'NON_DOT';
+  if (!registered && p.program === 'DOT')
     warn.add(
       'policy',
-      `org_policy of org ${p.org_id}: program ${JSON.stringify(p.program)} is neither DOT nor NON_DOT; read as DOT`,
+      `org_policy of org ${p.org_id}: program DOT without a DOT registration number; read as DOT as the policy says, without a default agency`,
     );
-  const agency = p.agency === null || p.agency.trim() === '' ? null : p.agency.trim().toUpperCase();
+  const flags: string[] = [];
+  let agency = p.agency === null || p.agency.trim() === '' ? null : p.agency.trim().toUpperCase();
+  const sources = new Set<string>();
+  if (agency === null && registered) {
+    agency = defaults.agency;
+    sources.add(`default-agency:${agency}`);
+  }
   const table = agency === null ? undefined : ratesOf(agency, year);
   if (agency !== null && table === undefined && (p.rp_min_drug === null || p.rp_min_alc === null))
     warn.add(
       'policy',
       `org_policy of org ${p.org_id}: agency ${agency} has no rate table; its missing rates stay empty`,
     );
-  const sources = new Set<string>();
-  const pick = (own: number | null, fromTable: number | null | undefined): bigint | null => {
+  const pick = (kind: Kind, own: number | null, fromTable: number | null | undefined): bigint | null => {
     if (own !== null) {
       sources.add(`policy:${p.source}`);
+      if (program === 'DOT' && table !== undefined && fromTable != null && own < fromTable) {
+        if (!flags.includes('BELOW_AGENCY_MIN')) flags.push('BELOW_AGENCY_MIN');
+        warn.add(
+          'policy',
+          `org_policy of org ${p.org_id}: ${kind} rate ${own}% is below the ${agency} minimum ${fromTable}% for ${table.year}; the minimum is used (BELOW_AGENCY_MIN)`,
+        );
+        sources.add(`agency-min:${agency}`);
+        return rateUnits(fromTable);
+      }
       return rateUnits(own);
     }
     if (fromTable !== undefined && table !== undefined) {
@@ -443,15 +485,27 @@ function policyRates(p: OrgPolicyTable, year: number, warn: Collector): OrgRates
     }
     return null;
   };
-  const drug = pick(p.rp_min_drug, table?.rates.drug);
-  const alcohol = pick(p.rp_min_alc, table === undefined ? undefined : table.rates.alcohol);
+  const drug = pick('drug', p.rp_min_drug, table?.rates.drug);
+  const alcohol = pick('alcohol', p.rp_min_alc, table === undefined ? undefined : table.rates.alcohol);
   if (sources.size === 0) sources.add(`policy:${p.source}`);
-  return { program, agency, drug, alcohol, source: [...sources].join('+') };
+  return { program, agency, drug, alcohol, source: [...sources].join('+'), flags };
 }
 
+/** A pool that is not a number is a missing pool (DATA_GAP); a non-empty one is also listed. */
+function unreadablePool(v: unknown, where: string, warn: Collector): null {
+  if (v !== null && v !== undefined && v !== '')
+    warn.add('unreadable', `${where}: pool ${JSON.stringify(v)} is not a number; read as missing`);
+  return null;
+}
+
+/** Counts a value of an OrgMonth count; an unreadable one (`"lots"`) is 0, listed in the warnings. */
 function count(v: unknown, what: string, where: string, warn: Collector): number {
   const n = asNumber(v);
-  if (n === null) return 0;
+  if (n === null) {
+    if (v !== null && v !== undefined && v !== '')
+      warn.add('unreadable', `${where}: ${what} ${JSON.stringify(v)} is not a number; read as 0`);
+    return 0;
+  }
   if (!Number.isInteger(n) || n < 0) {
     warn.add('counts', `${where}: ${what} ${n} is not a whole count; read as ${Math.max(0, Math.round(n))}`);
     return Math.max(0, Math.round(n));
@@ -513,6 +567,7 @@ function computeOrg(
     const alcohol = kindCalc('alcohol');
     if (exposure === 0) flags.push('NO_POOL');
     if (rates.drug === null) flags.push('NO_RATE');
+    flags.push(...rates.flags);
     months.push({ month: i, pool, exposure, flags, input, drug, alcohol });
   }
   return { orgId, org, rates, months };
@@ -551,6 +606,33 @@ function ytdRow(calc: OrgCalc, year: number): Row {
     ...row,
     throughMonth: last.month,
     flags: flagCounts.size === 0 ? null : [...flagCounts].map(([f, n]) => `${f}(${n})`).join(';'),
+  };
+}
+
+/**
+ * The worst own status of the members at a month (N/A and members without a rate ignored) and
+ * the members below ON_TRACK, as `name (id) STATUS completed/target`.
+ */
+function worstMember(
+  members: { calc: OrgCalc; mc: MonthCalc }[],
+  kind: Kind,
+  month: number,
+): { status: string; below: string[] } {
+  let worst: ComplianceStatus | null = null;
+  const below: string[] = [];
+  for (const { calc, mc } of members) {
+    const own = orgFigures(calc, mc, kind);
+    if (own.target === null || own.expectedNum === null) continue;
+    const st = statusOf(month, own.target, own.expectedNum, own.pickedYtd, own.completedYtd, mc.exposure);
+    if (st === 'N/A') continue;
+    if (worst === null || statusRank[st] < statusRank[worst]) worst = st;
+    if (statusRank[st] < statusRank.ON_TRACK)
+      below.push(`${calc.org ?? 'org'} (${calc.orgId}) ${st} ${own.completedYtd}/${own.target}`);
+  }
+  return {
+    status:
+      worst ?? (kind === 'drug' && members.every((x) => x.calc.rates.drug === null) ? 'NO_RATE' : 'N/A'),
+    below,
   };
 }
 
@@ -658,6 +740,13 @@ function rollupRows(
       } else f = combinedFigures(at, kind, i, pool, exposure);
       if (kind === 'drug' && f.target === null) flags.add('NO_RATE');
       Object.assign(row, kindCells(kind, i, exposure, f));
+      if (mode === 'sumOfChildren') {
+        // Each employer outside a consortium meets its own rate (49 CFR 382.305): the summed
+        // figures are for information; the status is the worst member's, naming those below pace.
+        const worst = worstMember(at, kind, i);
+        row[`${kind}Status`] = worst.status;
+        row[`${kind}MembersBelow`] = worst.below.length === 0 ? null : worst.below.join('; ');
+      }
     }
     row.flags = flags.size === 0 ? null : [...flags].join(';');
     rows.push(row);
@@ -665,9 +754,13 @@ function rollupRows(
   return rows;
 }
 
-function totalRow(calcs: OrgCalc[], year: number, m: number): Row {
-  const row: Row = { org: 'Total', year, throughMonth: m, exposure: 0 };
-  let exposure = 0;
+/**
+ * The total of a program's orgs (DOT, non-DOT and orgs without policy are never added together).
+ * Picks and completions of a kind count only for orgs with a target of that kind, so the counts
+ * and the targets they are read against cover the same orgs.
+ */
+function totalRow(calcs: OrgCalc[], program: Program, year: number, m: number): Row {
+  const row: Row = { org: `Total ${programLabel[program]}`, program, year, throughMonth: m };
   for (const kind of kinds) {
     let picked = 0;
     let completed = 0;
@@ -676,21 +769,86 @@ function totalRow(calcs: OrgCalc[], year: number, m: number): Row {
     for (const calc of calcs) {
       const last = calc.months[calc.months.length - 1] as MonthCalc;
       const f = orgFigures(calc, last, kind);
+      if (f.target === null || f.expectedNum === null) continue;
       picked += f.pickedYtd;
       completed += f.completedYtd;
-      if (f.target !== null && f.expectedNum !== null) {
-        target += f.target;
-        expected += f.expectedNum;
-      }
+      target += f.target;
+      expected += f.expectedNum;
     }
     row[`${kind}PickedYtd`] = picked;
     row[`${kind}CompletedYtd`] = completed;
     row[`${kind}AnnualTarget`] = target;
     row[`${kind}ExpectedToDate`] = expectedValue(expected);
   }
-  for (const calc of calcs) exposure += (calc.months[calc.months.length - 1] as MonthCalc).exposure;
-  row.exposure = exposure;
+  row.exposure = calcs.reduce((sum, c) => sum + (c.months[c.months.length - 1] as MonthCalc).exposure, 0);
   return row;
+}
+
+const programLabel: Record<Program, string> = {
+  DOT: 'DOT',
+  NON_DOT: 'non-DOT',
+  UNKNOWN: 'without policy',
+};
+
+const misColumns: Column[] = [
+  { key: 'agency', title: 'Agency', type: 'string', width: 10 },
+  { key: 'year', title: 'Year', type: 'integer', width: 6 },
+  { key: 'throughMonth', title: 'Through month', type: 'integer', width: 8 },
+  { key: 'employers', title: 'Employers', type: 'integer', width: 10 },
+  { key: 'averagePool', title: 'Average covered employees (pool)', type: 'number', decimals: 2, width: 14 },
+  ...kinds.flatMap((kind): Column[] => {
+    const title = kind === 'drug' ? 'Drug' : 'Alcohol';
+    return [
+      { key: `${kind}Required`, title: `${title} random tests required`, type: 'integer', width: 12 },
+      { key: `${kind}Completed`, title: `${title} random tests completed`, type: 'integer', width: 12 },
+      { key: `${kind}RateAchieved`, title: `${title} rate achieved`, type: 'percent', width: 10 },
+      { key: `${kind}EmployersBelow`, title: `${title} employers not on pace`, type: 'integer', width: 12 },
+    ];
+  }),
+];
+
+/**
+ * The MIS-style annual random-testing summary of DOT orgs, per agency: average pool (projected
+ * to the year end, the actual average at month 12), tests required (the sum of each employer's
+ * target), completed, and the rate achieved (completed / average pool).
+ */
+function misRows(calcs: OrgCalc[], year: number, m: number): Row[] {
+  const byAgency = new Map<string, OrgCalc[]>();
+  for (const c of calcs) {
+    if (c.rates.program !== 'DOT') continue;
+    const key = c.rates.agency ?? '(none)';
+    byAgency.set(key, [...(byAgency.get(key) ?? []), c]);
+  }
+  return [...byAgency.keys()].sort().map((agency) => {
+    const list = byAgency.get(agency) as OrgCalc[];
+    let avgNum = 0;
+    const row: Row = { agency, year, throughMonth: m, employers: list.length };
+    for (const c of list) {
+      const last = c.months[c.months.length - 1] as MonthCalc;
+      avgNum += last.exposure + last.pool * (12 - m);
+    }
+    const averagePool = avgNum / 12;
+    row.averagePool = averagePool;
+    for (const kind of kinds) {
+      let required = 0;
+      let done = 0;
+      let below = 0;
+      for (const c of list) {
+        const last = c.months[c.months.length - 1] as MonthCalc;
+        const f = orgFigures(c, last, kind);
+        if (f.target === null || f.expectedNum === null) continue;
+        required += f.target;
+        done += f.completedYtd;
+        const st = statusOf(m, f.target, f.expectedNum, f.pickedYtd, f.completedYtd, last.exposure);
+        if (statusRank[st] < statusRank.ON_TRACK) below++;
+      }
+      row[`${kind}Required`] = required;
+      row[`${kind}Completed`] = done;
+      row[`${kind}RateAchieved`] = averagePool === 0 ? null : done / averagePool;
+      row[`${kind}EmployersBelow`] = below;
+    }
+    return row;
+  });
 }
 
 async function run(ctx: ReportContext) {
@@ -736,7 +894,7 @@ async function run(ctx: ReportContext) {
       label: label ?? '',
       pool:
         asNumber(r.countEligibleRandomPool) === null
-          ? null
+          ? unreadablePool(r.countEligibleRandomPool, where, warn)
           : count(r.countEligibleRandomPool, 'pool', where, warn),
       eligibleAll: asNumber(r.countEligibleAll),
       drugPicked: count(r.countPickedDrug, 'countPickedDrug', where, warn),
@@ -769,7 +927,7 @@ async function run(ctx: ReportContext) {
   const calcs: OrgCalc[] = [];
   for (const [orgId, months] of byOrg) {
     const policy = policyOf.get(orgId);
-    const rates = policy === undefined ? defaults : policyRates(policy, year, warn);
+    const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, warn);
     rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
     calcs.push(computeOrg(orgId, names.get(orgId) ?? null, months, m, year, rates, warn));
   }
@@ -787,7 +945,7 @@ async function run(ctx: ReportContext) {
     .sort(compareOrgs);
   for (const parent of parents) {
     const family = [...withDescendants([parent.orgId], parentOf)];
-    for (const program of ['DOT', 'NON_DOT'] as const) {
+    for (const program of programs) {
       if (!inProgram(program)) continue;
       const members = family
         .map((id) => calcOf.get(id))
@@ -799,7 +957,10 @@ async function run(ctx: ReportContext) {
   }
 
   const ytd = shown.map((c) => ytdRow(c, year));
-  ytd.push(totalRow(shown, year, m));
+  for (const program of programs) {
+    const members = shown.filter((c) => c.rates.program === program);
+    if (members.length > 0) ytd.push(totalRow(members, program, year, m));
+  }
   const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
   const sourceLine = [...rateCounts]
     .sort()
@@ -811,9 +972,23 @@ async function run(ctx: ReportContext) {
       'Rates',
       `Per org from org_policy (its own rpMinDrug / rpMinAlc, else its agency's table rate), else the default agency. Column rateSource per org. ${sourceLine || 'No orgs.'}`,
     ],
-    ['Default rates', `${defaultsNote}; orgs without a policy count as DOT`],
-    ['Program', opts.program],
-    ['Rollup mode', `${opts.rollupMode} (sheet Rollups; parents from org_policy.parent_org_id)`],
+    [
+      'Default rates',
+      `${defaultsNote}; used for orgs without a policy (program UNKNOWN, flag NO_POLICY, never in DOT totals) and as the agency of DOT policies that name none`,
+    ],
+    [
+      'Program',
+      'DOT = the policy has a DOT registration number (rpDotRegistrationNumber); a DOT policy rate below its agency minimum is raised to it (BELOW_AGENCY_MIN)',
+    ],
+    ['Program filter', opts.program],
+    [
+      'Rollup mode',
+      `${opts.rollupMode}${rollups.length > 0 ? ' (sheet Rollups; parents from org_policy.parent_org_id)' : ' (no parent org in the report)'}: ${opts.rollupMode === 'sumOfChildren' ? 'each member is judged on its own target; the rollup status is the worst member status and names the members below ON_TRACK; summed counts are for information' : 'pools and counts added, the highest member rate used (a C/TPA pool)'}`,
+    ],
+    [
+      'Status',
+      'MET / ON_TRACK / PENDING_RESULTS / AT_RISK (remaining > months left × own monthly pace) / BEHIND; at month 12 MET or NOT_MET; N/A with no pool (NO_POOL)',
+    ],
     ['Include children', String(opts.includeChildren)],
     [
       'Method',
@@ -831,6 +1006,8 @@ async function run(ctx: ReportContext) {
 
   const sheets: Sheet[] = [{ name: 'YTD by org', columns: ytdColumns, rows: ytd }];
   if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
+  const mis = misRows(shown, year, m);
+  if (mis.length > 0) sheets.push({ name: 'MIS summary', columns: misColumns, rows: mis });
   return {
     detail: { name: 'Compliance', columns: complianceColumns, rows: detail },
     summaries: () => sheets,
@@ -866,5 +1043,6 @@ export const compliance: ReportDefinition = {
   title: 'Random testing compliance',
   description:
     'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
+  options: Object.keys(complianceOptions.shape),
   run,
 };

@@ -2,11 +2,28 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../src/mirror/index.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
-import { formatInstant, HOUR, parseInstant } from './dates.js';
+import { formatInstant, HOUR, localDateOf, parseInstant } from './dates.js';
 import { externalSort } from './external-sort.js';
+import {
+  type ClassifiedItem,
+  Classifier,
+  defaultFamilies,
+  defaultStatusStage,
+  defaultThresholds,
+  type Family,
+  type Flag,
+  norm,
+  type Stage,
+  type StageOf,
+  stages,
+  terminalStages,
+} from './order-ageing-classify.js';
+import { itemQuery, lastOrderItemSync } from './order-ageing-query.js';
+import { AgeingSummary, stageOrder } from './order-ageing-summary.js';
 import { orgNames } from './org-names.js';
 import {
   boolOption,
+  type CommonParams,
   commonParams,
   enumOption,
   intOption,
@@ -16,59 +33,40 @@ import {
 } from './params.js';
 import { lastSyncLines } from './sync-info.js';
 import type { ReportContext, ReportDefinition } from './types.js';
-import { asBoolean, asInteger, asText, compareOrgs, listSome } from './values.js';
+import { listSome } from './values.js';
 
 /**
  * Order status ageing (REPORTS.md 3): open order items by how long they have existed and how
  * long they have been in their current status, from the status history the mirror records at
- * each poll. The order items are streamed (a million fit in bounded memory): one pass computes
- * each row and the summaries, an external sort puts the rows in the detail order.
+ * each poll. Three pieces: the query (order-ageing-query.ts) streams the items, the classifier
+ * (order-ageing-classify.ts) turns each into a row, the summary (order-ageing-summary.ts) tallies
+ * them; an external sort puts the rows in the detail order in bounded memory.
  */
 const REPORT = 'order-ageing';
 
-export const stages = [
-  'ORDERED',
-  'COLLECTED',
-  'AT_LAB',
-  'MRO',
-  'COMPLETE',
-  'CANCELLED',
-  'EXPIRED',
-  'OTHER',
-] as const;
-export type Stage = (typeof stages)[number];
-const terminalStages: ReadonlySet<Stage> = new Set(['COMPLETE', 'CANCELLED', 'EXPIRED']);
+export {
+  ageBuckets,
+  bucketOf,
+  defaultFamilies,
+  defaultStatusStage,
+  defaultThresholds,
+  type Stage,
+  type StageOf,
+  stages,
+} from './order-ageing-classify.js';
 
 const stageOption = z.preprocess(
   (v) => (typeof v === 'string' ? v.trim().toUpperCase().replace(/[- ]/g, '_') : v),
   enumOption(stages),
 );
 
-export interface StageOf {
-  stage: Stage;
-  terminal: boolean;
-}
-
-/** The sandbox's (and a typical service's) status names [K]; options.statusStage adds or overrides. */
-export const defaultStatusStage: Readonly<Record<string, StageOf>> = {
-  Ordered: { stage: 'ORDERED', terminal: false },
-  Scheduled: { stage: 'ORDERED', terminal: false },
-  Collected: { stage: 'COLLECTED', terminal: false },
-  'At Lab': { stage: 'AT_LAB', terminal: false },
-  'MRO Review': { stage: 'MRO', terminal: false },
-  Completed: { stage: 'COMPLETE', terminal: true },
-  Cancelled: { stage: 'CANCELLED', terminal: true },
-  Expired: { stage: 'EXPIRED', terminal: true },
-};
-
-/** Warn / stuck hours by stage (REPORTS.md 3.2); terminal stages have none. */
-export const defaultThresholds: Readonly<Partial<Record<Stage, { warn: number; stuck: number }>>> = {
-  ORDERED: { warn: 24, stuck: 72 },
-  COLLECTED: { warn: 24, stuck: 48 },
-  AT_LAB: { warn: 48, stuck: 120 },
-  MRO: { warn: 72, stuck: 240 },
-  OTHER: { warn: 72, stuck: 168 },
-};
+const thresholdsOption = z.partialRecord(
+  stageOption,
+  z.object(
+    { warn: numberOption(0, 100_000), stuck: numberOption(0, 100_000) },
+    { error: 'expected {warn, stuck}' },
+  ),
+);
 
 export const orderAgeingOptions = z.object({
   /** Terminal items too (completed, cancelled, expired). @default false */
@@ -91,14 +89,23 @@ export const orderAgeingOptions = z.object({
       { error: 'expected an object of status name to stage' },
     )
     .optional(),
-  /** Warn / stuck hours per stage, over the defaults. */
-  thresholds: z
-    .partialRecord(
-      stageOption,
+  /** Warn / stuck hours per stage of drug and alcohol tests, over the defaults. */
+  thresholds: thresholdsOption.optional(),
+  /**
+   * Product families with their own thresholds, over the defaults (drug, alcohol): name →
+   * {match: texts a product name contains, thresholds}. Items of no family are left out.
+   */
+  families: z
+    .record(
+      z.string(),
       z.object(
-        { warn: numberOption(0, 100_000), stuck: numberOption(0, 100_000) },
-        { error: 'expected {warn, stuck}' },
+        {
+          match: listOption(z.string().min(1, { error: 'expected text' })),
+          thresholds: thresholdsOption.optional(),
+        },
+        { error: 'expected {match, thresholds}' },
       ),
+      { error: 'expected an object of family name to {match, thresholds}' },
     )
     .optional(),
   /** The sync's poll interval: history first seen within it of creation means "since creation". @default 24 */
@@ -109,44 +116,31 @@ export const orderAgeingOptions = z.object({
 
 export type OrderAgeingOptions = z.output<typeof orderAgeingOptions>;
 
-/** Half-open hour buckets of both ages. */
-export const ageBuckets = [
-  { key: 'lt1d', label: '<1d', below: 24 },
-  { key: 'd1_2', label: '1-2d', below: 48 },
-  { key: 'd2_3', label: '2-3d', below: 72 },
-  { key: 'd3_7', label: '3-7d', below: 168 },
-  { key: 'd7_14', label: '7-14d', below: 336 },
-  { key: 'd14_30', label: '14-30d', below: 720 },
-  { key: 'd30Plus', label: '30d+', below: Number.POSITIVE_INFINITY },
-] as const;
-
-export function bucketOf(ms: number): (typeof ageBuckets)[number] {
-  return ageBuckets.find((b) => ms < b.below * HOUR) ?? ageBuckets[6];
-}
-
+/** The detail columns: REPORTS.md's CSV keys in order, then the others. */
 export const orderAgeingColumns: Column[] = [
-  { key: 'orderItemId', title: 'Order item', type: 'integer', width: 11 },
-  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
-  { key: 'org', title: 'Org', type: 'string', width: 30 },
-  { key: 'product', title: 'Product', type: 'string', width: 24 },
-  { key: 'person', title: 'Person', type: 'string', width: 22 },
-  { key: 'status', title: 'Status', type: 'string', width: 14 },
-  { key: 'stage', title: 'Stage', type: 'string', width: 10 },
-  { key: 'createdAt', title: 'Created', type: 'datetime', width: 20 },
-  { key: 'ageHours', title: 'Age (hours)', type: 'number', decimals: 1, width: 10 },
-  { key: 'ageBucket', title: 'Age bucket', type: 'string', width: 8 },
-  { key: 'statusSince', title: 'In status since', type: 'datetime', width: 20 },
-  { key: 'sinceIsLowerBound', title: 'Since is a lower bound (≥)', type: 'boolean', width: 9 },
-  { key: 'timeInStatusHours', title: 'Time in status (hours)', type: 'number', decimals: 1, width: 11 },
-  { key: 'statusBucket', title: 'Time-in-status bucket', type: 'string', width: 10 },
-  { key: 'flag', title: 'Flag', type: 'string', width: 7 },
-  { key: 'dataFlags', title: 'Data flags', type: 'string', width: 16 },
-  { key: 'parentOrderItemId', title: 'Parent order item', type: 'integer', width: 11 },
-  { key: 'orderedBy', title: 'Ordered by', type: 'string', width: 16 },
+  { key: 'orderItemId', title: 'Order item', type: 'integer' },
+  { key: 'orgId', title: 'Org id', type: 'integer' },
+  { key: 'org', title: 'Org', type: 'string' },
+  { key: 'product', title: 'Product', type: 'string' },
+  { key: 'person', title: 'Person', type: 'string' },
+  { key: 'status', title: 'Status', type: 'string' },
+  { key: 'stage', title: 'Stage', type: 'string' },
+  { key: 'createdAt', title: 'Created', type: 'datetime' },
+  { key: 'ageHours', title: 'Age (hours)', type: 'number', decimals: 1 },
+  { key: 'ageBucket', title: 'Age bucket', type: 'string' },
+  { key: 'statusSince', title: 'In status since', type: 'datetime' },
+  { key: 'sinceIsLowerBound', title: 'Since is a lower bound (≥)', type: 'boolean' },
+  { key: 'timeInStatusHours', title: 'Time in status (hours)', type: 'number', decimals: 1 },
+  { key: 'statusBucket', title: 'Time-in-status bucket', type: 'string' },
+  { key: 'flag', title: 'Flag', type: 'string', alert: { red: ['STUCK'], amber: ['WARN'] } },
+  { key: 'flagBasis', title: 'Flag basis', type: 'string' },
+  { key: 'family', title: 'Product family', type: 'string' },
+  { key: 'dataFlags', title: 'Data flags', type: 'string' },
+  { key: 'parentOrderItemId', title: 'Parent order item', type: 'integer' },
+  { key: 'orderedBy', title: 'Ordered by', type: 'string' },
 ];
 const columnKeys = orderAgeingColumns.map((c) => c.key);
 
-type Flag = 'STUCK' | 'WARN' | 'OK';
 const flagRank: Record<Flag, number> = { STUCK: 0, WARN: 1, OK: 2 };
 
 /** One computed row as sorted (and spilled): rank, ms in status, ms of age, id, cell values. */
@@ -156,157 +150,69 @@ function compareSortable(a: Sortable, b: Sortable): number {
   return a[0] - b[0] || b[1] - a[1] || b[2] - a[2] || a[3] - b[3];
 }
 
-const round1 = (ms: number) => Math.round(ms / (HOUR / 10)) / 10;
+function sortable(c: ClassifiedItem): Sortable {
+  return [
+    c.flag === null ? 3 : flagRank[c.flag],
+    c.inStatusMs ?? -1,
+    c.ageMs ?? -1,
+    c.id,
+    columnKeys.map((k) => c.row[k] ?? null),
+  ];
+}
 
-/** Counts of values in tenths of an hour: exact medians of the shown values in bounded memory. */
-class Distribution {
-  private readonly counts = new Map<number, number>();
-  n = 0;
-  max: number | null = null;
-
-  add(hours: number): void {
-    const tenths = Math.round(hours * 10);
-    this.counts.set(tenths, (this.counts.get(tenths) ?? 0) + 1);
-    this.n++;
-    this.max = this.max === null ? hours : Math.max(this.max, hours);
-  }
-
-  merge(other: Distribution): void {
-    for (const [k, c] of other.counts) this.counts.set(k, (this.counts.get(k) ?? 0) + c);
-    this.n += other.n;
-    if (other.max !== null) this.max = this.max === null ? other.max : Math.max(this.max, other.max);
-  }
-
-  median(): number | null {
-    if (this.n === 0) return null;
-    const keys = [...this.counts.keys()].sort((a, b) => a - b);
-    const nth = (k: number) => {
-      let seen = 0;
-      for (const key of keys) {
-        seen += this.counts.get(key) ?? 0;
-        if (seen >= k) return key;
-      }
-      return keys[keys.length - 1] as number;
+/**
+ * The as-of instant (REPORTS.md 3.2): as given (`--as-of-time`); for a past date the end of that
+ * day; for today the start of the last completed order item sync (the mirror knows nothing
+ * later: ageing to the end of the day would add up to a day to every item).
+ */
+async function asOfInstant(
+  db: Kysely<Database>,
+  common: CommonParams,
+  explicit: boolean,
+): Promise<{ ms: number; note: string; warning?: string }> {
+  if (explicit) return { ms: common.asOfMs, note: 'as given (--as-of-time)' };
+  const today = localDateOf(Date.now(), common.timezone);
+  const isToday =
+    today.year === common.asOf.year && today.month === common.asOf.month && today.day === common.asOf.day;
+  if (!isToday) return { ms: common.asOfMs, note: `the end of ${common.asOfText} (${common.timezone})` };
+  const last = await lastOrderItemSync(db);
+  const lastMs = last === null ? null : parseInstant(last, 'UTC');
+  if (lastMs === null || lastMs > common.asOfMs)
+    return {
+      ms: Math.min(Date.now(), common.asOfMs),
+      note: 'now: the mirror records no completed order item sync',
+      warning: 'No completed order item sync in the mirror: items are aged to the moment of the run',
     };
-    const lo = nth(Math.floor((this.n + 1) / 2));
-    const hi = nth(Math.floor(this.n / 2) + 1);
-    return (lo + hi) / 20;
-  }
+  return {
+    ms: lastMs,
+    note: `the start of the last completed order item sync (${formatInstant(lastMs)}): the mirror knows nothing later`,
+  };
 }
 
-interface StatusTotals {
-  status: string | null;
-  stage: Stage;
-  count: number;
-  buckets: Map<string, number>;
-  age: Distribution;
-  inStatus: Distribution;
-  warn: number;
-  stuck: number;
+interface Setup {
+  mapping: Map<string, StageOf & { name: string }>;
+  families: Map<string, Family>;
+  includes: (stage: Stage, terminal: boolean) => boolean;
+  excludedNames: string[];
+  wanted: Set<Stage> | null;
+  showTerminal: boolean;
 }
 
-interface OrgTotals {
-  orgId: number | null;
-  org: string | null;
-  count: number;
-  stages: Map<Stage, number>;
-  warn: number;
-  stuck: number;
-  oldest: number | null;
-}
-
-const stageKey: Record<Stage, string> = {
-  ORDERED: 'ordered',
-  COLLECTED: 'collected',
-  AT_LAB: 'atLab',
-  MRO: 'mro',
-  OTHER: 'other',
-  COMPLETE: 'complete',
-  CANCELLED: 'cancelled',
-  EXPIRED: 'expired',
-};
-const stageOrder: Stage[] = [
-  'ORDERED',
-  'COLLECTED',
-  'AT_LAB',
-  'MRO',
-  'OTHER',
-  'COMPLETE',
-  'CANCELLED',
-  'EXPIRED',
-];
-
-const norm = (s: string | null) => (s === null ? '' : s.trim().toLowerCase());
-
-function itemQuery(db: Kysely<Database>, orgIds: number[], excludedNames: string[]) {
-  let q = db
-    .selectFrom('orderitem as o')
-    .leftJoin('orderitem_status_history as h', (join) =>
-      join.on((eb) =>
-        eb(
-          'h.id',
-          '=',
-          eb
-            .selectFrom('orderitem_status_history as hx')
-            .select((e) => e.fn.max('hx.id').as('max_id'))
-            .whereRef('hx.orderitem_id', '=', 'o.id'),
-        ),
-      ),
-    )
-    .select((eb) => [
-      'o.id',
-      'o.OrgId',
-      'o.c_org',
-      'o.c_productName',
-      'o.c_personNameFirst',
-      'o.c_personNameLast',
-      'o.c_currentStatusCodeName',
-      'o.CurrentStatusId',
-      'o.CreationTimestamp',
-      'o.isNotModifiable',
-      'o.Parent_OrderItemId',
-      'o.orderedBy',
-      'o.synced_at',
-      'h.id as h_id',
-      'h.status_id as h_status_id',
-      'h.status_name as h_status_name',
-      'h.first_seen_at as h_first_seen_at',
-      eb
-        .exists(
-          eb
-            .selectFrom('orderitem_status_history as hp')
-            .select('hp.id')
-            .whereRef('hp.orderitem_id', '=', 'o.id')
-            .whereRef('hp.id', '<', 'h.id'),
-        )
-        .as('h_prior'),
-    ])
-    .where('o.deleted_at', 'is', null);
-  if (orgIds.length > 0) q = q.where('o.OrgId', 'in', orgIds);
-  if (excludedNames.length > 0)
-    q = q.where((eb) =>
-      eb.or([
-        eb('o.c_currentStatusCodeName', 'is', null),
-        eb('o.c_currentStatusCodeName', 'not in', excludedNames),
-      ]),
-    );
-  return q.orderBy('o.id');
-}
-
-async function run(ctx: ReportContext) {
-  const { db, params } = ctx;
-  const common = commonParams(REPORT, params);
-  const parsed = parseOptions(REPORT, orderAgeingOptions, params.options);
-  const opts = parsed.options;
-  const fixedWarnings = parsed.unknown.map((k) => `Option ${k} is not an option of any report: ignored`);
-  const asOf = common.asOfMs;
-  const poll = opts.pollIntervalHours * HOUR;
-
+function setup(opts: OrderAgeingOptions): Setup {
   const mapping = new Map<string, StageOf & { name: string }>();
   for (const [name, s] of Object.entries(defaultStatusStage)) mapping.set(norm(name), { ...s, name });
   for (const [name, s] of Object.entries(opts.statusStage ?? {}))
     mapping.set(norm(name), { name, stage: s.stage, terminal: s.terminal ?? terminalStages.has(s.stage) });
-  const thresholds = { ...defaultThresholds, ...(opts.thresholds ?? {}) };
+  const base = { ...defaultThresholds, ...(opts.thresholds ?? {}) };
+  const families = new Map<string, Family>();
+  for (const [name, f] of Object.entries(defaultFamilies))
+    families.set(name, { match: f.match, thresholds: base });
+  for (const [name, f] of Object.entries(opts.families ?? {}))
+    families.set(name, {
+      match: f.match.map((m) => m.toLowerCase()),
+      // A configured family's thresholds stand alone: a stage it does not name is never flagged.
+      thresholds: f.thresholds ?? families.get(name)?.thresholds ?? base,
+    });
   const wanted = opts.stages === undefined ? null : new Set<Stage>(opts.stages);
   const includes = (stage: Stage, terminal: boolean) =>
     wanted !== null ? wanted.has(stage) : !terminal || opts.includeTerminal;
@@ -314,190 +220,86 @@ async function run(ctx: ReportContext) {
   const excludedNames = [...mapping.values()]
     .filter((s) => !includes(s.stage, s.terminal))
     .map((s) => s.name);
-  const product = opts.product === undefined || opts.product === '' ? null : opts.product.toLowerCase();
   const showTerminal =
     opts.includeTerminal || (wanted !== null && [...wanted].some((s) => terminalStages.has(s)));
+  return { mapping, families, includes, excludedNames, wanted, showTerminal };
+}
 
+function warningsOf(c: Classifier, fixed: string[]): string[] {
+  const out = [...fixed];
+  for (const [name, n] of [...c.unmapped].sort((a, b) => b[1] - a[1]))
+    out.push(
+      `Status ${JSON.stringify(name)} (${n} item${n === 1 ? '' : 's'}) is not in statusStage: counted as OTHER`,
+    );
+  if (c.createdAfter.length > 0)
+    out.push(
+      `${c.createdAfter.length} item(s) created after the as-of instant are not in the report: ${listSome(c.createdAfter)}`,
+    );
+  if (c.otherProducts.size > 0) {
+    const list = [...c.otherProducts].sort((a, b) => b[1] - a[1]).map(([p, n]) => `${p} ${n}`);
+    const n = [...c.otherProducts.values()].reduce((a, b) => a + b, 0);
+    out.push(
+      `${n} item(s) of products in no product family are not aged (configure options.families to age them): ${listSome(list)}`,
+    );
+  }
+  if (c.badCreated.length > 0)
+    out.push(
+      `${c.badCreated.length} item(s) with an unreadable CreationTimestamp: no age: ${listSome(c.badCreated)}`,
+    );
+  if (c.noHistory > 0)
+    out.push(
+      `${c.noHistory} item(s) have no status history of their current status (NO_HISTORY): time in status counts from their last sync, a lower bound`,
+    );
+  if (c.sinceAfter > 0)
+    out.push(
+      `${c.sinceAfter} item(s) entered their status after the as-of instant (SINCE_AFTER_AS_OF): the mirror holds only the present, so their time in status is 0`,
+    );
+  return out;
+}
+
+async function run(ctx: ReportContext) {
+  const { db, params } = ctx;
+  const common = commonParams(REPORT, params);
+  const parsed = parseOptions(REPORT, orderAgeingOptions, params.options);
+  const opts = parsed.options;
+  const fixedWarnings = parsed.unknown.map((k) => `Option ${k} is not an option of this report: ignored`);
+  const instant = await asOfInstant(
+    db,
+    common,
+    params.asOfTimestamp !== '' && params.asOfTimestamp !== undefined,
+  );
+  if (instant.warning !== undefined) fixedWarnings.push(instant.warning);
+  const st = setup(opts);
+  const product = opts.product === undefined || opts.product === '' ? null : opts.product.toLowerCase();
   const names = await orgNames(db);
   const syncLines = await lastSyncLines(db, ['orderitem', 'invoice']);
-
-  // Summaries, filled while the detail streams (reset by every iteration of it).
-  let byStatus = new Map<string, StatusTotals>();
-  let byOrg = new Map<string, OrgTotals>();
-  let unmapped = new Map<string, number>();
-  let createdAfter: string[] = [];
-  let badCreated: string[] = [];
-  let noHistory = 0;
-  let sinceAfter = 0;
-  let detailRows = 0;
+  const shownStages = stageOrder.filter((s) => !terminalStages.has(s) || st.showTerminal);
+  const settings = {
+    asOfMs: instant.ms,
+    pollMs: opts.pollIntervalHours * HOUR,
+    timezone: common.timezone,
+    mapping: st.mapping,
+    families: st.families,
+    includes: st.includes,
+    product,
+    names,
+  };
+  // Both are replaced by every pass over the detail (it can be read again).
+  let classifier = new Classifier(settings);
+  let summary = new AgeingSummary(shownStages);
 
   async function* computed(): AsyncGenerator<Sortable> {
-    for await (const r of itemQuery(db, common.orgIds, excludedNames).stream(1000)) {
-      const id = asInteger(r.id) ?? 0;
-      const status = asText(r.c_currentStatusCodeName) ?? asText(r.h_status_name);
-      const mapped = mapping.get(norm(status));
-      const stage: Stage = mapped?.stage ?? 'OTHER';
-      const terminal = mapped === undefined ? asBoolean(r.isNotModifiable) : mapped.terminal;
-      if (!includes(stage, terminal)) continue;
-      const productName = asText(r.c_productName);
-      if (product !== null && !(productName ?? '').toLowerCase().includes(product)) continue;
-      if (mapped === undefined) {
-        const key = status ?? '(no status)';
-        unmapped.set(key, (unmapped.get(key) ?? 0) + 1);
-      }
-      const dataFlags: string[] = [];
-      const created = parseInstant(r.CreationTimestamp, common.timezone);
-      let ageMs: number | null = null;
-      if (created === null) {
-        dataFlags.push('BAD_CREATED');
-        badCreated.push(String(id));
-      } else {
-        ageMs = asOf - created;
-        if (ageMs < 0) {
-          ageMs = 0;
-          dataFlags.push('DATA_CHECK');
-          createdAfter.push(String(id));
-        }
-      }
-      // The latest history row counts when it is the current status (by id, else by name).
-      const hStatusId = asInteger(r.h_status_id);
-      const currentId = asInteger(r.CurrentStatusId);
-      const matches =
-        r.h_id !== null &&
-        (hStatusId !== null && currentId !== null
-          ? hStatusId === currentId
-          : norm(asText(r.h_status_name)) === norm(status));
-      let since: number | null;
-      let lowerBound = false;
-      if (matches && asBoolean(r.h_prior)) since = parseInstant(r.h_first_seen_at, 'UTC');
-      else {
-        // History starts in the current status (or has none of it: then the last sync saw it).
-        const observed = parseInstant(matches ? r.h_first_seen_at : r.synced_at, 'UTC');
-        if (!matches) {
-          dataFlags.push('NO_HISTORY');
-          noHistory++;
-        }
-        if (observed !== null && created !== null && observed - created <= poll) since = created;
-        else {
-          since = observed;
-          lowerBound = observed !== null;
-        }
-      }
-      let inStatusMs: number | null = since === null ? null : asOf - since;
-      if (inStatusMs !== null && inStatusMs < 0) {
-        inStatusMs = 0;
-        dataFlags.push('SINCE_AFTER_AS_OF');
-        sinceAfter++;
-      }
-      let flag: Flag | null = null;
-      if (!terminal) {
-        const t = thresholds[stage];
-        flag =
-          t === undefined || inStatusMs === null
-            ? 'OK'
-            : inStatusMs >= t.stuck * HOUR
-              ? 'STUCK'
-              : inStatusMs >= t.warn * HOUR
-                ? 'WARN'
-                : 'OK';
-      }
-      const orgId = asInteger(r.OrgId);
-      const org = (orgId === null ? undefined : names.get(orgId)) ?? asText(r.c_org);
-      const person = [asText(r.c_personNameFirst), asText(r.c_personNameLast)]
-        .filter((x) => x !== null)
-        .join(' ');
-      const ageHours = ageMs === null ? null : round1(ageMs);
-      const inStatusHours = inStatusMs === null ? null : round1(inStatusMs);
-      const row: Row = {
-        orderItemId: id,
-        orgId,
-        org,
-        product: productName,
-        person: person === '' ? null : person,
-        status,
-        stage,
-        createdAt: created === null ? null : formatInstant(created),
-        ageHours,
-        ageBucket: ageMs === null ? null : bucketOf(ageMs).label,
-        statusSince: since === null ? null : formatInstant(since),
-        sinceIsLowerBound: lowerBound,
-        timeInStatusHours: inStatusHours,
-        statusBucket: inStatusMs === null ? null : bucketOf(inStatusMs).label,
-        flag,
-        dataFlags: dataFlags.length === 0 ? null : dataFlags.join(';'),
-        parentOrderItemId: asInteger(r.Parent_OrderItemId),
-        orderedBy: asText(r.orderedBy),
-      };
-      tally(row, stage, flag, ageHours, inStatusHours, inStatusMs);
-      yield [
-        flag === null ? 3 : flagRank[flag],
-        inStatusMs ?? -1,
-        ageMs ?? -1,
-        id,
-        columnKeys.map((k) => (row[k] === undefined ? null : (row[k] as string | number | boolean | null))),
-      ];
+    for await (const r of itemQuery(db, common.orgIds, st.excludedNames).stream(1000)) {
+      const c = classifier.classify(r);
+      if (c === null) continue;
+      summary.add(c);
+      yield sortable(c);
     }
-  }
-
-  function tally(
-    row: Row,
-    stage: Stage,
-    flag: Flag | null,
-    ageHours: number | null,
-    inStatusHours: number | null,
-    inStatusMs: number | null,
-  ): void {
-    detailRows++;
-    const status = (row.status as string | null) ?? null;
-    const sk = `${stage}\u0000${status ?? ''}`;
-    const s = byStatus.get(sk) ?? {
-      status,
-      stage,
-      count: 0,
-      buckets: new Map<string, number>(),
-      age: new Distribution(),
-      inStatus: new Distribution(),
-      warn: 0,
-      stuck: 0,
-    };
-    byStatus.set(sk, s);
-    s.count++;
-    if (inStatusMs !== null) {
-      const b = bucketOf(inStatusMs).key;
-      s.buckets.set(b, (s.buckets.get(b) ?? 0) + 1);
-    }
-    if (ageHours !== null) s.age.add(ageHours);
-    if (inStatusHours !== null) s.inStatus.add(inStatusHours);
-    if (flag === 'WARN') s.warn++;
-    if (flag === 'STUCK') s.stuck++;
-    const orgId = (row.orgId as number | null) ?? null;
-    const ok = String(orgId);
-    const o = byOrg.get(ok) ?? {
-      orgId,
-      org: (row.org as string | null) ?? null,
-      count: 0,
-      stages: new Map<Stage, number>(),
-      warn: 0,
-      stuck: 0,
-      oldest: null,
-    };
-    byOrg.set(ok, o);
-    o.count++;
-    o.stages.set(stage, (o.stages.get(stage) ?? 0) + 1);
-    if (flag === 'WARN') o.warn++;
-    if (flag === 'STUCK') o.stuck++;
-    if (ageHours !== null) o.oldest = o.oldest === null ? ageHours : Math.max(o.oldest, ageHours);
   }
 
   async function* detail(): AsyncGenerator<Row> {
-    byStatus = new Map();
-    byOrg = new Map();
-    unmapped = new Map();
-    createdAfter = [];
-    badCreated = [];
-    noHistory = 0;
-    sinceAfter = 0;
-    detailRows = 0;
+    classifier = new Classifier(settings);
+    summary = new AgeingSummary(shownStages);
     for await (const s of externalSort(computed(), compareSortable, { chunkSize: opts.sortChunkRows })) {
       const row: Row = {};
       s[4].forEach((v, i) => {
@@ -507,160 +309,43 @@ async function run(ctx: ReportContext) {
     }
   }
 
-  const shownStages = stageOrder.filter((s) => !terminalStages.has(s) || showTerminal);
-  const statusColumns: Column[] = [
-    { key: 'status', title: 'Status', type: 'string', width: 16 },
-    { key: 'stage', title: 'Stage', type: 'string', width: 10 },
-    { key: 'count', title: 'Items', type: 'integer', width: 8 },
-    ...ageBuckets.map(
-      (b): Column => ({ key: b.key, title: `In status ${b.label}`, type: 'integer', width: 9 }),
-    ),
-    { key: 'medianAgeHours', title: 'Median age (h)', type: 'number', decimals: 1, width: 10 },
-    { key: 'maxAgeHours', title: 'Max age (h)', type: 'number', decimals: 1, width: 10 },
-    {
-      key: 'medianTimeInStatusHours',
-      title: 'Median time in status (h)',
-      type: 'number',
-      decimals: 1,
-      width: 11,
-    },
-    { key: 'maxTimeInStatusHours', title: 'Max time in status (h)', type: 'number', decimals: 1, width: 11 },
-    { key: 'warn', title: 'WARN', type: 'integer', width: 7 },
-    { key: 'stuck', title: 'STUCK', type: 'integer', width: 7 },
-  ];
-  const orgColumns: Column[] = [
-    { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
-    { key: 'org', title: 'Org', type: 'string', width: 30 },
-    { key: 'count', title: 'Items', type: 'integer', width: 8 },
-    ...shownStages.map((s): Column => ({ key: stageKey[s], title: s, type: 'integer', width: 9 })),
-    { key: 'warn', title: 'WARN', type: 'integer', width: 7 },
-    { key: 'stuck', title: 'STUCK', type: 'integer', width: 7 },
-    { key: 'oldestAgeHours', title: 'Oldest age (h)', type: 'number', decimals: 1, width: 10 },
-  ];
-
-  function summaries(): Sheet[] {
-    const statusRow = (
-      label: string | null,
-      stage: Stage | null,
-      s: Omit<StatusTotals, 'status' | 'stage'>,
-    ): Row => {
-      const row: Row = { status: label, stage, count: s.count };
-      for (const b of ageBuckets) row[b.key] = s.buckets.get(b.key) ?? 0;
-      row.medianAgeHours = s.age.median();
-      row.maxAgeHours = s.age.max;
-      row.medianTimeInStatusHours = s.inStatus.median();
-      row.maxTimeInStatusHours = s.inStatus.max;
-      row.warn = s.warn;
-      row.stuck = s.stuck;
-      return row;
-    };
-    const statuses = [...byStatus.values()].sort(
-      (a, b) =>
-        stageOrder.indexOf(a.stage) - stageOrder.indexOf(b.stage) ||
-        norm(a.status).localeCompare(norm(b.status)),
-    );
-    const all = {
-      count: 0,
-      buckets: new Map<string, number>(),
-      age: new Distribution(),
-      inStatus: new Distribution(),
-      warn: 0,
-      stuck: 0,
-    };
-    for (const s of statuses) {
-      all.count += s.count;
-      for (const [k, n] of s.buckets) all.buckets.set(k, (all.buckets.get(k) ?? 0) + n);
-      all.age.merge(s.age);
-      all.inStatus.merge(s.inStatus);
-      all.warn += s.warn;
-      all.stuck += s.stuck;
-    }
-    const orgRow = (o: OrgTotals): Row => {
-      const row: Row = { orgId: o.orgId, org: o.org, count: o.count };
-      for (const s of shownStages) row[stageKey[s]] = o.stages.get(s) ?? 0;
-      row.warn = o.warn;
-      row.stuck = o.stuck;
-      row.oldestAgeHours = o.oldest;
-      return row;
-    };
-    const orgs = [...byOrg.values()].sort(compareOrgs);
-    const total: OrgTotals = {
-      orgId: null,
-      org: 'Total',
-      count: 0,
-      stages: new Map(),
-      warn: 0,
-      stuck: 0,
-      oldest: null,
-    };
-    for (const o of orgs) {
-      total.count += o.count;
-      for (const [s, n] of o.stages) total.stages.set(s, (total.stages.get(s) ?? 0) + n);
-      total.warn += o.warn;
-      total.stuck += o.stuck;
-      if (o.oldest !== null)
-        total.oldest = total.oldest === null ? o.oldest : Math.max(total.oldest, o.oldest);
-    }
-    return [
-      {
-        name: 'By status',
-        columns: statusColumns,
-        rows: [...statuses.map((s) => statusRow(s.status, s.stage, s)), statusRow('Total', null, all)],
-      },
-      { name: 'By org', columns: orgColumns, rows: [...orgs.map(orgRow), orgRow(total)] },
-    ];
-  }
-
-  function warnings(): string[] {
-    const out = [...fixedWarnings];
-    for (const [name, n] of [...unmapped].sort((a, b) => b[1] - a[1]))
-      out.push(
-        `Status ${JSON.stringify(name)} (${n} item${n === 1 ? '' : 's'}) is not in statusStage: counted as OTHER`,
-      );
-    if (createdAfter.length > 0)
-      out.push(
-        `${createdAfter.length} item(s) created after the as-of instant: age 0 (DATA_CHECK): ${listSome(createdAfter)}`,
-      );
-    if (badCreated.length > 0)
-      out.push(
-        `${badCreated.length} item(s) with an unreadable CreationTimestamp: no age: ${listSome(badCreated)}`,
-      );
-    if (noHistory > 0)
-      out.push(
-        `${noHistory} item(s) have no status history of their current status (NO_HISTORY): time in status counts from their last sync, a lower bound`,
-      );
-    if (sinceAfter > 0)
-      out.push(
-        `${sinceAfter} item(s) entered their status after the as-of instant (SINCE_AFTER_AS_OF): the mirror holds only the present, so their time in status is 0`,
-      );
-    return out;
-  }
-
-  const mappingLine = [...mapping.values()]
+  const mappingLine = [...st.mapping.values()]
     .map((s) => `${s.name} → ${s.stage}${s.terminal ? ' (terminal)' : ''}`)
     .join('; ');
-  const thresholdLine = stageOrder
-    .filter((s) => thresholds[s] !== undefined)
-    .map((s) => `${s} ${thresholds[s]?.warn}/${thresholds[s]?.stuck}`)
+  const familyLine = [...st.families]
+    .map(([name, f]) => {
+      const t = stageOrder
+        .filter((s) => f.thresholds[s] !== undefined)
+        .map((s) => `${s} ${f.thresholds[s]?.warn}/${f.thresholds[s]?.stuck}`)
+        .join(', ');
+      return `${name} (products containing ${f.match.join(' / ')}): ${t || 'no thresholds'}`;
+    })
     .join('; ');
   return {
     detail: { name: 'Order ageing', columns: orderAgeingColumns, rows: { [Symbol.asyncIterator]: detail } },
-    summaries,
-    warnings,
+    summaries: (): Sheet[] => summary.sheets(),
+    warnings: () => warningsOf(classifier, fixedWarnings),
     about: (): [string, string][] => [
-      ['As-of instant', formatInstant(asOf)],
+      ['As-of instant', `${formatInstant(instant.ms)}: ${instant.note}`],
       [
         'Status stages',
         `${mappingLine}; any other status → OTHER (terminal when the item is not modifiable)`,
       ],
-      ['Thresholds (warn/stuck hours)', `${thresholdLine}; terminal stages have none`],
+      [
+        'Thresholds (warn/stuck hours) by product family',
+        `${familyLine}; terminal stages have none; products of no family are not aged`,
+      ],
       [
         'Time in status',
         `From the status history recorded at each poll (error at most one poll interval, ${opts.pollIntervalHours} h). When the history starts in the current status more than one poll interval after creation, the time is a lower bound (sinceIsLowerBound, shown ≥); a lower bound can only raise the flag.`,
       ],
       [
+        'Flag basis',
+        'history: a recorded change into the status; creation: in the status since creation (or, in the first stage ORDERED, STUCK because the age since creation reaches the stuck threshold); lower bound: from the first sighting; unknown since: a later stage whose age reaches the stuck threshold, at least WARN',
+      ],
+      [
         'Scope',
-        `${opts.includeTerminal ? 'All items' : 'Open items (terminal stages excluded)'}${wanted === null ? '' : `; stages ${[...wanted].join(', ')}`}${product === null ? '' : `; product contains ${JSON.stringify(opts.product)}`}`,
+        `${opts.includeTerminal ? 'All items' : 'Open items (terminal stages excluded)'}${st.wanted === null ? '' : `; stages ${[...st.wanted].join(', ')}`}${product === null ? '' : `; product contains ${JSON.stringify(opts.product)}`}; items created after the as-of instant are left out`,
       ],
       [
         'Limitation',
@@ -668,7 +353,12 @@ async function run(ctx: ReportContext) {
       ],
       ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
       ...syncLines,
-      ['Detail rows', String(detailRows)],
+      ['Detail rows', String(summary.rows)],
+      ['Created after the as-of instant (left out)', String(classifier.createdAfter.length)],
+      [
+        'Products in no family (left out)',
+        String([...classifier.otherProducts.values()].reduce((a, b) => a + b, 0)),
+      ],
     ],
   };
 }
@@ -677,6 +367,7 @@ export const orderAgeing: ReportDefinition = {
   name: 'order-ageing',
   title: 'Order status ageing',
   description:
-    'Open drug and alcohol order items by age and time in their current status (from the recorded status history), flagged WARN or STUCK against per-stage thresholds, with summaries per status and per org.',
+    'Open drug and alcohol order items by age and time in their current status (from the recorded status history), flagged WARN or STUCK against per-stage thresholds of their product family, with summaries per org and per status.',
+  options: Object.keys(orderAgeingOptions.shape),
   run,
 };

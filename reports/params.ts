@@ -114,11 +114,13 @@ const knownOptions = new Set([
   'periods',
   'lateFeeInBalance',
   'summarySort',
+  'dropInvoice',
   'includeTerminal',
   'stages',
   'product',
   'statusStage',
   'thresholds',
+  'families',
   'pollIntervalHours',
   'sortChunkRows',
 ]);

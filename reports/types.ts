@@ -26,5 +26,7 @@ export interface ReportDefinition {
   name: 'compliance' | 'unpaid-invoices' | 'order-ageing';
   title: string;
   description: string;
+  /** The names of its options (`--option NAME=VALUE`). */
+  options: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
 }

@@ -1,8 +1,17 @@
 import { z } from 'zod';
+import { formatCents } from '../src/render/csv-renderer.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
-import { dayNumber, formatDate, type LocalDate, parseDate } from './dates.js';
+import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from './dates.js';
 import { orgNames } from './org-names.js';
-import { boolOption, commonParams, enumOption, intOption, parseOptions, withDescendants } from './params.js';
+import {
+  boolOption,
+  type CommonParams,
+  commonParams,
+  enumOption,
+  intOption,
+  parseOptions,
+  withDescendants,
+} from './params.js';
 import { lastSyncLines } from './sync-info.js';
 import type { ReportContext, ReportDefinition } from './types.js';
 import { asInteger, asText, compareOrgs, listSome, toCents } from './values.js';
@@ -26,6 +35,12 @@ export const unpaidInvoicesOptions = z.object({
   summarySort: enumOption(['total', 'name']).default('total'),
   /** With params.orgIds: their descendants (org_policy.parent_org_id) too. @default false */
   includeChildren: boolOption().default(false),
+  /**
+   * How Invoice.dropInvoice is read: `cancelled` (the interface: "whether the invoice was
+   * cancelled"; any value but blank, false, 0 or no cancels it) or `ignore` (a service that fills
+   * it with something else: shown only). @default 'cancelled'
+   */
+  dropInvoice: enumOption(['cancelled', 'ignore']).default('cancelled'),
 });
 
 export type UnpaidInvoicesOptions = z.output<typeof unpaidInvoicesOptions>;
@@ -52,6 +67,15 @@ export function agingBuckets(periodDays: number, periods: number): Bucket[] {
 }
 
 const CREDITS = { key: 'credits', label: 'Credits' } as const;
+/** The bucket of a cancelled invoice: in no total. */
+const VOID = 'VOID';
+
+/** Detail columns; the days column is titled after the aging basis. */
+export function unpaidInvoicesColumnsFor(basis: 'dueDate' | 'invoiceDate'): Column[] {
+  return unpaidInvoicesColumns.map((c) =>
+    c.key === 'daysPastDue' && basis === 'invoiceDate' ? { ...c, title: 'Days since invoice date' } : c,
+  );
+}
 
 export const unpaidInvoicesColumns: Column[] = [
   { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
@@ -61,13 +85,20 @@ export const unpaidInvoicesColumns: Column[] = [
   { key: 'dueDate', title: 'Due date', type: 'date', width: 12 },
   { key: 'billingPeriod', title: 'Billing period', type: 'string', width: 10 },
   { key: 'daysPastDue', title: 'Days past due', type: 'integer', width: 9 },
-  { key: 'bucket', title: 'Bucket', type: 'string', width: 9 },
+  { key: 'bucket', title: 'Bucket', type: 'string', width: 9, alert: { red: ['91+'], amber: ['61-90'] } },
   { key: 'balance', title: 'Balance', type: 'money', width: 13 },
   { key: 'lateFee', title: 'Late fee', type: 'money', width: 11 },
   { key: 'totalDue', title: 'Total due', type: 'money', width: 13 },
   { key: 'flags', title: 'Flags', type: 'string', width: 18 },
-  { key: 'documentPresent', title: 'Document present', type: 'boolean', width: 9 },
+  { key: 'documentPresent', title: 'dropInvoice filled', type: 'boolean', width: 9 },
 ];
+
+/** `dropInvoice` read as cancelled: any value but blank or an explicit no. */
+export function isCancelled(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0) return false;
+  const text = String(value).trim().toLowerCase();
+  return text !== '' && text !== 'false' && text !== '0' && text !== 'no';
+}
 
 interface OpenInvoice {
   row: Row;
@@ -89,44 +120,64 @@ function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-async function run(ctx: ReportContext) {
-  const { db, params } = ctx;
-  const common = commonParams(REPORT, params);
-  const parsed = parseOptions(REPORT, unpaidInvoicesOptions, params.options);
-  const opts = parsed.options;
-  const warnings = parsed.unknown.map((k) => `Option ${k} is not an option of any report: ignored`);
-  const buckets = agingBuckets(opts.periodDays, opts.periods);
-  const asOfDay = dayNumber(common.asOf);
+interface Classified {
+  open: OpenInvoice[];
+  voided: OpenInvoice[];
+  warnings: string[];
+  /** Invoices dated after the as-of date; invoices with an unreadable date, balance. */
+  future: number;
+  unreadable: number;
+  /** Invoices with a balance at all, whatever their date (for "before every invoice"). */
+  seen: number;
+}
 
-  let scope: Set<number> | null = null;
-  if (common.orgIds.length > 0) {
-    if (opts.includeChildren) {
-      const policies = await db.selectFrom('org_policy').select(['org_id', 'parent_org_id']).execute();
-      scope = withDescendants(common.orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
-    } else scope = new Set(common.orgIds);
-  }
-  const names = await orgNames(db);
-  // |balance| >= 0.005 is decided in cents below; the query only skips zero balances.
-  const rows = await db
+type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
+
+/** Invoices with a non-zero (or unreadable) balance: the query of the report. */
+function invoiceRows(db: ReportContext['db']) {
+  // |balance| >= 0.005 is decided in cents below; the query only skips zero balances (an
+  // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning).
+  return db
     .selectFrom('invoice')
     .select(['id', 'OrgId', 'c_org', 'date', 'dateDue', 'balance', 'lateFee', 'month', 'year', 'dropInvoice'])
     .where('deleted_at', 'is', null)
     .where('balance', 'is not', null)
     .where('balance', '<>', 0)
     .execute();
+}
 
+/** Ages each invoice; cancelled ones apart (VOID), unreadable ones counted and listed. */
+function classify(
+  rows: InvoiceRecord[],
+  scope: Set<number> | null,
+  names: Map<number, string>,
+  common: CommonParams,
+  opts: UnpaidInvoicesOptions,
+  buckets: Bucket[],
+): Classified {
+  const asOfDay = dayNumber(common.asOf);
   const open: OpenInvoice[] = [];
+  const voided: OpenInvoice[] = [];
   const unreadable: string[] = [];
+  const badBalance: string[] = [];
+  const badFee: string[] = [];
   const badDue: string[] = [];
   const noDue: string[] = [];
   const checks: string[] = [];
   let future = 0;
+  let seen = 0;
   for (const r of rows) {
     const orgId = asInteger(r.OrgId);
     if (scope !== null && (orgId === null || !scope.has(orgId))) continue;
-    const balance = toCents(r.balance);
-    if (balance === null || balance === 0) continue;
     const id = String(r.id);
+    const balance = toCents(r.balance);
+    if (balance === null) {
+      // Never silently dropped (issue 12 point 15): counted and listed.
+      badBalance.push(`${id} (${JSON.stringify(r.balance)})`);
+      continue;
+    }
+    if (balance === 0) continue;
+    seen++;
     const date = parseDate(r.date, common.timezone);
     if (date === null) {
       unreadable.push(`${id} (${JSON.stringify(r.date ?? null)})`);
@@ -149,20 +200,31 @@ async function run(ctx: ReportContext) {
       checks.push(`${id} (due ${formatDate(due)} before its date ${formatDate(date)})`);
     }
     const days = asOfDay - dayNumber(opts.agingBasis === 'dueDate' ? due : date);
-    const lateFee = toCents(r.lateFee) ?? 0;
+    let lateFee = toCents(r.lateFee);
+    if (lateFee === null) {
+      if (r.lateFee !== null && r.lateFee !== undefined && r.lateFee !== '') {
+        flags.push('BAD_LATE_FEE');
+        badFee.push(`${id} (${JSON.stringify(r.lateFee)})`);
+      }
+      lateFee = 0;
+    }
     const totalDue = balance + (opts.lateFeeInBalance ? 0 : lateFee);
+    const cancelled = opts.dropInvoice === 'cancelled' && isCancelled(r.dropInvoice);
     const credit = balance < 0;
-    const bucket = credit
-      ? CREDITS.label
-      : (
-          buckets.find(
-            (b) => (b.min === null || days >= b.min) && (b.max === null || days <= b.max),
-          ) as Bucket
-        ).label;
+    const bucket = cancelled
+      ? VOID
+      : credit
+        ? CREDITS.label
+        : (
+            buckets.find(
+              (b) => (b.min === null || days >= b.min) && (b.max === null || days <= b.max),
+            ) as Bucket
+          ).label;
+    if (cancelled) flags.push('VOID');
     const year = asInteger(r.year);
     const month = asInteger(r.month);
     const org = (orgId === null ? undefined : names.get(orgId)) ?? asText(r.c_org);
-    open.push({
+    (cancelled ? voided : open).push({
       orgId,
       org,
       id,
@@ -189,28 +251,53 @@ async function run(ctx: ReportContext) {
       },
     });
   }
-  open.sort(
-    (a, b) =>
-      compareOrgs(a, b) || b.days - a.days || dayNumber(a.date) - dayNumber(b.date) || compareIds(a.id, b.id),
-  );
-  if (unreadable.length > 0)
+  const order = (a: OpenInvoice, b: OpenInvoice) =>
+    compareOrgs(a, b) || b.days - a.days || dayNumber(a.date) - dayNumber(b.date) || compareIds(a.id, b.id);
+  open.sort(order);
+  voided.sort(order);
+  const warnings: string[] = [];
+  const list = (items: string[], what: string) => {
+    if (items.length > 0) warnings.push(`${items.length} invoice(s) ${what}: ${listSome(items)}`);
+  };
+  list(badBalance, 'with an unreadable balance, in no bucket and no total');
+  list(unreadable, 'with an unreadable date, not aged');
+  list(noDue, 'without a due date, aged as due on their date');
+  list(badDue, 'with an unreadable due date, aged as due on their date');
+  list(badFee, 'with an unreadable late fee, read as 0 (BAD_LATE_FEE)');
+  list(checks, 'due before their date (DATA_CHECK)');
+  if (voided.length > 0)
     warnings.push(
-      `${unreadable.length} open invoice(s) with an unreadable date, not aged: ${listSome(unreadable)}`,
+      `${voided.length} cancelled invoice(s) (dropInvoice filled) with an open balance of ${formatCents(voided.reduce((s, v) => s + v.totalDue, 0))}: left out of every bucket and total, listed on the sheet VOID`,
     );
-  if (noDue.length > 0)
-    warnings.push(
-      `${noDue.length} invoice(s) without a due date, aged as due on their date: ${listSome(noDue)}`,
-    );
-  if (badDue.length > 0)
-    warnings.push(
-      `${badDue.length} invoice(s) with an unreadable due date, aged as due on their date: ${listSome(badDue)}`,
-    );
-  if (checks.length > 0)
-    warnings.push(`${checks.length} invoice(s) due before their date (DATA_CHECK): ${listSome(checks)}`);
+  return { open, voided, warnings, future, unreadable: unreadable.length + badBalance.length, seen };
+}
+
+async function run(ctx: ReportContext) {
+  const { db, params } = ctx;
+  const common = commonParams(REPORT, params);
+  const parsed = parseOptions(REPORT, unpaidInvoicesOptions, params.options);
+  const opts = parsed.options;
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+
+  let scope: Set<number> | null = null;
+  if (common.orgIds.length > 0) {
+    if (opts.includeChildren) {
+      const policies = await db.selectFrom('org_policy').select(['org_id', 'parent_org_id']).execute();
+      scope = withDescendants(common.orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
+    } else scope = new Set(common.orgIds);
+  }
+  const names = await orgNames(db);
+  const c = classify(await invoiceRows(db), scope, names, common, opts, buckets);
+  const { open, voided } = c;
+  const warnings = [
+    ...parsed.unknown.map((k) => `Option ${k} is not an option of this report: ignored`),
+    ...asOfWarnings(common, c),
+    ...c.warnings,
+  ];
   for (const id of common.orgIds)
     if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
 
-  const { byOrg, buckets: bucketRows } = summarise(open, buckets, opts.summarySort);
+  const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
   const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
   const about: [string, string][] = [
     [
@@ -224,26 +311,52 @@ async function run(ctx: ReportContext) {
         : 'lateFeeInBalance = false: totalDue = balance + lateFee, and totalDue is bucketed',
     ],
     [
+      'Cancelled invoices',
+      opts.dropInvoice === 'cancelled'
+        ? 'dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total, and is listed on the sheet VOID with a reconciling line on the sheet Buckets'
+        : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
+    ],
+    [
       'Limitation',
       'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
     ],
     ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
     ...syncLines,
     ['Open invoices', String(open.length)],
-    ['Dated after the as-of date (excluded)', String(future)],
-    ['Unreadable date (excluded)', String(unreadable.length)],
+    ['Cancelled (VOID, excluded)', String(voided.length)],
+    ['Dated after the as-of date (excluded)', String(c.future)],
+    ['Unreadable date or balance (excluded)', String(c.unreadable)],
   ];
   const bucketColumns: Column[] = [
     { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
     { key: 'org', title: 'Org', type: 'string', width: 32 },
-    ...buckets.map((b): Column => ({ key: b.key, title: b.label, type: 'money', width: 13 })),
+    ...buckets.map(
+      (b, i): Column => ({
+        key: b.key,
+        title: b.label,
+        type: 'money',
+        width: 13,
+        // The last bucket red, the one before it amber (91+ and 61-90 by default).
+        ...(i === buckets.length - 1
+          ? { alert: { positive: 'red' } }
+          : i === buckets.length - 2 && i > 0
+            ? { alert: { positive: 'amber' } }
+            : {}),
+      }),
+    ),
     { key: CREDITS.key, title: CREDITS.label, type: 'money', width: 13 },
     { key: 'total', title: 'Total (net)', type: 'money', width: 14 },
     { key: 'lateFees', title: 'Late fees', type: 'money', width: 11 },
     { key: 'openInvoices', title: 'Open invoices', type: 'integer', width: 9 },
-    { key: 'oldestDaysPastDue', title: 'Oldest days past due', type: 'integer', width: 10 },
+    {
+      key: 'oldestDaysPastDue',
+      title: opts.agingBasis === 'dueDate' ? 'Oldest days past due' : 'Oldest days since invoice date',
+      type: 'integer',
+      width: 10,
+    },
     { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
   ];
+  const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
     { name: 'By org', columns: bucketColumns, rows: byOrg },
     {
@@ -257,12 +370,35 @@ async function run(ctx: ReportContext) {
       rows: bucketRows,
     },
   ];
+  if (voided.length > 0)
+    sheets.push({ name: 'VOID', columns, rows: voided.map((v) => v.row), totals: 'none' });
   return {
-    detail: { name: 'Unpaid invoices', columns: unpaidInvoicesColumns, rows: open.map((o) => o.row) },
+    detail: {
+      name: 'Unpaid invoices',
+      columns,
+      rows: open.map((o) => o.row),
+      subtotals: { by: 'orgId', label: 'org', sum: ['balance', 'lateFee', 'totalDue'] },
+    },
     summaries: () => sheets,
     warnings: () => warnings,
     about: () => about,
   };
+}
+
+/** The as-of date in the future, or before every invoice: the report would silently say nothing. */
+function asOfWarnings(common: CommonParams, c: Classified): string[] {
+  const out: string[] = [];
+  const today = localDateOf(Date.now(), common.timezone);
+  if (dayNumber(common.asOf) > dayNumber(today))
+    out.push(
+      `The as-of date ${common.asOfText} is in the future (today is ${formatDate(today)}): invoices are aged to a day that has not come, with today's balances`,
+    );
+  if (c.seen > 0 && c.future === c.seen)
+    out.push(
+      `No data for this as-of: the as-of date ${common.asOfText} is before every invoice (${c.future} dated after it)`,
+    );
+  else if (c.seen === 0) out.push('No data for this as-of: no invoice with an open balance');
+  return out;
 }
 
 interface OrgTotals {
@@ -278,6 +414,7 @@ interface OrgTotals {
 
 function summarise(
   open: OpenInvoice[],
+  voided: OpenInvoice[],
   buckets: Bucket[],
   sort: 'total' | 'name',
 ): { byOrg: Row[]; buckets: Row[] } {
@@ -344,6 +481,19 @@ function summarise(
     share: grand.total === 0 ? null : 1,
     invoices: grand.count,
   });
+  if (voided.length > 0) {
+    // The reconciling lines: what the invoice balances add up to, and the cancelled part of it.
+    const voidTotal = voided.reduce((sum, v) => sum + v.totalDue, 0);
+    bucketRows.push(
+      { bucket: 'VOID (cancelled, not owed)', amount: voidTotal, share: null, invoices: voided.length },
+      {
+        bucket: 'Total with cancelled',
+        amount: grand.total + voidTotal,
+        share: null,
+        invoices: grand.count + voided.length,
+      },
+    );
+  }
   return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows };
 }
 
@@ -352,5 +502,6 @@ export const unpaidInvoices: ReportDefinition = {
   title: 'Unpaid invoices (A/R aging)',
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
+  options: Object.keys(unpaidInvoicesOptions.shape),
   run,
 };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { writeReports } from '../../jobs/reports.js';
+import { checkOptionNames, writeReports } from '../../jobs/reports.js';
 import { reportByName, reports } from '../../reports/index.js';
 import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
@@ -12,6 +12,8 @@ import { listArg } from './parse.js';
 interface ReportFlags {
   list: boolean;
   asOf?: string;
+  asOfTime?: string;
+  csvExcel?: boolean;
   org?: string[];
   format: ('xlsx' | 'csv')[];
   out: string;
@@ -62,6 +64,35 @@ function parseOptions(pairs: string[]): Record<string, unknown> {
   return out;
 }
 
+const reportNames = () => [...reports.map((r) => r.name), 'all'];
+
+/**
+ * `--org` and `--option` take several values, so commander hands them a report name written
+ * after them (`ohs report --org 1001 compliance`). Such a name is taken back as the report; a
+ * second name is a usage error.
+ */
+function reclaimName(name: string | undefined, flags: ReportFlags): string | undefined {
+  let found = name;
+  for (const key of ['org', 'option'] as const) {
+    const values = flags[key];
+    if (values === undefined) continue;
+    const kept: string[] = [];
+    for (const v of values) {
+      if (!reportNames().includes(v)) {
+        kept.push(v);
+        continue;
+      }
+      if (found !== undefined)
+        throw new UsageError(
+          `--${key} '${v}': a report name among the --${key} values, and the report is already '${found}' (write the report name first: ohs report NAME --${key} ...)`,
+        );
+      found = v;
+    }
+    flags[key] = kept;
+  }
+  return found;
+}
+
 /** `ohs report NAME|all`: runs reports on the mirror and writes Excel and CSV. */
 export function registerReport(program: Command): void {
   program
@@ -72,6 +103,10 @@ export function registerReport(program: Command): void {
     .argument('[name]', `report name: ${reports.map((r) => r.name).join(', ')}, or all`)
     .option('--list', 'list the reports with their descriptions', false)
     .option('--as-of <date>', 'as-of date YYYY-MM-DD (default: today in the configured time zone)')
+    .option(
+      '--as-of-time <instant>',
+      'explicit as-of instant for order ageing, ISO 8601 (default: the last order item sync when the as-of date is today, else the end of the day)',
+    )
     .option('--org <id...>', 'only these orgs')
     .option('--format <list>', 'xlsx,csv', listArg(formats), ['xlsx', 'csv'])
     .option('--out <dir>', 'output folder', 'out')
@@ -79,12 +114,14 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
+    .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
     .addHelpText(
       'after',
       '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
     )
-    .action(async (name: string | undefined, flags: ReportFlags, cmd: Command) => {
+    .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
+      const name = reclaimName(given, flags);
       if (flags.list) {
         const width = Math.max(...reports.map((r) => r.name.length));
         for (const r of reports)
@@ -101,12 +138,22 @@ export function registerReport(program: Command): void {
           `unknown report '${name}' (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
         );
       const { config, logger } = commandContext(cmd);
-      const asOf = flags.asOf === undefined ? today(config.timezone) : parseDate(flags.asOf, '--as-of');
+      const asOf =
+        flags.asOf !== undefined
+          ? parseDate(flags.asOf, '--as-of')
+          : flags.asOfTime !== undefined
+            ? parseDate(flags.asOfTime.slice(0, 10), '--as-of-time')
+            : today(config.timezone);
       const orgIds = (flags.org ?? []).map((o) => {
         if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);
         return Number(o);
       });
       const options = parseOptions(flags.option ?? []);
+      checkOptionNames(chosen, options);
+      if (flags.asOfTime !== undefined && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime))
+        throw new UsageError(
+          `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
+        );
       if (!existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
@@ -118,6 +165,8 @@ export function registerReport(program: Command): void {
           options,
           outDir: flags.out,
           formats: flags.format,
+          ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
+          ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
         for (const f of files) process.stdout.write(`${f}\n`);
       } finally {

@@ -86,6 +86,26 @@ export const jobsConfigSchema = z
   })
   .strict();
 
+export const reportsConfigSchema = z
+  .object({
+    /**
+     * Report options for every run (`--option`s override them), e.g. {"dropInvoice": "ignore"}
+     * or {"families": {...}}; an option no report knows is an error when a report runs.
+     */
+    options: z.record(z.string(), z.unknown()),
+    csv: z
+      .object({
+        /** UTF-8 byte order mark first, so Excel reads accented names right. */
+        bom: z.boolean(),
+        /** `,`, or `;` for Excel in locales with a decimal comma (`--csv-excel`). */
+        delimiter: z.enum([',', ';']),
+        /** Text beginning with = + - @, tab or CR gets a leading `'` (formula injection). */
+        neutralise: z.boolean(),
+      })
+      .strict(),
+  })
+  .strict();
+
 /** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
 export const serviceFindingsSchema = z
   .object({
@@ -115,6 +135,7 @@ export const configSchema = z
     mirror: mirrorConfigSchema,
     sync: syncConfigSchema,
     jobs: jobsConfigSchema,
+    reports: reportsConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
   .strict();

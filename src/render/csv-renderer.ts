@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
-import type { DetailLayout, Renderer } from './renderer.js';
+import { type CsvSettings, type DetailLayout, defaultCsvSettings, type Renderer } from './renderer.js';
 import { drained } from './streams.js';
 import type { Column, Row } from './types.js';
 import {
@@ -14,6 +14,7 @@ import {
   integerOf,
   isoSecondOf,
   numberOf,
+  rawTextOf,
   textOf,
 } from './values.js';
 
@@ -23,16 +24,18 @@ import {
  * - RFC 4180: CRLF after every record, the header included; a field is quoted when it holds a
  *   comma, a quote (doubled inside), or a CR or LF on its own (csv-stringify quotes only the whole
  *   record delimiter by itself, hence `quoted_match`).
- * - UTF-8 without a byte order mark. The file is for programs, and a BOM is read as part of the
- *   first header (`\uFEFForgId`) by many of them (Python's csv without utf-8-sig, PostgreSQL
- *   COPY, cut/awk). The price: Excel opening the file by double-click decodes it as the ANSI
- *   code page, so "Peña" shows garbled there; people read the xlsx, or import the CSV as UTF-8.
+ * - UTF-8 with a byte order mark by default (CsvSettings.bom): Excel opening the file by
+ *   double-click decodes a CSV without one as the ANSI code page, so "Peña" or "Müller" show
+ *   garbled. Programs that read the BOM as part of the first header (`\uFEFForgId`) can turn it
+ *   off (`reports.csv.bom: false`). `reports.csv.delimiter: ";"` (or `--csv-excel`) writes the
+ *   separator Excel expects in locales whose decimal separator is a comma.
  * - Header: the stable camelCase column keys. Values: dates `YYYY-MM-DD`; timestamps ISO 8601
  *   UTC to the second (`2025-06-10T12:00:00Z`); booleans `true`/`false`; money in units with two
  *   decimals and no currency sign (1250 cents -> `12.50`); percent in percent (0.5 -> `50.0`,
  *   Column.decimals, default 1: "rates in percent"); numbers with Column.decimals (default 2:
  *   "hours with one decimal" is decimals 1); integers as they are; null and undefined empty.
- * - Text beginning with = + - @, a tab or a CR gets a leading `'` (formula injection).
+ * - Text beginning with = + - @, a tab or a CR gets a leading `'` (formula injection), unless
+ *   `reports.csv.neutralise` is false (for programs that need the text exactly).
  */
 export class CsvRenderer implements Renderer {
   readonly format = 'csv';
@@ -44,18 +47,20 @@ export class CsvRenderer implements Renderer {
   private failure: unknown;
   private rowNumber = 0;
 
-  constructor(path: string, detail: DetailLayout) {
+  constructor(path: string, detail: DetailLayout, settings: CsvSettings = defaultCsvSettings) {
     this.keys = detail.columns.map((c) => c.key);
-    this.cells = detail.columns.map(csvCell);
+    this.cells = detail.columns.map((c) => csvCell(c, settings.neutralise));
     this.places = detail.columns.map((column) => ({ sheet: detail.name, row: 0, column }));
     this.stringifier = stringify({
       header: true,
       columns: this.keys,
       record_delimiter: 'windows',
+      delimiter: settings.delimiter,
       quoted_match: /[\r\n]/,
-      bom: false,
+      bom: settings.bom,
     });
-    this.done = pipeline(this.stringifier, createWriteStream(path));
+    // Order ageing holds person names: the file is the owner's only, like the mirror.
+    this.done = pipeline(this.stringifier, createWriteStream(path, { mode: 0o600 }));
     // Kept for the next write or finish; a failure is never left unhandled.
     this.done.catch((err: unknown) => {
       this.failure ??= err;
@@ -93,10 +98,13 @@ export class CsvRenderer implements Renderer {
 }
 
 /** How a column's values read in CSV. */
-function csvCell(column: Column): (value: string | number | boolean, place: CellPlace) => string {
+function csvCell(
+  column: Column,
+  neutralise: boolean,
+): (value: string | number | boolean, place: CellPlace) => string {
   switch (column.type) {
     case 'string':
-      return textOf;
+      return neutralise ? textOf : rawTextOf;
     case 'integer':
       return (v, p) => String(integerOf(v, p));
     case 'number': {

@@ -1,16 +1,23 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
-import type { DetailLayout, Renderer, ReportFormat } from './renderer.js';
+import {
+  type CsvSettings,
+  type DetailLayout,
+  defaultCsvSettings,
+  type Renderer,
+  type ReportFormat,
+} from './renderer.js';
 import { forEachRow } from './streams.js';
-import type { ReportResult } from './types.js';
+import type { ReportResult, Row } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { CsvRenderer, formatCents } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
-export type { DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
+export type { CsvSettings, DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
+export { defaultCsvSettings } from './renderer.js';
 export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
@@ -27,6 +34,8 @@ export interface WriteReportOptions {
   formats: ReportFormat[];
   /** About lines from the caller (mirror, last sync per stream), after the standard ones. */
   about?: [string, string][];
+  /** How the CSV reads (BOM, separator, neutralisation). @default defaultCsvSettings */
+  csv?: CsvSettings;
 }
 
 export interface WriteReportResult {
@@ -36,12 +45,37 @@ export interface WriteReportResult {
   rows: number;
   /** The report's warnings (on the xlsx Warnings sheet; a CSV has no place for them). */
   warnings: string[];
+  /** SHA-256 (hex) of the detail data, as the About sheet gives it. */
+  sha256: string;
 }
 
-const renderers: Record<ReportFormat, new (path: string, detail: DetailLayout) => Renderer> = {
-  xlsx: XlsxRenderer,
-  csv: CsvRenderer,
-};
+function openRenderer(
+  format: ReportFormat,
+  path: string,
+  detail: DetailLayout,
+  opts: WriteReportOptions,
+): Renderer {
+  if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
+  return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
+}
+
+/**
+ * The fingerprint of the detail data on the About sheet: SHA-256 over one line per row, the
+ * JSON array of its cell values in column order (header: the column keys), each line ending in
+ * LF. Independent of the file formats, so the xlsx and the CSV of one run prove the same data.
+ */
+class DetailHash {
+  private readonly hash = createHash('sha256');
+  constructor(private readonly keys: string[]) {
+    this.hash.update(`${JSON.stringify(keys)}\n`);
+  }
+  add(row: Row): void {
+    this.hash.update(`${JSON.stringify(this.keys.map((k) => row[k] ?? null))}\n`);
+  }
+  hex(): string {
+    return this.hash.digest('hex');
+  }
+}
 
 /**
  * Writes `outDir/NAME-ASOF.xlsx` and/or `.csv`. The detail rows can be read only once, so every
@@ -61,8 +95,10 @@ export async function writeReport(
   });
   const open: Renderer[] = [];
   try {
-    for (const t of targets) open.push(new renderers[t.format](t.temp, result.detail));
+    for (const t of targets) open.push(openRenderer(t.format, t.temp, result.detail, opts));
+    const hash = new DetailHash(result.detail.columns.map((c) => c.key));
     const rows = await forEachRow(result.detail.rows, (row) => {
+      hash.add(row);
       if (open.length === 1) return open[0]!.write(row);
       const waits: Promise<void>[] = [];
       try {
@@ -78,6 +114,7 @@ export async function writeReport(
       return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
     });
     const warnings = result.warnings();
+    const sha256 = hash.hex();
     const tail = {
       summaries: result.summaries(),
       warnings,
@@ -88,11 +125,12 @@ export async function writeReport(
         ['Generated at', new Date().toISOString()],
         ...(opts.about ?? []),
         ...result.about(),
+        ['Detail SHA-256', `${sha256} (one JSON array per row in column order, LF-ended, keys first)`],
       ] satisfies [string, string][],
     };
     for (const r of open) await r.finish(tail);
     for (const t of targets) await rename(t.temp, t.file);
-    return { files: targets.map((t) => t.file), rows, warnings };
+    return { files: targets.map((t) => t.file), rows, warnings, sha256 };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
     await Promise.all(targets.map((t) => rm(t.temp, { force: true })));
@@ -113,7 +151,7 @@ function checkOptions(opts: WriteReportOptions): ReportFormat[] {
   if (formats.length === 0)
     throw new RenderOptionsError('Expected `formats` to name at least one of xlsx, csv');
   for (const f of formats)
-    if (!Object.hasOwn(renderers, f))
+    if (f !== 'xlsx' && f !== 'csv')
       throw new RenderOptionsError(`Expected a format of xlsx or csv, got '${String(f)}'`);
   return formats;
 }

@@ -6,7 +6,28 @@ export type ReportFormat = 'xlsx' | 'csv';
 export interface DetailLayout {
   name: string;
   columns: Column[];
+  subtotals?: Sheet['subtotals'];
+  totals?: Sheet['totals'];
 }
+
+/** How the files read: the same for every report of a run. */
+export interface RenderSettings {
+  /** Report name and as-of date, for the xlsx page footer. */
+  report: string;
+  asOf: string;
+  csv: CsvSettings;
+}
+
+export interface CsvSettings {
+  /** A UTF-8 byte order mark first, so Excel reads "Peña" right. @default true */
+  bom: boolean;
+  /** `,` (RFC 4180) or `;` (Excel in locales whose decimal separator is a comma). @default ',' */
+  delimiter: ',' | ';';
+  /** Text beginning with = + - @, tab or CR gets a leading `'` (formula injection). @default true */
+  neutralise: boolean;
+}
+
+export const defaultCsvSettings: CsvSettings = { bom: true, delimiter: ',', neutralise: true };
 
 /** What follows the detail rows; read once the detail is done. */
 export interface RenderTail {

@@ -27,6 +27,11 @@ export interface Column {
    * ("hours with one decimal" is a 'number' with decimals 1; "rates in percent" is a 'percent').
    */
   decimals?: number;
+  /**
+   * xlsx conditional formatting of the column's cells: text equal to one of `red` / `amber`
+   * (e.g. NOT_MET, STUCK / WARN), or, with `positive`, any number above 0 (the 91+ bucket).
+   */
+  alert?: { red?: string[]; amber?: string[]; positive?: 'red' | 'amber' };
 }
 
 /**
@@ -41,14 +46,25 @@ export interface Sheet {
   columns: Column[];
   /** Rows, streamed: a report of a million rows must not hold them all. */
   rows: Iterable<Row> | AsyncIterable<Row>;
+  /**
+   * Total rows, shown bold in the xlsx: `'label'` (default) any row whose first text column
+   * starts with "Total"; `'none'`: none.
+   */
+  totals?: 'label' | 'none';
+  /**
+   * xlsx only (the CSV stays one record per row): after each run of rows with the same `by`
+   * value, a bold subtotal row summing the `sum` columns, labelled in the `label` column; a
+   * grand total at the end. Running sums only, so the detail still streams.
+   */
+  subtotals?: { by: string; label: string; sum: string[] };
 }
 
 export interface ReportResult {
-  /** The detail rows: the CSV, and the first xlsx sheet. */
+  /** The detail rows: the CSV, and the xlsx sheet after the summaries. */
   detail: Sheet;
   /**
-   * Summary sheets, written after the detail; their rows may be computed while the detail
-   * streams (they are read only once the detail is done).
+   * Summary sheets, first in the workbook (the first is where it opens); their rows may be
+   * computed while the detail streams (they are read only once the detail is done).
    */
   summaries: () => Sheet[];
   /** Problems in the data, shown on a Warnings sheet (read after the detail is done). */

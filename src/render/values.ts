@@ -47,6 +47,14 @@ export function neutralise(text: string): string {
  */
 export function textOf(value: string | number | boolean, place: CellPlace): string {
   if (typeof value === 'string') return neutralise(value);
+  return rawTextOf(value, place);
+}
+
+/**
+ * Text as it is: the xlsx stores text in a typed string cell, which a spreadsheet never runs as
+ * a formula, so a leading `'` there would only show as part of the name.
+ */
+export function rawTextOf(value: string | number | boolean, place: CellPlace): string {
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(place, 'text', value);
   return String(value);
 }

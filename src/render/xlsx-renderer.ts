@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import ExcelJS from 'exceljs';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
 import { drained, type Emitter, forEachRow } from './streams.js';
-import type { CellType, Column, Row } from './types.js';
+import type { CellType, Column, Row, Sheet } from './types.js';
 import {
   booleanOf,
   type CellPlace,
@@ -12,23 +12,28 @@ import {
   datetimeOf,
   decimalsOf,
   integerOf,
-  neutralise,
   numberOf,
-  textOf,
+  rawTextOf,
 } from './values.js';
 
 /**
  * The xlsx of a report through exceljs's streaming writer, so a million rows fit in bounded
  * memory: each row is committed (turned into XML and dropped) as soon as it is added. Sheets, in
- * order: the detail (human titles, header frozen, autofilter over header and rows), the summaries,
- * "Warnings" when there are any, and "About".
+ * order: the summaries (the workbook opens on the first), the detail (human titles, header frozen,
+ * autofilter), "Warnings" when there are any, and "About". The detail is written first and the
+ * summaries after it (their rows are computed while the detail streams), then the summaries are
+ * moved to the front of the workbook's sheet list.
+ *
+ * Every sheet prints landscape when wide, fits one page wide, repeats its header row on each
+ * page, and has a footer with the report, the as-of date and "Page X of Y". Column widths come
+ * from the titles and the data (the first rows of the detail, all rows of a summary); headers wrap.
+ * Total rows are bold; columns with an `alert` get red / amber conditional formatting.
  *
  * Cells are typed: dates and timestamps are Excel dates (UTC, `yyyy-mm-dd` and
  * `yyyy-mm-dd hh:mm`); money is units (cents / 100) shown `#,##0.00`; integers `0`; numbers
  * `#,##0.00` with Column.decimals; percent `0.0%` with Column.decimals (1 = 100%); booleans
- * TRUE/FALSE. Text is always written as a string cell (never a formula), and text beginning with
- * = + - @, a tab or a CR gets the same leading `'` as in the CSV, so that the two files agree and
- * the text stays inert if the sheet is edited or saved again as CSV.
+ * TRUE/FALSE. Text is always written as a typed string cell, which no spreadsheet runs as a
+ * formula, so it is stored as it is (the CSV, read by anything, is the file that neutralises).
  */
 type XlsxValue = string | number | boolean | Date;
 type Convert = (value: string | number | boolean, place: CellPlace) => XlsxValue;
@@ -39,20 +44,41 @@ const MAX_TEXT = 32767;
 const CHECK_EVERY = 128;
 /** XML a sheet may hold waiting for the zip before the writer waits for it to drain. */
 const MAX_PENDING_BYTES = 1 << 20; // 1 MiB
+/** Detail rows held to measure column widths before the first is written. */
+const SAMPLE_ROWS = 200;
+/** Widest column, characters; longer text wraps. */
+const MAX_WIDTH = 60;
+/** Sheets with more columns than this print landscape. */
+const LANDSCAPE_COLUMNS = 6;
 
 const typeWidth: Record<CellType, number> = {
-  string: 24,
-  integer: 10,
-  number: 12,
-  money: 14,
-  percent: 9,
-  date: 12,
+  string: 8,
+  integer: 6,
+  number: 8,
+  money: 12,
+  percent: 7,
+  date: 11,
   datetime: 17,
-  boolean: 8,
+  boolean: 6,
 };
 
-const HEADER_STYLE: Partial<ExcelJS.Style> = { font: { bold: true } };
-const KEY_STYLE: Partial<ExcelJS.Style> = { font: { bold: true } };
+const HEADER_STYLE: Partial<ExcelJS.Style> = {
+  font: { bold: true },
+  alignment: { wrapText: true, vertical: 'top' },
+};
+const KEY_STYLE: Partial<ExcelJS.Style> = { font: { bold: true }, alignment: { vertical: 'top' } };
+const WRAP_STYLE: Partial<ExcelJS.Style> = { alignment: { wrapText: true, vertical: 'top' } };
+const RED = { font: { color: { argb: 'FF9C0006' } }, fill: fill('FFFFC7CE') };
+const AMBER = { font: { color: { argb: 'FF9C5700' } }, fill: fill('FFFFEB9C') };
+
+function fill(argb: string): ExcelJS.Fill {
+  return { type: 'pattern', pattern: 'solid', bgColor: { argb }, fgColor: { argb } };
+}
+
+export interface XlsxSettings {
+  report: string;
+  asOf: string;
+}
 
 export class XlsxRenderer implements Renderer {
   readonly format = 'xlsx';
@@ -64,8 +90,13 @@ export class XlsxRenderer implements Renderer {
   private readonly detail: SheetWriter;
   private failure: unknown;
 
-  constructor(path: string, detail: DetailLayout) {
-    this.file = createWriteStream(path);
+  constructor(
+    path: string,
+    detail: DetailLayout,
+    private readonly settings: XlsxSettings = { report: 'report', asOf: '' },
+  ) {
+    // Order ageing holds person names: the file is the owner's only, like the mirror.
+    this.file = createWriteStream(path, { mode: 0o600 });
     this.closed = new Promise<void>((resolve, reject) => {
       this.file.on('error', (err: unknown) => {
         this.failure ??= err;
@@ -87,7 +118,11 @@ export class XlsxRenderer implements Renderer {
     internals.zip?.on('error', (err: unknown) => {
       this.failure ??= err;
     });
-    this.detail = this.sheet(detail.name, detail.columns);
+    this.detail = this.sheet(detail.name, detail.columns, {
+      sample: SAMPLE_ROWS,
+      subtotals: detail.subtotals,
+      totals: detail.totals,
+    });
   }
 
   write(row: Row): Promise<void> | undefined {
@@ -98,29 +133,44 @@ export class XlsxRenderer implements Renderer {
   async finish(tail: RenderTail): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     const counts: [string, string][] = [];
-    this.detail.autoFilter();
-    this.detail.commit();
+    await this.detail.end();
     counts.push([`Rows (${this.detail.name})`, String(this.detail.rows)]);
+    const summaries: ExcelJS.Worksheet[] = [];
     for (const summary of tail.summaries) {
-      const sheet = this.sheet(summary.name, summary.columns);
+      // A summary is small (a row per org or status): its rows are read whole for the widths.
+      const rows: Row[] = [];
       await forEachRow(summary.rows, (row) => {
-        if (this.failure !== undefined) throw this.failure;
-        return sheet.write(row);
+        rows.push(row);
+        return undefined;
       });
-      sheet.commit();
+      const sheet = this.sheet(summary.name, summary.columns, {
+        sample: rows.length,
+        totals: summary.totals,
+        subtotals: summary.subtotals,
+      });
+      for (const row of rows) {
+        if (this.failure !== undefined) throw this.failure;
+        const wait = sheet.write(row);
+        if (wait !== undefined) await wait;
+      }
+      await sheet.end();
+      summaries.push(sheet.worksheet);
       counts.push([`Rows (${sheet.name})`, String(sheet.rows)]);
     }
     if (tail.warnings.length > 0) {
-      const sheet = this.sheet('Warnings', [
-        { key: 'warning', title: 'Warning', type: 'string', width: 100 },
-      ]);
+      const sheet = this.sheet(
+        'Warnings',
+        [{ key: 'warning', title: 'Warning', type: 'string', width: 110 }],
+        { sample: 0, totals: 'none', wrap: true },
+      );
       for (const warning of tail.warnings) {
         const wait = sheet.write({ warning });
         if (wait !== undefined) await wait;
       }
-      sheet.commit();
+      await sheet.end();
     }
-    this.about([...tail.about, ...counts]);
+    this.about([...tail.about, ...counts, ['Sheets', this.sheetList(summaries, tail.warnings.length > 0)]]);
+    moveToFront(this.workbook, summaries);
     const committed = this.workbook.commit();
     committed.catch(() => undefined);
     // commit() waits for the file's 'finish', which never comes if the file failed first.
@@ -134,38 +184,109 @@ export class XlsxRenderer implements Renderer {
     await this.closed.catch(() => undefined);
   }
 
-  private sheet(name: string, columns: Column[]): SheetWriter {
-    const ws = this.workbook.addWorksheet(this.names.take(name), {
+  /** The sheets in the order a reader sees them (the About sheet never names one that is not there). */
+  private sheetList(summaries: ExcelJS.Worksheet[], warnings: boolean): string {
+    return [
+      ...summaries.map((s) => s.name),
+      this.detail.name,
+      ...(warnings ? ['Warnings'] : []),
+      'About',
+    ].join(', ');
+  }
+
+  private sheet(name: string, columns: Column[], options: SheetOptions): SheetWriter {
+    const taken = this.names.take(name);
+    const ws = this.workbook.addWorksheet(taken, {
       views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+      pageSetup: pageSetupOf(columns.length),
+      headerFooter: this.footer(taken),
     });
-    return new SheetWriter(ws, columns, [this.file]);
+    return new SheetWriter(ws, columns, [this.file], options);
+  }
+
+  private footer(sheet: string): Partial<ExcelJS.HeaderFooter> {
+    // `&` starts a code in a header or footer: a literal one is doubled.
+    const text = (s: string) => s.replace(/&/g, '&&');
+    return {
+      oddFooter: `&L${text(this.settings.report)}: ${text(sheet)}&CAs of ${text(this.settings.asOf)}&RPage &P of &N`,
+    };
   }
 
   private about(lines: [string, string][]): void {
-    const ws = this.workbook.addWorksheet(this.names.take('About'));
-    ws.columns = [{ width: 28 }, { width: 80 }];
-    for (const [key, value] of lines) {
-      const row = ws.addRow([clip(neutralise(key)), clip(neutralise(value))]);
-      row.getCell(1).style = KEY_STYLE;
-      row.commit();
-    }
-    ws.commit();
+    const sheet = this.sheet(
+      'About',
+      [
+        { key: 'item', title: 'Item', type: 'string', width: 30 },
+        { key: 'value', title: 'Value', type: 'string', width: 100 },
+      ],
+      { sample: 0, totals: 'none', wrap: true, keyColumn: true },
+    );
+    for (const [item, value] of lines) sheet.write({ item, value });
+    sheet.endNow();
   }
+}
+
+/** Portrait for narrow sheets; every sheet one page wide, header row on every page. */
+function pageSetupOf(columns: number): Partial<ExcelJS.PageSetup> {
+  return {
+    orientation: columns > LANDSCAPE_COLUMNS ? 'landscape' : 'portrait',
+    fitToPage: true,
+    fitToWidth: 1,
+    fitToHeight: 0,
+    printTitlesRow: '1:1',
+    margins: { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.3, footer: 0.3 },
+  };
+}
+
+/**
+ * exceljs's streaming writer lists sheets in the order they were added, and a sheet must be
+ * added before its rows stream; the summaries are computed from the detail, so they are added
+ * after it and moved to the front of its (sparse, id-indexed) sheet list here, before the
+ * workbook part is written. The ids (and file names) of the sheets are unchanged. If exceljs ever
+ * keeps the list elsewhere, the order simply stays as written.
+ */
+function moveToFront(workbook: ExcelJS.stream.xlsx.WorkbookWriter, sheets: ExcelJS.Worksheet[]): void {
+  const list = (workbook as unknown as { _worksheets?: unknown })._worksheets;
+  if (!Array.isArray(list) || sheets.length === 0) return;
+  const rest = list.filter((ws) => ws !== undefined && !sheets.includes(ws as ExcelJS.Worksheet));
+  // Called once every sheet is added: the list is only iterated from here on (sheet parts,
+  // relationships, workbook), never indexed by id.
+  list.length = 0;
+  list.push(...sheets, ...rest);
+}
+
+interface SheetOptions {
+  /** Rows held to measure widths before the header is written (0: titles and types only). */
+  sample: number;
+  subtotals?: Sheet['subtotals'];
+  totals?: Sheet['totals'];
+  /** Wrap text cells (Warnings, About). */
+  wrap?: boolean;
+  /** First column bold (About). */
+  keyColumn?: boolean;
 }
 
 /** One worksheet being streamed: its header row, then rows committed one by one. */
 class SheetWriter {
   readonly name: string;
+  /** Data rows written (subtotal rows not counted). */
   rows = 0;
+  /** Rows of the sheet, header and subtotals included. */
+  private sheetRows = 0;
   private readonly keys: string[];
   private readonly converts: Convert[];
   private readonly styles: Partial<ExcelJS.Style>[];
+  private readonly boldStyles: Partial<ExcelJS.Style>[];
   private readonly places: CellPlace[];
+  private sample: (XlsxValue | undefined)[][] | null = [];
+  private readonly labelColumn: number;
+  private readonly sub: Subtotals | null;
 
   constructor(
     private readonly ws: ExcelJS.Worksheet,
     private readonly columns: Column[],
     private readonly watched: Emitter[],
+    private readonly options: SheetOptions,
   ) {
     this.name = ws.name;
     this.keys = columns.map((c) => c.key);
@@ -174,15 +295,20 @@ class SheetWriter {
     // so a shared object is looked up once, not rebuilt for every cell.
     this.styles = columns.map((c) => {
       const numFmt = numFmtOf(c);
-      return numFmt === undefined ? {} : { numFmt };
+      const base: Partial<ExcelJS.Style> = options.wrap ? { ...WRAP_STYLE } : {};
+      return numFmt === undefined ? base : { ...base, numFmt };
     });
+    this.boldStyles = this.styles.map((st) => ({ ...st, font: { bold: true } }));
+    if (options.keyColumn) this.styles[0] = KEY_STYLE;
     this.places = columns.map((column) => ({ sheet: ws.name, row: 0, column }));
-    ws.columns = columns.map((c) => ({
-      width: c.width ?? Math.min(60, Math.max(typeWidth[c.type], c.title.length + 3)),
-    }));
-    const header = ws.addRow(columns.map((c) => clip(neutralise(c.title))));
-    for (let i = 1; i <= columns.length; i++) header.getCell(i).style = HEADER_STYLE;
-    header.commit();
+    this.labelColumn = columns.findIndex((c) => c.type === 'string');
+    this.sub =
+      options.subtotals === undefined ? null : new Subtotals(options.subtotals, this.keys, this.labelColumn);
+    if (options.sample <= 0) this.start();
+  }
+
+  get worksheet(): ExcelJS.Worksheet {
+    return this.ws;
   }
 
   write(row: Row): Promise<void> | undefined {
@@ -199,22 +325,94 @@ class SheetWriter {
         values[i] = this.converts[i]!(value, place);
       }
     }
-    const added = this.ws.addRow(values);
-    for (let i = 0; i < n; i++) if (values[i] !== undefined) added.getCell(i + 1).style = this.styles[i]!;
-    added.commit();
+    if (this.sample !== null) {
+      this.sample.push(values);
+      if (this.sample.length >= this.options.sample) this.start();
+      return undefined;
+    }
+    this.emit(values);
     return this.rows % CHECK_EVERY === 0 ? this.backpressure() : undefined;
   }
 
-  /** The autofilter over the header and every row written. */
-  autoFilter(): void {
-    this.ws.autoFilter = {
-      from: { row: 1, column: 1 },
-      to: { row: this.rows + 1, column: this.columns.length },
-    };
+  /** After the last row: subtotals, autofilter, conditional formatting; commits the sheet. */
+  async end(): Promise<void> {
+    this.endNow();
   }
 
-  commit(): void {
+  endNow(): void {
+    if (this.sample !== null) this.start();
+    if (this.sub !== null) for (const r of this.sub.close()) this.addRow(r, true);
+    if (!this.options.keyColumn)
+      this.ws.autoFilter = {
+        from: { row: 1, column: 1 },
+        to: { row: Math.max(1, this.sheetRows), column: this.columns.length },
+      };
+    this.alerts();
     this.ws.commit();
+  }
+
+  /** Widths from the titles and the sampled rows; the header; the sampled rows. */
+  private start(): void {
+    const sample = this.sample ?? [];
+    this.sample = null;
+    this.ws.columns = this.columns.map((c, i) => ({
+      width: widthOf(c, sample, i, this.options.wrap === true),
+    }));
+    const header = this.ws.addRow(this.columns.map((c) => clip(c.title)));
+    for (let i = 1; i <= this.columns.length; i++) header.getCell(i).style = HEADER_STYLE;
+    header.commit();
+    this.sheetRows = 1;
+    for (const values of sample) this.emit(values);
+  }
+
+  private emit(values: (XlsxValue | undefined)[]): void {
+    if (this.sub !== null) for (const r of this.sub.next(values)) this.addRow(r, true);
+    const label = this.labelColumn < 0 ? undefined : values[this.labelColumn];
+    const total = this.options.totals !== 'none' && typeof label === 'string' && label.startsWith('Total');
+    this.addRow(values, total);
+  }
+
+  private addRow(values: (XlsxValue | undefined)[], bold: boolean): void {
+    const added = this.ws.addRow(values);
+    const styles = bold ? this.boldStyles : this.styles;
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] !== undefined || bold) added.getCell(i + 1).style = styles[i]!;
+    }
+    added.commit();
+    this.sheetRows++;
+  }
+
+  /** Red / amber conditional formatting over each alerting column's data rows. */
+  private alerts(): void {
+    if (this.sheetRows < 2) return;
+    this.columns.forEach((c, i) => {
+      if (c.alert === undefined) return;
+      const letter = columnLetter(i + 1);
+      const ref = `${letter}2:${letter}${this.sheetRows}`;
+      const rules: ExcelJS.ConditionalFormattingRule[] = [];
+      let priority = 1;
+      const equal = (texts: string[] | undefined, style: Partial<ExcelJS.Style>) => {
+        for (const t of texts ?? [])
+          rules.push({
+            type: 'cellIs',
+            operator: 'equal',
+            formulae: [`"${t.replace(/"/g, '""')}"`],
+            style,
+            priority: priority++,
+          });
+      };
+      equal(c.alert.red, RED);
+      equal(c.alert.amber, AMBER);
+      if (c.alert.positive !== undefined)
+        rules.push({
+          type: 'cellIs',
+          operator: 'greaterThan',
+          formulae: ['0'],
+          style: c.alert.positive === 'red' ? RED : AMBER,
+          priority: priority++,
+        });
+      if (rules.length > 0) this.ws.addConditionalFormatting({ ref, rules });
+    });
   }
 
   /**
@@ -230,6 +428,107 @@ class SheetWriter {
     if (pendingBytes(pending) <= MAX_PENDING_BYTES) return undefined;
     return drained(pending, [pending, ...this.watched]);
   }
+}
+
+/** Running subtotals of a detail sheet, in its row order (xlsx only). */
+class Subtotals {
+  private readonly byIndex: number;
+  private readonly sumIndexes: number[];
+  private group: XlsxValue | undefined | null = null;
+  private label: XlsxValue | undefined;
+  private readonly groupSums: number[];
+  private readonly grandSums: number[];
+  private groupRows = 0;
+  private groups = 0;
+
+  constructor(
+    spec: NonNullable<Sheet['subtotals']>,
+    keys: string[],
+    private readonly labelIndex: number,
+  ) {
+    this.byIndex = keys.indexOf(spec.by);
+    this.sumIndexes = spec.sum.map((k) => keys.indexOf(k)).filter((i) => i >= 0);
+    this.groupSums = this.sumIndexes.map(() => 0);
+    this.grandSums = this.sumIndexes.map(() => 0);
+    const named = keys.indexOf(spec.label);
+    if (named >= 0) this.labelIndex = named;
+  }
+
+  /** Rows to write before `values`: the subtotal of the group it ends. */
+  next(values: (XlsxValue | undefined)[]): (XlsxValue | undefined)[][] {
+    const key = values[this.byIndex];
+    const out = this.groupRows > 0 && key !== this.group ? [this.flush()] : [];
+    if (this.groupRows === 0) {
+      this.group = key;
+      this.label = values[this.labelIndex] ?? (key === undefined ? undefined : String(key));
+    }
+    this.groupRows++;
+    this.sumIndexes.forEach((i, k) => {
+      const v = values[i];
+      if (typeof v === 'number') {
+        // Money is units with two decimals: summed in cents so subtotals are exact.
+        this.groupSums[k] = (this.groupSums[k] as number) + Math.round(v * 100);
+        this.grandSums[k] = (this.grandSums[k] as number) + Math.round(v * 100);
+      }
+    });
+    return out;
+  }
+
+  /** The last subtotal and the grand total. */
+  close(): (XlsxValue | undefined)[][] {
+    if (this.groupRows === 0 && this.groups === 0) return [];
+    const out = this.groupRows > 0 ? [this.flush()] : [];
+    out.push(this.row('Total', this.grandSums));
+    return out;
+  }
+
+  private flush(): (XlsxValue | undefined)[] {
+    const row = this.row(`Subtotal ${this.label ?? ''}`.trim(), this.groupSums);
+    this.groupSums.fill(0);
+    this.groupRows = 0;
+    this.groups++;
+    return row;
+  }
+
+  private row(label: string, sums: number[]): (XlsxValue | undefined)[] {
+    const width = Math.max(this.labelIndex, this.byIndex, ...this.sumIndexes) + 1;
+    const row: (XlsxValue | undefined)[] = new Array(width).fill(undefined);
+    row[this.labelIndex] = label;
+    this.sumIndexes.forEach((i, k) => {
+      row[i] = (sums[k] as number) / 100;
+    });
+    return row;
+  }
+}
+
+/** A column's width: its longest title word, its type's minimum and its longest sampled value. */
+function widthOf(c: Column, sample: (XlsxValue | undefined)[][], i: number, wrap: boolean): number {
+  if (wrap && c.width !== undefined) return c.width;
+  const longestWord = Math.max(...c.title.split(/\s+/).map((w) => w.length));
+  let data = 0;
+  for (const values of sample) {
+    const v = values[i];
+    if (v === undefined) continue;
+    const len =
+      typeof v === 'string'
+        ? v.length
+        : typeof v === 'number'
+          ? String(Math.round(v * 100) / 100).length + 2
+          : v instanceof Date
+            ? typeWidth[c.type]
+            : 5;
+    if (len > data) data = len;
+  }
+  // A title wraps onto at most three lines before it widens the column.
+  const titleShare = Math.ceil(c.title.length / 3);
+  return Math.min(MAX_WIDTH, Math.max(typeWidth[c.type], longestWord + 2, titleShare + 2, data + 2));
+}
+
+/** A (1-based) column number as its letters: 1 → A, 27 → AA. */
+export function columnLetter(n: number): string {
+  let s = '';
+  for (let k = n; k > 0; k = Math.floor((k - 1) / 26)) s = String.fromCharCode(65 + ((k - 1) % 26)) + s;
+  return s;
 }
 
 /** The part of a (readable-stream 2) Writable that tells how much it holds. */
@@ -253,7 +552,7 @@ function pendingBytes(stream: PendingStream): number {
 function xlsxCell(column: Column): Convert {
   switch (column.type) {
     case 'string':
-      return (v, p) => clip(textOf(v, p));
+      return (v, p) => clip(rawTextOf(v, p));
     case 'integer':
       return integerOf;
     case 'number':

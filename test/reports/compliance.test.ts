@@ -103,7 +103,9 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
       alcoholAnnualTarget: 2,
       alcoholStatus: 'ON_TRACK',
       rateSource: 'default:FMCSA',
-      flags: null,
+      // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
+      program: 'UNKNOWN',
+      flags: 'NO_POLICY',
     });
     expect(jun.drugNeededPerMonth as number).toBeCloseTo(0.83, 2);
     // Each month row is the state at the end of that month: January expects 0.83 tests.
@@ -118,7 +120,8 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
       drugStatus: 'ON_TRACK',
     });
     expect(ytd[1]).toMatchObject({
-      org: 'Total',
+      org: 'Total without policy',
+      program: 'UNKNOWN',
       exposure: 120,
       drugAnnualTarget: 10,
       drugCompletedYtd: 5,
@@ -192,7 +195,14 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
       alcoholAnnualTarget: 1,
     });
     // Before the org's first row its pool is 0: no DATA_GAP, only NO_POOL.
-    expect(at(year.detail, 3, 6)).toMatchObject({ pool: 0, exposure: 0, flags: 'NO_POOL' });
+    // A month with no pool is N/A (never MET on a target of 0).
+    expect(at(year.detail, 3, 6)).toMatchObject({
+      pool: 0,
+      exposure: 0,
+      flags: 'NO_POOL;NO_POLICY',
+      drugStatus: 'N/A',
+      alcoholStatus: 'N/A',
+    });
     const sep = await runReport(compliance, m, params('2025-12-31', { throughMonth: 9 }));
     expect(sep.detail).toHaveLength(9);
     expect(at(sep.detail, 3, 9)).toMatchObject({
@@ -277,7 +287,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
       // Grand totals add the orgs (never the rollups).
       const ytd = await ran.summary('YTD by org');
       expect(ytd.at(-1)).toMatchObject({
-        org: 'Total',
+        org: 'Total DOT',
         exposure: 480,
         drugAnnualTarget: 18,
         drugCompletedYtd: 18,
@@ -343,10 +353,10 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
     expect(at(ran.detail, 5, 3)).toMatchObject({
       pool: 10,
       exposure: 30,
-      flags: 'DATA_GAP',
+      flags: 'DATA_GAP;NO_POLICY',
       orgMonthId: null,
     });
-    expect(at(ran.detail, 5, 4)).toMatchObject({ pool: 10, exposure: 40, flags: null });
+    expect(at(ran.detail, 5, 4)).toMatchObject({ pool: 10, exposure: 40, flags: 'NO_POLICY' });
     expect(
       ran.warnings.some((w) => w.includes('2025-03: no OrgMonth row; pool 10 carried forward (DATA_GAP)')),
     ).toBe(true);
@@ -368,7 +378,7 @@ describe('compliance: inputs and edge cases', () => {
     await softDelete(m, 'orgmonth', 3);
     const ran = await runReport(compliance, m, params('2025-05-31'));
     expect(ran.detail.map((r) => r.pool)).toEqual([10, 10, 10, 14, 14]);
-    expect(at(ran.detail, 6, 5).flags).toBe('DATA_GAP');
+    expect(at(ran.detail, 6, 5).flags).toBe('DATA_GAP;NO_POLICY');
     expect(ran.warnings.some((w) => w.includes('label "n/a" is not a month'))).toBe(true);
     expect(ran.warnings.some((w) => w.includes('are both 2025-04; row 2 is used'))).toBe(true);
   });
@@ -380,8 +390,8 @@ describe('compliance: inputs and edge cases', () => {
       2: { pool: 0, alcoholPicked: 1 },
     });
     const ran = await runReport(compliance, m, params('2025-02-28'));
-    expect(at(ran.detail, 8, 1).flags).toBe('DATA_CHECK');
-    expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK');
+    expect(at(ran.detail, 8, 1).flags).toBe('DATA_CHECK;NO_POLICY');
+    expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK;NO_POLICY');
     expect(ran.warnings.filter((w) => w.includes('(DATA_CHECK)'))).toHaveLength(2);
   });
 
@@ -400,7 +410,7 @@ describe('compliance: inputs and edge cases', () => {
       rateSource: 'default:FMCSA',
       drugRate: 50,
       alcoholRate: 10,
-      program: 'DOT',
+      program: 'UNKNOWN',
     });
     expect(dec(11)).toMatchObject({
       rateSource: 'agency:FAA',
@@ -514,5 +524,141 @@ describe('compliance: inputs and edge cases', () => {
     expect(aboutValue(ran, 'Limitation')).toContain('rows synced after the as-of date are not excluded');
     expect(aboutValue(ran, 'Detail rows')).toBe('1');
     expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
+  });
+});
+
+describe('compliance: what an auditor asks (issue 13)', () => {
+  it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
+    // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
+    const m = await mirror();
+    named(m, 200, 'Consortium');
+    named(m, 201, 'X Trucking');
+    named(m, 202, 'Y Rail');
+    await policy(m, [
+      { org_id: 200, agency: 'FMCSA', dot_registration_number: 'US1' },
+      { org_id: 201, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 200, dot_registration_number: 'US2' },
+      {
+        org_id: 202,
+        agency: 'FRA',
+        rp_min_drug: 25,
+        rp_min_alc: 10,
+        parent_org_id: 200,
+        dot_registration_number: 'US3',
+      },
+    ]);
+    orgMonths(m, 201, 2025, {
+      ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
+      12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
+    });
+    orgMonths(m, 202, 2025, {
+      ...range(1, 12, { pool: 10, alcoholPicked: 1, alcoholCompleted: 1 }),
+      12: { pool: 10, drugPicked: 2, drugCompleted: 2 },
+    });
+    const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
+    expect(at(ran.detail, 202, 12)).toMatchObject({ drugAnnualTarget: 3, drugStatus: 'NOT_MET' });
+    const dec = at(await ran.summary('Rollups'), 200, 12);
+    expect(dec).toMatchObject({
+      rollupMode: 'sumOfChildren',
+      drugAnnualTarget: 18,
+      drugCompletedYtd: 17,
+      drugStatus: 'NOT_MET',
+      drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
+      alcoholStatus: 'MET',
+      alcoholMembersBelow: null,
+    });
+    const combined = await runReport(
+      compliance,
+      m,
+      params('2026-01-15', { year: 2025, rollupMode: 'combinedPool' }),
+    );
+    expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
+      drugAnnualTarget: 20,
+      drugStatus: 'NOT_MET',
+    });
+  });
+
+  it('DOT means a registration number; no agency takes the default; a rate below the minimum is raised', async () => {
+    const m = await mirror();
+    await policy(m, [
+      // Registered, no agency: the default agency (FMCSA) and its rates, not NO_RATE.
+      { org_id: 301, program: 'NON_DOT', dot_registration_number: 'US301' },
+      // Registered FMCSA carrier with a policy drug rate of 25: raised to 50, flagged.
+      { org_id: 302, agency: 'FMCSA', rp_min_drug: 25, rp_min_alc: 10, dot_registration_number: 'US302' },
+      // A home-health org: no registration, its own rates.
+      { org_id: 303, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0 },
+    ]);
+    for (const org of [300, 301, 302, 303])
+      orgMonths(m, org, 2025, range(1, 12, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
+    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+    const dec = (org: number) => at(ran.detail, org, 12);
+    expect(dec(300)).toMatchObject({ program: 'UNKNOWN', flags: 'NO_POLICY', drugRate: 50 });
+    expect(dec(301)).toMatchObject({
+      program: 'DOT',
+      agency: 'FMCSA',
+      drugRate: 50,
+      alcoholRate: 10,
+      drugAnnualTarget: 10,
+      rateSource: 'default-agency:FMCSA+agency:FMCSA',
+    });
+    expect(dec(302)).toMatchObject({
+      program: 'DOT',
+      drugRate: 50,
+      drugAnnualTarget: 10,
+      flags: 'BELOW_AGENCY_MIN',
+    });
+    expect(ran.warnings.some((w) => w.includes('drug rate 25% is below the FMCSA minimum 50%'))).toBe(true);
+    expect(dec(303)).toMatchObject({ program: 'NON_DOT', drugRate: 10, alcoholStatus: 'N/A' });
+    // Totals never mix programs; the UNKNOWN org stays out of the DOT total.
+    const ytd = await ran.summary('YTD by org');
+    const totals = ytd.filter((r) => typeof r.org === 'string' && r.org.startsWith('Total'));
+    expect(totals.map((r) => [r.org, r.exposure, r.drugAnnualTarget, r.drugPickedYtd])).toEqual([
+      ['Total DOT', 480, 20, 24],
+      ['Total non-DOT', 240, 2, 12],
+      ['Total without policy', 240, 10, 12],
+    ]);
+    // MIS-style summary: DOT orgs per agency.
+    expect(await ran.summary('MIS summary')).toEqual([
+      expect.objectContaining({
+        agency: 'FMCSA',
+        employers: 2,
+        averagePool: 40,
+        drugRequired: 20,
+        drugCompleted: 24,
+        drugRateAchieved: 0.6,
+        drugEmployersBelow: 0,
+        alcoholRequired: 4,
+        alcoholCompleted: 0,
+        alcoholEmployersBelow: 2,
+      }),
+    ]);
+  });
+
+  it('YTD totals leave out the picks of orgs without a target', async () => {
+    const m = await mirror();
+    await policy(m, [{ org_id: 401, program: 'NON_DOT' }]);
+    await policy(m, [{ org_id: 402, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 5 }]);
+    orgMonths(m, 401, 2025, range(1, 12, { pool: 10, drugPicked: 3, drugCompleted: 3 }));
+    orgMonths(m, 402, 2025, range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+    expect(at(ran.detail, 401, 12)).toMatchObject({ drugStatus: 'NO_RATE', drugPickedYtd: 36 });
+    const total = (await ran.summary('YTD by org')).find((r) => r.org === 'Total non-DOT');
+    expect(total).toMatchObject({ drugPickedYtd: 12, drugCompletedYtd: 12, drugAnnualTarget: 1 });
+  });
+
+  it('AT_RISK: on pace to date, but the remaining tests exceed the months left at its own pace', async () => {
+    const m = await mirror();
+    await policy(m, [{ org_id: 501, agency: 'FMCSA', dot_registration_number: 'US501' }]);
+    // Pool 40 from September (joined late): m = 9, exposure 40, target ceil(0.5 × 160/12) = 7...
+    orgMonths(m, 501, 2025, {
+      9: { pool: 40, drugPicked: 2, drugCompleted: 2 },
+    });
+    const ran = await runReport(compliance, m, params('2025-09-30'));
+    // expected 0.5 × 40 / 12 = 1.67 (floor 1), completed 2: on pace to date; target
+    // ceil(0.5 × (40 + 40 × 3) / 12) = 7, remaining 5 > 3 months × ceil(2 / 9) = 3: AT_RISK.
+    expect(at(ran.detail, 501, 9)).toMatchObject({
+      drugAnnualTarget: 7,
+      drugCompletedYtd: 2,
+      drugStatus: 'AT_RISK',
+    });
   });
 });

@@ -174,19 +174,28 @@ async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, det
     });
     const csv = parse(readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8'), {
       columns: true,
+      bom: true,
     }) as Record<string, string>[];
     expect(csv).toHaveLength(detail.length);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf}.xlsx`));
-    const sheet = wb.worksheets[0];
-    expect(sheet?.rowCount).toBe(detail.length + 1);
+    const sheet = wb.getWorksheet(result.detail.name);
+    // The xlsx detail may hold subtotal rows (A/R per org); the data rows are the others.
+    const dataRows: number[] = [];
+    const label = columns.findIndex((c) => c.key === result.detail.subtotals?.label) + 1;
+    sheet?.eachRow((r, n) => {
+      const text = label > 0 ? r.getCell(label).value : null;
+      const subtotal = typeof text === 'string' && /^(Subtotal|Total$)/.test(text);
+      if (n > 1 && !(subtotal && result.detail.subtotals !== undefined)) dataRows.push(n);
+    });
+    expect(dataRows).toHaveLength(detail.length);
     detail.forEach((row, i) => {
       columns.forEach((c, k) => {
         const text = csvText(c, row[c.key]);
         if (text !== undefined) expect(csv[i]?.[c.key], `csv row ${i + 1} ${c.key}`).toBe(text);
         const v = row[c.key];
         if (v === null || v === undefined || typeof v !== 'number') return;
-        const cell = sheet?.getRow(i + 2).getCell(k + 1).value;
+        const cell = sheet?.getRow(dataRows[i] as number).getCell(k + 1).value;
         if (c.type === 'money') expect(cell, `xlsx row ${i + 2} ${c.key}`).toBeCloseTo(v / 100, 9);
         else if (c.type === 'integer' || c.type === 'number' || c.type === 'percent') {
           expect(cell, `xlsx row ${i + 2} ${c.key}`).toBeCloseTo(v, 9);

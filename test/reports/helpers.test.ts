@@ -65,11 +65,17 @@ describe('report helpers', () => {
     ]);
     // m < 12: completed against the target, then the floor of expected, then picks.
     const twelfths = (x: number) => BigInt(Math.round(x * 12 * 1_000_000));
-    expect(statusOf(6, 10, twelfths(5), 6, 10)).toBe('MET');
-    expect(statusOf(6, 10, twelfths(5.9), 6, 5)).toBe('ON_TRACK');
-    expect(statusOf(6, 10, twelfths(5), 5, 4)).toBe('PENDING_RESULTS');
-    expect(statusOf(6, 10, twelfths(5), 4, 4)).toBe('BEHIND');
-    expect(statusOf(12, 10, twelfths(10), 12, 9)).toBe('NOT_MET');
+    expect(statusOf(6, 10, twelfths(5), 6, 10, 120)).toBe('MET');
+    expect(statusOf(6, 10, twelfths(5.9), 6, 5, 120)).toBe('ON_TRACK');
+    expect(statusOf(6, 10, twelfths(5), 5, 4, 120)).toBe('PENDING_RESULTS');
+    expect(statusOf(6, 10, twelfths(5), 4, 4, 120)).toBe('BEHIND');
+    expect(statusOf(12, 10, twelfths(10), 12, 9, 120)).toBe('NOT_MET');
+    // No exposure: N/A, never MET on a target of 0.
+    expect(statusOf(6, 0, 0n, 0, 0, 0)).toBe('N/A');
+    // AT_RISK: 16 still needed in 3 months at a pace of ceil(9 / 9) = 1 a month.
+    expect(statusOf(9, 20, twelfths(3), 9, 4, 72)).toBe('AT_RISK');
+    // On pace: 6 needed in 6 months at 1 a month is not at risk (not more than the months left).
+    expect(statusOf(6, 10, twelfths(4), 6, 4, 96)).toBe('ON_TRACK');
   });
 
   it('knows the agency rates of REPORTS.md 1.1', () => {

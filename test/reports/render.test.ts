@@ -43,7 +43,10 @@ async function write(def: ReportDefinition, m: Mirror, p: ReportParams) {
     title: def.title,
     formats: ['xlsx', 'csv'],
   });
-  const csv = readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8').split('\r\n');
+  const text = readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8');
+  // UTF-8 with a BOM, so that Excel reads accented names right.
+  expect(text.charCodeAt(0)).toBe(0xfeff);
+  const csv = text.slice(1).split('\r\n');
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf}.xlsx`));
   return { out, csv, wb };
@@ -112,16 +115,23 @@ describe('reports written by writeReport', () => {
       `1,"'=HYPERLINK(""http://x"",""y"")",240006,2025-03-01,2025-03-31,2025-03,91,91+,300.00,15.00,300.00,,false`,
       `1,"'=HYPERLINK(""http://x"",""y"")",240003,2025-03-01,2025-05-31,2025-03,30,1-30,25.50,0.00,25.50,,false`,
     ]);
+    // The workbook opens on the summary; the detail follows it.
     expect(wb.worksheets.map((w) => w.name)).toEqual([
-      'Unpaid invoices',
       'By org',
       'Buckets',
+      'Unpaid invoices',
       'Warnings',
       'About',
     ]);
-    const detail = wb.worksheets[0] as ExcelJS.Worksheet;
+    const detail = wb.getWorksheet('Unpaid invoices') as ExcelJS.Worksheet;
     expect(detail.getRow(1).getCell(9).value).toBe('Balance');
-    expect(detail.getRow(3).getCell(2).value).toBe(`'${EVIL}`);
+    // A typed text cell is never a formula: the name is stored as it is, no apostrophe.
+    expect(detail.getRow(3).getCell(2).value).toBe(EVIL);
+    // The org's subtotal, then the grand total, bold (xlsx only).
+    expect(detail.getRow(5).getCell(2).value).toBe(`Subtotal ${EVIL}`);
+    expect(detail.getRow(5).getCell(9).value).toBe(285.5);
+    expect(detail.getRow(6).getCell(2).value).toBe('Total');
+    expect(detail.getRow(6).font?.bold ?? detail.getRow(6).getCell(9).font?.bold).toBe(true);
     expect(detail.getRow(3).getCell(9).value).toBe(300);
     expect(detail.getRow(3).getCell(4).value).toEqual(new Date(Date.UTC(2025, 2, 1)));
     const byOrg = wb.getWorksheet('By org') as ExcelJS.Worksheet;
@@ -162,12 +172,14 @@ describe('reports written by writeReport', () => {
     const keys = csvKeys.compliance.split(', ');
     expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
     expect(cells(csv[6]).slice(2, keys.length)).toEqual(
-      '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK,10.0,0,0,1,1,1.00,2,ON_TRACK,default:FMCSA,'.split(','),
+      '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK,10.0,0,0,1,1,1.00,2,ON_TRACK,default:FMCSA,NO_POLICY'.split(
+        ',',
+      ),
     );
     expect(csv[6]).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Compliance', 'YTD by org', 'About']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['YTD by org', 'Compliance', 'About']);
     const ytd = wb.getWorksheet('YTD by org') as ExcelJS.Worksheet;
-    expect(ytd.getRow(2).getCell(2).value).toBe(`'${EVIL}`);
+    expect(ytd.getRow(2).getCell(2).value).toBe(EVIL);
     noFormulas(wb);
   });
 
@@ -211,13 +223,13 @@ describe('reports written by writeReport', () => {
     const keys = csvKeys['order-ageing'].split(', ');
     expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
     expect(csv[1]).toBe(
-      `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,,,`,
+      `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,drug,,,`,
     );
     expect(cells(csv[2]).slice(5, 15).join(',')).toBe(
       'Ordered,ORDERED,2025-06-09T12:00:00Z,24.0,1-2d,2025-06-09T12:00:00Z,false,24.0,1-2d,WARN',
     );
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Order ageing', 'By status', 'By org', 'About']);
-    const detail = wb.worksheets[0] as ExcelJS.Worksheet;
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['By org', 'By status', 'Order ageing', 'About']);
+    const detail = wb.getWorksheet('Order ageing') as ExcelJS.Worksheet;
     expect(detail.getRow(2).getCell(9).value).toBe(504);
     expect(detail.getRow(2).getCell(12).value).toBe(true);
     expect(detail.getRow(2).getCell(11).value).toEqual(new Date('2025-06-09T00:00:00Z'));

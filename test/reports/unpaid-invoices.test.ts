@@ -163,7 +163,6 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
         date: '05/16/2025',
         balance: 5,
         lateFee: null,
-        dropInvoice: 'https://x/void.pdf',
       },
       { id: '4', dateDue: 'soon', date: '2025-06-20', balance: 5 },
       { id: '5', date: 'someday', balance: 5 },
@@ -177,12 +176,12 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
       dueDate: '2025-06-15',
       daysPastDue: 15,
       lateFee: 0,
-      documentPresent: true,
+      documentPresent: false,
     });
     expect(by('4')).toMatchObject({ daysPastDue: 10, flags: 'BAD_DUE_DATE' });
     expect(by('5')).toBeUndefined();
     expect(ran.warnings).toEqual([
-      '1 open invoice(s) with an unreadable date, not aged: 5 ("someday")',
+      '1 invoice(s) with an unreadable date, not aged: 5 ("someday")',
       '1 invoice(s) without a due date, aged as due on their date: 1',
       '1 invoice(s) with an unreadable due date, aged as due on their date: 4 ("soon")',
       '1 invoice(s) due before their date (DATA_CHECK): 2 (due 2025-05-01 before its date 2025-06-01)',
@@ -258,5 +257,85 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
     expect(aboutValue(ran, 'Limitation')).toContain('as-of date changes the aging, not the amounts');
     expect(aboutValue(ran, 'Last sync of invoice')).toContain('2025-07-01T02:00:00.000Z');
     expect(aboutValue(ran, 'Open invoices')).toBe('6');
+  });
+});
+
+describe('unpaid invoices: what a controller asks (issue 13)', () => {
+  it('a cancelled invoice (dropInvoice filled) leaves every bucket and total, listed as VOID', async () => {
+    const m = await mirror();
+    invoices(m, [
+      ...example,
+      { id: '240007', dateDue: '2025-03-01', balance: 999.99, dropInvoice: 'https://x/void.pdf' },
+      // An explicit no is not a cancellation.
+      { id: '240008', dateDue: '2025-06-30', balance: 1, dropInvoice: 'false' },
+    ]);
+    const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
+    expect(ran.detail.map((r) => r.invoiceId)).not.toContain('240007');
+    expect(ran.detail.find((r) => r.invoiceId === '240008')).toMatchObject({ bucket: 'Current' });
+    const byOrg = await ran.summary('By org');
+    // REPORTS.md 2.4's 685.50 plus the 1.00 of 240008: the 999.99 is owed by nobody.
+    expect(byOrg.at(-1)).toMatchObject({ org: 'Total', total: 68650, d91Plus: 30000, openInvoices: 7 });
+    expect(await ran.summary('VOID')).toEqual([
+      expect.objectContaining({ invoiceId: '240007', bucket: 'VOID', flags: 'VOID', balance: 99999 }),
+    ]);
+    const buckets = await ran.summary('Buckets');
+    expect(buckets.slice(-3)).toEqual([
+      { bucket: 'Total', amount: 68650, share: 1, invoices: 7 },
+      { bucket: 'VOID (cancelled, not owed)', amount: 99999, share: null, invoices: 1 },
+      { bucket: 'Total with cancelled', amount: 168649, share: null, invoices: 8 },
+    ]);
+    expect(ran.warnings.some((w) => w.startsWith('1 cancelled invoice(s)'))).toBe(true);
+    expect(aboutValue(ran, 'Cancelled invoices')).toContain('dropInvoice = cancelled');
+    // A service that fills the field with something else: the reading is an option.
+    const ignored = await runReport(unpaidInvoices, m, params('2025-06-30', { dropInvoice: 'ignore' }));
+    expect(ignored.detail.find((r) => r.invoiceId === '240007')).toMatchObject({
+      bucket: '91+',
+      documentPresent: true,
+    });
+  });
+
+  it('titles the days column after the aging basis', async () => {
+    const m = await mirror();
+    invoices(m, example);
+    const dated = await unpaidInvoices.run({
+      db: m.db,
+      params: params('2025-06-30', { agingBasis: 'invoiceDate' }),
+    });
+    expect(dated.detail.columns.find((c) => c.key === 'daysPastDue')?.title).toBe('Days since invoice date');
+    const due = await unpaidInvoices.run({ db: m.db, params: params('2025-06-30') });
+    expect(due.detail.columns.find((c) => c.key === 'daysPastDue')?.title).toBe('Days past due');
+  });
+
+  it('warns of a future as-of date, an as-of before every invoice, and an unreadable balance', async () => {
+    const m = await mirror();
+    invoices(m, [
+      { id: '1', date: '2025-03-01', dateDue: '2025-03-31', balance: 10 },
+      { id: '2', date: '2025-03-01', dateDue: '2025-03-31', balance: 'lots' as unknown as number },
+      {
+        id: '3',
+        date: '2025-03-01',
+        dateDue: '2025-03-31',
+        balance: 5,
+        lateFee: 'some' as unknown as number,
+      },
+    ]);
+    const early = await runReport(unpaidInvoices, m, params('2025-01-31'));
+    expect(early.detail).toHaveLength(0);
+    expect(early.warnings).toContain(
+      'No data for this as-of: the as-of date 2025-01-31 is before every invoice (2 dated after it)',
+    );
+    // The unreadable balance never disappears silently (issue 12 point 15).
+    expect(early.warnings).toContain(
+      '1 invoice(s) with an unreadable balance, in no bucket and no total: 2 ("lots")',
+    );
+    const future = await runReport(unpaidInvoices, m, params('2999-12-31'));
+    expect(future.warnings.some((w) => w.startsWith('The as-of date 2999-12-31 is in the future'))).toBe(
+      true,
+    );
+    expect(future.detail.find((r) => r.invoiceId === '3')).toMatchObject({
+      lateFee: 0,
+      flags: 'BAD_LATE_FEE',
+    });
+    expect(aboutValue(future, 'Unreadable date or balance (excluded)')).toBe('1');
   });
 });
