@@ -104,6 +104,16 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (isObject(v) ? v[String(k)] : undefined), data);
 }
 
+/** Every string held under a secret-like key, anywhere in `data` (the token above all). */
+function secretValues(data: unknown, path: PropertyKey[] = [], out: string[] = []): string[] {
+  if (typeof data === 'string') {
+    if (isSecretPath(path) && data.length >= 4) out.push(data);
+  } else if (Array.isArray(data) || isObject(data)) {
+    for (const [k, v] of Object.entries(data)) secretValues(v, [...path, k], out);
+  }
+  return out;
+}
+
 const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
 /** The one-line message for a failed validation of the merged configuration. */
@@ -124,6 +134,9 @@ export function describeConfigIssue(
   }
   const key = dotted(issue.path) || '(top level)';
   const from = originOf(issue.path, layers);
-  const shown = shownValue(issue.path, valueAt(merged, issue.path));
+  let shown = shownValue(issue.path, valueAt(merged, issue.path));
+  // A secret pasted under the wrong key (`"api": "<token>"`) is still a secret.
+  if (shown !== undefined && secretValues(merged).some((v) => shown?.includes(v.slice(0, 36))))
+    shown = '(hidden)';
   return `configuration value ${key} is invalid: ${issue.message}${shown === undefined ? '' : ` (got ${shown})`}${from === undefined ? '' : `; set in ${from}`}`;
 }
