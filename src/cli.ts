@@ -24,6 +24,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--log-level <level>', 'log level').choices(logLevels))
     .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
+    // Also declared by each command that uses it (for its --help); here so `ohs --db x status` works.
+    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   registerDemo(program);
@@ -41,11 +43,35 @@ export function buildProgram(): Command {
 }
 
 /**
+ * The command a command line runs (`['policy', 'import']` for `ohs --db x policy import f.csv`),
+ * skipping options and their values, so a usage error can point to that command's --help.
+ */
+export function commandPath(program: Command, args: readonly string[]): string[] {
+  const path: string[] = [];
+  let current = program;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') break;
+    if (arg.startsWith('-')) {
+      const option = [...current.options, ...program.options].find((o) => o.long === arg || o.short === arg);
+      if (option !== undefined && (option.required || option.optional) && !option.variadic) i++;
+      continue;
+    }
+    const sub = current.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (sub === undefined) break;
+    path.push(sub.name());
+    current = sub;
+  }
+  return path;
+}
+
+/**
  * Runs the CLI; returns the exit status. Every failure is one line on stderr,
  * `ohs: CODE: message`, and the status of its class (2 for usage and configuration).
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
+  const help = ['ohs', ...commandPath(program, argv.slice(2)), '--help'].join(' ');
   try {
     await program.parseAsync([...argv]);
     return 0;
@@ -59,11 +85,12 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       const usage = new UsageError(err.message.replace(/^error: /, ''));
-      process.stderr.write(`ohs: ${usage.code}: ${usage.message} (see ohs --help)\n`);
+      process.stderr.write(`ohs: ${usage.code}: ${usage.message} (see ${help})\n`);
       return usage.exitCode;
     }
     if (isOhsError(err)) {
-      process.stderr.write(`ohs: ${err.code}: ${err.message}\n`);
+      const see = err instanceof UsageError ? ` (see ${help})` : '';
+      process.stderr.write(`ohs: ${err.code}: ${err.message}${see}\n`);
       // Input errors list every problem, one per line, after the one-line summary.
       if (Array.isArray(err.detail))
         for (const line of err.detail) process.stderr.write(`  ${String(line)}\n`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Config, type ConfigFlags, loadConfig } from '../config/index.js';
+import { type Config, type ConfigFlags, loadConfig, tokenFileWarning } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 
 export interface GlobalFlags extends ConfigFlags {
@@ -21,7 +21,10 @@ export function commandContext(cmd: Command): CommandContext {
     ...(flags.logLevel === undefined ? {} : { logLevel: flags.logLevel }),
     ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
   });
-  return { config, logger: createLogger({ level: config.logLevel }) };
+  const logger = createLogger({ level: config.logLevel });
+  const warning = tokenFileWarning(config);
+  if (warning !== undefined) logger.warn(warning);
+  return { config, logger };
 }
 
 /** Resolves when the process gets SIGINT or SIGTERM (for long-running commands). */

@@ -1,14 +1,48 @@
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { runJob } from '../../jobs/index.js';
 import { today } from '../dates.js';
+import { OhsError } from '../errors.js';
+import { type Mirror, metaKeys, openMirror, readMeta, writeMeta } from '../mirror/index.js';
 import { startSim } from '../sim/index.js';
-import { commandContext } from './context.js';
+import { commandContext, type GlobalFlags } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
+
+/** The mirror given to `ohs demo` holds data of a real service: the demo leaves it alone. */
+export class DemoMirrorInUseError extends OhsError {
+  override name = 'DemoMirrorInUseError';
+  override readonly exitCode = 2;
+  constructor(message: string) {
+    super('DEMO_MIRROR_IN_USE', message);
+  }
+}
+
+/** The demo's own files unless told otherwise: never the configured (real) mirror or out/. */
+export const demoDefaults = { db: 'demo.sqlite', out: 'demo-out' } as const;
+
+/**
+ * Marks the mirror as the demo's, or refuses it when something else filled it (a sync recorded
+ * its base URL, or, in a file older than mirror_meta, ran at all). The sandbox listens on a
+ * random port each time, so the marker, not the URL, recognises the demo's own file.
+ */
+async function claimForDemo(mirror: Mirror): Promise<void> {
+  if ((await readMeta(mirror.db, metaKeys.demoSandbox)) !== undefined) return;
+  const source = await readMeta(mirror.db, metaKeys.sourceBaseUrl);
+  const runs = await mirror.db
+    .selectFrom('sync_run')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirst();
+  if (source !== undefined || Number(runs?.n ?? 0) > 0) {
+    throw new DemoMirrorInUseError(
+      `${mirror.file} holds data synced from ${source ?? 'a service'}, not from the demo's sandbox: the demo will not write into it (leave out --db to use ${demoDefaults.db}, or give another file)`,
+    );
+  }
+  await writeMeta(mirror.db, metaKeys.demoSandbox, 'built-in sandbox (ohs demo)', true);
+}
 
 /**
  * `ohs demo`: the sandbox in-process on a free port, the nightly job against it into the mirror,
@@ -18,10 +52,13 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      'start the built-in sandbox, run the nightly job into ohs.sqlite and out/, say where things are',
+      `start the built-in sandbox, run the nightly job into ${demoDefaults.db} and ${demoDefaults.out}/, say where things are`,
     )
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
-    .option('--out <dir>', 'where the reports go', 'out')
+    .option(
+      '--db <file>',
+      `the demo's SQLite mirror (default ${demoDefaults.db}; OHS_DB and config db are ignored; a mirror filled from a service is refused)`,
+    )
+    .option('--out <dir>', 'where the reports go', demoDefaults.out)
     .option(
       '--scale <x>',
       'size of the sandbox data (1: ~1,000 orgs, 30,000 order items)',
@@ -29,7 +66,18 @@ export function registerDemo(program: Command): void {
       1,
     )
     .action(async (flags: { out: string; scale: number }, cmd: Command) => {
-      const { config: base, logger } = commandContext(cmd);
+      const { config: loaded, logger } = commandContext(cmd);
+      // Only an explicit --db names the demo's file: OHS_DB and config db point at the real mirror.
+      const base = { ...loaded, db: cmd.optsWithGlobals<GlobalFlags>().db ?? demoDefaults.db };
+      if (existsSync(base.db)) {
+        // Refuse before the sandbox generates its data set; claimed again below for a new file.
+        const existing = await openMirror(base.db, { storeSensitive: base.mirror.storeSensitive });
+        try {
+          await claimForDemo(existing);
+        } finally {
+          await existing.close();
+        }
+      }
       const token = randomBytes(16).toString('hex');
       const started = Date.now();
       const sim = await startSim({
@@ -64,6 +112,7 @@ export function registerDemo(program: Command): void {
       process.once('SIGTERM', stop);
       const env = await openJobEnv(config, logger, abort.signal);
       try {
+        await claimForDemo(env.mirror);
         const r = await runJob('nightly', env, 'demo');
         if (r.error !== undefined) throw r.error;
         const count = async (table: 'orderitem' | 'invoice' | 'orgmonth' | 'user') =>
@@ -90,7 +139,7 @@ export function registerDemo(program: Command): void {
           `  sqlite3 ${config.db} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
           `  sqlite3 ${config.db} "select org, count(*) as invoices, round(sum(balance), 2) as open_balance from v_invoice_open group by org order by 3 desc limit 10"`,
           '',
-          'Next: ohs status, ohs report --list, ohs sync against your service (README: Configuration).',
+          `Next: ohs status --db ${config.db}, ohs report --list, ohs sync against your service (README: Configuration).`,
           '',
         ];
         process.stdout.write(lines.join('\n'));

@@ -18,7 +18,10 @@ export function registerPolicy(program: Command): void {
     .addHelpText('after', '\nExample: ohs policy import examples/org-policy.csv')
     .action(async (file: string, _flags: unknown, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        mustExist: true,
+      });
       try {
         const n = await importPolicies(mirror.db, file);
         logger.info({ file, policies: n }, 'policies imported');

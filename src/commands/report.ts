@@ -156,7 +156,10 @@ export function registerReport(program: Command): void {
         );
       if (!existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        readonlyFallback: true,
+      });
       try {
         await checkOrgs(mirror, orgIds);
         const files = await writeReports(mirror, config, logger, chosen, {

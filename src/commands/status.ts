@@ -146,7 +146,10 @@ export function registerStatus(program: Command): void {
       const { config } = commandContext(cmd);
       if (!existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        readonlyFallback: true,
+      });
       try {
         const r = await statusReport(mirror, flags.runs);
         if (flags.json) {

@@ -69,7 +69,10 @@ export function registerWriteback(program: Command): void {
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
     .action(async (file: string, flags: { op?: OpName }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        mustExist: true,
+      });
       try {
         const report = await planFile(mirror, file, {
           ...(flags.op === undefined ? {} : { op: flags.op }),
@@ -90,7 +93,10 @@ export function registerWriteback(program: Command): void {
     .addHelpText('after', '\nExample: ohs apply --yes')
     .action(async (flags: { yes?: boolean }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        mustExist: true,
+      });
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
@@ -156,7 +162,10 @@ export function registerWriteback(program: Command): void {
     .addHelpText('after', '\nExamples: ohs outbox --state unknown\n          ohs outbox resolve 12 --retry')
     .action(async (flags: { state?: OutboxState; json?: boolean }, cmd: Command) => {
       const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        mustExist: true,
+      });
       try {
         const items = await listOutbox(mirror, flags.state);
         if (flags.json === true) {
@@ -202,7 +211,10 @@ export function registerWriteback(program: Command): void {
       if ((flags.applied === true) === (flags.retry === true))
         throw new UsageError('give exactly one of --applied or --retry');
       const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await openMirror(config.db, {
+        storeSensitive: config.mirror.storeSensitive,
+        mustExist: true,
+      });
       try {
         const item = await resolveItem(mirror, id, flags.applied === true ? 'applied' : 'retry');
         process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);

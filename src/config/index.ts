@@ -1,2 +1,2 @@
-export { type ConfigFlags, loadConfig, localConfigPath, resolveToken } from './load.js';
+export { type ConfigFlags, loadConfig, localConfigPath, resolveToken, tokenFileWarning } from './load.js';
 export { type ApiConfig, type Config, configSchema, logLevels, type ServiceFindings } from './schema.js';

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../util/package-root.js';
+import { describeConfigIssue } from './messages.js';
 import { type Config, configSchema } from './schema.js';
 
 /** Values given on the command line; they win over everything else. */
@@ -16,6 +18,12 @@ export interface ConfigFlags {
 
 type Json = { [key: string]: unknown };
 
+/** One source of configuration values, named as the user would know it (a file, a variable, a flag). */
+export interface ConfigLayer {
+  label: string;
+  data: Json;
+}
+
 function isPlainObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -28,6 +36,24 @@ function deepMerge(base: Json, over: Json): Json {
     out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
   }
   return out;
+}
+
+/**
+ * The reason JSON.parse gave, without the quoted excerpt of the text V8 adds to some messages
+ * (the excerpt could hold a token), and with the position as line and column.
+ */
+function jsonReason(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  let reason = message.replace(/,\s*".*" is not valid JSON$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+  const at = /\bat position (\d+)/.exec(reason);
+  if (at !== null) {
+    const before = text.slice(0, Number(at[1]));
+    const line = before.split('\n').length;
+    const column = before.length - before.lastIndexOf('\n');
+    reason = reason.replace(/\s*in JSON at position \d+|\s*at position \d+/, '');
+    reason = `${reason} at line ${line}, column ${column}`;
+  }
+  return reason.replace(/"[^"]{9,}"/g, '"…"');
 }
 
 function readJson(file: string): Json {
@@ -46,7 +72,7 @@ function readJson(file: string): Json {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new ConfigError(`config file ${file} is not valid JSON: ${jsonReason(err, text)}`);
   }
   if (!isPlainObject(data)) throw new ConfigError(`config file ${file}: expected a JSON object`);
   return data;
@@ -57,47 +83,50 @@ export function localConfigPath(cwd = process.cwd()): string {
   return join(cwd, 'config', 'local.json');
 }
 
+/** One layer per variable or flag that is set, so an error can name the one that gave a value. */
+function singleKeyLayers(entries: [label: string, key: string, value: string | undefined][]): ConfigLayer[] {
+  return entries
+    .filter((e): e is [string, string, string] => e[2] !== undefined && e[2] !== '')
+    .map(([label, key, value]) => ({ label, data: { [key]: value } }));
+}
+
 /**
  * The configuration: config/default.json of the package, then ./config/local.json (or the
  * `--config` file), then the environment (OHS_BASE_URL, OHS_TOKEN, OHS_TOKEN_FILE, OHS_DB,
- * OHS_LOG_LEVEL), then flags. Validated whole; a bad value is reported by its key.
+ * OHS_LOG_LEVEL), then flags. Validated whole; a bad value is reported by its key and the
+ * source that gave it, never with the value of a secret (see messages.ts).
  */
 export function loadConfig(
   flags: ConfigFlags = {},
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): Config {
-  let merged = readJson(join(packageRoot(), 'config', 'default.json'));
-  const sources = ['config/default.json'];
+  const defaults = join(packageRoot(), 'config', 'default.json');
+  const layers: ConfigLayer[] = [{ label: defaults, data: readJson(defaults) }];
   const local = flags.config !== undefined ? resolve(cwd, flags.config) : localConfigPath(cwd);
-  if (flags.config !== undefined || existsSync(local)) {
-    merged = deepMerge(merged, readJson(local));
-    sources.push(local);
-  }
-  merged = deepMerge(merged, {
-    baseUrl: env.OHS_BASE_URL || undefined,
-    token: env.OHS_TOKEN || undefined,
-    tokenFile: env.OHS_TOKEN_FILE || undefined,
-    db: env.OHS_DB || undefined,
-    logLevel: env.OHS_LOG_LEVEL || undefined,
-  });
-  merged = deepMerge(merged, {
-    baseUrl: flags.baseUrl,
-    db: flags.db,
-    logLevel: flags.logLevel,
-    tokenFile: flags.tokenFile,
-  });
+  if (flags.config !== undefined || existsSync(local)) layers.push({ label: local, data: readJson(local) });
+  layers.push(
+    ...singleKeyLayers([
+      ['environment OHS_BASE_URL', 'baseUrl', env.OHS_BASE_URL],
+      ['environment OHS_TOKEN', 'token', env.OHS_TOKEN],
+      ['environment OHS_TOKEN_FILE', 'tokenFile', env.OHS_TOKEN_FILE],
+      ['environment OHS_DB', 'db', env.OHS_DB],
+      ['environment OHS_LOG_LEVEL', 'logLevel', env.OHS_LOG_LEVEL],
+      ['flag --base-url', 'baseUrl', flags.baseUrl],
+      ['flag --db', 'db', flags.db],
+      ['flag --log-level', 'logLevel', flags.logLevel],
+      ['flag --token-file', 'tokenFile', flags.tokenFile],
+    ]),
+  );
+  const merged = layers.reduce<Json>((acc, layer) => deepMerge(acc, layer.data), {});
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = issue?.path.join('.') || '(top level)';
-    const value = issue?.path.reduce<unknown>(
-      (v, k) => (isPlainObject(v) ? v[String(k)] : undefined),
-      merged,
-    );
-    const shown = key === 'token' ? '(hidden)' : JSON.stringify(value);
+    const issues: z.core.$ZodIssue[] = parsed.error.issues;
+    // A misspelt key is the likeliest root cause; report it before what it may have caused.
+    const unknown = issues.filter((i) => i.code === 'unrecognized_keys');
+    const issue = unknown.sort((a, b) => a.path.length - b.path.length)[0] ?? issues[0];
     throw new ConfigError(
-      `configuration value ${key} is invalid: ${issue?.message ?? 'invalid'}${shown === undefined ? '' : ` (got ${shown})`}; sources: ${sources.join(', ')}, environment, flags`,
+      issue === undefined ? 'configuration is invalid' : describeConfigIssue(issue, merged, layers),
     );
   }
   return parsed.data;
@@ -117,4 +146,21 @@ export function resolveToken(config: Config): string | undefined {
   }
   if (text === '') throw new ConfigError(`token file ${config.tokenFile} is empty`);
   return text;
+}
+
+/**
+ * A warning when the token file is readable or writable by group or others (as ssh warns about
+ * a private key), or undefined. The token is still used: refusing would stop a nightly run
+ * over a mode bit, and the warning says how to fix it.
+ */
+export function tokenFileWarning(config: Config): string | undefined {
+  if (config.token !== undefined || config.tokenFile === undefined) return undefined;
+  let mode: number;
+  try {
+    mode = statSync(config.tokenFile).mode & 0o777;
+  } catch {
+    return undefined; // resolveToken reports a missing file when the token is needed
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  return `token file ${config.tokenFile} is accessible by group or others (mode ${mode.toString(8).padStart(4, '0')}): anyone who can read it can act as you on the service; run chmod 600 ${config.tokenFile}`;
 }

@@ -71,11 +71,30 @@ export const syncConfigSchema = z
 
 export const jobsConfigSchema = z
   .object({
-    /** Cron expressions (5 fields, or 6 with seconds) per job name, for `ohs cron`, in `timezone`. */
-    schedules: z.partialRecord(
-      z.enum(['nightly', 'sync', 'reports', 'push']),
-      z.string().refine((e) => cron.validate(e), 'not a valid cron expression'),
-    ),
+    /**
+     * Cron expressions (5 fields, or 6 with seconds) per job name, for `ohs cron`, in `timezone`;
+     * `null` or "off" switches a job off (the default nightly one included).
+     */
+    schedules: z
+      .partialRecord(
+        z.enum(['nightly', 'sync', 'reports', 'push']),
+        z.preprocess(
+          (v) => (typeof v === 'string' && v.trim().toLowerCase() === 'off' ? null : v),
+          z
+            .string()
+            .refine(
+              (e) => cron.validate(e),
+              'not a valid cron expression (or null / "off" to switch the job off)',
+            )
+            .nullable(),
+        ),
+      )
+      .transform((all) => {
+        const on: Partial<Record<'nightly' | 'sync' | 'reports' | 'push', string>> = {};
+        for (const [job, expression] of Object.entries(all) as [keyof typeof on, string | null][])
+          if (expression !== null) on[job] = expression;
+        return on;
+      }),
     /** Day of the week (0 = Sunday) on which the nightly job does a full pass. */
     fullPassWeekday: z.number().int().min(0).max(6),
     /** Where jobs write reports. */
@@ -118,6 +137,16 @@ export const serviceFindingsSchema = z
   })
   .strict();
 
+/** True for a time zone name this Node's Intl knows (IANA names, UTC). */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const configSchema = z
   .object({
     /** Base URL of the service, e.g. https://ohs.example.com/api. */
@@ -129,8 +158,8 @@ export const configSchema = z
     /** The SQLite mirror file. */
     db: z.string().min(1),
     logLevel: z.enum(logLevels),
-    /** Reporting time zone (IANA name). */
-    timezone: z.string().min(1),
+    /** Reporting and scheduling time zone (IANA name, e.g. Europe/Berlin), checked at load. */
+    timezone: z.string().min(1).refine(isTimeZone, 'not an IANA time zone name (e.g. UTC, America/Chicago)'),
     api: apiConfigSchema,
     mirror: mirrorConfigSchema,
     sync: syncConfigSchema,

@@ -7,6 +7,8 @@ export const metaKeys = {
   sourceBaseUrl: 'source.base_url',
   /** Base URL of the latest sync. */
   lastBaseUrl: 'source.last_base_url',
+  /** Set by `ohs demo` when it fills the mirror from its built-in sandbox (random port each run). */
+  demoSandbox: 'source.demo_sandbox',
 } as const;
 
 export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];

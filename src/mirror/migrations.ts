@@ -7,7 +7,7 @@ import {
   sql,
 } from 'kysely';
 import { OhsError } from '../errors.js';
-import type { Database } from './db-types.js';
+import type { Database, DataDictionaryTable } from './db-types.js';
 import { dictionaryRows } from './dictionary.js';
 import { type ChildTableDef, type ColumnDef, indexesOf, type SqlType, tableDefs } from './tables.js';
 
@@ -15,6 +15,7 @@ import { type ChildTableDef, type ColumnDef, indexesOf, type SqlType, tableDefs 
  * Numbered migrations, run on open: an older file upgrades in place. After them, `ensureSchema`
  * adds any column the schema module has gained since the file was made, so a new field of the
  * interface never needs a hand-written migration; the data dictionary is rewritten to match.
+ * Nothing is written when nothing is pending.
  */
 type AnyDb = Kysely<Database>;
 
@@ -437,47 +438,86 @@ export class MigrationError extends OhsError {
   }
 }
 
-export async function migrate(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(
-      `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
-  }
-  await ensureSchema(db);
+/** Names of the numbered migrations this file has not run yet (reads only). */
+export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
+  const all = await new Migrator({ db, provider }).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
-/** Adds columns the schema module has gained, and rewrites the data dictionary. */
-async function ensureSchema(db: AnyDb): Promise<void> {
+/**
+ * Runs what the file needs and nothing else: a mirror that is up to date is not written at all
+ * (a full disk, or a file another user owns, must not stop `ohs status` or `ohs report`).
+ */
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  if ((await pendingMigrations(db)).length > 0) {
+    const migrator = new Migrator({ db, provider });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error !== undefined) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new MigrationError(
+        `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+    }
+  }
+  await applySchemaWork(db, await schemaWork(db));
+}
+
+/** What `ensureSchema` would change: columns to add, indexes to recreate, a stale dictionary. */
+export interface SchemaWork {
+  columns: { table: string; column: ColumnDef }[];
+  indexes: { table: string; name: string; column: string }[];
+  dictionaryStale: boolean;
+}
+
+/** Compares the file with the schema module (reads only). */
+export async function schemaWork(db: AnyDb): Promise<SchemaWork> {
   const existing = new Map<string, Set<string>>();
   for (const t of await db.introspection.getTables()) {
     existing.set(t.name, new Set(t.columns.map((c) => c.name.toLowerCase())));
   }
-  const add = async (table: string, cols: ColumnDef[]) => {
+  const work: SchemaWork = { columns: [], indexes: [], dictionaryStale: false };
+  const add = (table: string, cols: ColumnDef[]) => {
     const have = existing.get(table);
     if (have === undefined) return;
-    for (const c of cols) {
-      if (!have.has(c.name.toLowerCase()))
-        await db.schema.alterTable(table).addColumn(c.name, typeOf[c.type]).execute();
-    }
+    for (const c of cols) if (!have.has(c.name.toLowerCase())) work.columns.push({ table, column: c });
   };
-  const walk = async (children: ChildTableDef[]) => {
+  const walk = (children: ChildTableDef[]) => {
     for (const child of children) {
-      await add(child.table, child.columns);
-      await walk(child.children);
+      add(child.table, child.columns);
+      walk(child.children);
     }
   };
+  // SQLite keeps index names in sqlite_master; the query stays here, inside src/mirror.
+  const indexNames = new Set(
+    (await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)).rows.map(
+      (r) => r.name,
+    ),
+  );
   for (const def of tableDefs) {
-    await add(def.table, def.columns);
-    await walk(def.children);
-    // Recreates indexes a bulk load dropped and did not live to rebuild (see SqliteAdapter.bulkLoad).
-    for (const ix of indexesOf(def)) {
-      await db.schema.createIndex(ix.name).ifNotExists().on(def.table).column(ix.column).execute();
-    }
+    add(def.table, def.columns);
+    walk(def.children);
+    // Indexes a bulk load dropped and did not live to rebuild (see SqliteAdapter.bulkLoad).
+    for (const ix of indexesOf(def))
+      if (!indexNames.has(ix.name)) work.indexes.push({ table: def.table, ...ix });
   }
+  if (existing.has('data_dictionary')) {
+    const key = (r: DataDictionaryTable) =>
+      JSON.stringify([r.table_name, r.column_name, r.sql_type, r.field ?? null, r.description]);
+    const have = (await db.selectFrom('data_dictionary').selectAll().execute()).map(key).sort();
+    const want = dictionaryRows().map(key).sort();
+    work.dictionaryStale = have.length !== want.length || have.some((k, i) => k !== want[i]);
+  }
+  return work;
+}
+
+/** Adds the missing columns and indexes, and rewrites the data dictionary when it is stale. */
+async function applySchemaWork(db: AnyDb, work: SchemaWork): Promise<void> {
+  for (const { table, column } of work.columns)
+    await db.schema.alterTable(table).addColumn(column.name, typeOf[column.type]).execute();
+  for (const ix of work.indexes)
+    await db.schema.createIndex(ix.name).ifNotExists().on(ix.table).column(ix.column).execute();
+  if (!work.dictionaryStale) return;
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('data_dictionary').execute();
     const rows = dictionaryRows();

@@ -1,9 +1,11 @@
-import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database as MirrorDb } from './db-types.js';
-import { migrate } from './migrations.js';
+import { migrate, pendingMigrations, schemaWork } from './migrations.js';
 import { SqliteAdapter } from './sqlite-adapter.js';
 
 export interface MirrorOptions {
@@ -11,6 +13,17 @@ export interface MirrorOptions {
   storeSensitive?: boolean;
   /** Open without migrating or writing (for status and reports of a file in use). @default false */
   readonly?: boolean;
+  /**
+   * Refuse a missing file instead of creating an empty mirror: only the commands that fill a
+   * mirror (sync, run, cron, demo) create one; a typo in --db elsewhere is an error.
+   * @default false
+   */
+  mustExist?: boolean;
+  /**
+   * Open read-only when the file or its folder cannot be written (another user's mirror, a
+   * read-only share): for commands that only read (status, report). @default false
+   */
+  readonlyFallback?: boolean;
 }
 
 export interface Mirror {
@@ -36,12 +49,19 @@ export class MirrorOpenError extends OhsError {
  * migrations run on open.
  */
 export async function openMirror(file: string, options: MirrorOptions = {}): Promise<Mirror> {
+  if ((options.mustExist || options.readonlyFallback) && !existsSync(file))
+    throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
+  if (options.readonlyFallback && !writable(file)) return openReadonly(file, options);
   if (!options.readonly) {
     try {
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
       chmodSync(file, 0o600);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      // EPERM: a writable file of another user; its mode is its owner's business.
+      if (
+        (err as NodeJS.ErrnoException).code !== 'EEXIST' &&
+        (err as NodeJS.ErrnoException).code !== 'EPERM'
+      ) {
         throw new MirrorOpenError(
           `cannot create ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
           err,
@@ -75,4 +95,63 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
       await db.destroy(); // closes the better-sqlite3 handle too
     },
   };
+}
+
+/** True when this process may write the file and create its -wal and -shm files beside it. */
+function writable(file: string): boolean {
+  try {
+    accessSync(file, constants.W_OK);
+    accessSync(dirname(resolve(file)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// better-sqlite3 reads this once, when its addon loads (on the first open): URI file names let
+// openReadonly ask for immutable=1. Only names starting with file: are affected.
+process.env.SQLITE_USE_URI ??= '1';
+
+/**
+ * A mirror this process cannot write. SQLite reads a WAL-mode file through its -shm file; when
+ * no writer has it open there is none, and it cannot be made in a read-only folder, so the
+ * file is then opened immutable (no locks, no -shm: right while nobody writes, which the
+ * absence of a -wal file says). Refuses a file that needs migrating: that takes its owner.
+ */
+async function openReadonly(file: string, options: MirrorOptions): Promise<Mirror> {
+  const open = (name: string) => {
+    const handle = new Database(name, { readonly: true, fileMustExist: true });
+    handle.pragma('busy_timeout = 10000');
+    handle.prepare('select count(*) from sqlite_master').get();
+    return handle;
+  };
+  let sqlite: Database.Database;
+  try {
+    try {
+      sqlite = open(file);
+    } catch (err) {
+      if (existsSync(`${file}-wal`)) throw err;
+      sqlite = open(`${pathToFileURL(resolve(file)).href}?immutable=1`);
+    }
+  } catch (err) {
+    throw new MirrorOpenError(`cannot open ${file} read-only as SQLite: ${(err as Error).message}`, err);
+  }
+  const db = new Kysely<MirrorDb>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const close = async () => {
+    await db.destroy();
+  };
+  try {
+    const pending = await pendingMigrations(db);
+    const missing = (await schemaWork(db)).columns.length;
+    if (pending.length > 0 || missing > 0) {
+      throw new MirrorOpenError(
+        `${file} is read-only here and needs upgrading (${pending.length > 0 ? `migrations ${pending.join(', ')}` : `${missing} new column(s)`}): run ohs sync once as the user who owns it`,
+      );
+    }
+  } catch (err) {
+    await close();
+    if (err instanceof MirrorOpenError) throw err;
+    throw new MirrorOpenError(`cannot read ${file}: ${(err as Error).message}`, err);
+  }
+  return { file, sqlite, db, adapter: new SqliteAdapter(sqlite, options.storeSensitive === true), close };
 }

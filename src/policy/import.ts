@@ -8,7 +8,7 @@ import type { Database } from '../mirror/index.js';
  * `ohs policy import FILE`: org rate policies (REPORTS.md: the service has no Org read, so rates
  * come from write-back and from files). Columns, by the interface's names or camelCase ones:
  * orgId (OrgId), program (DOT | NON_DOT; default DOT when a DOT registration number is given),
- * agency (FMCSA, FTA, FAA, FRA, PHMSA, USCG), rpMinDrug, rpMinAlc (percent, 0 to 100),
+ * agency (FMCSA, FTA, FAA, FRA, PHMSA, USCG), rpMinDrug, rpMinAlc (percent, 0 to 100; `50%` too),
  * dotRegistrationNumber (rpDotRegistrationNumber), parentOrgId (Parent~OrgId).
  * Every row is checked first; one bad row and nothing is written.
  */
@@ -28,6 +28,9 @@ const aliases: Record<string, string> = {
 
 const num = (v: CellValue) =>
   typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+
+/** A percent as a number: `50`, `12.5`, and the spreadsheet habit `50%` or `50 %`. */
+const percentNum = (v: CellValue) => num(typeof v === 'string' ? v.trim().replace(/\s*%$/, '') : v);
 
 const percent = z
   .number({ error: 'expected a percent from 0 to 100' })
@@ -49,8 +52,8 @@ const rowSchema = z
       (v) => (typeof v === 'string' ? v.toUpperCase() : v),
       z.enum(agencies, { error: `expected one of ${agencies.join(', ')}` }).nullable(),
     ),
-    rpMinDrug: z.preprocess(num, percent),
-    rpMinAlc: z.preprocess(num, percent),
+    rpMinDrug: z.preprocess(percentNum, percent),
+    rpMinAlc: z.preprocess(percentNum, percent),
     dotRegistrationNumber: z.preprocess((v) => (v === null ? null : String(v)), z.string().nullable()),
     parentOrgId: z.preprocess(
       num,
