@@ -60,7 +60,7 @@ export interface LoggerOptions {
   level: string;
   /** Human-readable lines; default: when stderr is a TTY. */
   pretty?: boolean;
-  /** Where lines go; default: stderr (stdout is kept for command output). */
+  /** Where lines go (a Writable, for pretty lines); default: stderr (stdout is kept for command output). */
   destination?: DestinationStream;
 }
 
@@ -99,7 +99,8 @@ export function createLogger(options: LoggerOptions): Logger {
   const tty = process.stderr.isTTY === true;
   const usePretty = options.pretty ?? tty;
   if (usePretty) {
-    const destination = tty ? terminalStream() : 2;
+    const destination =
+      options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;
     return pino(base, pretty({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
   }
   if (options.destination !== undefined) return pino(base, options.destination);

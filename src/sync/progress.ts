@@ -75,7 +75,7 @@ class TerminalBoard implements ProgressBoard, TerminalOwner {
     const secs = Math.round((Date.now() - this.started) / 1000);
     const text = ` ${row.name.padEnd(11)} | ${c.records} records | ${c.requests} requests | ${secs}s`;
     // Never wider than the terminal: a wrapped bar would throw off the count of lines to go up.
-    return text.slice(0, Math.max(10, (this.out.columns ?? 80) - 1));
+    return text.slice(0, Math.max(10, (this.out.columns || 80) - 1));
   }
 
   /** One write per frame: back to the first bar line, clear below, the log text, the bars. */

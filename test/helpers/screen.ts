@@ -15,12 +15,13 @@ export class Screen {
     while (i < bytes.length) {
       const c = bytes[i] as string;
       if (c === '\x1b') {
-        const m = /^\x1b\[(\??)(\d*(?:;\d*)*)([A-Za-z])/.exec(bytes.slice(i));
+        // ESC has been matched: the rest of a CSI sequence follows it.
+        const m = /^\[(\??)(\d*(?:;\d*)*)([A-Za-z])/.exec(bytes.slice(i + 1));
         if (m === null) {
           i++;
           continue;
         }
-        i += m[0].length;
+        i += 1 + m[0].length;
         this.control(m[1] === '?', m[2] ?? '', m[3] as string);
         continue;
       }

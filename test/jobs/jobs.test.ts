@@ -153,7 +153,15 @@ describe('ohs run and ohs cron', () => {
     await waitFor('the first run to start', () =>
       jobRuns(db).some((r) => r.outcome === 'running') ? true : undefined,
     );
-    const second = await runOhs(['run', 'nightly'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
+    // Hold the first run there (slow answers) while the second starts: on a loaded machine the
+    // second `node` may take seconds to start, and the first must not be done by then.
+    sim().configure({ latencyMs: 1_000 });
+    let second: Awaited<ReturnType<typeof runOhs>>;
+    try {
+      second = await runOhs(['run', 'nightly'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
+    } finally {
+      sim().configure({ latencyMs: 15 });
+    }
     expect(second.code).toBe(6);
     const lines = second.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -190,7 +198,8 @@ describe('ohs run and ohs cron', () => {
       worker.child.kill('SIGTERM');
       const [code] = (await once(worker.child, 'exit')) as [number | null];
       expect(code, worker.err()).toBe(0);
-      expect(Date.now() - stopping).toBeLessThan(10_000);
+      // Loose on purpose: a loaded machine is slow; what matters is the run recorded interrupted.
+      expect(Date.now() - stopping).toBeLessThan(30_000);
     } finally {
       sim().configure({ latencyMs: 15 });
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');

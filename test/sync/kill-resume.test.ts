@@ -74,7 +74,9 @@ describe('a sync killed with SIGKILL, then rerun', () => {
       setOnRequest(undefined);
     }
     expect(signalledAt).toBeGreaterThan(0);
-    expect(Date.now() - signalledAt).toBeLessThan(5_000);
+    // It stopped after the page under way (the run is recorded interrupted, below), not after the
+    // whole sync; the bound is loose on purpose, a loaded machine is slow to start and stop.
+    expect(Date.now() - signalledAt).toBeLessThan(30_000);
     await withMirror(file, (m) => {
       expect(m.sqlite.prepare('SELECT outcome FROM sync_run').all()).toEqual([{ outcome: 'interrupted' }]);
       expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });

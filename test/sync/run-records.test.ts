@@ -46,7 +46,8 @@ describe('sync_run and sync_stream_run', () => {
     expect(run).toMatchObject({
       id: report.runId,
       kind: 'sync',
-      mode: 'incremental',
+      // An empty mirror: every stream made a full pass, so the run is recorded full (issue 12.10).
+      mode: 'full',
       streams: streamNames.join(','),
       outcome: 'ok',
       error_code: null,
