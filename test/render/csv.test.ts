@@ -128,7 +128,10 @@ describe('CSV renderer', () => {
               { key: 's', title: 'S', type: 'string' },
               { key: 'm', title: 'M', type: 'money' },
             ],
-            rows: [{ s: '+1 Logistics', m: 150 }, { s: 'a;b', m: -5 }],
+            rows: [
+              { s: '+1 Logistics', m: 150 },
+              { s: 'a;b', m: -5 },
+            ],
           },
         },
         { bom: false, delimiter: ';', neutralise: false },

@@ -35,16 +35,16 @@ describe('formula injection', () => {
     const csv = readFileSync(files[1]!, 'utf8');
     expect(csv).toBe(
       '\ufeff' +
-      [
-        'text,balance,delta',
-        `"'=HYPERLINK(""http://x"",""y"")",-40.00,-2`,
-        "'+1,-40.00,-2",
-        "'-2,-40.00,-2",
-        "'@SUM(A1),-40.00,-2",
-        "'\tcmd,-40.00,-2",
-        `"'\r=1+1",-40.00,-2`,
-        '',
-      ].join('\r\n'),
+        [
+          'text,balance,delta',
+          `"'=HYPERLINK(""http://x"",""y"")",-40.00,-2`,
+          "'+1,-40.00,-2",
+          "'-2,-40.00,-2",
+          "'@SUM(A1),-40.00,-2",
+          "'\tcmd,-40.00,-2",
+          `"'\r=1+1",-40.00,-2`,
+          '',
+        ].join('\r\n'),
     );
 
     const wb = await readXlsx(files[0]!);
