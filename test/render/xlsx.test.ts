@@ -135,9 +135,9 @@ describe('xlsx renderer', () => {
       'Mirror',
       'Last sync: Invoice',
       'Aging basis',
-      'Detail SHA-256',
       'Rows (Invoices)',
       'Rows (By org)',
+      'Detail SHA-256',
       'Sheets',
     ]);
     expect(about.get('Sheets')).toBe('By org, Invoices, About');
