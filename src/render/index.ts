@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CsvRenderer } from './csv-renderer.js';
@@ -11,7 +11,7 @@ import {
   type ReportFormat,
 } from './renderer.js';
 import { forEachRow } from './streams.js';
-import type { ReportResult, Row } from './types.js';
+import type { ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { CsvRenderer, formatCents } from './csv-renderer.js';
@@ -45,8 +45,6 @@ export interface WriteReportResult {
   rows: number;
   /** The report's warnings (on the xlsx Warnings sheet; a CSV has no place for them). */
   warnings: string[];
-  /** SHA-256 (hex) of the detail data, as the About sheet gives it. */
-  sha256: string;
 }
 
 function openRenderer(
@@ -57,24 +55,6 @@ function openRenderer(
 ): Renderer {
   if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
-}
-
-/**
- * The fingerprint of the detail data on the About sheet: SHA-256 over one line per row, the
- * JSON array of its cell values in column order (header: the column keys), each line ending in
- * LF. Independent of the file formats, so the xlsx and the CSV of one run prove the same data.
- */
-class DetailHash {
-  private readonly hash = createHash('sha256');
-  constructor(private readonly keys: string[]) {
-    this.hash.update(`${JSON.stringify(keys)}\n`);
-  }
-  add(row: Row): void {
-    this.hash.update(`${JSON.stringify(this.keys.map((k) => row[k] ?? null))}\n`);
-  }
-  hex(): string {
-    return this.hash.digest('hex');
-  }
 }
 
 /**
@@ -96,9 +76,7 @@ export async function writeReport(
   const open: Renderer[] = [];
   try {
     for (const t of targets) open.push(openRenderer(t.format, t.temp, result.detail, opts));
-    const hash = new DetailHash(result.detail.columns.map((c) => c.key));
     const rows = await forEachRow(result.detail.rows, (row) => {
-      hash.add(row);
       if (open.length === 1) return open[0]!.write(row);
       const waits: Promise<void>[] = [];
       try {
@@ -114,7 +92,6 @@ export async function writeReport(
       return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
     });
     const warnings = result.warnings();
-    const sha256 = hash.hex();
     const tail = {
       summaries: result.summaries(),
       warnings,
@@ -125,12 +102,11 @@ export async function writeReport(
         ['Generated at', new Date().toISOString()],
         ...(opts.about ?? []),
         ...result.about(),
-        ['Detail SHA-256', `${sha256} (one JSON array per row in column order, LF-ended, keys first)`],
       ] satisfies [string, string][],
     };
     for (const r of open) await r.finish(tail);
     for (const t of targets) await rename(t.temp, t.file);
-    return { files: targets.map((t) => t.file), rows, warnings, sha256 };
+    return { files: targets.map((t) => t.file), rows, warnings };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
     await Promise.all(targets.map((t) => rm(t.temp, { force: true })));

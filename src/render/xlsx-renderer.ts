@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import ExcelJS from 'exceljs';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
@@ -88,6 +89,9 @@ export class XlsxRenderer implements Renderer {
   private readonly closed: Promise<void>;
   private readonly names = new SheetNames();
   private readonly detail: SheetWriter;
+  /** SHA-256 of the detail sheet's XML part, as stored in the file (About: "Detail SHA-256"). */
+  private readonly detailHash: Hash = createHash('sha256');
+  private detailPart = '';
   private failure: unknown;
 
   constructor(
@@ -117,6 +121,9 @@ export class XlsxRenderer implements Renderer {
     };
     internals.zip?.on('error', (err: unknown) => {
       this.failure ??= err;
+    });
+    this.hashPart(this.detailHash, (path) => {
+      this.detailPart = path;
     });
     this.detail = this.sheet(detail.name, detail.columns, {
       sample: SAMPLE_ROWS,
@@ -169,7 +176,17 @@ export class XlsxRenderer implements Renderer {
       }
       await sheet.end();
     }
-    this.about([...tail.about, ...counts, ['Sheets', this.sheetList(summaries, tail.warnings.length > 0)]]);
+    this.about([
+      ...tail.about,
+      ...counts,
+      [
+        'Detail SHA-256',
+        this.detailPart === ''
+          ? 'not available'
+          : `${this.detailHash.digest('hex')} (the detail sheet as stored: unzip -p FILE ${this.detailPart.replace(/^\//, '')} | sha256sum)`,
+      ],
+      ['Sheets', this.sheetList(summaries, tail.warnings.length > 0)],
+    ]);
     moveToFront(this.workbook, summaries);
     const committed = this.workbook.commit();
     committed.catch(() => undefined);
@@ -182,6 +199,32 @@ export class XlsxRenderer implements Renderer {
     // The zip is piped into the file; Node unpipes it once the file closes.
     this.file.destroy();
     await this.closed.catch(() => undefined);
+  }
+
+  /**
+   * Hashes the XML of the next sheet part opened (the detail, added first) as exceljs writes it:
+   * one native update per write, cheaper than hashing the rows again in JavaScript, and anyone
+   * can check it from the file. `_openStream` is internal to exceljs 4; without it the About
+   * line says the hash is not available.
+   */
+  private hashPart(hash: Hash, opened: (path: string) => void): void {
+    type Part = { write(data: unknown, ...rest: unknown[]): unknown };
+    const wb = this.workbook as unknown as { _openStream?: (path: string) => Part };
+    const open = wb._openStream;
+    if (typeof open !== 'function') return;
+    wb._openStream = (path: string) => {
+      const part = open.call(this.workbook, path);
+      wb._openStream = open;
+      opened(path);
+      const write = part.write;
+      part.write = (data: unknown, ...rest: unknown[]) => {
+        if (typeof data === 'string' || Buffer.isBuffer(data)) hash.update(data);
+        else if (data !== null && typeof data === 'object' && 'toBuffer' in data)
+          hash.update((data as { toBuffer(): Buffer }).toBuffer());
+        return write.call(part, data, ...rest);
+      };
+      return part;
+    };
   }
 
   /** The sheets in the order a reader sees them (the About sheet never names one that is not there). */

@@ -1,25 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatCents, writeReport } from '../../src/render/index.js';
+import { type CsvSettings, formatCents, writeReport } from '../../src/render/index.js';
 import { outDir, report } from './fixtures.js';
 
-async function csvOf(spec: Parameters<typeof report>[0] = {}): Promise<Buffer> {
+async function csvOf(spec: Parameters<typeof report>[0] = {}, csv?: CsvSettings): Promise<Buffer> {
   const { files } = await writeReport(report(spec), {
     outDir: outDir(),
     name: 'unpaid-invoices',
     asOf: '2025-06-30',
     title: 'Unpaid invoices',
     formats: ['csv'],
+    ...(csv === undefined ? {} : { csv }),
   });
   expect(files).toHaveLength(1);
   expect(files[0]).toMatch(/unpaid-invoices-2025-06-30\.csv$/);
-  return readFileSync(files[0]!);
+  // Order ageing holds person names: the file is the owner's only.
+  expect(statSync(files[0]!).mode & 0o777).toBe(0o600);
+  const bytes = readFileSync(files[0]!);
+  // UTF-8 with a byte order mark by default, so Excel reads "Peña" right.
+  if (csv === undefined) expect(bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(true);
+  return csv === undefined ? bytes.subarray(3) : bytes;
 }
 
 describe('CSV renderer', () => {
-  it('writes RFC 4180 UTF-8 without a BOM: keys as header, CRLF, quoting, typed values', async () => {
+  it('writes RFC 4180 UTF-8 after a BOM: keys as header, CRLF, quoting, typed values', async () => {
     const bytes = await csvOf();
-    expect(bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(false);
     expect(bytes.toString('utf8')).toBe(
       [
         'orgId,org,invoiceDate,createdAt,balance,drugRate,ageHours,open',
@@ -112,5 +117,26 @@ describe('CSV renderer', () => {
       await expect(
         csvOf({ detail: { columns: [{ key: 't', title: 'T', type: 'datetime' }], rows: [{ t }] } }),
       ).rejects.toThrow('expected an ISO 8601 timestamp');
+  });
+
+  it('follows reports.csv: no BOM, `;` for Excel in decimal-comma locales, text as it is', async () => {
+    const text = (
+      await csvOf(
+        {
+          detail: {
+            columns: [
+              { key: 's', title: 'S', type: 'string' },
+              { key: 'm', title: 'M', type: 'money' },
+            ],
+            rows: [
+              { s: '+1 Logistics', m: 150 },
+              { s: 'a;b', m: -5 },
+            ],
+          },
+        },
+        { bom: false, delimiter: ';', neutralise: false },
+      )
+    ).toString('utf8');
+    expect(text).toBe('s;m\r\n+1 Logistics;1.50\r\n"a;b";-0.05\r\n');
   });
 });

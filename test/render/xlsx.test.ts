@@ -90,14 +90,16 @@ describe('xlsx renderer', () => {
     expect(header.getCell(1).font?.bold).toBe(true);
     expect(ws.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(ws.autoFilter).toBe('A1:H4');
-    expect(ws.getColumn(col('org')).width).toBe(30); // Column.width wins
-    expect(ws.getColumn(col('invoiceDate')).width).toBe(15); // title + 3 beats the date's 12
-    expect(ws.getColumn(col('orgId')).width).toBe(10);
+    // Widths from the data: the longest org name (16 characters) plus a margin; a title wraps
+    // (never cut off) rather than widen a narrow column beyond a third of its length.
+    expect(ws.getColumn(col('org')).width).toBe(18);
+    expect(ws.getColumn(col('invoiceDate')).width).toBe(13);
+    expect(header.getCell(col('invoiceDate')).alignment?.wrapText).toBe(true);
   });
 
-  it('orders the sheets detail, summaries, Warnings, About', async () => {
+  it('orders the sheets summaries, detail, Warnings, About', async () => {
     const wb = await xlsxOf({ summaries: [byOrg()], warnings: ['label "13/2025" is not a month', '=cmd'] });
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Invoices', 'By org', 'Warnings', 'About']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['By org', 'Invoices', 'Warnings', 'About']);
 
     const summary = wb.getWorksheet('By org')!;
     expect(summary.getRow(1).getCell(2).value).toBe('Total');
@@ -108,7 +110,7 @@ describe('xlsx renderer', () => {
     const warnings = wb.getWorksheet('Warnings')!;
     expect(warnings.getRow(1).getCell(1).value).toBe('Warning');
     expect(warnings.getRow(2).getCell(1).value).toBe('label "13/2025" is not a month');
-    expect(warnings.getRow(3).getCell(1).value).toBe("'=cmd");
+    expect(warnings.getRow(3).getCell(1).value).toBe('=cmd');
     expect(warnings.rowCount).toBe(3);
   });
 
@@ -125,6 +127,7 @@ describe('xlsx renderer', () => {
     ]);
     const about = aboutOf(wb);
     expect([...about.keys()]).toEqual([
+      'Item',
       'Report',
       'Title',
       'As of',
@@ -134,7 +137,11 @@ describe('xlsx renderer', () => {
       'Aging basis',
       'Rows (Invoices)',
       'Rows (By org)',
+      'Detail SHA-256',
+      'Sheets',
     ]);
+    expect(about.get('Sheets')).toBe('By org, Invoices, About');
+    expect(about.get('Detail SHA-256')).toMatch(/^[0-9a-f]{64} /);
     expect(about.get('Report')).toBe('unpaid-invoices');
     expect(about.get('Title')).toBe('Unpaid invoices');
     expect(about.get('As of')).toBe('2025-06-30');
@@ -160,7 +167,7 @@ describe('xlsx renderer', () => {
       summaries: [{ ...byOrg(), name: 'Warnings' }],
       warnings: ['w'],
     });
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['About', 'Warnings', 'Warnings (2)', 'About (2)']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Warnings', 'About', 'Warnings (2)', 'About (2)']);
   });
 
   it("finds where exceljs holds a sheet's XML, to wait for it (backpressure)", async () => {

@@ -402,3 +402,89 @@ describe('order ageing: edge cases', () => {
     );
   });
 });
+
+describe('order ageing: what an operations lead asks (issue 13)', () => {
+  it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [
+      item(6, 'Ordered', '2024-12-01T12:00:00Z'),
+      item(7, 'Collected', '2025-05-20T12:00:00Z'),
+    ]);
+    await history(m, [
+      seen(6, 'Ordered', '2025-06-09T00:00:00.000Z'),
+      seen(7, 'Collected', '2025-06-10T06:00:00.000Z'),
+    ]);
+    const ran = await runReport(orderAgeing, m, at());
+    const o6 = ran.detail.find((r) => r.orderItemId === 6);
+    expect(o6).toMatchObject({
+      ageHours: 4584,
+      ageBucket: '30d+',
+      timeInStatusHours: 36,
+      sinceIsLowerBound: true,
+      flag: 'STUCK',
+      flagBasis: 'creation',
+    });
+    // A later stage: 6 h in COLLECTED is a lower bound; 21 days since creation prove only that
+    // something is slow: WARN, since unknown.
+    expect(ran.detail.find((r) => r.orderItemId === 7)).toMatchObject({
+      timeInStatusHours: 6,
+      flag: 'WARN',
+      flagBasis: 'unknown since',
+    });
+    expect(ran.detail[0]?.orderItemId).toBe(6);
+    expect(aboutValue(ran, 'Flag basis')).toContain('unknown since');
+  });
+
+  it('the nightly 02:00 run ages to the last order item sync, not to the end of the day', async () => {
+    const m = await mirror();
+    const now = new Date();
+    const today = now.toISOString().slice(0, 10);
+    const sync = Date.parse(`${today}T02:00:00.000Z`);
+    await syncState(m, 'orderitem', new Date(sync).toISOString());
+    // Created 23.6 h before the sync started: under a day old, OK (at the end of the day it
+    // would read 45.6 h, WARN).
+    const created = new Date(sync - 23.6 * 3_600_000).toISOString();
+    upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
+    await history(m, [seen(8, 'Ordered', new Date(sync - 20 * 3_600_000).toISOString())]);
+    const ran = await runReport(orderAgeing, m, params(today));
+    expect(ran.detail[0]).toMatchObject({ orderItemId: 8, ageHours: 23.6, flag: 'OK' });
+    expect(aboutValue(ran, 'As-of instant')).toBe(
+      `${today}T02:00:00Z: the start of the last completed order item sync (${today}T02:00:00Z): the mirror knows nothing later`,
+    );
+    // --as-of-time: an explicit instant.
+    const later = await runReport(
+      orderAgeing,
+      m,
+      params(today, {}, { asOfTimestamp: new Date(sync + 6 * 3_600_000).toISOString() }),
+    );
+    expect(later.detail[0]).toMatchObject({ ageHours: 29.6, flag: 'WARN' });
+  });
+
+  it('a background check is not aged against drug-test thresholds; a configured family has its own', async () => {
+    const m = await mirror();
+    upsert(m, 'OrderItem', [
+      item(9, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'County Criminal Background Check' }),
+      item(10, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'Hair Follicle 5-Panel' }),
+    ]);
+    await history(m, [
+      seen(9, 'Ordered', '2025-06-01T13:00:00.000Z'),
+      seen(10, 'Ordered', '2025-06-01T13:00:00.000Z'),
+    ]);
+    const ran = await runReport(orderAgeing, m, at());
+    expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([[10, 'drug', 'STUCK']]);
+    expect(ran.warnings).toContain(
+      '1 item(s) of products in no product family are not aged (configure options.families to age them): County Criminal Background Check 1',
+    );
+    const families = {
+      background: { match: ['background'], thresholds: { ORDERED: { warn: 168, stuck: 336 } } },
+    };
+    const configured = await runReport(orderAgeing, m, at({ families }));
+    expect(configured.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([
+      [10, 'drug', 'STUCK'],
+      [9, 'background', 'WARN'],
+    ]);
+    expect(aboutValue(configured, 'Thresholds (warn/stuck hours) by product family')).toContain(
+      'background (products containing background): ORDERED 168/336',
+    );
+  });
+});

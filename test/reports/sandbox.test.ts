@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -14,7 +14,7 @@ import { TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 const sim = withSim({ scale: 0.1 });
 
 function csv(file: string): Record<string, string>[] {
-  return parse(readFileSync(file, 'utf8'), { columns: true }) as Record<string, string>[];
+  return parse(readFileSync(file, 'utf8'), { columns: true, bom: true }) as Record<string, string>[];
 }
 
 const cents = (s: string) => Math.round(Number(s) * 100);
@@ -47,12 +47,21 @@ describe('reports on a synced sandbox agree with the sandbox truth', () => {
     expect(synced.code, synced.stderr).toBe(0);
     const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
+    // Every run says what it wrote, and the data's problems, on stderr.
+    expect(r.stderr).toMatch(/^compliance: \d+ detail rows?, \d+ warnings?$/m);
+    expect(r.stderr).toMatch(/^unpaid-invoices: \d+ detail rows?, \d+ warnings?$/m);
+    expect(r.stderr).toMatch(/^unpaid-invoices: warning: \d+ cancelled invoice\(s\)/m);
+    expect(r.stderr).toMatch(/^order-ageing: warning: \d+ item\(s\) of products in no product family/m);
+    for (const f of r.stdout.trim().split('\n'))
+      expect(statSync(f.startsWith('/') ? f : join(dir, f)).mode & 0o777).toBe(0o600);
     const truth = sim().truth();
     const asOf = Date.parse(`${TEST_ANCHOR}T00:00:00Z`);
 
     // Unpaid invoices: open balances bucketed by days past due.
     const expected: Record<string, number> = {};
     for (const inv of truth.Invoice) {
+      // A cancelled invoice (dropInvoice filled) is owed by nobody.
+      if (inv.dropInvoice) continue;
       const balance = Math.round(Number(inv.balance) * 100);
       if (Math.abs(balance) < 1 || Date.parse(`${String(inv.date)}T00:00:00Z`) > asOf) continue;
       const due = Date.parse(`${String(inv.dateDue ?? inv.date)}T00:00:00Z`);
@@ -113,13 +122,45 @@ describe('reports on a synced sandbox agree with the sandbox truth', () => {
       expect(row.rateSource).toBe('default:FMCSA');
     }
 
-    // Order ageing: exactly the order items still open.
-    const open = truth.OrderItem.filter((o) => o.isNotModifiable === false)
+    // Order ageing: exactly the drug and alcohol order items still open, created by the as-of
+    // instant (the end of the as-of day).
+    const family = /drug|panel|urine|hair follicle|alcohol|breath/i;
+    const end = asOf + dayMs;
+    const open = truth.OrderItem.filter(
+      (o) =>
+        o.isNotModifiable === false &&
+        family.test(String(o.c_productName)) &&
+        Date.parse(String(o.CreationTimestamp)) <= end,
+    )
       .map((o) => Number(o.id))
       .sort((a, b) => a - b);
     const ageing = csv(join(dir, 'out', `order-ageing-${TEST_ANCHOR}.csv`))
       .map((row) => Number(row.orderItemId))
       .sort((a, b) => a - b);
     expect(ageing).toEqual(open);
-  }, 120_000);
+
+    // The report name after --org (which takes several ids) is the report, not an org.
+    const org = compliance[0]?.orgId ?? '';
+    const named = await runOhs(
+      ['report', '--as-of', TEST_ANCHOR, '--org', org, 'compliance', '--format', 'csv'],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout.trim()).toMatch(/compliance-.*\.csv$/);
+    expect(named.stderr).toMatch(/^compliance: 5 detail rows, \d+ warnings?$/m);
+    const twice = await runOhs(['report', 'order-ageing', '--org', org, 'compliance'], { cwd: dir, env });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("--org 'compliance': a report name among the --org values");
+    // An option no report knows is an error naming it and the valid ones.
+    const bad = await runOhs(['report', 'unpaid-invoices', '--option', 'agingBasi=invoiceDate'], {
+      cwd: dir,
+      env,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown option 'agingBasi'");
+    expect(bad.stderr).toContain('agingBasis, periodDays');
+  }, 180_000);
 });
