@@ -92,6 +92,36 @@ describe('configuration', () => {
     );
   });
 
+  it('names a misspelt key with its source and the closest valid key, at any depth', () => {
+    const dir = workdir({ jobs: { schedules: { nihgtly: '0 3 * * *' } }, Timezone: 'UTC' });
+    const local = join(dir, 'config', 'local.json');
+    // The top-level key first: it is the likelier cause of whatever else fails.
+    expect(() => loadConfig({}, {}, dir)).toThrow(
+      `unknown configuration key Timezone in ${local} (did you mean timezone?); valid keys: baseUrl, token, tokenFile, db, logLevel, timezone, api, mirror, sync, jobs, service`,
+    );
+    const nested = workdir({ jobs: { schedules: { nihgtly: '0 3 * * *' } } });
+    expect(() => loadConfig({}, {}, nested)).toThrow(
+      /unknown configuration key jobs\.schedules\.nihgtly in .*local\.json \(did you mean jobs\.schedules\.nightly\?\)/,
+    );
+    // Nothing close: no suggestion rather than a wrong one.
+    expect(() => loadConfig({}, {}, workdir({ frobnicator: 1 }))).toThrow(
+      /^unknown configuration key frobnicator in .*local\.json; valid keys: /,
+    );
+  });
+
+  it('switches a schedule off with null or "off", and checks the time zone at load', () => {
+    const off = loadConfig(
+      {},
+      {},
+      workdir({ jobs: { schedules: { nightly: null, sync: 'OFF', reports: '0 5 * * *' } } }),
+    );
+    expect(off.jobs.schedules).toEqual({ reports: '0 5 * * *' });
+    expect(loadConfig({}, {}, workdir({ timezone: 'America/Chicago' })).timezone).toBe('America/Chicago');
+    expect(() => loadConfig({}, {}, workdir({ timezone: 'Central' }))).toThrow(
+      /timezone is invalid: not an IANA/,
+    );
+  });
+
   it('never shows the token in a validation error', () => {
     const dir = workdir({ token: '' });
     expect(() => loadConfig({}, {}, dir)).toThrow(/token is invalid.*\(got \(hidden\)\)/);

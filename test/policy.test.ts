@@ -11,6 +11,13 @@ function dir(): string {
   return mkdtempSync(join(tmpdir(), 'ohs-policy-'));
 }
 
+/** An empty mirror in `d` (policy import refuses a missing file, as a mistyped --db). */
+async function newMirror(d: string): Promise<string> {
+  const db = join(d, 'm.sqlite');
+  await (await openMirror(db)).close();
+  return db;
+}
+
 describe('ohs policy import', () => {
   it('imports a CSV with interface or camelCase column names, deriving the program', async () => {
     const d = dir();
@@ -19,7 +26,7 @@ describe('ohs policy import', () => {
       file,
       'OrgId,agency,rpMinDrug,rpMinAlc,rpDotRegistrationNumber,Parent~OrgId\r\n1001,FMCSA,50,10,123456,\r\n1002,,25,0,,1001\r\n',
     );
-    const db = join(d, 'm.sqlite');
+    const db = await newMirror(d);
     const r = await runOhs(['policy', 'import', file, '--db', db]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('imported 2 org policies');
@@ -85,7 +92,7 @@ describe('ohs policy import', () => {
       file,
       'orgId,program,agency,rpMinDrug,color\n1001,DOT,FMCSA,50,red\nabc,MAYBE,NASA,150,\n1001,,,,\n',
     );
-    const db = join(d, 'm.sqlite');
+    const db = await newMirror(d);
     const r = await runOhs(['policy', 'import', file, '--db', db]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
@@ -107,12 +114,13 @@ describe('ohs policy import', () => {
   });
 
   it('says what is wrong with an unreadable file', async () => {
-    const r = await runOhs(['policy', 'import', '/nonexistent/p.csv', '--db', join(dir(), 'm.sqlite')]);
+    const db = await newMirror(dir());
+    const r = await runOhs(['policy', 'import', '/nonexistent/p.csv', '--db', db]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('ohs: INPUT_INVALID: /nonexistent/p.csv: cannot read: ENOENT');
     const odd = join(dir(), 'p.txt');
     writeFileSync(odd, 'x');
-    const r2 = await runOhs(['policy', 'import', odd, '--db', join(dir(), 'm.sqlite')]);
+    const r2 = await runOhs(['policy', 'import', odd, '--db', db]);
     expect(r2.stderr.trim()).toBe(
       `ohs: INPUT_INVALID: ${odd}: unknown file type '.txt': use .csv, .xlsx, .json or .ndjson`,
     );

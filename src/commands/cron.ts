@@ -92,8 +92,10 @@ export function registerCron(program: Command): void {
           { timezone: config.timezone, name: job },
         ),
       );
+      // Listening before saying so: a SIGTERM right after the line must stop the worker cleanly.
+      const stopped = untilSignal();
       logger.info({ schedules, timezone: config.timezone }, 'cron worker started (stop with SIGTERM)');
-      const signal = await untilSignal();
+      const signal = await stopped;
       logger.info({ signal }, 'stopping: the run under way stops after its current page');
       abort.abort();
       for (const t of tasks) await t.stop();

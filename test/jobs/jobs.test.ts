@@ -79,24 +79,24 @@ function spawnOhs(
 }
 
 describe('ohs demo', () => {
-  it('from a clean folder: syncs the built-in sandbox into ohs.sqlite, writes every report to out/, prints where', async () => {
+  it('from a clean folder: syncs the built-in sandbox into demo.sqlite, writes every report to demo-out/, prints where', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ohs-demo-'));
     const r = await runOhs(['demo', '--scale', '0.1'], { cwd: dir, timeoutMs: 120_000 });
     expect(r.code).toBe(0);
-    const db = join(dir, 'ohs.sqlite');
+    const db = join(dir, 'demo.sqlite');
     expect(r.stdout).toContain(`Mirror   ${db}  (mode 600;`);
     expect(statSync(db).mode & 0o777).toBe(0o600);
     const printed = r.stdout
       .split('\n')
       .map((l) => l.trim())
-      .filter((l) => l.startsWith(join(dir, 'out')));
-    const files = readdirSync(join(dir, 'out')).map((f) => join(dir, 'out', f));
+      .filter((l) => l.startsWith(join(dir, 'demo-out')));
+    const files = readdirSync(join(dir, 'demo-out')).map((f) => join(dir, 'demo-out', f));
     expect(printed.sort()).toEqual(files.sort());
     for (const name of ['compliance', 'unpaid-invoices', 'order-ageing']) {
       for (const ext of ['xlsx', 'csv'])
         expect(files.some((f) => f.includes(`${name}-`) && f.endsWith(ext))).toBe(true);
     }
-    expect(r.stdout).toContain('sqlite3 ohs.sqlite "select org, count(*) as open_orders from v_orderitem');
+    expect(r.stdout).toContain('sqlite3 demo.sqlite "select org, count(*) as open_orders from v_orderitem');
 
     // The demo's sandbox is deterministic (seed 1, today's date): the mirror equals a twin's truth.
     const today = new Date().toISOString().slice(0, 10);
