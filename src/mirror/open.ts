@@ -1,9 +1,9 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database as MirrorDb } from './db-types.js';
 import { migrate } from './migrations.js';
+import { type SqliteDatabase, type SqliteDriverName, sqliteDriver } from './sqlite/driver.js';
 import { SqliteAdapter } from './sqlite-adapter.js';
 
 export interface MirrorOptions {
@@ -15,7 +15,9 @@ export interface MirrorOptions {
 
 export interface Mirror {
   readonly file: string;
-  readonly sqlite: Database.Database;
+  readonly sqlite: SqliteDatabase;
+  /** The SQLite driver chosen for this Node (src/mirror/sqlite/driver.ts). */
+  readonly driver: SqliteDriverName;
   /** Portable queries (run records, status, reports) go through Kysely. */
   readonly db: Kysely<MirrorDb>;
   /** Bulk upserts, checkpoints and history go through the SQLite adapter's prepared statements. */
@@ -36,6 +38,7 @@ export class MirrorOpenError extends OhsError {
  * migrations run on open.
  */
 export async function openMirror(file: string, options: MirrorOptions = {}): Promise<Mirror> {
+  const driver = sqliteDriver(); // first: a driver that cannot load leaves no empty file behind
   if (!options.readonly) {
     try {
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
@@ -51,9 +54,9 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
   } else if (!existsSync(file)) {
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
   }
-  let sqlite: Database.Database;
+  let sqlite: SqliteDatabase;
   try {
-    sqlite = new Database(file, {
+    sqlite = new driver.Database(file, {
       readonly: options.readonly === true,
       fileMustExist: options.readonly === true,
     });
@@ -69,6 +72,7 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
   return {
     file,
     sqlite,
+    driver: driver.name,
     db,
     adapter,
     close: async () => {
