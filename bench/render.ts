@@ -3,13 +3,15 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import Database from 'better-sqlite3';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
+import { sqliteDriver } from '../src/mirror/index.js';
 import { type Column, type ReportResult, type Row, writeReport } from '../src/render/index.js';
 import { drained } from '../src/render/streams.js';
 import { numFmtOf, sheetBacklog } from '../src/render/xlsx-renderer.js';
 import { measure, table } from './sandbox.js';
+
+const { Database } = sqliteDriver();
 
 /**
  * Rendering: a million rows (times scale) of a synthetic 12-column report, streamed from a real

@@ -1,11 +1,11 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database as MirrorDb } from './db-types.js';
 import { migrate, pendingMigrations, schemaWork } from './migrations.js';
+import { type SqliteDatabase, type SqliteDriverName, sqliteDriver } from './sqlite/driver.js';
 import { SqliteAdapter } from './sqlite-adapter.js';
 
 export interface MirrorOptions {
@@ -28,7 +28,9 @@ export interface MirrorOptions {
 
 export interface Mirror {
   readonly file: string;
-  readonly sqlite: Database.Database;
+  readonly sqlite: SqliteDatabase;
+  /** The SQLite driver chosen for this Node (src/mirror/sqlite/driver.ts). */
+  readonly driver: SqliteDriverName;
   /** Portable queries (run records, status, reports) go through Kysely. */
   readonly db: Kysely<MirrorDb>;
   /** Bulk upserts, checkpoints and history go through the SQLite adapter's prepared statements. */
@@ -49,9 +51,10 @@ export class MirrorOpenError extends OhsError {
  * migrations run on open.
  */
 export async function openMirror(file: string, options: MirrorOptions = {}): Promise<Mirror> {
+  const driver = sqliteDriver(); // first: a driver that cannot load leaves no empty file behind
   if ((options.mustExist || options.readonlyFallback) && !existsSync(file))
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
-  if (options.readonlyFallback && !writable(file)) return openReadonly(file, options);
+  if (options.readonlyFallback && !writable(file)) return openReadonly(file, options, driver);
   if (!options.readonly) {
     try {
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
@@ -71,9 +74,9 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
   } else if (!existsSync(file)) {
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
   }
-  let sqlite: Database.Database;
+  let sqlite: SqliteDatabase;
   try {
-    sqlite = new Database(file, {
+    sqlite = new driver.Database(file, {
       readonly: options.readonly === true,
       fileMustExist: options.readonly === true,
     });
@@ -89,6 +92,7 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
   return {
     file,
     sqlite,
+    driver: driver.name,
     db,
     adapter,
     close: async () => {
@@ -118,14 +122,18 @@ process.env.SQLITE_USE_URI ??= '1';
  * file is then opened immutable (no locks, no -shm: right while nobody writes, which the
  * absence of a -wal file says). Refuses a file that needs migrating: that takes its owner.
  */
-async function openReadonly(file: string, options: MirrorOptions): Promise<Mirror> {
+async function openReadonly(
+  file: string,
+  options: MirrorOptions,
+  driver: ReturnType<typeof sqliteDriver>,
+): Promise<Mirror> {
   const open = (name: string) => {
-    const handle = new Database(name, { readonly: true, fileMustExist: true });
+    const handle = new driver.Database(name, { readonly: true, fileMustExist: true });
     handle.pragma('busy_timeout = 10000');
     handle.prepare('select count(*) from sqlite_master').get();
     return handle;
   };
-  let sqlite: Database.Database;
+  let sqlite: SqliteDatabase;
   try {
     try {
       sqlite = open(file);
@@ -153,5 +161,12 @@ async function openReadonly(file: string, options: MirrorOptions): Promise<Mirro
     if (err instanceof MirrorOpenError) throw err;
     throw new MirrorOpenError(`cannot read ${file}: ${(err as Error).message}`, err);
   }
-  return { file, sqlite, db, adapter: new SqliteAdapter(sqlite, options.storeSensitive === true), close };
+  return {
+    file,
+    sqlite,
+    driver: driver.name,
+    db,
+    adapter: new SqliteAdapter(sqlite, options.storeSensitive === true),
+    close,
+  };
 }

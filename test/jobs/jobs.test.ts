@@ -3,11 +3,14 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { sqliteDriver } from '../../src/mirror/index.js';
 import { startSim } from '../../src/sim/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { READ_TOKEN, WRITE_TOKEN, withSim } from '../helpers/sim.js';
+
+/** The mirror's own driver for this Node (better-sqlite3 12 aborts on Node 24). */
+const { Database } = sqliteDriver();
 
 /** A clean working folder with a config/local.json pointing at the sandbox. */
 function workdir(url: string, extra: Record<string, unknown> = {}): string {
