@@ -48,6 +48,8 @@ export interface SendOptions {
    * earlier attempt did it; answer `{status: 404, body: undefined}` instead of failing.
    */
   goneMeansDone?: boolean;
+  /** Cancels the request (and its retries): the caller no longer wants the answer. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Reply {
@@ -152,6 +154,7 @@ export class Transport {
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     for (;;) {
       if (this.fatal !== undefined) throw this.fatal;
+      req.signal?.throwIfAborted();
       const attempts = failures + rateLimited + 1;
       const counter = requestCounter.getStore();
       if (counter !== undefined) {
@@ -170,6 +173,7 @@ export class Transport {
           return this.once(req, payload);
         }));
       } catch (err) {
+        if (req.signal?.aborted === true) throw req.signal.reason;
         const code = errorCode(err);
         ms = Math.round(performance.now() - started);
         this.metrics.response(code, ms, 0);
@@ -282,6 +286,7 @@ export class Transport {
       body: payload ?? null,
       headersTimeout: this.o.timeoutMs,
       bodyTimeout: this.o.timeoutMs,
+      ...(req.signal === undefined ? {} : { signal: req.signal }),
     });
     const text = await res.body.text();
     return {

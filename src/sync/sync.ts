@@ -24,6 +24,7 @@ export const defaultSyncOptions: SyncOptions = {
   allowMassDelete: false,
   partitions: 4,
   probeWindow: 50,
+  rereadRuns: 10,
   massDeleteShare: 0.05,
   massDeleteMinRows: 10,
   idStart: {},
@@ -213,6 +214,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
       updated: s.updated,
       unchanged: s.unchanged,
       deleted: s.deleted,
+      records: s.records,
       requests: counter.requests,
       retries: counter.retries,
       error:
