@@ -30,11 +30,10 @@ export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promi
     ctx.logger.info({ pass: pending.mode }, 'resuming an unfinished re-read');
     ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
     await runPass(decl, ctx, pending, { probe: true });
-    // A resumed full pass is what --full asks for. Otherwise it only finished an earlier run's
-    // work: a --full run now makes its full pass; an incremental one re-reads the rows that can
-    // still change, since they may have changed after the killed run read them.
-    if (pending.mode === 'full') return;
-    if (ctx.options.full) return idPass(decl, ctx, 'full');
+    // A resumed incremental pass is no full pass: a --full run makes its own (issue 12.1). Either
+    // way the rows that can still change are read again, since they may have changed after the
+    // killed run read them.
+    if (pending.mode !== 'full' && ctx.options.full) return idPass(decl, ctx, 'full');
     if (decl.incrementalReread === 'open') return idPass(decl, ctx, 'catch-up');
     return;
   }

@@ -36,10 +36,12 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
     ctx.logger.info({ pass: pending.mode }, 'resuming an unfinished pass');
     ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
     await runPass(decl, ctx, pending);
-    // A resumed full pass is the full pass a --full run asks for. Otherwise it only finished an
-    // earlier run's work: rows it passed before that run stopped may have changed or gone since,
-    // so this run's own work follows (re-poll, id sweep; or a new pass of a small table).
-    if (pending.mode === 'full' && ctx.options.full) return;
+    // A resumed pass only finished an earlier run's work: rows it passed before that run stopped
+    // may have changed or gone since. A resumed full pass of a big table is still the full pass a
+    // --full run asks for, caught up by the incremental work (new rows, re-poll, id sweep); any
+    // other case goes on with this run's own work (a new pass of a small table, say).
+    if (pending.mode === 'full' && ctx.options.full && decl.incremental === 'open-rows')
+      return catchUp(decl, ctx, table);
   }
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
@@ -49,6 +51,11 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
     return;
   }
   ctx.stats.mode = 'incremental';
+  await catchUp(decl, ctx, table);
+}
+
+/** The incremental work: rows above the highest id held, a re-poll of open rows, the id sweep. */
+async function catchUp(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   await fetchNew(decl, ctx, table);
   if (decl.reopen !== undefined) {
     await runPass(decl, ctx, startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
@@ -236,7 +243,7 @@ async function lookUp(
       for await (const page of ctx.client.scan(decl.resource as QR, {
         where: [where('id', 'listContains', [...asked].join(',')) as Filter],
       })) {
-        records.push(...page.records);
+        for (const r of page.records) records.push(r);
       }
       if (records.some((r) => r.id === control) && records.every((r) => asked.has(r.id as number))) {
         keep(records);
