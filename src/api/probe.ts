@@ -126,7 +126,10 @@ export async function probeService(client: OhsClient): Promise<ProbeFindings> {
     stringCase = found.records.some((r) => r.id === role.id) ? 'insensitive' : 'sensitive';
   }
 
-  const listContains = await probeListContains(client, big.records.map((r) => Number(r.id)));
+  const listContains = await probeListContains(
+    client,
+    big.records.map((r) => Number(r.id)),
+  );
   return {
     envelope,
     envelopeKey,

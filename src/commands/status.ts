@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
-import { streams } from '../sync/index.js';
+import { type StreamEconomy, streamEconomy, streams } from '../sync/index.js';
 import { commandContext } from './context.js';
 import { intArg } from './parse.js';
 
@@ -20,7 +20,7 @@ export interface StatusReport {
     error_code: string | null;
     error: string | null;
   }[];
-  streams: {
+  streams: ({
     stream: string;
     rows: number;
     deleted: number;
@@ -28,7 +28,7 @@ export interface StatusReport {
     last_full_at: string | null;
     pass_in_progress: boolean;
     last_outcome: string | null;
-  }[];
+  } & StreamEconomy)[];
 }
 
 /** The last runs and each stream's freshness, from the mirror (read-only). */
@@ -77,6 +77,7 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       last_full_at: st?.last_full_at ?? null,
       pass_in_progress: st?.pass_id != null,
       last_outcome: last?.outcome ?? null,
+      ...(await streamEconomy(mirror, s.name)),
     });
   }
   return { db: mirror.file, runs: lastRuns, streams: out };
@@ -138,7 +139,17 @@ export function registerStatus(program: Command): void {
           ]),
         ]);
         const fresh = grid([
-          ['stream', 'rows', 'deleted', 'last success', 'last full pass', 'last outcome', 'pass under way'],
+          [
+            'stream',
+            'rows',
+            'deleted',
+            'last success',
+            'last full pass',
+            'last outcome',
+            'req/record',
+            're-read round',
+            'pass under way',
+          ],
           ...r.streams.map((x) => [
             x.stream,
             String(x.rows),
@@ -146,6 +157,8 @@ export function registerStatus(program: Command): void {
             ago(x.last_success_at),
             ago(x.last_full_at),
             x.last_outcome ?? '-',
+            x.requests_per_record === null ? '-' : String(x.requests_per_record),
+            x.reread_cursor === null ? '' : `at id ${x.reread_cursor}, last round ${ago(x.reread_round_at)}`,
             x.pass_in_progress ? 'yes (resumes next run)' : '',
           ]),
         ]);

@@ -428,7 +428,10 @@ const m0007: Migration = {
       .addColumn('failed_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_failed_id_pk', ['stream', 'id'])
       .execute();
-    await db.schema.alterTable('sync_stream_run').addColumn('records', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('sync_stream_run')
+      .addColumn('records', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', 'text').execute();
     await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', 'text').execute();
   },

@@ -165,7 +165,9 @@ export class SqliteAdapter {
       const record = options.prepared === true ? original : this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const current = fresh ? undefined : (s.current.get(id) as { raw: string; deleted_at: string | null } | undefined);
+      const current = fresh
+        ? undefined
+        : (s.current.get(id) as { raw: string; deleted_at: string | null } | undefined);
       const before = current?.raw;
       if (before === raw) {
         // Unchanged and active: nothing is written (a rewrite per row per run grew the WAL by the

@@ -189,7 +189,12 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
 
 type Fold = (s: string) => string;
 
-function matches(record: SimRecord, c: Condition, fold: Fold, listContains: SimOptions['listContains'] = 'any'): boolean {
+function matches(
+  record: SimRecord,
+  c: Condition,
+  fold: Fold,
+  listContains: SimOptions['listContains'] = 'any',
+): boolean {
   const v = record[c.field];
   const empty = v === null || v === undefined;
   switch (c.op) {

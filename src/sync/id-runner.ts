@@ -37,7 +37,11 @@ export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promi
     if (decl.incrementalReread === 'open') return idPass(decl, ctx, 'catch-up');
     return;
   }
-  const known = await ctx.mirror.db.selectFrom(tableOf(decl.resource).table as ResourceTableName).select('id').limit(1).execute();
+  const known = await ctx.mirror.db
+    .selectFrom(tableOf(decl.resource).table as ResourceTableName)
+    .select('id')
+    .limit(1)
+    .execute();
   return idPass(decl, ctx, ctx.options.full || known.length === 0 ? 'full' : 'incremental');
 }
 
@@ -49,8 +53,12 @@ async function idPass(decl: IdStreamDecl, ctx: StreamContext, kind: IdPassKind):
   const table = tableOf(decl.resource).table as ResourceTableName;
   const wanted = await wantedIds(decl, ctx, table, kind);
   const { adapter } = ctx.mirror;
-  const pass = startPass(ctx, decl.name, kind === 'full' ? 'full' : 'reopen', [{ cursor: null, upper: null }], () =>
-    adapter.markSeen(decl.name, [...wanted], seenState.todo),
+  const pass = startPass(
+    ctx,
+    decl.name,
+    kind === 'full' ? 'full' : 'reopen',
+    [{ cursor: null, upper: null }],
+    () => adapter.markSeen(decl.name, [...wanted], seenState.todo),
   );
   crashPoint('id-pass-started');
   await runPass(decl, ctx, pass, { probe: kind !== 'catch-up' });
@@ -87,7 +95,11 @@ async function wantedIds(
     ]) {
       if (!known.has(id)) wanted.add(id);
     }
-    const failed = await db.selectFrom('sync_failed_id').select('id').where('stream', '=', decl.name).execute();
+    const failed = await db
+      .selectFrom('sync_failed_id')
+      .select('id')
+      .where('stream', '=', decl.name)
+      .execute();
     for (const r of failed) wanted.add(r.id);
   }
   return wanted;
@@ -115,7 +127,9 @@ async function runPass(
   // of anything, and a pass with such ids is not complete: it deletes nothing.
   const gone = failed.length > 0 ? [] : adapter.seenIds(decl.name, seenState.missing);
   const known = new Set(
-    (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) => String(r.id)),
+    (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) =>
+      String(r.id),
+    ),
   );
   await finishPass(
     ctx,
@@ -127,7 +141,12 @@ async function runPass(
 }
 
 /** Reads one batch of ids at once, noting each outcome with the records staged. */
-async function readBatch(decl: IdStreamDecl, ctx: StreamContext, batch: string[], failures: FailureBudget): Promise<void> {
+async function readBatch(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  batch: string[],
+  failures: FailureBudget,
+): Promise<void> {
   const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
   const found = results.filter((r): r is Record<string, unknown> => typeof r === 'object');
   const missing = batch.filter((_, k) => results[k] === undefined);
@@ -148,7 +167,10 @@ interface FailureBudget {
  * How many ids a pass may fail to read before the stream fails: one unlucky record must not stop
  * 3,000, but a service failing everything must not be asked 3,000 times 7 times over.
  */
-const failureBudget = (n: number): FailureBudget => ({ left: Math.max(10, Math.ceil(n * 0.05)), errors: new Map() });
+const failureBudget = (n: number): FailureBudget => ({
+  left: Math.max(10, Math.ceil(n * 0.05)),
+  errors: new Map(),
+});
 
 /** The record, undefined on 404, 'failed' when it could not be read after the client's retries. */
 async function fetchOne(
@@ -166,7 +188,10 @@ async function fetchOne(
     if (err instanceof UnauthorizedError || err instanceof ForbiddenError) throw err;
     if (--failures.left < 0) throw err;
     failures.errors.set(id, err instanceof Error ? err.message : String(err));
-    ctx.logger.warn({ id, error: err instanceof Error ? err.message : String(err) }, 'could not read a record; asked again next run');
+    ctx.logger.warn(
+      { id, error: err instanceof Error ? err.message : String(err) },
+      'could not read a record; asked again next run',
+    );
     return 'failed';
   }
 }
@@ -184,7 +209,11 @@ async function recordFailures(decl: IdStreamDecl, ctx: StreamContext, failed: st
     }
   });
   ctx.stats.failedIds = failed.length;
-  if (failed.length > 0) ctx.logger.warn({ failed: failed.length }, 'ids not read this run: asked again next run; no deletions this pass');
+  if (failed.length > 0)
+    ctx.logger.warn(
+      { failed: failed.length },
+      'ids not read this run: asked again next run; no deletions this pass',
+    );
 }
 
 /** Ids that other tables of the mirror refer to. */
@@ -260,7 +289,8 @@ async function rotation(decl: IdStreamDecl, ctx: StreamContext, table: ResourceT
     .where('stream', '=', decl.name)
     .executeTakeFirst();
   const cursor = Number(state?.reread_cursor ?? Number.NaN);
-  let slot = Number.isFinite(cursor) && cursor >= low && cursor < top ? Math.floor((cursor - low) / stride) + 1 : 0;
+  let slot =
+    Number.isFinite(cursor) && cursor >= low && cursor < top ? Math.floor((cursor - low) / stride) + 1 : 0;
   const ids: string[] = [];
   let wrapped = false;
   for (let k = 0; k < share && k < slots; k++) {
@@ -305,7 +335,14 @@ async function probeUpward(
   const start = Number(ctx.options.idStart[decl.name] ?? 1);
   const window = ctx.options.probeWindow;
   const step = layout.stride;
-  let top = layout.top ?? start - step;
+  // Records this pass found are staged, not yet in the table: a resumed pass probes above them
+  // instead of asking them again.
+  let staged: number | undefined;
+  for (const id of ctx.mirror.adapter.seenIds(decl.name, seenState.seen)) {
+    const n = Number(id);
+    if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
+  }
+  let top = Math.max(layout.top ?? start - step, staged ?? Number.NEGATIVE_INFINITY);
   const span = layout.top === undefined || layout.low === undefined ? 0 : layout.top - layout.low;
   const bound = top + Math.max(span, 100 * window * step);
   let next = top + step;

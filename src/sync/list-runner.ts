@@ -23,7 +23,11 @@ export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): P
   const counts = await adapter.bulkLoad(decl.resource, async () =>
     adapter.transaction(() => {
       const c = adapter.upsert(decl.resource, records, { now });
-      ctx.stats.deleted += adapter.softDelete(decl.resource, gone, { runId: ctx.runId, stream: decl.name, now });
+      ctx.stats.deleted += adapter.softDelete(decl.resource, gone, {
+        runId: ctx.runId,
+        stream: decl.name,
+        now,
+      });
       adapter.setPass(decl.name, null, now, 'full');
       return c;
     }),

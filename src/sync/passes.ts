@@ -169,8 +169,17 @@ export async function finishPass(
   const { adapter } = ctx.mirror;
   adapter.transaction(() => {
     const each = opts.each;
-    adapter.applyPass(target.resource, target.stream, now, each === undefined ? undefined : (r) => each(r, now));
-    ctx.stats.deleted += adapter.softDelete(target.resource, gone, { runId: ctx.runId, stream: target.stream, now });
+    adapter.applyPass(
+      target.resource,
+      target.stream,
+      now,
+      each === undefined ? undefined : (r) => each(r, now),
+    );
+    ctx.stats.deleted += adapter.softDelete(target.resource, gone, {
+      runId: ctx.runId,
+      stream: target.stream,
+      now,
+    });
     adapter.setPass(target.stream, null, now, opts.completed);
   });
   adapter.checkpointWal();

@@ -151,7 +151,8 @@ async function fetchNew(decl: QueryStreamDecl, ctx: StreamContext, table: Resour
  * aborted, and none writes a page after that) and is rethrown once all have stopped.
  */
 async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
-  const filters: Filter[] = pass.mode === 'reopen' && decl.reopen !== undefined ? [decl.reopen.filter as Filter] : [];
+  const filters: Filter[] =
+    pass.mode === 'reopen' && decl.reopen !== undefined ? [decl.reopen.filter as Filter] : [];
   const stop = new AbortController();
   const results = await Promise.allSettled(
     pass.parts

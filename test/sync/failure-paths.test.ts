@@ -15,8 +15,11 @@ import { withSim } from '../helpers/sim.js';
 let onRequest: ((info: RequestInfo) => void) | undefined;
 let failRequest: ((req: { method: string; path: string; body: unknown }) => boolean) | undefined;
 
-const count = (m: { sqlite: { prepare(s: string): { get(...a: unknown[]): unknown } } }, sql: string, ...a: unknown[]) =>
-  (m.sqlite.prepare(sql).get(...a) as { n: number }).n;
+const count = (
+  m: { sqlite: { prepare(s: string): { get(...a: unknown[]): unknown } } },
+  sql: string,
+  ...a: unknown[]
+) => (m.sqlite.prepare(sql).get(...a) as { n: number }).n;
 
 /** The id a GET of an id stream asked for, if `path` is one. */
 function idAsked(path: string, stream: string): string | undefined {
@@ -63,16 +66,24 @@ describe('sync failure paths', () => {
       onRequest = undefined;
     }
     // A paid invoice changes upstream: only a full re-read sees it.
-    const paid = sim().tables.Invoice.all().find((r) => r.balance === 0)!;
+    const paid = sim()
+      .tables.Invoice.all()
+      .find((r) => r.balance === 0)!;
     sim().tables.Invoice.update(paid.id, { lateFee: 12.5 });
-    const known = await withMirror(file, (m) => count(m, 'SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL'));
-    const { result, paths } = await watched(() => syncInto(sim(), file, { streams: ['invoice'], full: true }));
+    const known = await withMirror(file, (m) =>
+      count(m, 'SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL'),
+    );
+    const { result, paths } = await watched(() =>
+      syncInto(sim(), file, { streams: ['invoice'], full: true }),
+    );
     expect(result.outcome, String(result.error)).toBe('ok');
     const asked = new Set(paths.map((p) => idAsked(p, 'invoice')).filter((id) => id !== undefined));
     expect(asked.size).toBeGreaterThanOrEqual(known);
     await withMirror(file, (m) => {
       expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] });
-      const state = m.sqlite.prepare("SELECT last_full_at FROM sync_stream_state WHERE stream = 'invoice'").get() as {
+      const state = m.sqlite
+        .prepare("SELECT last_full_at FROM sync_stream_state WHERE stream = 'invoice'")
+        .get() as {
         last_full_at: string | null;
       };
       expect(state.last_full_at).not.toBeNull();
@@ -83,9 +94,14 @@ describe('sync failure paths', () => {
     const file = tmp();
     const config = cliConfig(dirname(file));
     const env = cliEnv(sim());
-    const first = await runOhs(['sync', 'invoice', '--db', file, '--config', config], { env, timeoutMs: 60_000 });
+    const first = await runOhs(['sync', 'invoice', '--db', file, '--config', config], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(first.code, first.stderr).toBe(0);
-    const paid = sim().tables.Invoice.all().find((r) => r.balance === 0 && r.lateFee !== 3.25)!;
+    const paid = sim()
+      .tables.Invoice.all()
+      .find((r) => r.balance === 0 && r.lateFee !== 3.25)!;
     sim().tables.Invoice.update(paid.id, { lateFee: 3.25 });
     const killed = await runOhs(['sync', 'invoice', '--full', '--db', file, '--config', config], {
       env: { ...env, OHS_TEST_CRASH_AT: 'id-pass-started' },
@@ -94,11 +110,17 @@ describe('sync failure paths', () => {
     expect(killed.code).not.toBe(0);
     await withMirror(file, (m) => {
       // The pass is there, with its ids to read: nothing half-started.
-      const todo = count(m, "SELECT count(*) AS n FROM sync_pass_seen WHERE stream = 'invoice' AND state = 3");
+      const todo = count(
+        m,
+        "SELECT count(*) AS n FROM sync_pass_seen WHERE stream = 'invoice' AND state = 3",
+      );
       const known = count(m, 'SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL');
       expect(todo).toBeGreaterThanOrEqual(known);
     });
-    const next = await runOhs(['sync', 'invoice', '--db', file, '--config', config], { env, timeoutMs: 60_000 });
+    const next = await runOhs(['sync', 'invoice', '--db', file, '--config', config], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(next.code, next.stderr).toBe(0);
     await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] }));
   });
@@ -118,13 +140,17 @@ describe('sync failure paths', () => {
     // The rotating re-read is made tiny here: the point is the size of the id set.
     const report = await syncInto(sim(), file, { streams: ['staff'], rereadRuns: 100_000 });
     expect(report.outcome, String(report.error)).toBe('ok');
-    await withMirror(file, (m) => expect(count(m, 'SELECT count(*) AS n FROM staff')).toBeGreaterThan(150_000));
+    await withMirror(file, (m) =>
+      expect(count(m, 'SELECT count(*) AS n FROM staff')).toBeGreaterThan(150_000),
+    );
   });
 
   it('4: a failing order item partition stops its siblings: no page is written after the failure is recorded', async () => {
     const file = tmp();
     expect((await syncInto(sim(), file)).outcome).toBe('ok');
-    const ids = sim().tables.OrderItem.all().map((r) => Number(r.id));
+    const ids = sim()
+      .tables.OrderItem.all()
+      .map((r) => Number(r.id));
     const min = ids[0]!;
     const max = ids.at(-1)!;
     const step = Math.ceil((max - min + 1) / 4);
@@ -180,7 +206,10 @@ describe('sync failure paths', () => {
     try {
       // Open items close upstream: they leave the re-poll and are looked up by id.
       const closed = sim().statuses.find((s) => s.code === 'CMP')!;
-      const open = sim().tables.OrderItem.all().filter((r) => r.isNotModifiable === false).slice(0, 8);
+      const open = sim()
+        .tables.OrderItem.all()
+        .filter((r) => r.isNotModifiable === false)
+        .slice(0, 8);
       for (const r of open) {
         sim().tables.OrderItem.update(r.id, {
           CurrentStatusId: closed.id,
@@ -227,8 +256,8 @@ describe('sync failure paths', () => {
     }
     await withMirror(file, (m) => {
       for (const stream of ['staff', 'applicant', 'invoice']) {
-        const ids = (m.sqlite.prepare(`SELECT id FROM "${stream}"`).all() as { id: number | string }[]).map((r) =>
-          Number(r.id),
+        const ids = (m.sqlite.prepare(`SELECT id FROM "${stream}"`).all() as { id: number | string }[]).map(
+          (r) => Number(r.id),
         );
         const low = ids.reduce((a, b) => Math.min(a, b));
         const top = ids.reduce((a, b) => Math.max(a, b));
@@ -270,7 +299,9 @@ describe('sync failure paths', () => {
       const role = report.streams.find((s) => s.stream === 'role')!;
       expect(tenant.outcome).toBe('failed');
       expect(role.outcome).toBe('failed');
-      expect(String(tenant.error?.message)).toMatch(/filled from http:\/\/other\.example but this run reads http:\/\/127\.0\.0\.1/);
+      expect(String(tenant.error?.message)).toMatch(
+        /filled from http:\/\/other\.example but this run reads http:\/\/127\.0\.0\.1/,
+      );
       expect(String(role.error?.message)).toMatch(/every row of the table/);
       await withMirror(file, (m) => {
         expect(m.sqlite.prepare('SELECT raw FROM tenant WHERE id = ?').pluck().get(changed.id)).toBe(before);
@@ -279,7 +310,9 @@ describe('sync failure paths', () => {
       });
       const allowed = await syncInto(sim(), file, { streams: ['tenant', 'role'], allowMassDelete: true });
       expect(allowed.outcome, String(allowed.error)).toBe('ok');
-      await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth(), { tables: ['tenant', 'role'] }));
+      await withMirror(file, (m) =>
+        expectMirrorEqualsTruth(m, sim().truth(), { tables: ['tenant', 'role'] }),
+      );
     } finally {
       for (const r of roles) sim().tables.Role.insert(r);
       for (const t of removed) sim().tables.Tenant.insert(t);
@@ -300,11 +333,13 @@ describe('sync failure paths', () => {
       const report = await syncInto(sim(), file, { streams: ['invoice'], full: true }, { maxRetries: 2 });
       expect(report.outcome, String(report.error)).toBe('ok');
       await withMirror(file, (m) => {
-        expect(m.sqlite.prepare("SELECT id FROM sync_failed_id WHERE stream = 'invoice'").pluck().all()).toEqual([
-          unlucky,
-        ]);
+        expect(
+          m.sqlite.prepare("SELECT id FROM sync_failed_id WHERE stream = 'invoice'").pluck().all(),
+        ).toEqual([unlucky]);
         // The pass was not complete: no deletion rests on it, and it is no full pass.
-        expect(m.sqlite.prepare('SELECT deleted_at FROM invoice WHERE id = ?').pluck().get(gone.id)).toBeNull();
+        expect(
+          m.sqlite.prepare('SELECT deleted_at FROM invoice WHERE id = ?').pluck().get(gone.id),
+        ).toBeNull();
       });
     } finally {
       failRequest = undefined;
