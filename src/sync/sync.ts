@@ -24,7 +24,7 @@ export const defaultSyncOptions: SyncOptions = {
   allowMassDelete: false,
   partitions: 4,
   probeWindow: 50,
-  rereadRuns: 10,
+  rereadRuns: 30,
   massDeleteShare: 0.05,
   massDeleteMinRows: 10,
   idStart: {},
