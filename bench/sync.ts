@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { NotFoundError, OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
-import { openMirror } from '../src/mirror/index.js';
+import { type Mirror, openMirror } from '../src/mirror/index.js';
 import { runSync, streams } from '../src/sync/index.js';
 import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
 import { measure, spawnSandbox, table } from './sandbox.js';
@@ -141,15 +142,54 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
     const c = client(sandbox.url);
     const incremental = await measure(() => runSync(c, mirror, logger, { idStart, progress: false }));
     await c.close();
+    const again = await fullPassOverMirror(sandbox.url, mirror, join(dir, 'bench.sqlite'));
     await mirror.close();
     return [
       `Sync: full sync of the sandbox (scale ${scale}, ${latencyMs} ms latency) stream by stream, beside fetch-only requests (no SQLite)`,
       table(rows),
       `all streams: ${totalRecords} records, fetch-only ${fetchSeconds.toFixed(2)} s, sync ${fullSeconds.toFixed(2)} s: sync at ${((100 * fetchSeconds) / fullSeconds).toFixed(1)}% of the fetch-only rate`,
       `incremental sync with nothing changed: ${incremental.seconds.toFixed(2)} s (${((100 * incremental.seconds) / fullSeconds).toFixed(1)}% of the full sync)`,
+      again,
     ].join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await sandbox.stop();
+  }
+}
+
+/**
+ * A second --full over the filled mirror, nothing changed upstream, while a reader holds a read
+ * transaction (a BI tool): requests per id-stream record (issue 14), and how much the WAL grew
+ * (issue 12.17: unchanged rows are not rewritten).
+ */
+async function fullPassOverMirror(url: string, mirror: Mirror, file: string): Promise<string> {
+  const reader = new Database(file, { readonly: true });
+  const wal = () => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  const c = client(url);
+  try {
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM orderitem').get();
+    const before = wal();
+    const report = await runSync(c, mirror, createLogger({ level: 'warn', pretty: false }), {
+      full: true,
+      idStart,
+      progress: false,
+    });
+    const grown = (wal() - before) / 1e6;
+    const perRecord = report.streams
+      .filter((s) => streams.find((d) => d.name === s.stream)?.kind === 'ids')
+      .map((s) => `${s.stream} ${(s.requests / Math.max(1, s.stats.records)).toFixed(2)}`)
+      .join(', ');
+    return `second --full over the mirror, nothing changed, a reader in a read transaction: WAL grew ${grown.toFixed(1)} MB; requests per id-stream record: ${perRecord}`;
+  } finally {
+    reader.exec('COMMIT');
+    reader.close();
+    await c.close();
   }
 }

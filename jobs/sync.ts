@@ -7,6 +7,7 @@ export function syncOptions(config: Config): RunSyncOptions {
   return {
     partitions: config.sync.partitions,
     probeWindow: config.sync.probeWindow,
+    rereadRuns: config.sync.rereadRuns,
     massDeleteShare: config.sync.massDeleteShare,
     massDeleteMinRows: config.sync.massDeleteMinRows,
     idStart: { ...config.sync.idStart },

@@ -65,6 +65,14 @@ export interface ScanOptions<R extends QueryResource> {
   prefetch?: boolean;
   /** Only these fields (and `id`) instead of every field: a light scan, e.g. ids only. */
   fields?: FieldOf<R>[];
+  /** Cancels the scan's requests (e.g. a sibling partition failed). */
+  signal?: AbortSignal;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Cancels the request and its retries. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ScanPage<R extends ResourceName> extends ListResult<R> {
@@ -107,7 +115,11 @@ export class OhsClient {
 
   // Query operations (1 to 4).
 
-  async query<R extends QueryResource>(resource: R, body: QueryBody<R> = {}): Promise<ListResult<R>> {
+  async query<R extends QueryResource>(
+    resource: R,
+    body: QueryBody<R> = {},
+    call: CallOptions = {},
+  ): Promise<ListResult<R>> {
     const op = queryOperation[resource];
     const { filters, ...rest } = body;
     const sent = { ...filters, ...rest };
@@ -116,6 +128,7 @@ export class OhsClient {
       path: operations[op].path,
       body: sent,
       idempotent: true,
+      signal: call.signal,
     });
     const list = this.unwrap<R>(reply.body, 'POST', operations[op].path);
     // A page longer than asked for is not a page of this request: a service ignoring pageSize
@@ -161,15 +174,19 @@ export class OhsClient {
       if (last !== undefined) items.push(where('id', 'greaterThan', last) as FilterItem<FieldOf<R>>);
       if (options.atMost !== undefined)
         items.push(where('id', 'lessThanOrEqualTo', options.atMost) as FilterItem<FieldOf<R>>);
-      const page = this.query(resource, {
-        ...(items.length > 0 ? { advancedFilter: and(...items) } : {}),
-        return: options.fields ?? fieldsOf(resource),
-        isAdditionalData: options.fields === undefined,
-        sortBy: 'id' as FieldOf<R>,
-        sortDirection: 'asc',
-        page: 1,
-        pageSize: options.pageSize ?? this.pageSize,
-      });
+      const page = this.query(
+        resource,
+        {
+          ...(items.length > 0 ? { advancedFilter: and(...items) } : {}),
+          return: options.fields ?? fieldsOf(resource),
+          isAdditionalData: options.fields === undefined,
+          sortBy: 'id' as FieldOf<R>,
+          sortDirection: 'asc',
+          page: 1,
+          pageSize: options.pageSize ?? this.pageSize,
+        },
+        { signal: options.signal },
+      );
       // Handled here too, so a prefetch the consumer never awaits (it stopped) is no unhandled rejection.
       page.catch(() => undefined);
       return page;
@@ -217,10 +234,11 @@ export class OhsClient {
     resource: R,
     id: number | string,
     selection?: Selection<R>,
+    call: CallOptions = {},
   ): Promise<RecordOf<R>> {
     const op = getOperation[resource];
     const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
-    const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
+    const reply = await this.transport.send({ method: 'GET', path, idempotent: true, signal: call.signal });
     const record = this.record<R>(reply.body, 'GET', path);
     // The record must be the one asked for: a service answering 200 for any id (or 200 with
     // `{"error":"not found"}`) would otherwise turn every probe into a row.

@@ -15,6 +15,12 @@ export interface ProbeFindings {
   /** Name of the GET field-selection parameter; undefined if no candidate worked. */
   fieldsParam: string | undefined;
   stringCase: 'insensitive' | 'sensitive' | 'unknown';
+  /**
+   * Reading of `listContains`: 'any-of' = the field equals one of the comma-separated items (the
+   * reading the sync's deletion check relies on); 'other' = anything else (the sync then asks id
+   * by id); 'unknown' = too few records to tell.
+   */
+  listContains: 'any-of' | 'other' | 'unknown';
 }
 
 /** Names a service might use for field selection, most likely first. */
@@ -120,5 +126,38 @@ export async function probeService(client: OhsClient): Promise<ProbeFindings> {
     stringCase = found.records.some((r) => r.id === role.id) ? 'insensitive' : 'sensitive';
   }
 
-  return { envelope, envelopeKey, totalKey, pageCap, defaultOrder, defaultOmits, fieldsParam, stringCase };
+  const listContains = await probeListContains(
+    client,
+    big.records.map((r) => Number(r.id)),
+  );
+  return {
+    envelope,
+    envelopeKey,
+    totalKey,
+    pageCap,
+    defaultOrder,
+    defaultOmits,
+    fieldsParam,
+    stringCase,
+    listContains,
+  };
+}
+
+/**
+ * `listContains` with the first and third known order item ids: exactly those two back means
+ * "equals one of the items"; none, one, or others mean another reading.
+ */
+async function probeListContains(client: OhsClient, ids: number[]): Promise<ProbeFindings['listContains']> {
+  const a = ids[0];
+  const b = ids[2];
+  if (a === undefined || b === undefined) return 'unknown';
+  const found = await client.query('OrderItem', {
+    advancedFilter: { linkOperator: 'AND', items: [where('id', 'listContains', `${a},${b}`)] },
+    sortBy: 'id',
+    sortDirection: 'asc',
+    pageSize: 10,
+    return: ['id'],
+  });
+  const got = found.records.map((r) => Number(r.id));
+  return got.length === 2 && got.includes(a) && got.includes(b) ? 'any-of' : 'other';
 }

@@ -57,6 +57,8 @@ export interface SendOptions {
    * earlier attempt did it; answer `{status: 404, body: undefined}` instead of failing.
    */
   goneMeansDone?: boolean;
+  /** Cancels the request (and its retries): the caller no longer wants the answer. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Reply {
@@ -178,6 +180,7 @@ export class Transport {
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     for (;;) {
       if (this.fatal !== undefined) throw this.fatal;
+      req.signal?.throwIfAborted();
       const attempts = failures + rateLimited + 1;
       const counter = requestCounter.getStore();
       if (counter !== undefined) {
@@ -198,6 +201,7 @@ export class Transport {
           return this.once(req, payload);
         }));
       } catch (err) {
+        if (req.signal?.aborted === true) throw req.signal.reason;
         // A response over its bound is no accident of the network: not retried.
         if (err instanceof ProtocolError || err === this.fatal) throw err;
         const code = errorCode(err);
@@ -317,6 +321,9 @@ export class Transport {
     }
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.o.requestDeadlineMs);
+    // The caller's signal (a failed sibling partition, SIGINT) and the total deadline both end it.
+    const signal =
+      req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
     try {
       const res = await this.pool.request({
         method: req.method,
@@ -325,7 +332,7 @@ export class Transport {
         body: payload ?? null,
         headersTimeout: this.o.timeoutMs,
         bodyTimeout: this.o.timeoutMs,
-        signal: deadline.signal,
+        signal,
       });
       const text = await this.readBounded(res, req);
       return {
@@ -335,6 +342,7 @@ export class Transport {
         ms: Math.round(performance.now() - started),
       };
     } catch (err) {
+      if (req.signal?.aborted === true) throw req.signal.reason;
       if (deadline.signal.aborted) throw new DeadlineError(this.o.requestDeadlineMs);
       throw err;
     } finally {

@@ -50,8 +50,14 @@ function describe(f: ProbeFindings, baseUrl: string): string {
     ['default response omits', f.defaultOmits.length > 0 ? f.defaultOmits.join(', ') : 'nothing'],
     ['field-selection parameter', f.fieldsParam ?? 'not found (the default response is used)'],
     ['string operators', f.stringCase],
+    [
+      'listContains',
+      f.listContains === 'any-of'
+        ? 'any of the listed values'
+        : `${f.listContains} (the sync does not delete on its evidence: it asks id by id)`,
+    ],
   ];
-  const width = Math.max(...rows.map(([k]) => k.length));
+  const width = rows.reduce((w, [k]) => Math.max(w, k.length), 0);
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 }
 
@@ -82,6 +88,7 @@ export function saveFindings(file: string, f: ProbeFindings, baseUrl: string): v
       defaultOrder: f.defaultOrder,
       defaultOmits: f.defaultOmits,
       stringCase: f.stringCase,
+      listContains: f.listContains,
     },
   };
   mkdirSync(dirname(file), { recursive: true });

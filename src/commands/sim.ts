@@ -52,6 +52,11 @@ export function registerSim(program: Command): void {
         .choices(['insensitive', 'sensitive'])
         .default('insensitive'),
     )
+    .addOption(
+      new Option('--list-contains <reading>', 'listContains: any of the items, or the value as a whole')
+        .choices(['any', 'whole'])
+        .default('any'),
+    )
     .option('--no-strict-bodies', 'accept unknown fields in action bodies')
     .option('--rate-limit <rps>', 'requests per second before 429 (0: off)', numberArg(0), 0)
     .option('--rate-burst <n>', 'burst of the rate limit (default: one second)', intArg(0), 0)

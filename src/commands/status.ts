@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
-import { streams } from '../sync/index.js';
+import { type StreamEconomy, streamEconomy, streams } from '../sync/index.js';
 import { commandContext } from './context.js';
 import { intArg } from './parse.js';
 
@@ -21,7 +21,7 @@ export interface StatusReport {
     error_code: string | null;
     error: string | null;
   }[];
-  streams: {
+  streams: ({
     stream: string;
     rows: number;
     deleted: number;
@@ -31,7 +31,7 @@ export interface StatusReport {
     last_outcome: string | null;
     /** Records of the stream's last run kept with a field of the wrong type, per field. */
     type_errors: Record<string, number>;
-  }[];
+  } & StreamEconomy)[];
 }
 
 /** The last runs and each stream's freshness, from the mirror (read-only). */
@@ -92,6 +92,7 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       last_outcome:
         last?.outcome === 'running' && !runIsLive(last, lock) ? 'interrupted' : (last?.outcome ?? null),
       type_errors: await typeErrors(mirror, s.name, last?.run_id),
+      ...(await streamEconomy(mirror, s.name)),
     });
   }
   return { db: mirror.file, runs: shownRuns, streams: out };
@@ -180,6 +181,8 @@ export function registerStatus(program: Command): void {
             'last success',
             'last full pass',
             'last outcome',
+            'req/record',
+            're-read round',
             'pass under way',
             'wrong types (records kept)',
           ],
@@ -190,6 +193,8 @@ export function registerStatus(program: Command): void {
             ago(x.last_success_at),
             ago(x.last_full_at),
             x.last_outcome ?? '-',
+            x.requests_per_record === null ? '-' : String(x.requests_per_record),
+            x.reread_cursor === null ? '' : `at id ${x.reread_cursor}, last round ${ago(x.reread_round_at)}`,
             x.pass_in_progress ? 'yes (resumes next run)' : '',
             Object.entries(x.type_errors)
               .map(([field, n]) => `${field} ×${n}`)

@@ -53,6 +53,8 @@ export const syncConfigSchema = z
     partitions: z.number().int().min(1).max(64),
     /** Consecutive 404s that end probing upward for new Invoice, Staff, Applicant ids. */
     probeWindow: z.number().int().min(1).max(10_000),
+    /** Id streams: each incremental run re-reads 1/rereadRuns of the id range (all within N runs). */
+    rereadRuns: z.number().int().min(1).max(10_000),
     /** Share of a table one pass may soft-delete before it stops and asks for --allow-mass-delete. */
     massDeleteShare: z.number().min(0).max(1),
     /** Deletions of at most this many rows never count as mass deletions. */

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Kysely types of the mirror. Resource tables have their typed columns (from the schema module)
@@ -52,6 +52,8 @@ export interface SyncStreamRunTable {
   requests: number;
   retries: number;
   error: string | null;
+  /** Records fetched (requests / records: requests per record). Migration 0007. */
+  records: ColumnType<number, number | undefined, number>;
 }
 
 export interface SyncCheckpointTable {
@@ -75,6 +77,31 @@ export interface SyncStreamStateTable {
   /** The full pass under way (resumed after a kill), null when none. */
   pass_id: string | null;
   pass_started_at: string | null;
+  /** Rotating re-read of id streams: the last id re-read, and when a round last completed. */
+  reread_cursor: ColumnType<string | null, string | null | undefined, string | null>;
+  reread_round_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Ids a pass saw (1), found gone (0) or failed to read (2). Migration 0007. */
+export interface SyncPassSeenTable {
+  stream: string;
+  id: string;
+  state: number;
+}
+
+/** Changed records of a pass, written to the mirror once its deletions pass the guard. */
+export interface SyncPassStageTable {
+  stream: string;
+  id: string;
+  raw: string;
+}
+
+/** Ids a run failed to read (after the client's retries): asked again by the next run. */
+export interface SyncFailedIdTable {
+  stream: string;
+  id: string;
+  error: string;
+  failed_at: string;
 }
 
 export interface SyncDeletionTable {
@@ -213,6 +240,9 @@ export interface Database {
   sync_checkpoint: SyncCheckpointTable;
   sync_stream_state: SyncStreamStateTable;
   sync_deletion: SyncDeletionTable;
+  sync_pass_seen: SyncPassSeenTable;
+  sync_pass_stage: SyncPassStageTable;
+  sync_failed_id: SyncFailedIdTable;
   sync_lock: SyncLockTable;
   sync_type_error: SyncTypeErrorTable;
   orderitem_status_history: StatusHistoryTable;

@@ -15,5 +15,11 @@ export {
   sqliteDriverNames,
   supportedDrivers,
 } from './sqlite/driver.js';
-export { type CheckpointRow, SqliteAdapter, type UpsertCounts } from './sqlite-adapter.js';
+export {
+  type CheckpointRow,
+  type SeenState,
+  SqliteAdapter,
+  seenState,
+  type UpsertCounts,
+} from './sqlite-adapter.js';
 export { bookkeepingColumns, mirroredResources, q, type TableDef, tableDefs, tableOf } from './tables.js';

@@ -400,6 +400,45 @@ const m0005: Migration = {
 };
 
 /**
+ * Passes that write only what changed (issue 12, points 9, 16, 17; issue 14): the ids a pass saw
+ * (or found gone, or failed to read) in their own table instead of a mark rewritten on every row;
+ * changed records staged until the pass's deletions pass the guard; ids a pass failed to read,
+ * retried by the next run; the rotating re-read's cursor; records fetched per stream run.
+ */
+const m0007: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('sync_pass_seen')
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('state', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sync_pass_seen_pk', ['stream', 'id'])
+      .execute();
+    await db.schema
+      .createTable('sync_pass_stage')
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('raw', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sync_pass_stage_pk', ['stream', 'id'])
+      .execute();
+    await db.schema
+      .createTable('sync_failed_id')
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('error', 'text', (c) => c.notNull())
+      .addColumn('failed_at', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('sync_failed_id_pk', ['stream', 'id'])
+      .execute();
+    await db.schema
+      .alterTable('sync_stream_run')
+      .addColumn('records', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', 'text').execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', 'text').execute();
+  },
+};
+
+/**
  * Issue 12 (points 15, 18): the host of each run, so `ohs status` can tell a run whose process
  * died (SIGKILL, power loss) from one still going; and the records a sync kept although a field
  * had the wrong type, counted per run, stream and field, for `ohs status` and the reports.
@@ -426,6 +465,7 @@ const migrations: Record<string, Migration> = {
   '0003_job_run': m0003,
   '0004_outbox': m0004,
   '0005_mirror_meta': m0005,
+  '0007_sync_passes': m0007,
   '0008_run_host_type_errors': m0008,
 };
 

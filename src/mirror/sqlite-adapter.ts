@@ -20,7 +20,13 @@ export interface UpsertOptions {
   now: string;
   /** The full pass under way, marking rows seen; undefined outside full passes. */
   pass?: string | undefined;
+  /** The records are already as the mirror keeps them (staged by a pass): not masked again. */
+  prepared?: boolean;
 }
+
+/** What a pass knows of an id: to read, seen upstream, answered 404, or could not be read. */
+export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3 } as const;
+export type SeenState = (typeof seenState)[keyof typeof seenState];
 
 export interface CheckpointRow {
   stream: string;
@@ -38,11 +44,10 @@ type SqlValue = string | number | bigint | Buffer | null;
 
 interface TableStatements {
   def: TableDef;
-  select: Statement;
+  current: Statement;
   upsert: Statement;
   touch: Statement;
   softDelete: Statement;
-  mark: Statement;
   children: { def: ChildTableDef; parents: string[]; insert: Statement; clear: Statement }[];
 }
 
@@ -107,7 +112,7 @@ export class SqliteAdapter {
     const updates = [...cols.filter((c) => c !== '"id"').map((c) => `${c} = excluded.${c}`)];
     const statements: TableStatements = {
       def,
-      select: this.sqlite.prepare(`SELECT raw FROM ${t} WHERE id = ?`).pluck(),
+      current: this.sqlite.prepare(`SELECT raw, deleted_at FROM ${t} WHERE id = ?`),
       upsert: this.sqlite.prepare(
         `INSERT INTO ${t} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})
          ON CONFLICT (id) DO UPDATE SET ${[...updates, 'raw = excluded.raw', 'synced_at = excluded.synced_at', 'deleted_at = NULL', `seen_pass = coalesce(excluded.seen_pass, ${t}.seen_pass)`].join(', ')}`,
@@ -116,7 +121,6 @@ export class SqliteAdapter {
         `UPDATE ${t} SET synced_at = ?, deleted_at = NULL, seen_pass = coalesce(?, seen_pass) WHERE id = ?`,
       ),
       softDelete: this.sqlite.prepare(`UPDATE ${t} SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`),
-      mark: this.sqlite.prepare(`UPDATE ${t} SET seen_pass = ? WHERE id = ?`),
       children: [],
     };
     const addChildren = (children: ChildTableDef[], parents: string[]) => {
@@ -158,12 +162,17 @@ export class SqliteAdapter {
     const pass = options.pass ?? null;
     const fresh = this.fresh.has(resource);
     for (const original of records) {
-      const record = this.prepare(resource, original);
+      const record = options.prepared === true ? original : this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const before = fresh ? undefined : (s.select.get(id) as string | undefined);
+      const current = fresh
+        ? undefined
+        : (s.current.get(id) as { raw: string; deleted_at: string | null } | undefined);
+      const before = current?.raw;
       if (before === raw) {
-        s.touch.run(options.now, pass, id);
+        // Unchanged and active: nothing is written (a rewrite per row per run grew the WAL by the
+        // table's size on every pass). A soft-deleted row seen again is restored.
+        if (current?.deleted_at !== null || pass !== null) s.touch.run(options.now, pass, id);
         counts.unchanged++;
         continue;
       }
@@ -272,11 +281,130 @@ export class SqliteAdapter {
     }
   }
 
-  /** Marks rows (call inside `transaction`) with a pass mark without changing their data. */
-  markRows(resource: ResourceName, ids: readonly (number | string)[], mark: string): void {
+  /**
+   * One page of a pass (call inside `transaction`): every id is noted in sync_pass_seen; a record
+   * whose JSON equals the active row's is left alone (no row rewritten: the WAL stays small on a
+   * pass that changes nothing), any other is staged until the pass ends. Counts are what the
+   * pass will write.
+   */
+  stagePage(
+    resource: ResourceName,
+    stream: string,
+    records: readonly Record<string, unknown>[],
+    now: string,
+    written?: (record: Record<string, unknown>, now: string) => void,
+  ): UpsertCounts {
     const s = this.table(resource);
-    for (const id of ids) s.mark.run(mark, toSql(id));
+    const p = this.passStatements;
+    if (this.fresh.has(resource)) {
+      // Bulk load of a table that was empty: nothing to delete, so nothing to stage either.
+      for (const r of records) p.seen.run(stream, String(toSql(r.id)), seenState.seen);
+      const c = this.upsert(resource, records, { now });
+      if (written !== undefined) for (const r of records) written(r, now);
+      return c;
+    }
+    const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
+    for (const original of records) {
+      const record = this.prepare(resource, original);
+      const id = toSql(record.id);
+      const raw = JSON.stringify(record);
+      const before = s.current.get(id) as { raw: string; deleted_at: string | null } | undefined;
+      p.seen.run(stream, String(id), seenState.seen);
+      if (before !== undefined && before.raw === raw && before.deleted_at === null) {
+        p.unstage.run(stream, String(id));
+        counts.unchanged++;
+        continue;
+      }
+      p.stage.run(stream, String(id), raw);
+      if (before === undefined) counts.inserted++;
+      else counts.updated++;
+    }
+    return counts;
   }
+
+  /** Notes ids of a pass as gone (404) or unreadable (call inside `transaction`). */
+  markSeen(stream: string, ids: readonly (number | string)[], state: SeenState): void {
+    for (const id of ids) this.passStatements.seen.run(stream, String(id), state);
+  }
+
+  /** Ids of the pass under way in a state. */
+  seenIds(stream: string, state: SeenState): string[] {
+    return this.passStatements.seenOf.all(stream, state) as string[];
+  }
+
+  /**
+   * Writes the staged records of a pass into the mirror (call inside `transaction`, with the
+   * pass's deletions), calling `each` on every record written, then forgets the pass's ids.
+   */
+  applyPass(
+    resource: ResourceName,
+    stream: string,
+    now: string,
+    each?: (record: Record<string, unknown>) => void,
+  ): void {
+    const p = this.passStatements;
+    // In chunks: better-sqlite3 allows no write while a statement is being iterated.
+    let after = '';
+    for (;;) {
+      const rows = p.staged.all(stream, after) as { id: string; raw: string }[];
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const record = JSON.parse(row.raw) as Record<string, unknown>;
+        this.upsert(resource, [record], { now, prepared: true });
+        each?.(record);
+      }
+      after = rows[rows.length - 1]?.id ?? after;
+    }
+    this.clearPassIds(stream);
+  }
+
+  /** Forgets the seen ids and staged records of a stream's pass (a new pass starts clean). */
+  clearPassIds(stream: string): void {
+    this.passStatements.clearSeen.run(stream);
+    this.passStatements.clearStage.run(stream);
+  }
+
+  /** Records staged by the pass under way. */
+  stagedCount(stream: string): number {
+    return this.passStatements.stagedCount.get(stream) as number;
+  }
+
+  /**
+   * Lets SQLite move the WAL back into the database file where no reader needs its pages
+   * (PASSIVE: never waits for a reader), so a long-lived BI reader does not keep it growing.
+   */
+  checkpointWal(): void {
+    this.sqlite.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  private get passStatements() {
+    this.pass ??= {
+      seen: this.sqlite.prepare(
+        `INSERT INTO sync_pass_seen (stream, id, state) VALUES (?, ?, ?)
+         ON CONFLICT (stream, id) DO UPDATE SET state = excluded.state`,
+      ),
+      seenOf: this.sqlite.prepare('SELECT id FROM sync_pass_seen WHERE stream = ? AND state = ?').pluck(),
+      stage: this.sqlite.prepare(
+        `INSERT INTO sync_pass_stage (stream, id, raw) VALUES (?, ?, ?)
+         ON CONFLICT (stream, id) DO UPDATE SET raw = excluded.raw`,
+      ),
+      unstage: this.sqlite.prepare('DELETE FROM sync_pass_stage WHERE stream = ? AND id = ?'),
+      staged: this.sqlite.prepare(
+        'SELECT id, raw FROM sync_pass_stage WHERE stream = ? AND id > ? ORDER BY id LIMIT 1000',
+      ),
+      stagedCount: this.sqlite.prepare('SELECT count(*) FROM sync_pass_stage WHERE stream = ?').pluck(),
+      clearSeen: this.sqlite.prepare('DELETE FROM sync_pass_seen WHERE stream = ?'),
+      clearStage: this.sqlite.prepare('DELETE FROM sync_pass_stage WHERE stream = ?'),
+    };
+    return this.pass;
+  }
+
+  private pass:
+    | Record<
+        'seen' | 'seenOf' | 'stage' | 'unstage' | 'staged' | 'stagedCount' | 'clearSeen' | 'clearStage',
+        Statement
+      >
+    | undefined;
 
   saveCheckpoint(row: CheckpointRow, now: string): void {
     this.checkpointUpsert.run({ ...row, updated_at: now });

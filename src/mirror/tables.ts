@@ -56,10 +56,14 @@ export const bookkeepingColumns = [
   {
     name: 'synced_at',
     type: 'TEXT',
-    doc: 'When the record was last received from the service (ISO 8601 UTC).',
+    doc: 'When the record was last written from the service (ISO 8601 UTC): a re-read that finds it unchanged does not rewrite it.',
   },
   { name: 'deleted_at', type: 'TEXT', doc: 'When the record was found gone upstream; null while it exists.' },
-  { name: 'seen_pass', type: 'TEXT', doc: 'The last full pass that saw the record (deletion detection).' },
+  {
+    name: 'seen_pass',
+    type: 'TEXT',
+    doc: 'Unused since migration 0007 (passes note the ids they see in sync_pass_seen).',
+  },
 ] as const;
 
 function sqlType(name: string, spec: FieldSpec): SqlType {

@@ -45,6 +45,11 @@ export const simOptionsSchema = z
     lean: z.boolean().default(false),
     /** Case handling of the string operators (contains, equals, startsWith, endsWith). */
     stringCase: z.enum(['insensitive', 'sensitive']).default('insensitive'),
+    /**
+     * Reading of `listContains`: 'any' = the field equals one of the comma-separated items;
+     * 'whole' = the field's text contains the value as a whole (a list of ids then finds nothing).
+     */
+    listContains: z.enum(['any', 'whole']).default('any'),
     /** Whether unknown fields in action (non-query) bodies are rejected with 400. */
     strictBodies: z.boolean().default(true),
 
@@ -90,6 +95,7 @@ export const liveOptionKeys = [
   'deleteAnswer',
   'lean',
   'stringCase',
+  'listContains',
   'strictBodies',
   'rateLimit',
   'rateBurst',

@@ -189,7 +189,12 @@ export function parseQuery(spec: ObjectSpec, body: unknown): ParsedQuery {
 
 type Fold = (s: string) => string;
 
-function matches(record: SimRecord, c: Condition, fold: Fold): boolean {
+function matches(
+  record: SimRecord,
+  c: Condition,
+  fold: Fold,
+  listContains: SimOptions['listContains'] = 'any',
+): boolean {
   const v = record[c.field];
   const empty = v === null || v === undefined;
   switch (c.op) {
@@ -211,6 +216,8 @@ function matches(record: SimRecord, c: Condition, fold: Fold): boolean {
     case 'equals':
       return equalsValue(v, c, c.value, fold);
     case 'listContains':
+      // 'whole': the other reading of the gap, the field's text containing the value as a whole.
+      if (listContains === 'whole') return fold(String(v)).includes(fold(c.value));
       return c.value.split(',').some((item) => equalsValue(v, c, item.trim(), fold));
     case 'contains':
       return fold(String(v)).includes(fold(c.value));
@@ -268,8 +275,8 @@ export function runQuery(table: Table, q: ParsedQuery, options: SimOptions): Que
   const andConds = q.link === 'AND' ? [...q.simple, ...q.conditions] : q.simple;
   const orConds = q.link === 'OR' ? q.conditions : [];
   const keep = (r: SimRecord) =>
-    andConds.every((c) => matches(r, c, fold)) &&
-    (orConds.length === 0 || orConds.some((c) => matches(r, c, fold)));
+    andConds.every((c) => matches(r, c, fold, options.listContains)) &&
+    (orConds.length === 0 || orConds.some((c) => matches(r, c, fold, options.listContains)));
 
   const size = options.pageCap > 0 ? Math.min(q.pageSize, options.pageCap) : q.pageSize;
   const offset = (q.page - 1) * size;

@@ -52,6 +52,11 @@ export interface StartSimOptions extends SimOptionsInput {
   host?: string;
   /** Called after each service request (for logs). */
   onRequest?: (info: RequestInfo) => void;
+  /**
+   * Test hook: a service request for which this answers true fails with 500 (every attempt),
+   * e.g. one partition of a scan failing while its siblings run.
+   */
+  failRequest?: (req: { method: string; path: string; body: unknown }) => boolean;
 }
 
 export interface RunningSim {
@@ -106,7 +111,7 @@ function bump(map: Record<string, number>, key: string): void {
 
 /** Starts the sandbox of the service on an HTTP port. */
 export async function startSim(input: StartSimOptions = {}): Promise<RunningSim> {
-  const { port = 0, host = '127.0.0.1', onRequest, ...rest } = input;
+  const { port = 0, host = '127.0.0.1', onRequest, failRequest, ...rest } = input;
   const parsed = simOptionsSchema.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -386,12 +391,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         return;
       }
 
-      const [okStatus, body] = execute(
-        route,
-        route.pattern.exec(path)?.[1],
-        url,
-        parseJson(raw, req, route.op.method !== 'GET'),
-      );
+      const parsedBody = parseJson(raw, req, route.op.method !== 'GET');
+      if (failRequest?.({ method, path, body: parsedBody }) === true)
+        throw new SimHttpError(500, 'INTERNAL', 'internal error (failRequest hook)');
+      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, parsedBody);
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
 

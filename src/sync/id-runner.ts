@@ -1,7 +1,8 @@
-import { NotFoundError } from '../api/index.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../api/index.js';
 import type { ResourceTableName } from '../mirror/index.js';
-import { tableOf } from '../mirror/index.js';
-import { closePass, guardDeletions, nowIso, type PassState, pendingPass, startPass } from './passes.js';
+import { seenState, tableOf } from '../mirror/index.js';
+import { crashPoint } from './crash.js';
+import { finishPass, nowIso, type PassState, pendingPass, stagePage, startPass } from './passes.js';
 import { type IdStreamDecl, InterruptedError, type StreamContext } from './types.js';
 
 type IR = IdStreamDecl['resource'];
@@ -12,140 +13,207 @@ const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a 
 /**
  * Id streams (Invoice, Staff, Applicant have no list operation): ids come from the mirror (known
  * rows and ids other tables refer to), from files, and from probing upward past the highest
- * known id until `probeWindow` consecutive 404s.
- * - full: every known row is re-read; incremental: rows that can still change (unpaid invoices).
- * - a known id that now answers 404 is soft-deleted once the re-read is complete (guarded).
- * The re-read is a pass with a checkpoint: a killed run resumes after the last batch done.
+ * known id until `probeWindow` consecutive 404s (within a bound: see probeUpward).
+ * - full: every known row is re-read; ranges the mirror knows empty are not asked (the id
+ *   layout, gaps and stride, is learnt from what is mirrored).
+ * - incremental: rows that can still change (unpaid invoices), ids a run failed to read, and a
+ *   rotating share of the id range (known rows and holes alike), so that every id up to the top
+ *   is asked again within `rereadRuns` runs.
+ * - a known id that now answers 404 is soft-deleted once the pass is complete (guarded); an id
+ *   that cannot be read (after the client's retries) is recorded and asked again next run, and
+ *   the pass then deletes nothing.
+ * The pass notes each id's outcome in sync_pass_seen: a killed run resumes with the ids not done.
  */
 export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promise<void> {
-  const started = nowIso();
-  const resumed = await idPass(decl, ctx);
-  // A resumed pass only finished an earlier run's re-read: rows that run read may have changed
-  // since, so an incremental run then re-reads those that can still change (new ids were just
-  // probed for).
-  if (resumed && !ctx.options.full && decl.incrementalReread === 'open') {
-    await idPass(decl, ctx, { readBefore: started });
+  const pending = await pendingPass(ctx, decl.name);
+  if (pending !== undefined) {
+    ctx.logger.info({ pass: pending.mode }, 'resuming an unfinished re-read');
+    ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
+    await runPass(decl, ctx, pending, { probe: true });
+    // A resumed incremental pass is no full pass: a --full run makes its own (issue 12.1). Either
+    // way the rows that can still change are read again, since they may have changed after the
+    // killed run read them.
+    if (pending.mode !== 'full' && ctx.options.full) return idPass(decl, ctx, 'full');
+    if (decl.incrementalReread === 'open') return idPass(decl, ctx, 'catch-up');
+    return;
   }
+  const known = await ctx.mirror.db
+    .selectFrom(tableOf(decl.resource).table as ResourceTableName)
+    .select('id')
+    .limit(1)
+    .execute();
+  return idPass(decl, ctx, ctx.options.full || known.length === 0 ? 'full' : 'incremental');
 }
 
-/**
- * One pass (new, or the one a killed run left); returns whether it was resumed. `catchUp`: an
- * incremental re-read of the open rows last read before `readBefore`, without probing.
- */
-async function idPass(
+type IdPassKind = 'full' | 'incremental' | 'catch-up';
+
+/** Starts a pass: the ids to read are noted in the same transaction as the pass itself. */
+async function idPass(decl: IdStreamDecl, ctx: StreamContext, kind: IdPassKind): Promise<void> {
+  ctx.stats.mode = kind === 'full' ? 'full' : 'incremental';
+  const table = tableOf(decl.resource).table as ResourceTableName;
+  const wanted = await wantedIds(decl, ctx, table, kind);
+  const { adapter } = ctx.mirror;
+  const pass = startPass(
+    ctx,
+    decl.name,
+    kind === 'full' ? 'full' : 'reopen',
+    [{ cursor: null, upper: null }],
+    () => adapter.markSeen(decl.name, [...wanted], seenState.todo),
+  );
+  crashPoint('id-pass-started');
+  await runPass(decl, ctx, pass, { probe: kind !== 'catch-up' });
+}
+
+/** The ids a new pass reads (before probing upward). */
+async function wantedIds(
   decl: IdStreamDecl,
   ctx: StreamContext,
-  catchUp?: { readBefore: string },
-): Promise<boolean> {
-  const table = tableOf(decl.resource).table as ResourceTableName;
-  const known = await ctx.mirror.db.selectFrom(table).select(['id', 'deleted_at']).execute();
-  const full = catchUp === undefined && (ctx.options.full || known.length === 0);
-  ctx.stats.mode = full ? 'full' : 'incremental';
-
-  let pass = await pendingPass(ctx, decl.name);
-  const resumed = pass !== undefined;
-  if (pass === undefined) {
-    let reread = known.filter((r) => r.deleted_at === null);
-    if (!full) {
-      if (decl.incrementalReread === 'open' && decl.openWhere !== undefined) {
-        const open = decl.openWhere;
-        let openRows = ctx.mirror.db
-          .selectFrom(table)
-          .select('id')
-          .where('deleted_at', 'is', null)
-          .where(open.column, '<>', open.notEqual);
-        if (catchUp !== undefined) openRows = openRows.where('synced_at', '<', catchUp.readBefore);
-        const rows = await openRows.execute();
-        reread = rows.map((r) => ({ id: r.id, deleted_at: null }));
-      } else {
-        reread = [];
-      }
-    }
-    const knownIds = new Set(known.map((r) => String(r.id)));
-    const wanted = new Set(reread.map((r) => String(r.id)));
+  table: ResourceTableName,
+  kind: IdPassKind,
+): Promise<Set<string>> {
+  const db = ctx.mirror.db;
+  const wanted = new Set<string>();
+  if (kind === 'full') {
+    for (const r of await db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute())
+      wanted.add(String(r.id));
+  } else if (decl.incrementalReread === 'open' && decl.openWhere !== undefined) {
+    const open = decl.openWhere;
+    const rows = await db
+      .selectFrom(table)
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .where(open.column, '<>', open.notEqual)
+      .execute();
+    for (const r of rows) wanted.add(String(r.id));
+  }
+  if (kind === 'incremental') for (const id of await rotation(decl, ctx, table)) wanted.add(id);
+  if (kind !== 'catch-up') {
+    const known = new Set((await db.selectFrom(table).select('id').execute()).map((r) => String(r.id)));
     for (const id of [
       ...(await referencedIds(decl, ctx)),
       ...(ctx.options.extraIds[decl.name] ?? []).map(String),
     ]) {
-      if (!knownIds.has(id)) wanted.add(id);
+      if (!known.has(id)) wanted.add(id);
     }
-    pass = startPass(ctx, decl.name, full ? 'full' : 'reopen', [{ cursor: null, upper: null }]);
-    ctx.mirror.adapter.transaction(() =>
-      ctx.mirror.adapter.saveCheckpoint(
-        { ...(pass as PassState).parts[0]!, upper: JSON.stringify([...wanted].sort(byId)) },
-        nowIso(),
-      ),
-    );
-    (pass.parts[0] as { upper: string | null }).upper = JSON.stringify([...wanted].sort(byId));
-  } else {
-    ctx.logger.info({ stream: decl.name }, 'resuming an unfinished re-read');
-  }
-
-  // Re-read the listed ids after the checkpoint, in batches fetched at once.
-  const part = { ...pass.parts[0]! };
-  const list = JSON.parse(part.upper ?? '[]') as string[];
-  const todo = part.cursor === null ? list : list.filter((id) => byId(id, part.cursor as string) > 0);
-  for (let i = 0; i < todo.length; i += BATCH) {
-    const batch = todo.slice(i, i + BATCH);
-    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id)));
-    const found = results.filter((r): r is Record<string, unknown> => r !== undefined);
-    const missing = batch.filter((_, k) => results[k] === undefined);
-    part.cursor = batch[batch.length - 1] ?? part.cursor;
-    commit(decl, ctx, found, pass.passId, () => {
-      // A 404 on a known row is evidence it is gone: marked now, soft-deleted when the pass ends.
-      ctx.mirror.adapter.markRows(decl.resource, missing, `404:${pass.passId}`);
-      ctx.mirror.adapter.saveCheckpoint(part, nowIso());
-    });
-    ctx.progress.add(batch.length);
-    if (ctx.signal.aborted) throw new InterruptedError();
-  }
-
-  if (catchUp === undefined) await probeUpward(decl, ctx, table);
-
-  const gone = (
-    await ctx.mirror.db
-      .selectFrom(table)
+    const failed = await db
+      .selectFrom('sync_failed_id')
       .select('id')
-      .where('deleted_at', 'is', null)
-      .where('seen_pass', '=', `404:${pass.passId}`)
-      .execute()
-  ).map((r) => r.id);
-  await guardDeletions(ctx, table, gone.length);
-  closePass(ctx, decl.name, decl.resource, gone, full ? 'full' : 'other');
-  return resumed;
+      .where('stream', '=', decl.name)
+      .execute();
+    for (const r of failed) wanted.add(r.id);
+  }
+  return wanted;
 }
 
+/** Reads the ids of a pass not done yet, in batches fetched at once; then probes; then ends it. */
+async function runPass(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  pass: PassState,
+  opts: { probe: boolean },
+): Promise<void> {
+  const { adapter } = ctx.mirror;
+  const table = tableOf(decl.resource).table as ResourceTableName;
+  const todo = adapter.seenIds(decl.name, seenState.todo).sort(byId);
+  const failures = failureBudget(todo.length);
+  for (let i = 0; i < todo.length; i += BATCH) {
+    await readBatch(decl, ctx, todo.slice(i, i + BATCH), failures);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  if (opts.probe) await probeUpward(decl, ctx, table, failures);
+
+  const failed = adapter.seenIds(decl.name, seenState.failed);
+  // A known id answering 404 is evidence it is gone; an id that could not be read is no evidence
+  // of anything, and a pass with such ids is not complete: it deletes nothing.
+  const gone = failed.length > 0 ? [] : adapter.seenIds(decl.name, seenState.missing);
+  const known = new Set(
+    (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) =>
+      String(r.id),
+    ),
+  );
+  await finishPass(
+    ctx,
+    { stream: decl.name, resource: decl.resource, table },
+    gone.filter((id) => known.has(id)),
+    { completed: pass.mode === 'full' && failed.length === 0 ? 'full' : 'other' },
+  );
+  await recordFailures(decl, ctx, failed);
+}
+
+/** Reads one batch of ids at once, noting each outcome with the records staged. */
+async function readBatch(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  batch: string[],
+  failures: FailureBudget,
+): Promise<void> {
+  const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
+  const found = results.filter((r): r is Record<string, unknown> => typeof r === 'object');
+  const missing = batch.filter((_, k) => results[k] === undefined);
+  const failed = batch.filter((_, k) => results[k] === 'failed');
+  stagePage(ctx, decl.name, decl.resource, found, () => {
+    ctx.mirror.adapter.markSeen(decl.name, missing, seenState.missing);
+    ctx.mirror.adapter.markSeen(decl.name, failed, seenState.failed);
+  });
+  ctx.progress.add(batch.length);
+}
+
+interface FailureBudget {
+  left: number;
+  errors: Map<string, string>;
+}
+
+/**
+ * How many ids a pass may fail to read before the stream fails: one unlucky record must not stop
+ * 3,000, but a service failing everything must not be asked 3,000 times 7 times over.
+ */
+const failureBudget = (n: number): FailureBudget => ({
+  left: Math.max(10, Math.ceil(n * 0.05)),
+  errors: new Map(),
+});
+
+/** The record, undefined on 404, 'failed' when it could not be read after the client's retries. */
 async function fetchOne(
   decl: IdStreamDecl,
   ctx: StreamContext,
   id: string,
-): Promise<Record<string, unknown> | undefined> {
+  failures: FailureBudget,
+): Promise<Record<string, unknown> | undefined | 'failed'> {
   try {
     const key = decl.resource === 'Invoice' ? id : Number(id);
     return await ctx.client.get(decl.resource as IR, key, 'all');
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
-    throw err;
+    // Credentials do not heal by the next id: those fail the stream at once.
+    if (err instanceof UnauthorizedError || err instanceof ForbiddenError) throw err;
+    if (--failures.left < 0) throw err;
+    failures.errors.set(id, err instanceof Error ? err.message : String(err));
+    ctx.logger.warn(
+      { id, error: err instanceof Error ? err.message : String(err) },
+      'could not read a record; asked again next run',
+    );
+    return 'failed';
   }
 }
 
-function commit(
-  decl: IdStreamDecl,
-  ctx: StreamContext,
-  records: Record<string, unknown>[],
-  pass: string | undefined,
-  also?: () => void,
-): void {
-  const { adapter } = ctx.mirror;
-  const counts = adapter.transaction(() => {
-    const c = adapter.upsert(decl.resource, records, { now: nowIso(), pass });
-    also?.();
-    return c;
+/** Keeps the ids this pass could not read for the next run; forgets those it read. */
+async function recordFailures(decl: IdStreamDecl, ctx: StreamContext, failed: string[]): Promise<void> {
+  const now = nowIso();
+  await ctx.mirror.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sync_failed_id').where('stream', '=', decl.name).execute();
+    for (const id of failed) {
+      await trx
+        .insertInto('sync_failed_id')
+        .values({ stream: decl.name, id, error: 'could not be read after retries', failed_at: now })
+        .execute();
+    }
   });
-  ctx.stats.pages++;
-  ctx.stats.inserted += counts.inserted;
-  ctx.stats.updated += counts.updated;
-  ctx.stats.unchanged += counts.unchanged;
+  ctx.stats.failedIds = failed.length;
+  if (failed.length > 0)
+    ctx.logger.warn(
+      { failed: failed.length },
+      'ids not read this run: asked again next run; no deletions this pass',
+    );
 }
 
 /** Ids that other tables of the mirror refer to. */
@@ -173,30 +241,130 @@ async function referencedIds(decl: IdStreamDecl, ctx: StreamContext): Promise<st
   return ids;
 }
 
-/**
- * Probes ids above the highest known one until `probeWindow` consecutive 404s. The service gives
- * new ids above the highest it has held, so a 404 can only turn into a record if the id was asked
- * before the service got there: with ids asked at once, or one after another, a record created
- * just after its 404 is followed by higher ones that are found, and probing goes on above it. So
- * once probing ends, the 404s it left below the highest id found (within the window) are asked
- * again. (A run killed before that loses its last 404s: the next run probes above them.)
- */
-async function probeUpward(decl: IdStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
+/** The id layout of a stream, learnt from the ids the mirror holds. */
+export interface IdLayout {
+  /** Lowest and highest numeric id known; undefined when none. */
+  low: number | undefined;
+  top: number | undefined;
+  /** The step every known id is a multiple of, from the lowest (1 when ids are consecutive). */
+  stride: number;
+  count: number;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** Reads the layout in one pass over the ids (no spread into Math.max: tables pass 125k rows). */
+export async function idLayout(ctx: StreamContext, table: ResourceTableName): Promise<IdLayout> {
   const rows = await ctx.mirror.db.selectFrom(table).select('id').execute();
-  const numeric = rows.map((r) => Number(r.id)).filter(Number.isFinite);
+  let low: number | undefined;
+  let top: number | undefined;
+  let count = 0;
+  const ids: number[] = [];
+  for (const r of rows) {
+    const n = Number(r.id);
+    if (!Number.isSafeInteger(n)) continue;
+    ids.push(n);
+    count++;
+    if (low === undefined || n < low) low = n;
+    if (top === undefined || n > top) top = n;
+  }
+  let stride = 0;
+  for (const n of ids) if (low !== undefined) stride = gcd(stride, n - low);
+  return { low, top, stride: stride > 1 ? stride : 1, count };
+}
+
+/**
+ * The rotating re-read of an incremental run: the next `1/rereadRuns` of the id range (on the
+ * stride), after the last id re-read, wrapping at the top; holes included, so a record that
+ * appeared below the top (where probing never looks) is found within `rereadRuns` runs.
+ */
+async function rotation(decl: IdStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<string[]> {
+  const { low, top, stride } = await idLayout(ctx, table);
+  if (low === undefined || top === undefined) return [];
+  const slots = Math.floor((top - low) / stride) + 1;
+  const share = Math.ceil(slots / Math.max(1, ctx.options.rereadRuns));
+  const state = await ctx.mirror.db
+    .selectFrom('sync_stream_state')
+    .select('reread_cursor')
+    .where('stream', '=', decl.name)
+    .executeTakeFirst();
+  const cursor = Number(state?.reread_cursor ?? Number.NaN);
+  let slot =
+    Number.isFinite(cursor) && cursor >= low && cursor < top ? Math.floor((cursor - low) / stride) + 1 : 0;
+  const ids: string[] = [];
+  let wrapped = false;
+  for (let k = 0; k < share && k < slots; k++) {
+    ids.push(String(low + slot * stride));
+    slot++;
+    if (slot >= slots) {
+      slot = 0;
+      wrapped = true;
+    }
+  }
+  const last = ids.at(-1) ?? null;
+  const now = nowIso();
+  await ctx.mirror.db
+    .insertInto('sync_stream_state')
+    .values({ stream: decl.name, reread_cursor: last, ...(wrapped ? { reread_round_at: now } : {}) })
+    .onConflict((oc) =>
+      oc.column('stream').doUpdateSet({ reread_cursor: last, ...(wrapped ? { reread_round_at: now } : {}) }),
+    )
+    .execute();
+  return ids;
+}
+
+/**
+ * Probes ids above the highest known one (on the learnt stride) until `probeWindow` consecutive
+ * 404s. The service gives new ids above the highest it has held, so a 404 can only turn into a
+ * record if the id was asked before the service got there: with ids asked at once, or one after
+ * another, a record created just after its 404 is followed by higher ones that are found, and
+ * probing goes on above it. So once probing ends, the 404s it left below the highest id found
+ * (within the window) are asked again. (A run killed before that loses its last 404s: the next
+ * run probes above them.)
+ * Probing stops at a bound derived from what is known: the known span (or 100 windows, when less
+ * is known) above the highest known id. A service answering 200 for every id thus adds at most
+ * that much per run, and says so, instead of growing the table without end.
+ */
+async function probeUpward(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+  failures: FailureBudget,
+): Promise<void> {
+  const layout = await idLayout(ctx, table);
   const start = Number(ctx.options.idStart[decl.name] ?? 1);
   const window = ctx.options.probeWindow;
-  let top = numeric.length > 0 ? Math.max(...numeric) : start - 1;
-  let next = top + 1;
+  const step = layout.stride;
+  // Records this pass found are staged, not yet in the table: a resumed pass probes above them
+  // instead of asking them again.
+  let staged: number | undefined;
+  for (const id of ctx.mirror.adapter.seenIds(decl.name, seenState.seen)) {
+    const n = Number(id);
+    if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
+  }
+  let top = Math.max(layout.top ?? start - step, staged ?? Number.NEGATIVE_INFINITY);
+  const span = layout.top === undefined || layout.low === undefined ? 0 : layout.top - layout.low;
+  const bound = top + Math.max(span, 100 * window * step);
+  let next = top + step;
   const holes: number[] = [];
   let misses = 0;
   while (misses < window) {
-    const batch = Array.from({ length: Math.min(BATCH, window) }, (_, k) => String(next + k));
-    next += batch.length;
-    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id)));
+    if (next > bound) {
+      ctx.logger.warn(
+        { bound, found: top },
+        'probing upward stopped at its bound (the known id span above the highest known id): the next run goes on from here',
+      );
+      ctx.stats.probeBounded = true;
+      break;
+    }
+    const batch = Array.from({ length: Math.min(BATCH, window) }, (_, k) => String(next + k * step)).filter(
+      (id) => Number(id) <= bound,
+    );
+    next += batch.length * step;
+    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
     const found: Record<string, unknown>[] = [];
     results.forEach((r, k) => {
-      if (r === undefined) {
+      if (r === undefined || r === 'failed') {
         misses++;
         holes.push(Number(batch[k]));
       } else {
@@ -205,17 +373,20 @@ async function probeUpward(decl: IdStreamDecl, ctx: StreamContext, table: Resour
         found.push(r);
       }
     });
-    if (found.length > 0) commit(decl, ctx, found, undefined);
+    const failed = batch.filter((_, k) => results[k] === 'failed');
+    stagePage(ctx, decl.name, decl.resource, found, () =>
+      ctx.mirror.adapter.markSeen(decl.name, failed, seenState.failed),
+    );
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
-  const again = holes.filter((id) => id < top && id > top - window).map(String);
+  const again = holes.filter((id) => id < top && id > top - window * step).map(String);
   for (let i = 0; i < again.length; i += BATCH) {
     const batch = again.slice(i, i + BATCH);
-    const found = (await Promise.all(batch.map((id) => fetchOne(decl, ctx, id)))).filter(
-      (r): r is Record<string, unknown> => r !== undefined,
+    const found = (await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)))).filter(
+      (r): r is Record<string, unknown> => typeof r === 'object',
     );
-    if (found.length > 0) commit(decl, ctx, found, undefined);
+    stagePage(ctx, decl.name, decl.resource, found);
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }

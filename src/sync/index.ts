@@ -1,3 +1,4 @@
+export { type StreamEconomy, streamEconomy } from './economy.js';
 export { acquireLock } from './lock.js';
 export { streamNames, streams } from './streams.js';
 export {

@@ -1,14 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { CheckpointRow, ResourceTableName } from '../mirror/index.js';
+import {
+  type CheckpointRow,
+  displayBaseUrl,
+  metaKeys,
+  type ResourceTableName,
+  readMeta,
+  type UpsertCounts,
+} from '../mirror/index.js';
 import type { ResourceName } from '../schema/index.js';
+import { crashPoint } from './crash.js';
 import { MassDeleteError, type StreamContext } from './types.js';
 
 /**
- * Passes: a full pass (or an incremental re-poll) marks every row it sees with its pass id,
- * page by page in the same transaction as the page's checkpoint. When every partition is done,
- * rows not marked are the ones that vanished. A pass killed midway is resumed by the next run,
- * so its marks add up and deletions are still detected right.
+ * Passes: a full pass (or an incremental re-poll, or an id re-read) notes every id it sees in
+ * sync_pass_seen, page by page in the same transaction as the page's checkpoint, and stages the
+ * records that changed (sync_pass_stage) instead of writing them. When every partition is done,
+ * active rows it did not see are the ones that vanished: the mass-delete guard decides on them
+ * before anything is written, then the staged records and the deletions are written in one
+ * transaction. A tripped guard leaves the mirror as it was (the pass waits for
+ * --allow-mass-delete). A pass killed midway is resumed by the next run: its notes add up.
+ * Unchanged rows are never rewritten, so a pass that changes nothing adds little to the WAL.
  */
 export interface PassState {
   passId: string;
@@ -40,11 +52,16 @@ export async function pendingPass(ctx: StreamContext, stream: string): Promise<P
   };
 }
 
+/**
+ * Starts a pass: its id, its partitions' checkpoints and a clean id set, in one transaction, so a
+ * crash leaves either no pass or a whole one (never a pass without its id list).
+ */
 export function startPass(
   ctx: StreamContext,
   stream: string,
   mode: PassState['mode'],
   bounds: { cursor: string | null; upper: string | null }[],
+  fill?: () => void,
 ): PassState {
   const passId = `${mode}-${randomUUID()}`;
   const parts: CheckpointRow[] = bounds.map((b, part) => ({
@@ -57,10 +74,41 @@ export function startPass(
   }));
   const now = nowIso();
   ctx.mirror.adapter.transaction(() => {
+    ctx.mirror.adapter.clearPassIds(stream);
     ctx.mirror.adapter.setPass(stream, passId, now);
     for (const p of parts) ctx.mirror.adapter.saveCheckpoint(p, now);
+    fill?.();
   });
+  crashPoint('pass-started');
   return { passId, mode, parts };
+}
+
+/** Adds a page's write counts to the stream's stats. */
+export function countPage(ctx: StreamContext, counts: UpsertCounts, records: number): void {
+  ctx.stats.pages++;
+  ctx.stats.records += records;
+  ctx.stats.inserted += counts.inserted;
+  ctx.stats.updated += counts.updated;
+  ctx.stats.unchanged += counts.unchanged;
+}
+
+/** One page of a pass: ids noted, changed records staged, `also` in the same transaction. */
+export function stagePage(
+  ctx: StreamContext,
+  stream: string,
+  resource: ResourceName,
+  records: readonly Record<string, unknown>[],
+  also?: () => void,
+  written?: (record: Record<string, unknown>, now: string) => void,
+): void {
+  const { adapter } = ctx.mirror;
+  const now = nowIso();
+  const counts = adapter.transaction(() => {
+    const c = adapter.stagePage(resource, stream, records, now, written);
+    also?.();
+    return c;
+  });
+  countPage(ctx, counts, records.length);
 }
 
 /** Active (not soft-deleted) rows of a table. */
@@ -75,7 +123,9 @@ export async function activeCount(ctx: StreamContext, table: ResourceTableName):
 
 /**
  * The mass-delete guard: a pass may soft-delete at most `massDeleteShare` of a table's rows
- * (more than `massDeleteMinRows`) unless --allow-mass-delete is given.
+ * (more than `massDeleteMinRows`), and never every row of a table that has some, however small,
+ * unless --allow-mass-delete is given. The message names the likely cause when the mirror was
+ * filled from another service than the one this run reads.
  */
 export async function guardDeletions(
   ctx: StreamContext,
@@ -85,24 +135,52 @@ export async function guardDeletions(
   if (count === 0 || ctx.options.allowMassDelete) return;
   const active = await activeCount(ctx, table);
   const share = active === 0 ? 0 : count / active;
-  if (count > ctx.options.massDeleteMinRows && share > ctx.options.massDeleteShare) {
-    throw new MassDeleteError(
-      `${table}: this pass would soft-delete ${count} of ${active} rows (${(share * 100).toFixed(1)}% > ${(ctx.options.massDeleteShare * 100).toFixed(1)}%); if the service really lost them, rerun with --allow-mass-delete`,
-    );
-  }
+  const overShare = count > ctx.options.massDeleteMinRows && share > ctx.options.massDeleteShare;
+  const everything = active > 0 && count >= active;
+  if (!overShare && !everything) return;
+  const source = await readMeta(ctx.mirror.db, metaKeys.sourceBaseUrl);
+  const now = displayBaseUrl(ctx.client.baseUrl);
+  const cause =
+    source !== undefined && source !== now
+      ? `the mirror was filled from ${source} but this run reads ${now}: is this the mirror of another service (or of the demo)? If the service really lost them`
+      : 'if the service really lost them';
+  const limit = everything
+    ? 'every row of the table'
+    : `${(share * 100).toFixed(1)}% > ${(ctx.options.massDeleteShare * 100).toFixed(1)}%`;
+  throw new MassDeleteError(
+    `${table}: this pass would soft-delete ${count} of ${active} rows (${limit}); nothing was written; ${cause}, rerun with --allow-mass-delete`,
+  );
 }
 
-/** Soft-deletes ids (each audited) and closes the pass, in one transaction. */
-export function closePass(
+/**
+ * Ends a pass: guard first (nothing written when it trips), then the staged records, the
+ * soft-deletions (each audited) and the pass's end in one transaction. `each` sees every record
+ * written (status history). A pass that could not read some ids is no evidence of deletions:
+ * `complete: false` writes what it read and deletes nothing.
+ */
+export async function finishPass(
   ctx: StreamContext,
-  stream: string,
-  resource: ResourceName,
-  ids: readonly (number | string)[],
-  completed: 'full' | 'other',
-): void {
+  target: { stream: string; resource: ResourceName; table: ResourceTableName },
+  gone: readonly (number | string)[],
+  opts: { completed: 'full' | 'other'; each?: (record: Record<string, unknown>, now: string) => void },
+): Promise<void> {
+  await guardDeletions(ctx, target.table, gone.length);
   const now = nowIso();
-  ctx.mirror.adapter.transaction(() => {
-    ctx.stats.deleted += ctx.mirror.adapter.softDelete(resource, ids, { runId: ctx.runId, stream, now });
-    ctx.mirror.adapter.setPass(stream, null, now, completed);
+  const { adapter } = ctx.mirror;
+  adapter.transaction(() => {
+    const each = opts.each;
+    adapter.applyPass(
+      target.resource,
+      target.stream,
+      now,
+      each === undefined ? undefined : (r) => each(r, now),
+    );
+    ctx.stats.deleted += adapter.softDelete(target.resource, gone, {
+      runId: ctx.runId,
+      stream: target.stream,
+      now,
+    });
+    adapter.setPass(target.stream, null, now, opts.completed);
   });
+  adapter.checkpointWal();
 }

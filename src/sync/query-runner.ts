@@ -1,17 +1,30 @@
 import { sql } from 'kysely';
-import type { CheckpointRow, ResourceTableName } from '../mirror/index.js';
-import { tableOf } from '../mirror/index.js';
+import type { ResourceTableName } from '../mirror/index.js';
+import { seenState, tableOf } from '../mirror/index.js';
 import { type FieldOf, type FilterItem, where } from '../schema/index.js';
-import { closePass, guardDeletions, nowIso, type PassState, pendingPass, startPass } from './passes.js';
+import {
+  countPage,
+  finishPass,
+  guardDeletions,
+  nowIso,
+  type PassState,
+  pendingPass,
+  stagePage,
+  startPass,
+} from './passes.js';
 import { InterruptedError, type QueryStreamDecl, type StreamContext } from './types.js';
 
 type QR = QueryStreamDecl['resource'];
+type Filter = FilterItem<FieldOf<QR>>;
 
 /**
  * Query streams (HsVendor, OrderItem, Tenant, Role): keyset pages of `id greaterThan <last>`
- * sorted by id, each page upserted with its checkpoint in one transaction.
+ * sorted by id, each page noted (and its changed records staged) with its checkpoint in one
+ * transaction (see passes.ts).
  * - full: a pass over the whole id range, split in partitions fetched at once; rows it did not
- *   see are soft-deleted once every partition is done (mass-delete guard applies).
+ *   see are soft-deleted once every partition is done (mass-delete guard applies, before any
+ *   write). When one partition fails, its siblings are cancelled and awaited before the stream
+ *   is reported failed, so no page is written after that.
  * - incremental ('open-rows'): rows above the highest id we hold, then a re-poll of the rows that
  *   can still change; a row that left the re-poll is looked up by id, and soft-deleted if gone.
  * A pass left unfinished by a killed run is resumed first, whatever the mode asked.
@@ -20,13 +33,15 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   const table = tableOf(decl.resource).table as ResourceTableName;
   const pending = await pendingPass(ctx, decl.name);
   if (pending !== undefined) {
-    ctx.logger.info({ stream: decl.name, pass: pending.mode }, 'resuming an unfinished pass');
+    ctx.logger.info({ pass: pending.mode }, 'resuming an unfinished pass');
     ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
     await runPass(decl, ctx, pending);
-    // A resumed full pass is the full pass a --full run asks for. Otherwise it only finished an
-    // earlier run's work: rows it passed before that run stopped may have changed or gone since,
-    // so this run's own work follows (re-poll, id sweep; or a new pass of a small table).
-    if (pending.mode === 'full' && ctx.options.full) return;
+    // A resumed pass only finished an earlier run's work: rows it passed before that run stopped
+    // may have changed or gone since. A resumed full pass of a big table is still the full pass a
+    // --full run asks for, caught up by the incremental work (new rows, re-poll, id sweep); any
+    // other case goes on with this run's own work (a new pass of a small table, say).
+    if (pending.mode === 'full' && ctx.options.full && decl.incremental === 'open-rows')
+      return catchUp(decl, ctx, table);
   }
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
@@ -36,6 +51,11 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
     return;
   }
   ctx.stats.mode = 'incremental';
+  await catchUp(decl, ctx, table);
+}
+
+/** The incremental work: rows above the highest id held, a re-poll of open rows, the id sweep. */
+async function catchUp(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   await fetchNew(decl, ctx, table);
   if (decl.reopen !== undefined) {
     await runPass(decl, ctx, startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
@@ -109,92 +129,140 @@ async function fullBounds(
   }));
 }
 
-/** Upserts one page with its checkpoint (and status history) in one transaction. */
-function commitPage(
-  decl: QueryStreamDecl,
-  ctx: StreamContext,
-  records: Record<string, unknown>[],
-  pass: string | undefined,
-  checkpoint?: CheckpointRow,
-): void {
-  const now = nowIso();
-  const { adapter } = ctx.mirror;
-  const counts = adapter.transaction(() => {
-    const c = adapter.upsert(decl.resource, records, { now, pass });
-    if (decl.statusHistory === true) for (const r of records) adapter.recordStatus(r, now);
-    if (checkpoint !== undefined) adapter.saveCheckpoint(checkpoint, now);
-    return c;
-  });
-  ctx.stats.pages++;
-  ctx.stats.inserted += counts.inserted;
-  ctx.stats.updated += counts.updated;
-  ctx.stats.unchanged += counts.unchanged;
-}
-
+/** Rows above the highest id held (an incremental run): written at once, no deletion follows. */
 async function fetchNew(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   const after = await maxId(ctx, table);
+  const { adapter } = ctx.mirror;
   for await (const page of ctx.client.scan(decl.resource as QR, after === undefined ? {} : { after })) {
-    commitPage(decl, ctx, page.records, undefined);
+    const now = nowIso();
+    const counts = adapter.transaction(() => {
+      const c = adapter.upsert(decl.resource, page.records, { now });
+      if (decl.statusHistory === true) for (const r of page.records) adapter.recordStatus(r, now);
+      return c;
+    });
+    countPage(ctx, counts, page.records.length);
     ctx.progress.add(page.records.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
 }
 
+/**
+ * The partitions of a pass, at once. The first to fail cancels the others (their requests are
+ * aborted, and none writes a page after that) and is rethrown once all have stopped.
+ */
 async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
-  const filters: FilterItem<FieldOf<QR>>[] =
-    pass.mode === 'reopen' && decl.reopen !== undefined
-      ? [decl.reopen.filter as FilterItem<FieldOf<QR>>]
-      : [];
-  await Promise.all(
+  const filters: Filter[] =
+    pass.mode === 'reopen' && decl.reopen !== undefined ? [decl.reopen.filter as Filter] : [];
+  const stop = new AbortController();
+  const results = await Promise.allSettled(
     pass.parts
       .filter((p) => p.done === 0)
       .map(async (part) => {
-        const cp = { ...part };
-        for await (const page of ctx.client.scan(decl.resource as QR, {
-          ...(cp.cursor === null ? {} : { after: Number(cp.cursor) }),
-          ...(cp.upper === null ? {} : { atMost: Number(cp.upper) }),
-          where: filters,
-        })) {
-          cp.cursor = String(page.lastId);
-          commitPage(decl, ctx, page.records, pass.passId, cp);
-          ctx.progress.add(page.records.length);
-          if (ctx.signal.aborted) throw new InterruptedError();
+        try {
+          const cp = { ...part };
+          for await (const page of ctx.client.scan(decl.resource as QR, {
+            ...(cp.cursor === null ? {} : { after: Number(cp.cursor) }),
+            ...(cp.upper === null ? {} : { atMost: Number(cp.upper) }),
+            where: filters,
+            signal: stop.signal,
+          })) {
+            if (stop.signal.aborted) return;
+            cp.cursor = String(page.lastId);
+            stagePage(
+              ctx,
+              decl.name,
+              decl.resource,
+              page.records,
+              () => ctx.mirror.adapter.saveCheckpoint(cp, nowIso()),
+              decl.statusHistory === true ? (r, now) => ctx.mirror.adapter.recordStatus(r, now) : undefined,
+            );
+            ctx.progress.add(page.records.length);
+            if (ctx.signal.aborted) throw new InterruptedError();
+          }
+          if (stop.signal.aborted) return;
+          cp.done = 1;
+          ctx.mirror.adapter.transaction(() => ctx.mirror.adapter.saveCheckpoint(cp, nowIso()));
+        } catch (err) {
+          stop.abort(err);
+          throw err;
         }
-        cp.done = 1;
-        ctx.mirror.adapter.transaction(() => ctx.mirror.adapter.saveCheckpoint(cp, nowIso()));
       }),
   );
-  await finishPass(decl, ctx, pass);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw stop.signal.reason ?? failed.reason;
+  await endPass(decl, ctx, pass);
 }
 
 /** Rows the pass did not see: soft-deleted (full), or looked up by id first (re-poll). */
-async function finishPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
+async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
   const table = tableOf(decl.resource).table as ResourceTableName;
-  let unseenQuery = ctx.mirror.db
-    .selectFrom(table)
-    .select('id')
-    .where('deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('seen_pass', 'is', null), eb('seen_pass', '<>', pass.passId)]));
+  const { adapter } = ctx.mirror;
+  const seen = new Set(adapter.seenIds(decl.name, seenState.seen));
+  let candidates = ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null);
   if (pass.mode === 'reopen' && decl.reopen !== undefined)
-    unseenQuery = unseenQuery.where(decl.reopen.column, '=', decl.reopen.value);
-  let gone = (await unseenQuery.execute()).map((r) => r.id as number);
+    candidates = candidates.where(decl.reopen.column, '=', decl.reopen.value);
+  let gone = (await candidates.execute()).map((r) => r.id as number).filter((id) => !seen.has(String(id)));
 
   if (pass.mode === 'reopen' && gone.length > 0) {
-    // Left the re-poll: now unchangeable, or deleted. Ask for them by id.
-    const stillThere = new Set<number>();
-    for (let i = 0; i < gone.length; i += 100) {
-      const batch = gone.slice(i, i + 100);
-      for await (const page of ctx.client.scan(decl.resource as QR, {
-        where: [where('id', 'listContains', batch.join(',')) as FilterItem<FieldOf<QR>>],
-      })) {
-        commitPage(decl, ctx, page.records, undefined);
-        for (const r of page.records) stillThere.add(r.id as number);
-      }
-    }
+    const control = seen.values().next().value;
+    const stillThere = await lookUp(decl, ctx, gone, control === undefined ? undefined : Number(control));
     gone = gone.filter((id) => !stillThere.has(id));
   }
-  await guardDeletions(ctx, table, gone.length);
-  closePass(ctx, decl.name, decl.resource, gone, pass.mode === 'full' ? 'full' : 'other');
-  if (gone.length > 0)
-    ctx.logger.info({ stream: decl.name, deleted: gone.length }, 'soft-deleted rows gone upstream');
+  const history = decl.statusHistory === true;
+  await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
+    completed: pass.mode === 'full' ? 'full' : 'other',
+    ...(history ? { each: (r, now) => adapter.recordStatus(r, now) } : {}),
+  });
+  if (gone.length > 0) ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream');
+}
+
+/**
+ * Rows that left the re-poll (now unchangeable, or deleted), asked for by id: those found are
+ * staged, and returned. `listContains` asks 100 at once, but the interface leaves its meaning
+ * open, and a service reading it otherwise (the value as one string, say) would answer nothing,
+ * which would look like 100 deletions. So each batch carries a control id the re-poll has just
+ * seen: an answer without it, or with an id not asked for, is not trusted, and that batch is
+ * asked one id at a time with `equals` instead (no deletion rests on the doubtful answer).
+ */
+async function lookUp(
+  decl: QueryStreamDecl,
+  ctx: StreamContext,
+  ids: number[],
+  control: number | undefined,
+): Promise<Set<number>> {
+  const stillThere = new Set<number>();
+  const keep = (records: Record<string, unknown>[]) => {
+    const found = records.filter((r) => r.id !== control);
+    stagePage(ctx, decl.name, decl.resource, found);
+    for (const r of found) stillThere.add(r.id as number);
+  };
+  for (let i = 0; i < ids.length; i += 99) {
+    const batch = ids.slice(i, i + 99);
+    if (control !== undefined) {
+      const asked = new Set([...batch, control]);
+      const records: Record<string, unknown>[] = [];
+      for await (const page of ctx.client.scan(decl.resource as QR, {
+        where: [where('id', 'listContains', [...asked].join(',')) as Filter],
+      })) {
+        for (const r of page.records) records.push(r);
+      }
+      if (records.some((r) => r.id === control) && records.every((r) => asked.has(r.id as number))) {
+        keep(records);
+        continue;
+      }
+      ctx.logger.warn(
+        { control },
+        'the service reads listContains otherwise (the control id was not answered as asked): asking id by id',
+      );
+      control = undefined;
+    }
+    for (const id of batch) {
+      const { records } = await ctx.client.query(decl.resource as QR, {
+        advancedFilter: { linkOperator: 'AND', items: [where('id', 'equals', id) as Filter] },
+        pageSize: 2,
+      });
+      keep(records.filter((r) => r.id === id));
+    }
+  }
+  return stillThere;
 }

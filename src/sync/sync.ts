@@ -27,6 +27,7 @@ export const defaultSyncOptions: SyncOptions = {
   allowMassDelete: false,
   partitions: 4,
   probeWindow: 50,
+  rereadRuns: 30,
   massDeleteShare: 0.05,
   massDeleteMinRows: 10,
   idStart: {},
@@ -246,6 +247,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
       updated: s.updated,
       unchanged: s.unchanged,
       deleted: s.deleted,
+      records: s.records,
       requests: counter.requests,
       retries: counter.retries,
       error:

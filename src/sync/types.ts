@@ -68,6 +68,8 @@ export interface SyncOptions {
   partitions: number;
   /** Consecutive 404s that end probing upward for new ids. */
   probeWindow: number;
+  /** Id streams: incremental runs re-read 1/rereadRuns of the id range each, so all within N runs. */
+  rereadRuns: number;
   /** Share of a table a pass may soft-delete before it stops and asks for --allow-mass-delete. */
   massDeleteShare: number;
   /** Deletions of up to this many rows never count as mass deletions. */
@@ -81,6 +83,12 @@ export interface SyncOptions {
 export interface StreamStats {
   mode: 'full' | 'incremental';
   pages: number;
+  /** Records fetched (their requests / records: requests per record, issue 14). */
+  records: number;
+  /** Ids the stream could not read this run (asked again next run). */
+  failedIds: number;
+  /** Probing upward stopped at its bound rather than at `probeWindow` 404s. */
+  probeBounded: boolean;
   inserted: number;
   updated: number;
   unchanged: number;
@@ -107,6 +115,9 @@ export interface StreamContext {
 export const newStats = (mode: StreamStats['mode']): StreamStats => ({
   mode,
   pages: 0,
+  records: 0,
+  failedIds: 0,
+  probeBounded: false,
   inserted: 0,
   updated: 0,
   unchanged: 0,

@@ -44,16 +44,17 @@ describe('resumed passes catch up; probing does not skip late records', () => {
             pass_id: string | null;
           }
         ).pass_id;
-      const items = pass('orderitem');
-      const invoices = pass('invoice');
-      expect(items, 'order item pass left open').not.toBeNull();
-      expect(invoices, 'invoice pass left open').not.toBeNull();
-      const ids = (sql: string, p: string | null) =>
-        (m.sqlite.prepare(sql).all(p) as { id: number | string }[]).map((r) => r.id);
+      expect(pass('orderitem'), 'order item pass left open').not.toBeNull();
+      expect(pass('invoice'), 'invoice pass left open').not.toBeNull();
+      // Rows the open passes have read (sync_pass_seen state 1).
+      const ids = (sql: string, stream: string) =>
+        (m.sqlite.prepare(sql).all(stream) as { id: number | string }[]).map((r) => r.id);
+      const seen = (table: string) =>
+        `SELECT t.id FROM "${table}" t JOIN sync_pass_seen s ON s.stream = ? AND s.state = 1 AND s.id = CAST(t.id AS TEXT)`;
       return {
-        closed: ids('SELECT id FROM orderitem WHERE seen_pass = ? AND isNotModifiable = 1 LIMIT 3', items),
-        open: ids('SELECT id FROM orderitem WHERE seen_pass = ? AND isNotModifiable = 0 LIMIT 3', items),
-        unpaid: ids('SELECT id FROM invoice WHERE seen_pass = ? AND balance > 0 LIMIT 3', invoices),
+        closed: ids(`${seen('orderitem')} WHERE t.isNotModifiable = 1 LIMIT 3`, 'orderitem'),
+        open: ids(`${seen('orderitem')} WHERE t.isNotModifiable = 0 LIMIT 3`, 'orderitem'),
+        unpaid: ids(`${seen('invoice')} WHERE t.balance > 0 LIMIT 3`, 'invoice'),
       };
     });
     expect(read.closed).toHaveLength(3);

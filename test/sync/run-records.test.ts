@@ -113,7 +113,11 @@ describe('sync_run and sync_stream_run', () => {
   it('a second, incremental run counts rows unchanged, and only the streams named', async () => {
     const file = tmp();
     await syncInto(sim(), file);
-    const report = await syncInto(sim(), file, { streams: ['user', 'role', 'invoice'] });
+    // The rotating re-read made one id long here (rereadRuns), so the counts stay exact.
+    const report = await syncInto(sim(), file, {
+      streams: ['user', 'role', 'invoice'],
+      rereadRuns: 1_000_000,
+    });
     expect(report.outcome).toBe('ok');
     const { runs: all, streams } = await runs(file);
     expect(all[1]).toMatchObject({ streams: 'user,role,invoice', outcome: 'ok', mode: 'incremental' });
@@ -121,11 +125,13 @@ describe('sync_run and sync_stream_run', () => {
     // Streams run in declaration order.
     expect(second.map((s) => s.stream)).toEqual(['role', 'user', 'invoice']);
     const truth = sim().truth();
-    const open = truth.Invoice.filter((i) => i.balance !== 0).length;
+    // Unpaid invoices, plus the lowest id when paid (the rotating re-read's one id).
+    const lowest = [...truth.Invoice].sort((a, b) => Number(a.id) - Number(b.id))[0]!;
+    const open = truth.Invoice.filter((i) => i.balance !== 0).length + (lowest.balance === 0 ? 1 : 0);
     expect(second.map((s) => [s.stream, s.mode, s.inserted, s.updated, s.unchanged, s.deleted])).toEqual([
       ['role', 'full', 0, 0, truth.Role.length, 0],
       ['user', 'full', 0, 0, truth.User.length, 0],
-      // Incremental: only unpaid invoices are re-read, then new ids probed for.
+      // Incremental: unpaid invoices and the rotation's share are re-read, then new ids probed for.
       ['invoice', 'incremental', 0, 0, open, 0],
     ]);
   });

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { killHarness } from '../helpers/kill.js';
+import { expectMirrorEqualsTruth, withMirror } from '../helpers/mirror.js';
+
+/**
+ * Kill storms (issue 12): `ohs sync` SIGKILLed again and again at random instants, against a
+ * sandbox failing 5% of requests and changing its data as it is read, then one run to the end:
+ * the mirror equals the sandbox's truth, with no pass, stage or lock left behind. Kill instants
+ * are counted in service requests, never in wall-clock time, so a loaded machine changes nothing.
+ */
+describe('kill storms', () => {
+  const { sim, tmp, sync, syncKilledAfter, fresh } = killHarness();
+
+  /** Kills `ohs sync ARGS` after a random share (5% to 60%) of a fresh sync's requests. */
+  async function killAtRandom(file: string, times: number, ...args: string[]): Promise<number[]> {
+    const at: number[] = [];
+    for (let i = 0; i < times; i++) {
+      const after = Math.max(5, Math.round((0.05 + Math.random() * 0.55) * fresh()));
+      at.push(after);
+      const r = await syncKilledAfter(file, after, ...args);
+      // A run may end before its kill instant (a resumed pass has less to do): that is fine.
+      expect([null, 'SIGKILL']).toContain(r.signal);
+    }
+    return at;
+  }
+
+  async function expectSettled(file: string, note: string) {
+    await withMirror(file, (m) => {
+      expectMirrorEqualsTruth(m, sim().truth());
+      for (const t of ['sync_checkpoint', 'sync_lock', 'sync_pass_stage', 'sync_pass_seen']) {
+        expect(m.sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get(), `${t} (${note})`).toEqual({ n: 0 });
+      }
+    });
+  }
+
+  it('--full killed at 10 random instants with faults and live mutation, then run to the end', async () => {
+    const file = tmp();
+    sim().configure({ faultRate: 0.05, mutateEveryRequests: 60, mutationSize: 2 });
+    let at: number[] = [];
+    try {
+      at = await killAtRandom(file, 10, '--full');
+    } finally {
+      sim().configure({ mutateEveryRequests: 0 });
+    }
+    const r = await sync(file, '--full');
+    expect(r.code, `${r.stderr} (killed after ${at.join(', ')} requests)`).toBe(0);
+    await expectSettled(file, `killed after ${at.join(', ')}`);
+    sim().configure({ faultRate: 0 });
+  }, 600_000);
+
+  it('an incremental run killed three times, then --full', async () => {
+    const file = tmp();
+    const first = await sync(file);
+    expect(first.code, first.stderr).toBe(0);
+    sim().configure({ faultRate: 0.05, mutateEveryRequests: 60, mutationSize: 2 });
+    let at: number[] = [];
+    try {
+      at = await killAtRandom(file, 3);
+    } finally {
+      sim().configure({ mutateEveryRequests: 0 });
+    }
+    const r = await sync(file, '--full');
+    expect(r.code, `${r.stderr} (killed after ${at.join(', ')} requests)`).toBe(0);
+    await expectSettled(file, `killed after ${at.join(', ')}`);
+    sim().configure({ faultRate: 0 });
+  }, 600_000);
+});

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OhsClient } from '../../src/api/index.js';
+import { openMirror } from '../../src/mirror/index.js';
+import { runSync } from '../../src/sync/index.js';
+import { silentLogger, withTmpDir } from '../helpers/mirror.js';
+
+/**
+ * Issue 12.13 (sync side): a hostile service answering 200 with a record for every staff id.
+ * Probing upward stops at a bound derived from what is known (the known id span, or 100 probe
+ * windows when less is known, above the highest known id), says so, and the table grows by at
+ * most that per run instead of without end.
+ */
+describe('probing upward against a service answering 200 for every id', () => {
+  let server: Server;
+  let url = '';
+  let asked = 0;
+  const tmp = withTmpDir();
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const m = /\/action\/core\/staff\/(\d+)/.exec(req.url ?? '');
+      if (m === null) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"status":404,"message":"not found"}}');
+        return;
+      }
+      asked++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: Number(m[1]), PersonId: 1, OrgId: 1001 }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  async function run(file: string) {
+    const client = new OhsClient({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 });
+    const mirror = await openMirror(file);
+    try {
+      const report = await runSync(client, mirror, silentLogger, {
+        streams: ['staff'],
+        idStart: { staff: 1 },
+        probeWindow: 5,
+        progress: false,
+      });
+      const rows = mirror.sqlite.prepare('SELECT count(*) AS n, max(id) AS top FROM staff').get() as {
+        n: number;
+        top: number;
+      };
+      return { report, rows };
+    } finally {
+      await client.close();
+      await mirror.close();
+    }
+  }
+
+  it('stops at the bound, logs it, and grows by at most the known span per run', async () => {
+    const file = tmp();
+    const first = await run(file);
+    expect(first.report.outcome, String(first.report.error)).toBe('ok');
+    const stats = first.report.streams[0]!.stats;
+    expect(stats.probeBounded).toBe(true);
+    // Empty mirror: 100 windows of 5 ids above id 0.
+    expect(first.rows).toEqual({ n: 500, top: 500 });
+    expect(asked).toBeLessThanOrEqual(500 + 16);
+
+    const second = await run(file);
+    expect(second.report.outcome).toBe('ok');
+    expect(second.report.streams[0]!.stats.probeBounded).toBe(true);
+    // Known span 1..500 (499), less than 100 windows (500): at most 500 more above 500.
+    expect(second.rows.top).toBe(1000);
+  });
+});
