@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import type { OhsClient } from '../api/index.js';
 import { type Config, type ConfigFlags, loadConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
+import { type Mirror, MirrorRateBudget } from '../mirror/index.js';
 
 export interface GlobalFlags extends ConfigFlags {
   logLevel?: string;
@@ -22,6 +24,12 @@ export function commandContext(cmd: Command): CommandContext {
     ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
   });
   return { config, logger: createLogger({ level: config.logLevel }) };
+}
+
+/** Makes `client` share one rate budget with every process on `mirror` (see src/api/rate). */
+export function shareRateBudget(client: OhsClient, mirror: Mirror): OhsClient {
+  client.transport.limiter.share(new MirrorRateBudget(mirror.db));
+  return client;
 }
 
 /** Resolves when the process gets SIGINT or SIGTERM (for long-running commands). */

@@ -189,8 +189,24 @@ export interface MirrorMetaTable {
   updated_at: string;
 }
 
+/** The shared rate budget (see rate-budget.ts); times are epoch milliseconds. */
+export interface RateBudgetTable {
+  /** Service base URL and a hash of the token (never the token). */
+  key: string;
+  /** Requests per second in force; null: no limit found yet. */
+  rate: number | null;
+  w_max: number;
+  cut_at: number;
+  tokens: number;
+  refilled_at: number;
+  good_rate: number | null;
+  version: number;
+  updated_ms: number;
+}
+
 export interface Database {
   mirror_meta: MirrorMetaTable;
+  rate_budget: RateBudgetTable;
   outbox: OutboxTable;
   job_run: JobRunTable;
   org_policy: OrgPolicyTable;

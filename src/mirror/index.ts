@@ -4,5 +4,6 @@ export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { type Mirror, MirrorOpenError, type MirrorOptions, openMirror } from './open.js';
+export { MirrorRateBudget } from './rate-budget.js';
 export { type CheckpointRow, SqliteAdapter, type UpsertCounts } from './sqlite-adapter.js';
 export { bookkeepingColumns, mirroredResources, q, type TableDef, tableDefs, tableOf } from './tables.js';

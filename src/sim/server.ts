@@ -32,6 +32,9 @@ export interface SimStats {
   byStatus: Record<string, number>;
   faults: Record<FaultKind, number>;
   rateLimited: number;
+  /** Service requests by epoch second received, and those of them answered 429. */
+  bySecond: Record<string, number>;
+  rateLimitedBySecond: Record<string, number>;
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
@@ -95,6 +98,8 @@ function freshStats(): SimStats {
     byStatus: {},
     faults: Object.fromEntries(faultKinds.map((k) => [k, 0])) as Record<FaultKind, number>,
     rateLimited: 0,
+    bySecond: {},
+    rateLimitedBySecond: {},
     writesApplied: {},
     mutations: 0,
   };
@@ -102,6 +107,60 @@ function freshStats(): SimStats {
 
 function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
+}
+
+/** Service requests over the last second, in 100 ms slots (for latency that grows with load). */
+class LoadMeter {
+  private readonly slots = new Array<number>(10).fill(0);
+  private at = 0;
+
+  /** Counts a request; answers the requests of the last second, this one included. */
+  add(now: number): number {
+    const slot = Math.floor(now / 100);
+    const shift = this.at === 0 ? 0 : Math.min(10, slot - this.at);
+    for (let i = 0; i < shift; i++) {
+      this.slots.shift();
+      this.slots.push(0);
+    }
+    this.at = slot;
+    this.slots[9] = (this.slots[9] ?? 0) + 1;
+    return this.slots.reduce((a, b) => a + b, 0);
+  }
+}
+
+/** `loadLatencyMs` for each `loadKnee` of requests per second above the knee: an overloaded service. */
+function loadLatency(options: SimOptions, recentRate: number): number {
+  if (options.loadKnee <= 0 || recentRate <= options.loadKnee) return 0;
+  return Math.round((options.loadLatencyMs * (recentRate - options.loadKnee)) / options.loadKnee);
+}
+
+/**
+ * The rate limit's bucket described in RateLimit headers (`rateHeaders`): the quota is the bucket's
+ * capacity, the window the time it takes to fill from empty, the reset the time it takes to fill
+ * from now (at least a second, as the draft counts in whole seconds).
+ */
+function rateLimitHeaders(options: SimOptions, tokens: number, capacity: number): Record<string, string> {
+  if (options.rateLimit <= 0 || options.rateHeaders === 'none') return {};
+  const window = Math.round((capacity / options.rateLimit) * 1000) / 1000;
+  const remaining = String(Math.max(0, Math.floor(tokens)));
+  const reset = String(Math.max(1, Math.ceil((capacity - tokens) / options.rateLimit)));
+  const limit = String(capacity);
+  switch (options.rateHeaders) {
+    case 'draft':
+      return {
+        'ratelimit-limit': limit,
+        'ratelimit-remaining': remaining,
+        'ratelimit-reset': reset,
+        'ratelimit-policy': `${limit};w=${window}`,
+      };
+    case 'combined':
+      return {
+        ratelimit: `"bucket";r=${remaining};t=${reset}`,
+        'ratelimit-policy': `"bucket";q=${limit};w=${window}`,
+      };
+    case 'x':
+      return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
+  }
 }
 
 /** Starts the sandbox of the service on an HTTP port. */
@@ -136,6 +195,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     return true;
   };
   tokens = capacity();
+  const load = new LoadMeter();
 
   const mutate = (size = options.mutationSize) => {
     stats.mutations++;
@@ -337,6 +397,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
 
     let fault: FaultKind | undefined;
     let status = 500;
+    let rateHeaders: Record<string, string> = {};
     /** This request's number among service requests (0: not one, e.g. an unknown path). */
     let seq = 0;
     try {
@@ -351,6 +412,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       seq = ++stats.requests;
       bump(stats.byOperation, route.name);
+      const second = String(Math.floor(Date.now() / 1000));
+      bump(stats.bySecond, second);
+      const recentRate = load.add(Date.now());
 
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
       const token = auth?.[1];
@@ -360,14 +424,20 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       const writes = route.op.method !== 'GET' && route.op.kind !== 'query';
       if (writes && token !== options.token)
         throw new SimHttpError(403, 'FORBIDDEN', 'this token may only read');
-      if (!takeToken()) {
+      const allowed = takeToken();
+      rateHeaders = rateLimitHeaders(options, tokens, capacity());
+      if (!allowed) {
         stats.rateLimited++;
+        bump(stats.rateLimitedBySecond, second);
         throw new SimHttpError(429, 'RATE_LIMITED', 'too many requests', {
           'retry-after': String(options.retryAfter),
+          ...rateHeaders,
         });
       }
       const delay =
-        options.latencyMs + (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0);
+        options.latencyMs +
+        (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0) +
+        loadLatency(options, recentRate);
       if (delay > 0) await sleep(delay);
 
       if (options.faultRate > 0 && faultRng.chance(options.faultRate)) {
@@ -414,7 +484,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         res.socket?.destroy();
         return;
       }
-      send(res, okStatus, body);
+      send(res, okStatus, body, rateHeaders);
     } catch (err) {
       const e =
         err instanceof SimHttpError
