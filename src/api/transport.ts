@@ -184,7 +184,7 @@ export class Transport {
       } catch (err) {
         const code = errorCode(err);
         ms = Math.round(performance.now() - started);
-        this.limiter.observe(code, ms, {}, sentAt);
+        this.limiter.observe(requestKind(req), code, ms, {}, sentAt);
         this.metrics.response(code, ms, 0);
         this.logger?.debug({ ...where, status: code, ms, attempt: attempts }, 'http');
         const reason: RetryReason = timeoutCodes.has(code)
@@ -299,7 +299,7 @@ export class Transport {
     const text = await res.body.text();
     const ms = Math.round(performance.now() - started);
     const retryAfter = parseRetryAfter(res.headers['retry-after']);
-    this.limiter.observe(res.statusCode, ms, res.headers, sentAt, retryAfter);
+    this.limiter.observe(requestKind(req), res.statusCode, ms, res.headers, sentAt, retryAfter);
     return { status: res.statusCode, text, ms };
   }
 
@@ -313,6 +313,11 @@ export class Transport {
     this.queue.clear();
     await this.pool.close();
   }
+}
+
+/** Method and path without ids or query: requests of one kind, whose latencies compare. */
+function requestKind(req: SendOptions): string {
+  return `${req.method} ${req.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
 }
 
 function parseJson(text: string): { ok: boolean; value: unknown } {

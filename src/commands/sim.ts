@@ -71,6 +71,7 @@ export function registerSim(program: Command): void {
     .option('--mutate-every-ms <ms>', 'live mutation of the data every N ms (0: off)', intArg(0), 0)
     .option('--mutate-every-requests <n>', 'live mutation every N requests (0: off)', intArg(0), 0)
     .option('--mutation-size <n>', 'changes of each kind per mutation step', intArg(1), 5)
+    .option('--record-requests', 'keep every service request for the hook GET __sim/requests', false)
     .option('--hooks', 'enable the test hooks under {prefix}/__sim/ (truth, stats, mutate, config)', false)
     .addHelpText(
       'after',

@@ -102,6 +102,7 @@ export function registerSync(program: Command): void {
             requests: m.requests,
             retries: m.retries,
             latencyMs: m.latencyMs,
+            rate: m.rate,
             db: config.db,
           },
           `sync ${report.outcome}`,

@@ -197,8 +197,8 @@ export interface RateBudgetTable {
   rate: number | null;
   w_max: number;
   cut_at: number;
-  tokens: number;
-  refilled_at: number;
+  /** GCRA: when the shared schedule is next free (epoch ms). */
+  tat: number;
   good_rate: number | null;
   version: number;
   updated_ms: number;

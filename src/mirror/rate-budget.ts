@@ -28,7 +28,9 @@ function shared(row: RateBudgetTable): SharedRate {
 
 /**
  * The shared rate budget in the mirror (table `rate_budget`, migration 0009): one row per service
- * and token hash, holding the controller's state and a token bucket. Every change is a
+ * and token hash, holding the controller's state and the shared schedule (GCRA's theoretical
+ * arrival time `tat`: the token bucket in virtual time, so that a lease is one write that never
+ * has to be refused and retried). Every change is a
  * conditional update on the row's `version` (read, compute, `UPDATE ... WHERE version = ?`, retry
  * when another process got there first): atomic on SQLite and on PostgreSQL alike, with no lock
  * held across a network call and no engine-specific SQL.
@@ -46,22 +48,20 @@ export class MirrorRateBudget implements RateBudgetStore {
       const row = await this.read(key);
       const now = Date.now();
       if (row === undefined) {
-        await this.create(key, req.state, req.burst, now);
+        await this.create(key, req.state, now);
         continue;
       }
-      const rate = finite(row.rate);
-      const elapsed = Math.max(0, now - row.refilled_at) / 1000;
-      const tokens = Number.isFinite(rate) ? Math.min(req.burst, row.tokens + elapsed * rate) : req.want;
-      const granted = Math.max(0, Math.min(req.want, Math.floor(tokens)));
       // The caller's state becomes the shared one, unless another process cut since it last looked.
       const state: CubicState =
         row.cut_at > req.seenCutAt || row.cut_at > req.state.cutAt
           ? { rate: finite(row.rate), wMax: row.w_max, cutAt: row.cut_at }
           : req.state;
-      const left = Number.isFinite(rate) ? tokens - granted : 0;
+      const rate = finite(row.rate);
+      // GCRA: the schedule may lag behind now by the burst at most (an idle budget's credit).
+      const begin = Math.max(row.tat, now - req.burstMs);
+      const tat = Number.isFinite(rate) ? begin + (req.want * 1000) / rate : now;
       const next = {
-        tokens: left,
-        refilled_at: now,
+        tat,
         rate: stored(state.rate),
         w_max: state.wMax,
         cut_at: state.cutAt,
@@ -69,9 +69,8 @@ export class MirrorRateBudget implements RateBudgetStore {
         updated_ms: now,
       };
       if (await this.update(key, row.version, next)) {
-        const newRate = finite(next.rate);
-        const waitMs = granted > 0 || !Number.isFinite(newRate) ? 0 : ((1 - left) / newRate) * 1000;
-        return { granted, waitMs: Math.ceil(waitMs), shared: shared({ ...row, ...next }) };
+        const waitMs = Number.isFinite(rate) ? Math.max(0, Math.ceil(begin - now)) : 0;
+        return { granted: req.want, waitMs, shared: shared({ ...row, ...next }) };
       }
     }
     // Contention this heavy: grant nothing now, the caller asks again shortly.
@@ -85,7 +84,7 @@ export class MirrorRateBudget implements RateBudgetStore {
       const row = await this.read(key);
       const now = Date.now();
       if (row === undefined) {
-        await this.create(key, state, 1, now);
+        await this.create(key, state, now);
         continue;
       }
       if (row.cut_at > state.cutAt - EPISODE_MS) return shared(row);
@@ -93,8 +92,6 @@ export class MirrorRateBudget implements RateBudgetStore {
         rate: stored(state.rate),
         w_max: state.wMax,
         cut_at: state.cutAt,
-        // The bucket keeps no more than the new rate allows.
-        tokens: Math.min(row.tokens, Math.max(1, state.rate * 0.5)),
         version: row.version + 1,
         updated_ms: now,
       };
@@ -117,7 +114,7 @@ export class MirrorRateBudget implements RateBudgetStore {
     return this.db.selectFrom('rate_budget').selectAll().where('key', '=', key).executeTakeFirst();
   }
 
-  private async create(key: string, state: CubicState, burst: number, now: number): Promise<void> {
+  private async create(key: string, state: CubicState, now: number): Promise<void> {
     await this.db
       .insertInto('rate_budget')
       .values({
@@ -125,8 +122,7 @@ export class MirrorRateBudget implements RateBudgetStore {
         rate: stored(state.rate),
         w_max: state.wMax,
         cut_at: state.cutAt,
-        tokens: burst,
-        refilled_at: now,
+        tat: now,
         good_rate: null,
         version: 0,
         updated_ms: now,

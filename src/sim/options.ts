@@ -82,6 +82,9 @@ export const simOptionsSchema = z
     /** How many changes one mutation step makes of each kind. */
     mutationSize: z.number().int().min(1).default(5),
 
+    /** Keep every service request (method, path, body) for hook `GET __sim/requests` (benchmarks' replay). */
+    recordRequests: z.boolean().default(false),
+
     /** Test hooks under `{prefix}/__sim/` (truth, stats, mutate, config). Off unless enabled. */
     hooks: z.boolean().default(false),
   })

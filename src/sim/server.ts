@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RateMeter } from '../api/rate/meter.js';
 import { UsageError } from '../errors.js';
 import {
   type ObjectSpec,
@@ -109,25 +110,6 @@ function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
 }
 
-/** Service requests over the last second, in 100 ms slots (for latency that grows with load). */
-class LoadMeter {
-  private readonly slots = new Array<number>(10).fill(0);
-  private at = 0;
-
-  /** Counts a request; answers the requests of the last second, this one included. */
-  add(now: number): number {
-    const slot = Math.floor(now / 100);
-    const shift = this.at === 0 ? 0 : Math.min(10, slot - this.at);
-    for (let i = 0; i < shift; i++) {
-      this.slots.shift();
-      this.slots.push(0);
-    }
-    this.at = slot;
-    this.slots[9] = (this.slots[9] ?? 0) + 1;
-    return this.slots.reduce((a, b) => a + b, 0);
-  }
-}
-
 /** `loadLatencyMs` for each `loadKnee` of requests per second above the knee: an overloaded service. */
 function loadLatency(options: SimOptions, recentRate: number): number {
   if (options.loadKnee <= 0 || recentRate <= options.loadKnee) return 0;
@@ -195,7 +177,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     return true;
   };
   tokens = capacity();
-  const load = new LoadMeter();
+  const load = new RateMeter();
+  /** With `recordRequests`: the service requests received, to replay them (bench/rate.ts). */
+  let recorded: { method: string; path: string; body: string }[] = [];
 
   const mutate = (size = options.mutationSize) => {
     stats.mutations++;
@@ -304,6 +288,11 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       return [200, structuredClone([...tables[name].all()])];
     }
     if (method === 'GET' && path === '/stats') return [200, stats];
+    if (method === 'GET' && path === '/requests') {
+      const out = recorded;
+      recorded = [];
+      return [200, out];
+    }
     if (method === 'GET' && path === '/changes')
       return [200, { moves: mutator.moves, deleted: mutator.deleted }];
     if (method === 'POST' && path === '/mutate') {
@@ -402,6 +391,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     let seq = 0;
     try {
       const raw = await readBody(req);
+      if (options.recordRequests)
+        recorded.push({ method, path: `${path}${url.search}`, body: raw.toString('utf8') });
       const candidates = routes.filter((r) => r.pattern.test(path));
       if (candidates.length === 0) throw notFound(`no operation at ${path}`);
       const route = candidates.find((r) => r.op.method === method);
@@ -414,7 +405,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       bump(stats.byOperation, route.name);
       const second = String(Math.floor(Date.now() / 1000));
       bump(stats.bySecond, second);
-      const recentRate = load.add(Date.now());
+      load.add(Date.now());
+      const recentRate = load.rate(Date.now());
 
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
       const token = auth?.[1];

@@ -15,21 +15,21 @@ export interface SharedRate extends CubicState {
 }
 
 export interface LeaseRequest {
-  /** Tokens wanted (a batch, so that a process writes a few times a second, not per request). */
+  /** Requests wanted (a batch, so that a process writes a few times a second, not per request). */
   want: number;
   /** The caller's controller state: it becomes the shared one unless another process cut since. */
   state: CubicState;
   /** The `cutAt` the caller last saw in the row (0 at first). */
   seenCutAt: number;
-  /** Tokens the shared bucket holds at most. */
-  burst: number;
+  /** How far the shared schedule may lag behind now (an idle budget's burst), ms. */
+  burstMs: number;
   now: number;
 }
 
 export interface LeaseResult {
-  /** Tokens granted (0 to `want`). */
+  /** Requests granted: always `want` (a reservation, never a refusal). */
   granted: number;
-  /** Milliseconds until the bucket holds a token again (when none was granted). */
+  /** Milliseconds to wait before the first of them (other processes reserved the time before). */
   waitMs: number;
   /** The shared state after the lease (another process's newer cut, if there was one). */
   shared: SharedRate;
@@ -39,8 +39,9 @@ export interface RateBudgetStore {
   /** The shared state for `key`, or undefined when no process has written it yet. */
   load(key: string): Promise<SharedRate | undefined>;
   /**
-   * Refills the bucket at the stored rate since the last lease, takes up to `want` tokens, and
-   * stores the caller's state, all in one atomic (conditional) update.
+   * Reserves `want` requests on the shared schedule (GCRA, the virtual-time form of a token
+   * bucket: the row holds the time at which the schedule is next free, advanced by `want / rate`
+   * per lease), and stores the caller's state, all in one atomic (conditional) update.
    */
   lease(key: string, request: LeaseRequest): Promise<LeaseResult>;
   /** Records a cut, unless another process recorded a newer one; returns the state in force. */

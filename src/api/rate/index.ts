@@ -3,3 +3,4 @@ export * from './cubic.js';
 export * from './headers.js';
 export * from './latency.js';
 export * from './limiter.js';
+export * from './meter.js';

@@ -2,7 +2,9 @@
  * Latency inflation, the early sign of an overloaded service (before it sends 429s, if it ever
  * does): the p90 of each second's clean responses against a baseline, the lowest p90 seen.
  * Inflated means more than INFLATION × the baseline and more than SLACK_MS above it (a loaded
- * client machine adds milliseconds of noise that are no sign of anything).
+ * client machine adds milliseconds of noise that are no sign of anything). The first baseline is
+ * the p90 of the first MIN_SAMPLES answers, before this client's own load can have raised it
+ * (as TCP Vegas takes its base RTT from the first round trips).
  */
 export const LATENCY = { EPOCH_MS: 1000, MIN_SAMPLES: 20, INFLATION: 2, SLACK_MS: 50 } as const;
 
@@ -23,7 +25,10 @@ export class LatencyWatch {
   add(ms: number, now: number): boolean {
     if (this.epochStart === 0) this.epochStart = now;
     this.samples.push(ms);
-    if (now - this.epochStart < LATENCY.EPOCH_MS) return false;
+    // The first epoch ends at MIN_SAMPLES answers: the baseline is the service before our load.
+    const first = !Number.isFinite(this.baseline);
+    if (first ? this.samples.length < LATENCY.MIN_SAMPLES : now - this.epochStart < LATENCY.EPOCH_MS)
+      return false;
     const samples = this.samples;
     this.samples = [];
     this.epochStart = now;

@@ -3,6 +3,7 @@ import { budgetKey, type RateBudgetStore, type SharedRate } from './budget.js';
 import { CUBIC, CubicRate, type CubicState, type CutReason } from './cubic.js';
 import { type Headers, parseRateLimit, plannedRate } from './headers.js';
 import { LatencyWatch } from './latency.js';
+import { RateMeter } from './meter.js';
 
 export interface RateLimiterOptions {
   /** `'auto'`: adaptive; a number: adaptive below that ceiling. */
@@ -37,11 +38,13 @@ const LOCAL_BURST_S = 0.2;
 const LEASE_S = 0.25;
 const MAX_LEASE = 64;
 /** Depth of the shared bucket, seconds of the rate. */
-const SHARED_BURST_S = 0.5;
+const SHARED_BURST_S = 0.25;
 /** How often a process with no lease to take reads the shared state (another's cut), ms. */
 const SYNC_EVERY_MS = 1000;
-/** A rate counts as good once it ran this long with no cut. */
-const GOOD_AFTER_MS = 5000;
+/** A rate counts as good once it ran this long with no cut (CUBIC is back near its plateau). */
+const GOOD_AFTER_MS = 2000;
+/** How often the good rate is written. */
+const SAVE_GOOD_EVERY_MS = 5000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -55,16 +58,19 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class RateLimiter {
   readonly key: string;
   private readonly controller: CubicRate;
-  private readonly latency = new LatencyWatch();
+  /** One latency watch per kind of request (a page of 250 records is slower than a GET by id). */
+  private readonly latency = new Map<string, LatencyWatch>();
+  /** Requests sent, and answered other than 429, over the last second. */
+  private readonly sent = new RateMeter();
+  private readonly answered = new RateMeter();
   private budget: RateBudgetStore | undefined;
   private readonly o: RateLimiterOptions;
   private tokens = 1;
   private refilledAt = Date.now();
   private holdUntil = 0;
-  /** Sends per 100 ms slot over the last second, for the measured rate. */
-  private readonly slots = new Array<number>(10).fill(0);
-  private slotAt = 0;
   private leased = 0;
+  /** When the leased requests may start (the shared schedule was reserved up to then). */
+  private leaseFrom = 0;
   private leasing: Promise<void> | undefined;
   private seenCutAt = 0;
   private lastSync = 0;
@@ -145,8 +151,11 @@ export class RateLimiter {
         continue;
       }
       if (this.budget !== undefined && this.leased < 1) {
-        const wait = await this.lease(rate);
-        if (wait > 0) await sleep(wait);
+        await this.lease(rate);
+        continue;
+      }
+      if (this.budget !== undefined && now < this.leaseFrom) {
+        await sleep(this.leaseFrom - now);
         continue;
       }
       this.tokens -= 1;
@@ -157,10 +166,11 @@ export class RateLimiter {
   }
 
   /**
-   * What a response says about the rate: `status` (a number, or a network error code), its
-   * latency, its headers, and when it was sent. Returns the hold in ms it set, if any.
+   * What a response says about the rate: the `kind` of request (latency is compared within a
+   * kind), `status` (a number, or a network error code), latency, headers, when it was sent.
    */
   observe(
+    kind: string,
     status: number | string,
     ms: number,
     headers: Headers,
@@ -183,7 +193,13 @@ export class RateLimiter {
       return;
     }
     if (typeof status !== 'number' || status >= 500) return; // not a sign about the rate
-    if (this.latency.add(ms, now)) {
+    this.answered.add(now);
+    let watch = this.latency.get(kind);
+    if (watch === undefined) {
+      watch = new LatencyWatch();
+      this.latency.set(kind, watch);
+    }
+    if (watch.add(ms, now)) {
       this.cut(now, sentAt, 'latency');
       return;
     }
@@ -194,8 +210,10 @@ export class RateLimiter {
   private cut(now: number, sentAt: number, reason: CutReason): void {
     // With a shared budget this process sends only its share: the rate in force, not what this
     // process measured, is what the service saw.
+    // Alone, what the service answered (not refused) in the last second is the best estimate of
+    // its limit: the plateau of the curve.
     const shared = this.budget !== undefined && Number.isFinite(this.rate);
-    const measured = shared ? Number.POSITIVE_INFINITY : this.measured(now);
+    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.rate(now));
     if (!this.controller.throttle(now, sentAt, measured)) return;
     this.stats.cuts[reason]++;
     this.goodSince = now;
@@ -218,24 +236,11 @@ export class RateLimiter {
 
   /** The rate actually sent over the last second. */
   private measured(now: number): number {
-    this.rotate(now);
-    return this.slots.reduce((a, b) => a + b, 0);
+    return this.sent.rate(now);
   }
 
   private count(now: number): void {
-    this.rotate(now);
-    this.slots[this.slots.length - 1] = (this.slots[this.slots.length - 1] ?? 0) + 1;
-  }
-
-  private rotate(now: number): void {
-    const slot = Math.floor(now / 100);
-    if (this.slotAt === 0) this.slotAt = slot;
-    const shift = Math.min(this.slots.length, slot - this.slotAt);
-    for (let i = 0; i < shift; i++) {
-      this.slots.shift();
-      this.slots.push(0);
-    }
-    this.slotAt = slot;
+    this.sent.add(now);
   }
 
   /** Starts at the rate an earlier process learned (or at the shared state in force). */
@@ -245,9 +250,8 @@ export class RateLimiter {
     const shared = await this.timed(() => budget.load(this.key)).catch(this.ignore);
     if (shared === undefined) return;
     const now = Date.now();
-    const recent = shared.cutAt > 0 && now - shared.updatedAt < 60_000;
-    if (recent) this.merge(shared);
-    else if (shared.goodRate !== undefined) {
+    if (shared.goodRate === undefined) this.merge(shared);
+    else {
       this.controller.adopt(new CubicRate(this.controller.ceiling, { rate: shared.goodRate, now }).current);
       this.seenCutAt = shared.cutAt;
       this.stats.startedFromLearned = true;
@@ -263,15 +267,14 @@ export class RateLimiter {
     if (shared !== undefined) this.merge(shared);
   }
 
-  /** Takes a batch of tokens from the shared bucket; answers how long to wait when none came. */
-  private async lease(rate: number): Promise<number> {
+  /** Reserves a batch of requests on the shared schedule. */
+  private async lease(rate: number): Promise<void> {
     if (this.leasing !== undefined) {
       await this.leasing;
-      return 0;
+      return;
     }
     const budget = this.budget;
-    if (budget === undefined) return 0;
-    let wait = 0;
+    if (budget === undefined) return;
     this.leasing = (async () => {
       const now = Date.now();
       const want = Math.min(MAX_LEASE, Math.max(1, Math.ceil(rate * LEASE_S)));
@@ -280,7 +283,7 @@ export class RateLimiter {
           want,
           state: this.controller.current,
           seenCutAt: this.seenCutAt,
-          burst: Math.max(1, rate * SHARED_BURST_S),
+          burstMs: SHARED_BURST_S * 1000,
           now,
         }),
       ).catch(this.ignore);
@@ -290,13 +293,13 @@ export class RateLimiter {
         return;
       }
       this.leased += result.granted;
-      wait = result.granted > 0 ? 0 : result.waitMs;
+      this.leaseFrom = Date.now() + result.waitMs;
+      if (result.granted === 0) await sleep(result.waitMs);
       this.merge(result.shared);
     })().finally(() => {
       this.leasing = undefined;
     });
     await this.leasing;
-    return wait;
   }
 
   /** Adopts another process's cut when it is newer than ours (or, `force`, just different). */
@@ -314,11 +317,11 @@ export class RateLimiter {
     const budget = this.budget;
     const state = this.controller.current;
     if (budget === undefined || state.wMax === 0 || !Number.isFinite(state.rate)) return;
-    if (now - this.goodSince < GOOD_AFTER_MS || now - this.lastGoodSaved < GOOD_AFTER_MS) return;
+    if (now - this.goodSince < GOOD_AFTER_MS || now - this.lastGoodSaved < SAVE_GOOD_EVERY_MS) return;
+    // Only a rate actually used proves anything: a process sending little must not lower it.
+    if (this.measured(now) < 0.8 * state.rate) return;
     this.lastGoodSaved = now;
-    // What actually ran clean: the rate in force, or less if less was sent.
-    const good = Math.min(state.rate, Math.max(this.measured(now), state.wMax * CUBIC.BETA));
-    void this.timed(() => budget.saveGood(this.key, good, now)).catch(this.ignore);
+    void this.timed(() => budget.saveGood(this.key, state.rate, now)).catch(this.ignore);
   }
 
   private async timed<T>(fn: () => Promise<T>): Promise<T> {
