@@ -77,31 +77,39 @@ async function sync(
   }
 }
 
-/** The recorded requests again, as a bare undici loop at the same concurrency (the ceiling). */
-async function replay(
-  sb: Sandbox,
-  recorded: { method: string; path: string; body: string }[],
-): Promise<number> {
+type Recorded = { method: string; path: string; body: string };
+
+/**
+ * The recorded requests again, as a bare undici loop at the same concurrency (the ceiling), one
+ * operation after another in the order the sync first used them (the sync runs its streams in
+ * turn: replaying them all mixed would ask for a concurrency the sync never has).
+ */
+async function replay(sb: Sandbox, recorded: Recorded[]): Promise<number> {
   const url = new URL(sb.url);
   const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
   const prefix = url.pathname.replace(/\/+$/, '');
-  let next = 0;
+  const groups = new Map<string, Recorded[]>();
+  for (const r of recorded) {
+    const op = `${r.method} ${r.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
+    groups.set(op, [...(groups.get(op) ?? []), r]);
+  }
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < recorded.length; i = next++) {
-        const r = recorded[i];
-        if (r === undefined) break;
-        const res = await pool.request({
-          method: r.method as 'GET',
-          path: `${prefix}${r.path}`,
-          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-          body: r.body === '' ? null : r.body,
-        });
-        await res.body.text();
-      }
-    }),
-  );
+  for (const group of groups.values()) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let r = group[next++]; r !== undefined; r = group[next++]) {
+          const res = await pool.request({
+            method: r.method as 'GET',
+            path: `${prefix}${r.path}`,
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: r.body === '' ? null : r.body,
+          });
+          await res.body.text();
+        }
+      }),
+    );
+  }
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   return seconds;
@@ -144,15 +152,24 @@ async function noLimit(scale: number, dir: string): Promise<string[]> {
   const sb = await sandbox(scale, ['--record-requests']);
   try {
     const db = join(dir, 'nolimit.sqlite');
-    await hook(sb, 'GET', '/requests');
-    const full = await sync(sb.url, db, true);
-    const recorded = await hook<{ method: string; path: string; body: string }[]>(sb, 'GET', '/requests');
-    const bare = await replay(sb, recorded);
+    // Best of two rounds each, interleaved (a shared machine has hiccups); the second full pass
+    // rewrites every row of the first.
+    let full: Awaited<ReturnType<typeof sync>> | undefined;
+    let bare = Number.POSITIVE_INFINITY;
+    let recorded: Recorded[] = [];
+    for (let round = 0; round < 2; round++) {
+      await hook(sb, 'GET', '/requests');
+      const run = await sync(sb.url, db, true);
+      if (full === undefined || run.seconds < full.seconds) full = run;
+      recorded = await hook<Recorded[]>(sb, 'GET', '/requests');
+      bare = Math.min(bare, await replay(sb, recorded));
+    }
+    if (full === undefined) throw new Error('no full sync');
     await hook(sb, 'POST', '/reset-stats');
     await sync(sb.url, db, false);
     const incremental = await hook<SimStats>(sb, 'GET', '/stats');
     return [
-      `no limit (scale ${scale}): full sync ${recorded.length} requests in ${full.seconds.toFixed(1)} s, bare loop of the same requests ${bare.toFixed(1)} s: sync at ${(bare / full.seconds).toFixed(2)}x the bare loop (target >= 0.9)`,
+      `no limit (scale ${scale}): full sync ${recorded.length} requests in ${full.seconds.toFixed(1)} s, bare loop of the same requests ${bare.toFixed(1)} s: sync at ${(bare / full.seconds).toFixed(2)}x the bare loop (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
       `  requests per id-stream record, full pass: ${idStreamCost(full.report)}`,
       `  incremental with nothing changed: ${incremental.requests} requests, ${pct(incremental.requests, recorded.length)} of the full sync's (target <= 20%)`,
     ];
