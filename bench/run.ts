@@ -1,4 +1,5 @@
 import { benchClient } from './client.js';
+import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
@@ -10,6 +11,7 @@ import { benchSync } from './sync.js';
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
   client: benchClient,
+  rate: benchRate,
   render: benchRender,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,

@@ -2,16 +2,21 @@ import { type Config, resolveToken } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { OhsClient } from './client.js';
+import type { RateBudgetStore } from './rate/index.js';
 
 export * from './client.js';
 export * from './envelope.js';
 export * from './errors.js';
 export * from './metrics.js';
 export * from './probe.js';
+export * from './rate/index.js';
 export * from './transport.js';
 
-/** A client configured from the configuration; fails with a clear line when no token is set. */
-export function createClient(config: Config, logger?: Logger): OhsClient {
+/**
+ * A client configured from the configuration; fails with a clear line when no token is set.
+ * With `rateBudget` (the mirror's), it shares one rate budget with every process on the mirror.
+ */
+export function createClient(config: Config, logger?: Logger, rateBudget?: RateBudgetStore): OhsClient {
   const token = resolveToken(config);
   if (token === undefined) {
     throw new ConfigError(
@@ -36,5 +41,6 @@ export function createClient(config: Config, logger?: Logger): OhsClient {
     fieldsParam: api.fieldsParam,
     envelope: { key: api.envelopeKey, totalKey: api.totalKey },
     ...(logger === undefined ? {} : { logger }),
+    ...(rateBudget === undefined ? {} : { rateBudget }),
   });
 }

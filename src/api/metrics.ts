@@ -1,3 +1,5 @@
+import type { RateSnapshot } from './rate/index.js';
+
 /** Per-run numbers of the client: requests, retries by reason, bytes, latency percentiles. */
 export type RetryReason =
   | 'rate_limited'
@@ -15,6 +17,8 @@ export interface MetricsSnapshot {
   bytesSent: number;
   bytesReceived: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
+  /** The adaptive rate at the end: rate in force, cuts by reason, holds, shared-budget leases. */
+  rate?: RateSnapshot;
 }
 
 export class ApiMetrics {
@@ -25,6 +29,8 @@ export class ApiMetrics {
   bytesSent = 0;
   bytesReceived = 0;
   private readonly latencies: number[] = [];
+  /** Set by the transport: the rate limiter's numbers. */
+  rate: (() => RateSnapshot) | undefined;
 
   response(status: number | string, ms: number, bytes: number): void {
     this.responses[String(status)] = (this.responses[String(status)] ?? 0) + 1;
@@ -51,6 +57,7 @@ export class ApiMetrics {
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
       latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 },
+      ...(this.rate === undefined ? {} : { rate: this.rate() }),
     };
   }
 }

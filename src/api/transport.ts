@@ -15,6 +15,7 @@ import {
   UnreachableError,
 } from './errors.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
+import { type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { unsafeInteger } from './validate-record.js';
 
 export interface TransportOptions {
@@ -23,8 +24,13 @@ export interface TransportOptions {
   token: string;
   /** Requests in flight at once. @default 8 */
   concurrency?: number;
-  /** Requests started per second, across the client. @default 50 */
-  requestsPerSecond?: number;
+  /**
+   * Requests started per second, across the client: 'auto' finds the service's limit (see
+   * rate/limiter.ts); a number is a ceiling the adaptive rate never exceeds. @default 'auto'
+   */
+  requestsPerSecond?: number | 'auto';
+  /** The rate budget shared by every process on the mirror; absent: this process alone. */
+  rateBudget?: RateBudgetStore;
   /** Per-request timeout for headers and for body, milliseconds. @default 30_000 (30 s) */
   timeoutMs?: number;
   /**
@@ -114,19 +120,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * The only code that speaks HTTP to the service: an undici Pool with keep-alive, a p-queue for
- * concurrency and rate, retries with exponential backoff and jitter for requests safe to repeat,
- * a whole-client slowdown on 429, and error classes by status.
+ * concurrency, the adaptive RateLimiter (rate/) for the rate, retries with exponential backoff
+ * and jitter for requests safe to repeat, and error classes by status.
  */
 export class Transport {
   readonly metrics = new ApiMetrics();
   private readonly pool: Pool;
   private readonly queue: PQueue;
   private readonly basePath: string;
-  private readonly o: Required<Omit<TransportOptions, 'logger'>>;
+  private readonly o: Required<Omit<TransportOptions, 'logger' | 'rateBudget'>>;
   private readonly logger: Logger | undefined;
-  private resumeAt = 0;
-  private resumeTimer: NodeJS.Timeout | undefined;
-  private successesSinceSlowdown = 0;
+  /** The one rate controller: 429s, Retry-After, latency and RateLimit headers all go to it. */
+  readonly limiter: RateLimiter;
   /** Set by a 401: every later request fails at once with it (the token will not heal). */
   private fatal: UnauthorizedError | UnreachableError | undefined;
   /** Whether the service has answered at all (then a refused connection is worth retrying). */
@@ -140,7 +145,7 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.o = {
       concurrency: 8,
-      requestsPerSecond: 50,
+      requestsPerSecond: 'auto',
       timeoutMs: 30_000, // 30 s
       requestDeadlineMs: 300_000, // 5 min
       maxResponseBytes: 64 * 1024 * 1024,
@@ -158,15 +163,20 @@ export class Transport {
       pipelining: 1,
       keepAliveTimeout: 4_000, // below Node's default server keep-alive (5 s)
     });
-    this.queue = new PQueue({
-      concurrency: this.o.concurrency,
-      intervalCap: Math.max(1, Math.round(this.o.requestsPerSecond)),
-      interval: 1000,
-      strict: true,
+    // Concurrency stays fixed; the rate is what adapts (one controller, not two).
+    this.queue = new PQueue({ concurrency: this.o.concurrency });
+    this.limiter = new RateLimiter({
+      requestsPerSecond: this.o.requestsPerSecond,
+      budget: options.rateBudget,
+      baseUrl: this.o.baseUrl,
+      token: this.o.token,
+      maxHoldMs: this.o.retryMaxMs,
+      logger: this.logger,
     });
+    this.metrics.rate = () => this.limiter.snapshot();
   }
 
-  /** Requests allowed in flight now (lowered by 429s, raised back by successes). */
+  /** Requests allowed in flight at once. */
   get concurrency(): number {
     return this.queue.concurrency;
   }
@@ -189,16 +199,18 @@ export class Transport {
       }
       let status: number;
       let text: string;
-      let retryAfter: string | string[] | undefined;
       let ms: number;
       // Latency is measured from the moment the request leaves the queue, not from enqueueing.
       let started = performance.now();
+      let sentAt = Date.now();
       try {
-        ({ status, text, retryAfter, ms } = await this.queue.add(() => {
+        ({ status, text, ms } = await this.queue.add(async () => {
+          await this.limiter.acquire();
           started = performance.now();
           // Queued before the client learnt it must stop (401, no service): not sent at all.
           if (this.fatal !== undefined) throw this.fatal;
-          return this.once(req, payload);
+          sentAt = Date.now();
+          return this.once(req, payload, sentAt);
         }));
       } catch (err) {
         if (req.signal?.aborted === true) throw req.signal.reason;
@@ -207,6 +219,7 @@ export class Transport {
         const code = errorCode(err);
         this.failFast(code, where, attempts, err);
         ms = Math.round(performance.now() - started);
+        this.limiter.observe(requestKind(req), code, ms, {}, sentAt);
         this.metrics.response(code, ms, 0);
         this.logger?.debug({ ...where, status: code, ms, attempt: attempts }, 'http');
         const reason: RetryReason = timeoutCodes.has(code)
@@ -235,12 +248,12 @@ export class Transport {
       this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
 
       if (status === 429) {
-        this.slowDown(parseRetryAfter(retryAfter));
+        this.metrics.rateLimitPauses++;
         if (rateLimited >= this.o.maxRateLimitRetries)
           throw new RateLimitedError({ ...where, status, attempts });
         rateLimited++;
         this.metrics.retry('rate_limited');
-        continue; // the queue is paused until Retry-After has passed
+        continue; // the limiter has cut the rate and holds every request until Retry-After
       }
       const detail = parseJson(text);
       if (status >= 500) {
@@ -300,7 +313,6 @@ export class Transport {
         await sleep(this.backoff(failures));
         continue;
       }
-      this.recovered();
       return { status, body: detail.value };
     }
   }
@@ -308,7 +320,8 @@ export class Transport {
   private async once(
     req: SendOptions,
     payload: string | undefined,
-  ): Promise<{ status: number; text: string; retryAfter: string | string[] | undefined; ms: number }> {
+    sentAt: number,
+  ): Promise<{ status: number; text: string; ms: number }> {
     const started = performance.now();
     this.metrics.requests++;
     const headers: Record<string, string> = {
@@ -335,12 +348,10 @@ export class Transport {
         signal,
       });
       const text = await this.readBounded(res, req);
-      return {
-        status: res.statusCode,
-        text,
-        retryAfter: res.headers['retry-after'],
-        ms: Math.round(performance.now() - started),
-      };
+      const ms = Math.round(performance.now() - started);
+      const retryAfter = parseRetryAfter(res.headers['retry-after']);
+      this.limiter.observe(requestKind(req), res.statusCode, ms, res.headers, sentAt, retryAfter);
+      return { status: res.statusCode, text, ms };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
       if (deadline.signal.aborted) throw new DeadlineError(this.o.requestDeadlineMs);
@@ -400,44 +411,15 @@ export class Transport {
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
-  /**
-   * A 429 slows the whole client, not just the one request: the queue pauses until Retry-After
-   * has passed (or a backoff when none came), and the concurrency halves; successes raise it back.
-   */
-  private slowDown(retryAfterMs: number | undefined): void {
-    this.metrics.rateLimitPauses++;
-    const wait = Math.min(this.o.retryMaxMs, retryAfterMs ?? this.o.retryBaseMs * 4);
-    this.queue.concurrency = Math.max(1, Math.floor(this.queue.concurrency / 2));
-    this.successesSinceSlowdown = 0;
-    const until = Date.now() + wait;
-    if (until <= this.resumeAt) return;
-    this.resumeAt = until;
-    this.queue.pause();
-    if (this.resumeTimer !== undefined) clearTimeout(this.resumeTimer);
-    this.resumeTimer = setTimeout(() => {
-      this.resumeTimer = undefined;
-      this.queue.start();
-    }, wait);
-    this.logger?.info(
-      { waitMs: Math.round(wait), concurrency: this.queue.concurrency },
-      'rate limited: slowing down',
-    );
-  }
-
-  private recovered(): void {
-    if (this.queue.concurrency >= this.o.concurrency) return;
-    this.successesSinceSlowdown++;
-    if (this.successesSinceSlowdown >= 10) {
-      this.successesSinceSlowdown = 0;
-      this.queue.concurrency += 1;
-    }
-  }
-
   async close(): Promise<void> {
-    if (this.resumeTimer !== undefined) clearTimeout(this.resumeTimer);
     this.queue.clear();
     await this.pool.close();
   }
+}
+
+/** Method and path without ids or query: requests of one kind, whose latencies compare. */
+function requestKind(req: SendOptions): string {
+  return `${req.method} ${req.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
 }
 
 function parseJson(text: string): { ok: boolean; value: unknown } {

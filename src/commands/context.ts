@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import type { OhsClient } from '../api/index.js';
 import { type Config, type ConfigFlags, loadConfig, tokenFileWarning } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
+import { type Mirror, MirrorRateBudget } from '../mirror/index.js';
 
 export interface GlobalFlags extends ConfigFlags {
   logLevel?: string;
@@ -25,6 +27,12 @@ export function commandContext(cmd: Command): CommandContext {
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
   return { config, logger };
+}
+
+/** Makes `client` share one rate budget with every process on `mirror` (see src/api/rate). */
+export function shareRateBudget(client: OhsClient, mirror: Mirror): OhsClient {
+  client.transport.limiter.share(new MirrorRateBudget(mirror.db));
+  return client;
 }
 
 /** Resolves when the process gets SIGINT or SIGTERM (for long-running commands). */

@@ -4,6 +4,7 @@ import type { Config } from '../config/index.js';
 import { today } from '../dates.js';
 import type { Logger } from '../log.js';
 import { openMirror } from '../mirror/index.js';
+import { shareRateBudget } from './context.js';
 
 /** A job's environment from the configuration; `close()` releases the client and the mirror. */
 export async function openJobEnv(
@@ -21,7 +22,7 @@ export async function openJobEnv(
     signal,
     asOf: asOf ?? today(config.timezone),
     client: () => {
-      client ??= createClient(config, logger);
+      client ??= shareRateBudget(createClient(config, logger), mirror);
       return client;
     },
     close: async () => {

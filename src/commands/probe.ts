@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
-import { commandContext } from './context.js';
+import { openMirror } from '../mirror/index.js';
+import { commandContext, shareRateBudget } from './context.js';
 
 /** `ohs probe [--write]`: how the live service reads each gap of the interface. */
 export function registerProbe(program: Command): void {
@@ -19,11 +20,15 @@ export function registerProbe(program: Command): void {
     .action(async (flags: { write: boolean; json: boolean }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
       const client = createClient(config, logger);
+      // Within the budget of the processes on the mirror, if there is one (probe never creates it).
+      const mirror = existsSync(config.db) ? await openMirror(config.db) : undefined;
+      if (mirror !== undefined) shareRateBudget(client, mirror);
       let findings: ProbeFindings;
       try {
         findings = await probeService(client);
       } finally {
         await client.close();
+        await mirror?.close();
       }
       if (flags.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
       else process.stdout.write(describe(findings, config.baseUrl));

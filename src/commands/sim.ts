@@ -61,6 +61,13 @@ export function registerSim(program: Command): void {
     .option('--rate-limit <rps>', 'requests per second before 429 (0: off)', numberArg(0), 0)
     .option('--rate-burst <n>', 'burst of the rate limit (default: one second)', intArg(0), 0)
     .option('--retry-after <s>', 'Retry-After seconds sent with 429', intArg(0), 1)
+    .addOption(
+      new Option('--rate-headers <form>', 'RateLimit headers describing the rate limit')
+        .choices(['none', 'draft', 'combined', 'x'])
+        .default('none'),
+    )
+    .option('--load-knee <rps>', 'requests per second above which latency grows (0: off)', numberArg(0), 0)
+    .option('--load-latency-ms <ms>', 'added latency per knee of requests/s above the knee', intArg(0), 100)
     .option('--faults <rate>', 'share of requests that fail with an injected fault, 0..1', numberArg(0, 1), 0)
     .option('--fault-kinds <list>', `comma-separated: ${faultKinds.join(', ')}`, listArg(faultKinds))
     .option('--hang-ms <ms>', 'how long a hang fault holds a request', intArg(0), 5000)
@@ -69,6 +76,7 @@ export function registerSim(program: Command): void {
     .option('--mutate-every-ms <ms>', 'live mutation of the data every N ms (0: off)', intArg(0), 0)
     .option('--mutate-every-requests <n>', 'live mutation every N requests (0: off)', intArg(0), 0)
     .option('--mutation-size <n>', 'changes of each kind per mutation step', intArg(1), 5)
+    .option('--record-requests', 'keep every service request for the hook GET __sim/requests', false)
     .option('--hooks', 'enable the test hooks under {prefix}/__sim/ (truth, stats, mutate, config)', false)
     .addHelpText(
       'after',

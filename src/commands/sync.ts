@@ -5,7 +5,7 @@ import { createClient } from '../api/index.js';
 import { InputError } from '../errors.js';
 import { openMirror } from '../mirror/index.js';
 import { runSync, streamNames } from '../sync/index.js';
-import { commandContext } from './context.js';
+import { commandContext, shareRateBudget } from './context.js';
 
 interface SyncFlags {
   full: boolean;
@@ -74,6 +74,7 @@ export function registerSync(program: Command): void {
       }
       const client = createClient(config, logger);
       const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      shareRateBudget(client, mirror);
       const abort = new AbortController();
       const stop = (signal: NodeJS.Signals) => {
         if (abort.signal.aborted) process.exit(130);
@@ -101,6 +102,7 @@ export function registerSync(program: Command): void {
             requests: m.requests,
             retries: m.retries,
             latencyMs: m.latencyMs,
+            rate: m.rate,
             db: config.db,
           },
           `sync ${report.outcome}`,

@@ -17,7 +17,7 @@ import {
   resolveItem,
   unconfirmedDeletes,
 } from '../writeback/index.js';
-import { commandContext } from './context.js';
+import { commandContext, shareRateBudget } from './context.js';
 import { intArg } from './parse.js';
 
 /** A plain text table: columns padded to their widest cell. */
@@ -127,7 +127,7 @@ export function registerWriteback(program: Command): void {
             mirror,
             deletes.map((d) => d.id),
           );
-        const client = createClient(config, logger);
+        const client = shareRateBudget(createClient(config, logger), mirror);
         try {
           const report = await applyOutbox(client, mirror, {
             concurrency: config.api.concurrency,

@@ -11,8 +11,11 @@ export const apiConfigSchema = z
   .object({
     /** Requests in flight at once. */
     concurrency: z.number().int().min(1).max(64),
-    /** Requests started per second, across the whole client. */
-    requestsPerSecond: z.number().positive(),
+    /**
+     * Requests started per second, across every process on the mirror: "auto" finds the service's
+     * limit (adaptive, CUBIC); a number is a ceiling the adaptive rate never exceeds.
+     */
+    requestsPerSecond: z.union([z.literal('auto'), z.number().positive()]),
     /** Per-request timeout, milliseconds. */
     timeoutMs: z.number().int().min(100),
     /** Longest a request may take from sending to the body's last byte, milliseconds. */

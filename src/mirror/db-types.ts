@@ -230,8 +230,24 @@ export interface MirrorMetaTable {
   updated_at: string;
 }
 
+/** The shared rate budget (see rate-budget.ts); times are epoch milliseconds. */
+export interface RateBudgetTable {
+  /** Service base URL and a hash of the token (never the token). */
+  key: string;
+  /** Requests per second in force; null: no limit found yet. */
+  rate: number | null;
+  w_max: number;
+  cut_at: number;
+  /** GCRA: when the shared schedule is next free (epoch ms). */
+  tat: number;
+  good_rate: number | null;
+  version: number;
+  updated_ms: number;
+}
+
 export interface Database {
   mirror_meta: MirrorMetaTable;
+  rate_budget: RateBudgetTable;
   outbox: OutboxTable;
   job_run: JobRunTable;
   org_policy: OrgPolicyTable;

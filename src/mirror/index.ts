@@ -4,6 +4,7 @@ export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { type Mirror, MirrorOpenError, type MirrorOptions, openMirror } from './open.js';
+export { MirrorRateBudget } from './rate-budget.js';
 export {
   availableDrivers,
   chooseDriver,

@@ -459,6 +459,26 @@ const m0008: Migration = {
   },
 };
 
+/**
+ * The rate budget every process on the mirror shares (one row per service and token hash): the
+ * adaptive rate controller's state and a token bucket. See rate-budget.ts.
+ */
+const m0009: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('rate_budget')
+      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('rate', 'real')
+      .addColumn('w_max', 'real', (c) => c.notNull())
+      .addColumn('cut_at', 'bigint', (c) => c.notNull())
+      .addColumn('tat', 'real', (c) => c.notNull())
+      .addColumn('good_rate', 'real')
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .addColumn('updated_ms', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_org_policy': m0002,
@@ -467,6 +487,7 @@ const migrations: Record<string, Migration> = {
   '0005_mirror_meta': m0005,
   '0007_sync_passes': m0007,
   '0008_run_host_type_errors': m0008,
+  '0009_rate_budget': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

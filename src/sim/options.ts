@@ -59,6 +59,17 @@ export const simOptionsSchema = z
     rateBurst: z.number().int().min(0).default(0),
     /** Retry-After seconds sent with a 429. */
     retryAfter: z.number().int().min(0).default(1),
+    /**
+     * RateLimit headers describing the rate limit's bucket on every answer: none; `draft`
+     * (RateLimit-Limit/-Remaining/-Reset and RateLimit-Policy); `combined` (the draft's
+     * `RateLimit: "bucket";r=..;t=..` with `RateLimit-Policy: "bucket";q=..;w=..`); `x`
+     * (X-RateLimit-Limit/-Remaining/-Reset, no policy).
+     */
+    rateHeaders: z.enum(['none', 'draft', 'combined', 'x']).default('none'),
+    /** Service requests per second above which latency grows with load. 0: off. */
+    loadKnee: z.number().min(0).default(0),
+    /** Added per response for each `loadKnee` of requests per second above the knee, ms. */
+    loadLatencyMs: z.number().int().min(0).default(100),
 
     /** Share of service requests that fail with an injected fault, 0 to 1. */
     faultRate: z.number().min(0).max(1).default(0),
@@ -75,6 +86,9 @@ export const simOptionsSchema = z
     mutateEveryRequests: z.number().int().min(0).default(0),
     /** How many changes one mutation step makes of each kind. */
     mutationSize: z.number().int().min(1).default(5),
+
+    /** Keep every service request (method, path, body) for hook `GET __sim/requests` (benchmarks' replay). */
+    recordRequests: z.boolean().default(false),
 
     /** Test hooks under `{prefix}/__sim/` (truth, stats, mutate, config). Off unless enabled. */
     hooks: z.boolean().default(false),
@@ -100,6 +114,9 @@ export const liveOptionKeys = [
   'rateLimit',
   'rateBurst',
   'retryAfter',
+  'rateHeaders',
+  'loadKnee',
+  'loadLatencyMs',
   'faultRate',
   'faultKinds',
   'hangMs',

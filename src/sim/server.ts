@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RateMeter } from '../api/rate/meter.js';
 import { UsageError } from '../errors.js';
 import {
   type ObjectSpec,
@@ -32,6 +33,9 @@ export interface SimStats {
   byStatus: Record<string, number>;
   faults: Record<FaultKind, number>;
   rateLimited: number;
+  /** Service requests by epoch second received, and those of them answered 429. */
+  bySecond: Record<string, number>;
+  rateLimitedBySecond: Record<string, number>;
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
@@ -100,6 +104,8 @@ function freshStats(): SimStats {
     byStatus: {},
     faults: Object.fromEntries(faultKinds.map((k) => [k, 0])) as Record<FaultKind, number>,
     rateLimited: 0,
+    bySecond: {},
+    rateLimitedBySecond: {},
     writesApplied: {},
     mutations: 0,
   };
@@ -107,6 +113,41 @@ function freshStats(): SimStats {
 
 function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
+}
+
+/** `loadLatencyMs` for each `loadKnee` of requests per second above the knee: an overloaded service. */
+function loadLatency(options: SimOptions, recentRate: number): number {
+  if (options.loadKnee <= 0 || recentRate <= options.loadKnee) return 0;
+  return Math.round((options.loadLatencyMs * (recentRate - options.loadKnee)) / options.loadKnee);
+}
+
+/**
+ * The rate limit's bucket described in RateLimit headers (`rateHeaders`): the quota is the bucket's
+ * capacity, the window the time it takes to fill from empty, the reset the time it takes to fill
+ * from now (at least a second, as the draft counts in whole seconds).
+ */
+function rateLimitHeaders(options: SimOptions, tokens: number, capacity: number): Record<string, string> {
+  if (options.rateLimit <= 0 || options.rateHeaders === 'none') return {};
+  const window = Math.round((capacity / options.rateLimit) * 1000) / 1000;
+  const remaining = String(Math.max(0, Math.floor(tokens)));
+  const reset = String(Math.max(1, Math.ceil((capacity - tokens) / options.rateLimit)));
+  const limit = String(capacity);
+  switch (options.rateHeaders) {
+    case 'draft':
+      return {
+        'ratelimit-limit': limit,
+        'ratelimit-remaining': remaining,
+        'ratelimit-reset': reset,
+        'ratelimit-policy': `${limit};w=${window}`,
+      };
+    case 'combined':
+      return {
+        ratelimit: `"bucket";r=${remaining};t=${reset}`,
+        'ratelimit-policy': `"bucket";q=${limit};w=${window}`,
+      };
+    case 'x':
+      return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
+  }
 }
 
 /** Starts the sandbox of the service on an HTTP port. */
@@ -141,6 +182,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     return true;
   };
   tokens = capacity();
+  const load = new RateMeter();
+  /** With `recordRequests`: the service requests received, to replay them (bench/rate.ts). */
+  let recorded: { method: string; path: string; body: string }[] = [];
 
   const mutate = (size = options.mutationSize) => {
     stats.mutations++;
@@ -249,6 +293,11 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       return [200, structuredClone([...tables[name].all()])];
     }
     if (method === 'GET' && path === '/stats') return [200, stats];
+    if (method === 'GET' && path === '/requests') {
+      const out = recorded;
+      recorded = [];
+      return [200, out];
+    }
     if (method === 'GET' && path === '/changes')
       return [200, { moves: mutator.moves, deleted: mutator.deleted }];
     if (method === 'POST' && path === '/mutate') {
@@ -342,10 +391,13 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
 
     let fault: FaultKind | undefined;
     let status = 500;
+    let rateHeaders: Record<string, string> = {};
     /** This request's number among service requests (0: not one, e.g. an unknown path). */
     let seq = 0;
     try {
       const raw = await readBody(req);
+      if (options.recordRequests)
+        recorded.push({ method, path: `${path}${url.search}`, body: raw.toString('utf8') });
       const candidates = routes.filter((r) => r.pattern.test(path));
       if (candidates.length === 0) throw notFound(`no operation at ${path}`);
       const route = candidates.find((r) => r.op.method === method);
@@ -356,6 +408,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       seq = ++stats.requests;
       bump(stats.byOperation, route.name);
+      const second = String(Math.floor(Date.now() / 1000));
+      bump(stats.bySecond, second);
+      load.add(Date.now());
+      const recentRate = load.rate(Date.now());
 
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
       const token = auth?.[1];
@@ -365,14 +421,20 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       const writes = route.op.method !== 'GET' && route.op.kind !== 'query';
       if (writes && token !== options.token)
         throw new SimHttpError(403, 'FORBIDDEN', 'this token may only read');
-      if (!takeToken()) {
+      const allowed = takeToken();
+      rateHeaders = rateLimitHeaders(options, tokens, capacity());
+      if (!allowed) {
         stats.rateLimited++;
+        bump(stats.rateLimitedBySecond, second);
         throw new SimHttpError(429, 'RATE_LIMITED', 'too many requests', {
           'retry-after': String(options.retryAfter),
+          ...rateHeaders,
         });
       }
       const delay =
-        options.latencyMs + (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0);
+        options.latencyMs +
+        (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0) +
+        loadLatency(options, recentRate);
       if (delay > 0) await sleep(delay);
 
       if (options.faultRate > 0 && faultRng.chance(options.faultRate)) {
@@ -417,7 +479,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         res.socket?.destroy();
         return;
       }
-      send(res, okStatus, body);
+      send(res, okStatus, body, rateHeaders);
     } catch (err) {
       const e =
         err instanceof SimHttpError

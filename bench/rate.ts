@@ -1,0 +1,276 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { type MetricsSnapshot, OhsClient } from '../src/api/index.js';
+import { createLogger } from '../src/log.js';
+import { MirrorRateBudget, openMirror } from '../src/mirror/index.js';
+import { runSync, type SyncReport, streams } from '../src/sync/index.js';
+import { spawnSandbox } from './sandbox.js';
+
+/**
+ * `npm run bench -- rate [--scale X]`: the adaptive rate (src/api/rate) against the sandbox in
+ * its own process, every ratio against a baseline of the same run:
+ * - no limit: a full sync beside a bare undici loop replaying exactly the requests the sandbox
+ *   received from it (recorded by the sandbox), at the same concurrency;
+ * - limits of 150 and 20 req/s the tool is not told: share of the limit used over the whole sync,
+ *   share of 429s (and 20 req/s with RateLimit headers, planned instead of probed);
+ * - a full sync and an apply of 200 payments, two real `ohs` processes on one mirror, against
+ *   40 req/s: the worst 5-second window of both together, share of 429s;
+ * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
+ * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores).
+ */
+const TOKEN = 'bench-token';
+const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
+const CONCURRENCY = 8;
+const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
+const logger = createLogger({ level: 'warn', pretty: false });
+
+interface Sandbox {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+interface SimStats {
+  requests: number;
+  rateLimited: number;
+  bySecond: Record<string, number>;
+  rateLimitedBySecond: Record<string, number>;
+  writesApplied: Record<string, number>;
+}
+
+async function hook<T>(sb: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${sb.url}/__sim${path}`, {
+    method,
+    ...(body === undefined
+      ? {}
+      : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  return (await res.json()) as T;
+}
+
+async function sandbox(scale: number, extra: string[] = []): Promise<Sandbox> {
+  const args = ['--scale', String(scale), '--token', TOKEN, '--anchor-date', '2026-06-15', '--hooks'];
+  return spawnSandbox([...args, ...extra]);
+}
+
+/** A full (or incremental) sync in this process, with the default adaptive client sharing the mirror's budget. */
+async function sync(
+  url: string,
+  db: string,
+  full: boolean,
+): Promise<{ seconds: number; report: SyncReport; metrics: MetricsSnapshot }> {
+  const mirror = await openMirror(db);
+  const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency: CONCURRENCY });
+  client.transport.limiter.share(new MirrorRateBudget(mirror.db));
+  const started = performance.now();
+  try {
+    const report = await runSync(client, mirror, logger, { full, idStart: { ...ID_START }, progress: false });
+    if (report.outcome !== 'ok') throw new Error(`sync ${report.outcome}`);
+    return { seconds: (performance.now() - started) / 1000, report, metrics: client.metrics() };
+  } finally {
+    await client.close();
+    await mirror.close();
+  }
+}
+
+type Recorded = { method: string; path: string; body: string };
+
+/**
+ * The recorded requests again, as a bare undici loop at the same concurrency (the ceiling), one
+ * operation after another in the order the sync first used them (the sync runs its streams in
+ * turn: replaying them all mixed would ask for a concurrency the sync never has).
+ */
+async function replay(sb: Sandbox, recorded: Recorded[]): Promise<number> {
+  const url = new URL(sb.url);
+  const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const groups = new Map<string, Recorded[]>();
+  for (const r of recorded) {
+    const op = `${r.method} ${r.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
+    groups.set(op, [...(groups.get(op) ?? []), r]);
+  }
+  const started = performance.now();
+  for (const group of groups.values()) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let r = group[next++]; r !== undefined; r = group[next++]) {
+          const res = await pool.request({
+            method: r.method as 'GET',
+            path: `${prefix}${r.path}`,
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: r.body === '' ? null : r.body,
+          });
+          await res.body.text();
+        }
+      }),
+    );
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return seconds;
+}
+
+function idStreamCost(report: SyncReport): string {
+  const ids = new Set(streams.filter((s) => s.kind === 'ids').map((s) => s.name));
+  let requests = 0;
+  let records = 0;
+  for (const s of report.streams) {
+    if (!ids.has(s.stream)) continue;
+    requests += s.requests;
+    records += s.stats.inserted + s.stats.updated + s.stats.unchanged;
+  }
+  return `${(requests / Math.max(1, records)).toFixed(2)} (${requests} requests, ${records} records)`;
+}
+
+/** Requests per second in the worst `span`-second window of a per-second histogram. */
+function worstWindow(bySecond: Record<string, number>, span = 5): number {
+  const secs = Object.keys(bySecond).map(Number);
+  if (secs.length === 0) return 0;
+  const from = Math.min(...secs);
+  const to = Math.max(...secs);
+  let worst = 0;
+  for (let s = from; s <= Math.max(from, to - span + 1); s++) {
+    let n = 0;
+    for (let k = s; k < s + span; k++) n += bySecond[String(k)] ?? 0;
+    worst = Math.max(worst, n / span);
+  }
+  return worst;
+}
+
+function minus(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)]));
+}
+
+const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
+
+async function noLimit(scale: number, dir: string): Promise<string[]> {
+  const sb = await sandbox(scale, ['--record-requests']);
+  try {
+    const db = join(dir, 'nolimit.sqlite');
+    // Best of two rounds each, interleaved (a shared machine has hiccups); the second full pass
+    // rewrites every row of the first.
+    let full: Awaited<ReturnType<typeof sync>> | undefined;
+    let bare = Number.POSITIVE_INFINITY;
+    let recorded: Recorded[] = [];
+    for (let round = 0; round < 2; round++) {
+      await hook(sb, 'GET', '/requests');
+      const run = await sync(sb.url, db, true);
+      if (full === undefined || run.seconds < full.seconds) full = run;
+      recorded = await hook<Recorded[]>(sb, 'GET', '/requests');
+      bare = Math.min(bare, await replay(sb, recorded));
+    }
+    if (full === undefined) throw new Error('no full sync');
+    await hook(sb, 'POST', '/reset-stats');
+    await sync(sb.url, db, false);
+    const incremental = await hook<SimStats>(sb, 'GET', '/stats');
+    return [
+      `no limit (scale ${scale}): full sync ${recorded.length} requests in ${full.seconds.toFixed(1)} s, bare loop of the same requests ${bare.toFixed(1)} s: sync at ${(bare / full.seconds).toFixed(2)}x the bare loop (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
+      `  requests per id-stream record, full pass: ${idStreamCost(full.report)}`,
+      `  incremental with nothing changed: ${incremental.requests} requests, ${pct(incremental.requests, recorded.length)} of the full sync's (target <= 20%)`,
+    ];
+  } finally {
+    await sb.stop();
+  }
+}
+
+async function limited(scale: number, dir: string, limit: number, headers = 'none'): Promise<string> {
+  const sb = await sandbox(scale, ['--rate-limit', String(limit), '--rate-headers', headers]);
+  try {
+    const full = await sync(sb.url, join(dir, `limit-${limit}-${headers}.sqlite`), true);
+    const st = await hook<SimStats>(sb, 'GET', '/stats');
+    const used = (st.requests - st.rateLimited) / full.seconds;
+    const rate = full.metrics.rate;
+    const leases =
+      rate === undefined
+        ? ''
+        : `, budget ${rate.leases} round trips ${rate.leaseMs.toFixed(0)} ms (${pct(rate.leaseMs / 1000, full.seconds)} of the sync)`;
+    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`} (scale ${scale}): ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}`;
+  } finally {
+    await sb.stop();
+  }
+}
+
+async function ohs(args: string[], cwd: string): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...process.env, OHS_TOKEN: TOKEN },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, err };
+}
+
+/** A full sync and an apply of 200 payments, two `ohs` processes at once on one mirror. */
+async function twoProcesses(scale: number, dir: string, limit: number): Promise<string> {
+  const sb = await sandbox(scale);
+  try {
+    const cwd = join(dir, 'two');
+    mkdirSync(join(cwd, 'config'), { recursive: true });
+    writeFileSync(
+      join(cwd, 'config', 'local.json'),
+      JSON.stringify({ baseUrl: sb.url, logLevel: 'warn', sync: { idStart: ID_START } }),
+    );
+    // The payments are planned against the mirror's invoices (an earlier sync, before the limit).
+    const prep = await ohs(['sync', 'invoice'], cwd);
+    if (prep.code !== 0) throw new Error(`ohs sync invoice: ${prep.err}`);
+    const invoices = await hook<{ id: string; balance: number | null; dropInvoice?: string }[]>(
+      sb,
+      'GET',
+      '/truth/Invoice',
+    );
+    // 200 payments of 1.00, up to 20 to each open invoice (never more than its balance).
+    const rows: string[] = [];
+    for (const i of invoices) {
+      if (i.dropInvoice !== undefined) continue;
+      const room = Math.min(20, Math.floor(i.balance ?? 0));
+      for (let k = 0; k < room && rows.length < 200; k++) rows.push(`${i.id},1.00`);
+    }
+    if (rows.length < 200) throw new Error(`room for ${rows.length} payments only: use a larger --scale`);
+    const csv = ['InvoiceId,amountToPay', ...rows].join('\n');
+    writeFileSync(join(cwd, 'payments.csv'), `${csv}\n`);
+    const plan = await ohs(['plan', 'payments.csv', '--op', 'payment'], cwd);
+    if (plan.code !== 0) throw new Error(`ohs plan: ${plan.err}`);
+    // A quarter second of burst: the 5-second windows then measure the tool, not the sandbox's burst.
+    await hook(sb, 'POST', '/config', { rateLimit: limit, rateBurst: Math.ceil(limit / 4) });
+    await hook(sb, 'POST', '/reset-stats');
+    const started = performance.now();
+    const [s, a] = await Promise.all([ohs(['sync', '--full'], cwd), ohs(['apply', '--yes'], cwd)]);
+    const seconds = (performance.now() - started) / 1000;
+    if (s.code !== 0) throw new Error(`ohs sync --full: exit ${s.code}: ${s.err.slice(-500)}`);
+    if (a.code !== 0) throw new Error(`ohs apply: exit ${a.code}: ${a.err.slice(-500)}`);
+    const st = await hook<SimStats>(sb, 'GET', '/stats');
+    const payments = st.writesApplied.createPayment ?? 0;
+    if (payments !== 200) throw new Error(`${payments} payments made, not 200`);
+    const sent = worstWindow(st.bySecond);
+    const answered = worstWindow(minus(st.bySecond, st.rateLimitedBySecond));
+    return `two processes on one mirror (ohs sync --full and ohs apply of 200 payments, scale ${scale}) against ${limit} req/s: ${st.requests} requests in ${seconds.toFixed(1)} s, ${(st.requests / seconds).toFixed(1)} req/s together; worst 5 s window ${answered.toFixed(1)} req/s answered, ${sent.toFixed(1)} sent with the 429s (target <= ${limit}); 429: ${pct(st.rateLimited, st.requests)} (target <= 3%); 200 payments, each once`;
+  } finally {
+    await sb.stop();
+  }
+}
+
+export async function benchRate(scale: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-rate-'));
+  try {
+    const lines = [
+      'Rate: the adaptive rate and the shared budget (src/api/rate), sandbox in its own process',
+    ];
+    lines.push(...(await noLimit(0.3 * scale, dir)));
+    lines.push(await limited(0.3 * scale, dir, 150));
+    lines.push(await limited(0.05 * scale, dir, 20));
+    lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
+    lines.push(await twoProcesses(0.1 * scale, dir, 40));
+    return lines.join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,342 @@
+import type { Logger } from '../../log.js';
+import { budgetKey, type RateBudgetStore, type SharedRate } from './budget.js';
+import { CUBIC, CubicRate, type CubicState, type CutReason } from './cubic.js';
+import { type Headers, parseRateLimit, plannedRate } from './headers.js';
+import { LatencyWatch } from './latency.js';
+import { RateMeter } from './meter.js';
+
+export interface RateLimiterOptions {
+  /** `'auto'`: adaptive; a number: adaptive below that ceiling. */
+  requestsPerSecond: number | 'auto';
+  /** Shared budget of every process on the mirror; absent: this process only. */
+  budget?: RateBudgetStore | undefined;
+  baseUrl: string;
+  token: string;
+  /** Longest hold honoured (Retry-After, an exhausted quota), ms. */
+  maxHoldMs: number;
+  logger?: Logger | undefined;
+}
+
+export interface RateSnapshot {
+  /** Requests per second in force at the end (null: no limit found). */
+  rate: number | null;
+  /** The rate announced by RateLimit headers, if any. */
+  plannedRate: number | null;
+  cuts: Record<CutReason, number>;
+  /** Holds of the whole client (Retry-After, a quota at 0). */
+  holds: number;
+  /** Shared-budget round trips, and their total time in ms. */
+  leases: number;
+  leaseMs: number;
+  /** Whether the process started at a rate learned by an earlier one. */
+  startedFromLearned: boolean;
+}
+
+/** Local bucket depth, in seconds of the rate: small, so that 5-second averages stay flat. */
+const LOCAL_BURST_S = 0.2;
+/** A lease asks for this many seconds of the rate at once (a few writes a second at most). */
+const LEASE_S = 0.25;
+const MAX_LEASE = 64;
+/** Depth of the shared bucket, seconds of the rate. */
+const SHARED_BURST_S = 0.25;
+/** How often a process with no lease to take reads the shared state (another's cut), ms. */
+const SYNC_EVERY_MS = 1000;
+/** A rate counts as good once it ran this long with no cut (CUBIC is back near its plateau). */
+const GOOD_AFTER_MS = 2000;
+/** How often the good rate is written. */
+const SAVE_GOOD_EVERY_MS = 5000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The client's rate: a CubicRate controller (cubic.ts) fed by responses (429, Retry-After,
+ * latency, RateLimit headers), a local token bucket at its rate, and, with a shared budget,
+ * tokens leased in batches from the bucket every process on the mirror shares. The transport
+ * calls `acquire()` before each request and `observe()` after it; concurrency is the transport's
+ * queue's, fixed: the rate is the one thing that adapts.
+ */
+export class RateLimiter {
+  readonly key: string;
+  private readonly controller: CubicRate;
+  /** One latency watch per kind of request (a page of 250 records is slower than a GET by id). */
+  private readonly latency = new Map<string, LatencyWatch>();
+  /** Requests sent, and answered other than 429, over the last second. */
+  private readonly sent = new RateMeter();
+  private readonly answered = new RateMeter();
+  private budget: RateBudgetStore | undefined;
+  private readonly o: RateLimiterOptions;
+  private tokens = 1;
+  private refilledAt = Date.now();
+  private holdUntil = 0;
+  private leased = 0;
+  /** When the leased requests may start (the shared schedule was reserved up to then). */
+  private leaseFrom = 0;
+  private leasing: Promise<void> | undefined;
+  private seenCutAt = 0;
+  private lastSync = 0;
+  private goodSince = Date.now();
+  private lastGoodSaved = 0;
+  private longestResetMs = 0;
+  private readonly stats: RateSnapshot;
+  private ready: Promise<void> | undefined;
+
+  constructor(options: RateLimiterOptions) {
+    this.o = options;
+    this.budget = options.budget;
+    this.key = budgetKey(options.baseUrl, options.token);
+    const ceiling =
+      options.requestsPerSecond === 'auto' ? Number.POSITIVE_INFINITY : options.requestsPerSecond;
+    this.controller = new CubicRate(ceiling);
+    this.stats = {
+      rate: null,
+      plannedRate: null,
+      cuts: { throttled: 0, latency: 0, retry_after: 0 },
+      holds: 0,
+      leases: 0,
+      leaseMs: 0,
+      startedFromLearned: false,
+    };
+  }
+
+  /** Shares `store`'s budget from now on (before the first request: a process starts at its rate). */
+  share(store: RateBudgetStore): void {
+    this.budget = store;
+    this.ready = undefined;
+  }
+
+  /** The rate in force (Infinity: none found yet). */
+  get rate(): number {
+    return this.controller.current.rate;
+  }
+
+  snapshot(): RateSnapshot {
+    const rate = this.rate;
+    const planned = this.controller.plannedRate;
+    return {
+      ...this.stats,
+      cuts: { ...this.stats.cuts },
+      rate: Number.isFinite(rate) ? Math.round(rate * 10) / 10 : null,
+      plannedRate: Number.isFinite(planned) ? Math.round(planned * 10) / 10 : null,
+    };
+  }
+
+  /** Waits until a request may start. */
+  async acquire(): Promise<void> {
+    this.ready ??= this.start();
+    await this.ready;
+    for (;;) {
+      const now = Date.now();
+      if (now < this.holdUntil) {
+        await sleep(this.holdUntil - now);
+        continue;
+      }
+      const rate = this.rate;
+      if (this.budget !== undefined && now - this.lastSync >= SYNC_EVERY_MS && this.leasing === undefined) {
+        // A background read, so that a process with no limit yet still sees another's cut.
+        this.leasing = this.sync().finally(() => {
+          this.leasing = undefined;
+        });
+      }
+      if (!Number.isFinite(rate)) {
+        this.count(now);
+        return;
+      }
+      this.tokens = Math.min(
+        Math.max(1, rate * LOCAL_BURST_S),
+        this.tokens + ((now - this.refilledAt) / 1000) * rate,
+      );
+      this.refilledAt = now;
+      if (this.tokens < 1) {
+        await sleep(Math.max(1, ((1 - this.tokens) / rate) * 1000));
+        continue;
+      }
+      if (this.budget !== undefined && this.leased < 1) {
+        await this.lease(rate);
+        continue;
+      }
+      if (this.budget !== undefined && now < this.leaseFrom) {
+        await sleep(this.leaseFrom - now);
+        continue;
+      }
+      this.tokens -= 1;
+      if (this.budget !== undefined) this.leased -= 1;
+      this.count(now);
+      return;
+    }
+  }
+
+  /**
+   * What a response says about the rate: the `kind` of request (latency is compared within a
+   * kind), `status` (a number, or a network error code), latency, headers, when it was sent.
+   */
+  observe(
+    kind: string,
+    status: number | string,
+    ms: number,
+    headers: Headers,
+    sentAt: number,
+    retryAfterMs?: number,
+  ): void {
+    const now = Date.now();
+    const info = parseRateLimit(headers, now);
+    if (info !== undefined) {
+      this.longestResetMs = Math.max(this.longestResetMs, info.resetMs ?? 0);
+      const planned = plannedRate(info, this.longestResetMs);
+      if (planned !== undefined) this.controller.plan(now, planned);
+      // The quota is spent: wait for its reset rather than collect 429s.
+      if (info.remaining !== undefined && info.remaining < 1 && info.resetMs !== undefined)
+        this.hold(now, Math.max(info.resetMs, 1000 / Math.max(CUBIC.MIN_RATE, this.rate)));
+    }
+    if (status === 429 || retryAfterMs !== undefined) {
+      this.cut(now, sentAt, status === 429 ? 'throttled' : 'retry_after');
+      this.hold(now, retryAfterMs ?? 0);
+      return;
+    }
+    if (typeof status !== 'number' || status >= 500) return; // not a sign about the rate
+    this.answered.add(now);
+    let watch = this.latency.get(kind);
+    if (watch === undefined) {
+      watch = new LatencyWatch();
+      this.latency.set(kind, watch);
+    }
+    if (watch.add(ms, now)) {
+      this.cut(now, sentAt, 'latency');
+      return;
+    }
+    this.controller.success(now, this.measured(now));
+    this.maybeSaveGood(now);
+  }
+
+  private cut(now: number, sentAt: number, reason: CutReason): void {
+    // With a shared budget this process sends only its share: the rate in force, not what this
+    // process measured, is what the service saw.
+    // Alone, what the service answered (not refused) in the last second is the best estimate of
+    // its limit: the plateau of the curve.
+    const shared = this.budget !== undefined && Number.isFinite(this.rate);
+    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.rate(now));
+    if (!this.controller.throttle(now, sentAt, measured)) return;
+    this.stats.cuts[reason]++;
+    this.goodSince = now;
+    const state = this.controller.current;
+    this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10 }, 'rate cut');
+    if (this.budget !== undefined) {
+      const budget = this.budget;
+      // Another process's cut in the same episode wins: one cut per episode across processes.
+      void this.timed(() => budget.cut(this.key, state)).then((row) => this.merge(row, true), this.ignore);
+    }
+  }
+
+  private hold(now: number, ms: number): void {
+    if (ms <= 0) return;
+    const until = now + Math.min(this.o.maxHoldMs, ms);
+    if (until <= this.holdUntil) return;
+    this.holdUntil = until;
+    this.stats.holds++;
+  }
+
+  /** The rate actually sent over the last second. */
+  private measured(now: number): number {
+    return this.sent.rate(now);
+  }
+
+  private count(now: number): void {
+    this.sent.add(now);
+  }
+
+  /** Starts at the rate an earlier process learned (or at the shared state in force). */
+  private async start(): Promise<void> {
+    if (this.budget === undefined) return;
+    const budget = this.budget;
+    const shared = await this.timed(() => budget.load(this.key)).catch(this.ignore);
+    if (shared === undefined) return;
+    const now = Date.now();
+    if (shared.goodRate === undefined) this.merge(shared);
+    else {
+      this.controller.adopt(new CubicRate(this.controller.ceiling, { rate: shared.goodRate, now }).current);
+      this.seenCutAt = shared.cutAt;
+      this.stats.startedFromLearned = true;
+    }
+    this.lastSync = now;
+  }
+
+  private async sync(): Promise<void> {
+    const budget = this.budget;
+    if (budget === undefined) return;
+    this.lastSync = Date.now();
+    const shared = await this.timed(() => budget.load(this.key)).catch(this.ignore);
+    if (shared !== undefined) this.merge(shared);
+  }
+
+  /** Reserves a batch of requests on the shared schedule. */
+  private async lease(rate: number): Promise<void> {
+    if (this.leasing !== undefined) {
+      await this.leasing;
+      return;
+    }
+    const budget = this.budget;
+    if (budget === undefined) return;
+    this.leasing = (async () => {
+      const now = Date.now();
+      const want = Math.min(MAX_LEASE, Math.max(1, Math.ceil(rate * LEASE_S)));
+      const result = await this.timed(() =>
+        budget.lease(this.key, {
+          want,
+          state: this.controller.current,
+          seenCutAt: this.seenCutAt,
+          burstMs: SHARED_BURST_S * 1000,
+          now,
+        }),
+      ).catch(this.ignore);
+      this.lastSync = Date.now();
+      if (result === undefined) {
+        this.leased += want; // the store failed: carry on, this process alone
+        return;
+      }
+      this.leased += result.granted;
+      this.leaseFrom = Date.now() + result.waitMs;
+      if (result.granted === 0) await sleep(result.waitMs);
+      this.merge(result.shared);
+    })().finally(() => {
+      this.leasing = undefined;
+    });
+    await this.leasing;
+  }
+
+  /** Adopts another process's cut when it is newer than ours (or, `force`, just different). */
+  private merge(shared: SharedRate, force = false): void {
+    const mine = this.controller.current;
+    if (shared.cutAt > mine.cutAt || (force && shared.cutAt !== mine.cutAt && shared.cutAt > 0)) {
+      const state: CubicState = { rate: shared.rate, wMax: shared.wMax, cutAt: shared.cutAt };
+      this.controller.adopt(state);
+      this.goodSince = Date.now();
+    }
+    this.seenCutAt = Math.max(this.seenCutAt, shared.cutAt);
+  }
+
+  private maybeSaveGood(now: number): void {
+    const budget = this.budget;
+    const state = this.controller.current;
+    if (budget === undefined || state.wMax === 0 || !Number.isFinite(state.rate)) return;
+    if (now - this.goodSince < GOOD_AFTER_MS || now - this.lastGoodSaved < SAVE_GOOD_EVERY_MS) return;
+    // Only a rate actually used proves anything: a process sending little must not lower it.
+    if (this.measured(now) < 0.8 * state.rate) return;
+    this.lastGoodSaved = now;
+    void this.timed(() => budget.saveGood(this.key, state.rate, now)).catch(this.ignore);
+  }
+
+  private async timed<T>(fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.stats.leases++;
+      this.stats.leaseMs += performance.now() - started;
+    }
+  }
+
+  /** A failing store never stops the client: the process keeps its own rate. */
+  private readonly ignore = (err: unknown): undefined => {
+    this.o.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'rate budget store');
+    return undefined;
+  };
+}
