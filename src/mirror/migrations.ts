@@ -398,12 +398,25 @@ const m0005: Migration = {
   },
 };
 
+/**
+ * Write-back exactly once (issue 11): who claimed an outbox item (`queued -> sending`) and when,
+ * when and in which apply run its outcome became unknown, and every reconciliation read of it.
+ */
+const m0006: Migration = {
+  async up(db: AnyDb) {
+    for (const column of ['claimed_by', 'claimed_at', 'unknown_at', 'unknown_run', 'evidence']) {
+      await db.schema.alterTable('outbox').addColumn(column, 'text').execute();
+    }
+  },
+};
+
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_org_policy': m0002,
   '0003_job_run': m0003,
   '0004_outbox': m0004,
   '0005_mirror_meta': m0005,
+  '0006_writeback_claims': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,6 +19,7 @@ import {
   type SimOptions,
   type SimOptionsInput,
   simOptionsSchema,
+  type WriteOperation,
 } from './options.js';
 import { parseQuery, project, runQuery } from './query.js';
 import { Rng } from './rng.js';
@@ -32,6 +33,9 @@ export interface SimStats {
   byStatus: Record<string, number>;
   faults: Record<FaultKind, number>;
   rateLimited: number;
+  /** Late writes (504 now, carried out later) and slow writes (carried out, answered late). */
+  lateWrites: number;
+  slowWrites: number;
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
@@ -95,6 +99,8 @@ function freshStats(): SimStats {
     byStatus: {},
     faults: Object.fromEntries(faultKinds.map((k) => [k, 0])) as Record<FaultKind, number>,
     rateLimited: 0,
+    lateWrites: 0,
+    slowWrites: 0,
     writesApplied: {},
     mutations: 0,
   };
@@ -315,6 +321,24 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+  /** Late or slow write fault for this write, drawn from the seed when switched on for its operation. */
+  const drawWriteFault = (name: OperationName): 'late' | 'slow' | undefined => {
+    const op = name as WriteOperation;
+    if (
+      options.lateWriteRate > 0 &&
+      options.lateWriteOps.includes(op) &&
+      faultRng.chance(options.lateWriteRate)
+    )
+      return 'late';
+    if (
+      options.slowWriteRate > 0 &&
+      options.slowWriteOps.includes(op) &&
+      faultRng.chance(options.slowWriteRate)
+    )
+      return 'slow';
+    return undefined;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
     const method = req.method ?? 'GET';
@@ -386,15 +410,35 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         return;
       }
 
-      const [okStatus, body] = execute(
-        route,
-        route.pattern.exec(path)?.[1],
-        url,
-        parseJson(raw, req, route.op.method !== 'GET'),
-      );
+      const input = parseJson(raw, req, route.op.method !== 'GET');
+      const writeFault = writes ? drawWriteFault(route.name) : undefined;
+      if (writeFault === 'late') {
+        // The gateway gives up at once; the backend carries the write out a moment later.
+        stats.lateWrites++;
+        const after = faultRng.int(
+          options.lateWriteMinMs,
+          Math.max(options.lateWriteMinMs, options.lateWriteMaxMs),
+        );
+        setTimeout(() => {
+          try {
+            execute(route, route.pattern.exec(path)?.[1], url, input);
+            bump(stats.writesApplied, route.name);
+          } catch {
+            // A late write the backend refuses changes nothing, as a refused write would.
+          }
+        }, after).unref();
+        throw new SimHttpError(504, 'GATEWAY_TIMEOUT', 'gateway timeout (injected late write)');
+      }
+      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, input);
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
 
+      if (writeFault === 'slow') {
+        // Carried out; the answer comes after the client has given up waiting.
+        stats.slowWrites++;
+        await sleep(options.slowWriteMs);
+        if (res.socket === null || res.socket.destroyed) return;
+      }
       if (fault === 'lostReply') {
         // The write is done; the reply never arrives. A client that resends it writes twice.
         res.socket?.destroy();
