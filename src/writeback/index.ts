@@ -1,4 +1,5 @@
 export * from './apply.js';
+export { Claims, type EvidenceRead, readsOf } from './claims.js';
 export * from './errors.js';
 export * from './ops/index.js';
 export * from './outbox.js';
