@@ -10,6 +10,8 @@ import type { JobEnv, JobResult } from './types.js';
 export async function pushJob(env: JobEnv): Promise<JobResult> {
   const report = await applyOutbox(env.client(), env.mirror, {
     concurrency: env.config.api.concurrency,
+    settleMs: env.config.writeback.settleMs,
+    agreeingReads: env.config.writeback.agreeingReads,
     deletes: 'confirmed',
     logger: env.logger,
     signal: env.signal,

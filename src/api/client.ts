@@ -288,11 +288,16 @@ export class OhsClient {
   async createOrg(body: OrgCreateBody): Promise<RecordOf<'Org'>> {
     return this.write<'Org'>('POST', operations.createOrg.path, body, false);
   }
-  async updatePerson(id: number, body: PersonUpdateBody): Promise<RecordOf<'Person'>> {
-    return this.write<'Person'>('PATCH', pathWithId('updatePerson', id), body, true);
+  /** `idempotent: false` for a body whose nested arrays the service appends: never resent blindly. */
+  async updatePerson(id: number, body: PersonUpdateBody, idempotent = true): Promise<RecordOf<'Person'>> {
+    return this.write<'Person'>('PATCH', pathWithId('updatePerson', id), body, idempotent);
   }
-  async updateApplicant(id: number, body: ApplicantUpdateBody): Promise<RecordOf<'Applicant'>> {
-    return this.write<'Applicant'>('PATCH', pathWithId('updateApplicant', id), body, true);
+  async updateApplicant(
+    id: number,
+    body: ApplicantUpdateBody,
+    idempotent = true,
+  ): Promise<RecordOf<'Applicant'>> {
+    return this.write<'Applicant'>('PATCH', pathWithId('updateApplicant', id), body, idempotent);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { createLogger } from '../log.js';
-import { faultKinds, type SimOptionsInput, startSim } from '../sim/index.js';
+import { faultKinds, type SimOptionsInput, startSim, writeOperations } from '../sim/index.js';
 import { untilSignal } from './context.js';
 import { intArg, listArg, numberArg } from './parse.js';
 
@@ -71,6 +71,41 @@ export function registerSim(program: Command): void {
     .option('--faults <rate>', 'share of requests that fail with an injected fault, 0..1', numberArg(0, 1), 0)
     .option('--fault-kinds <list>', `comma-separated: ${faultKinds.join(', ')}`, listArg(faultKinds))
     .option('--hang-ms <ms>', 'how long a hang fault holds a request', intArg(0), 5000)
+    .option(
+      '--late-write-rate <rate>',
+      'share of writes answered 504 at once and carried out later, 0..1',
+      numberArg(0, 1),
+      0,
+    )
+    .option(
+      '--late-write-ops <list>',
+      `writes a late write may hit: ${writeOperations.join(', ')}`,
+      listArg(writeOperations),
+    )
+    .option(
+      '--late-write-min-ms <ms>',
+      'a late write is carried out this long after its 504, at least',
+      intArg(0),
+      100,
+    )
+    .option('--late-write-max-ms <ms>', '... and at most', intArg(0), 800)
+    .option(
+      '--slow-write-rate <rate>',
+      'share of writes carried out at once and answered after --slow-write-ms, 0..1',
+      numberArg(0, 1),
+      0,
+    )
+    .option(
+      '--slow-write-ops <list>',
+      `writes a slow write may hit: ${writeOperations.join(', ')}`,
+      listArg(writeOperations),
+    )
+    .option(
+      '--slow-write-ms <ms>',
+      'how long a slow write holds its answer (above the client timeout)',
+      intArg(0),
+      35000,
+    )
     .option('--latency-ms <ms>', 'added to every response', intArg(0), 0)
     .option('--latency-jitter-ms <ms>', 'random extra latency, up to', intArg(0), 0)
     .option('--mutate-every-ms <ms>', 'live mutation of the data every N ms (0: off)', intArg(0), 0)

@@ -9,19 +9,23 @@ import {
   applyOutbox,
   confirmDeletes,
   listOutbox,
+  maskDeep,
   type OpName,
   opNames,
   outboxStates,
   type PlanReport,
+  type PlanTotals,
   planFile,
+  printable,
   resolveItem,
   unconfirmedDeletes,
 } from '../writeback/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 import { intArg } from './parse.js';
 
-/** A plain text table: columns padded to their widest cell. */
-export function textTable(header: string[], rows: string[][]): string {
+/** A plain text table: columns padded to their widest cell; control characters shown escaped. */
+export function textTable(header: string[], cells: string[][]): string {
+  const rows = cells.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -51,11 +55,22 @@ export function formatApply(report: ApplyReport): string {
     `${c.applied} applied`,
     `${c.failed} failed`,
     `${c.unknown} unknown`,
-    `${c.queued + c.sent} still queued`,
+    `${c.queued + c.sent + c.sending} still queued`,
     `${report.reconciled} reconciled`,
   ];
+  if (report.orphans > 0) parts.push(`${report.orphans} left sending by a stopped apply, now unknown`);
   if (report.deletesWaiting > 0) parts.push(`${report.deletesWaiting} delete(s) not confirmed, not sent`);
   return `${rows.length > 0 ? textTable(['ID', 'OP', 'STATE', 'SUMMARY', 'NOTE'], rows) : 'nothing to send\n'}${parts.join(', ')}\n`;
+}
+
+/** Above the confirmation threshold: ask on a terminal, refuse elsewhere (the plan says how). */
+async function askToQueue(t: PlanTotals): Promise<boolean> {
+  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const total = t.amount.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const answer = await rl.question(`Queue ${t.rows} item(s), payments totalling $${total}? [y/N] `);
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
 }
 
 /** `ohs plan FILE`, `ohs apply`, `ohs outbox`: write-back (DESIGN.md "Write-back"). */
@@ -65,18 +80,27 @@ export function registerWriteback(program: Command): void {
     .description('validate a change file, diff it against the mirror and queue it in the outbox')
     .argument('<file>', 'CSV, XLSX, JSON or NDJSON file; one change per row')
     .addOption(new Option('--op <op>', 'the operation of every row (else an op column)').choices(opNames))
+    .option(
+      '--yes',
+      'queue a file above the confirmation threshold (writeback.confirmRows / confirmAmount) without asking',
+    )
     .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
-    .action(async (file: string, flags: { op?: OpName }, cmd: Command) => {
+    .action(async (file: string, flags: { op?: OpName; yes?: boolean }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
       const mirror = await openMirror(config.db, {
         storeSensitive: config.mirror.storeSensitive,
         mustExist: true,
       });
       try {
+        const wb = config.writeback;
         const report = await planFile(mirror, file, {
           ...(flags.op === undefined ? {} : { op: flags.op }),
           storeSensitive: config.mirror.storeSensitive,
+          centsRatio: wb.centsRatio,
+          confirmRows: wb.confirmRows,
+          confirmAmount: wb.confirmAmount,
+          confirm: (t) => (flags.yes === true ? Promise.resolve(true) : askToQueue(t)),
         });
         logger.info({ file, ...report.counts }, 'planned');
         process.stdout.write(formatPlan(report));
@@ -131,6 +155,8 @@ export function registerWriteback(program: Command): void {
         try {
           const report = await applyOutbox(client, mirror, {
             concurrency: config.api.concurrency,
+            settleMs: config.writeback.settleMs,
+            agreeingReads: config.writeback.agreeingReads,
             deletes: 'confirmed',
             logger,
             signal: abort.signal,
@@ -138,7 +164,11 @@ export function registerWriteback(program: Command): void {
           logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
           process.stdout.write(formatApply(report));
           const open =
-            report.counts.failed + report.counts.unknown + report.counts.queued + report.counts.sent;
+            report.counts.failed +
+            report.counts.unknown +
+            report.counts.queued +
+            report.counts.sent +
+            report.counts.sending;
           if (open > 0)
             throw new ApplyIncompleteError(
               `${report.counts.failed} failed, ${report.counts.unknown} unknown, ${report.counts.queued + report.counts.sent} still queued: see ohs outbox`,
@@ -169,13 +199,16 @@ export function registerWriteback(program: Command): void {
       try {
         const items = await listOutbox(mirror, flags.state);
         if (flags.json === true) {
+          // Personal data is never printed, whatever the outbox still holds to send it.
+          const json = (text: string | null) => (text === null ? null : maskDeep(JSON.parse(text)));
           const out = items.map((i) => ({
             ...i,
-            body: JSON.parse(i.body) as unknown,
-            flags: JSON.parse(i.flags) as unknown,
-            request: i.request === null ? null : (JSON.parse(i.request) as unknown),
-            response: i.response === null ? null : (JSON.parse(i.response) as unknown),
-            verify: i.verify === null ? null : (JSON.parse(i.verify) as unknown),
+            body: json(i.body),
+            flags: json(i.flags),
+            request: json(i.request),
+            response: json(i.response),
+            verify: json(i.verify),
+            evidence: json(i.evidence),
           }));
           process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
           return;

@@ -130,6 +130,22 @@ export const reportsConfigSchema = z
   })
   .strict();
 
+/** Write-back (`ohs plan`, `ohs apply`, the push job): README "Write-back". */
+export const writebackConfigSchema = z
+  .object({
+    /** Milliseconds an unknown outcome is left to settle before its effect is read back. */
+    settleMs: z.number().int().min(0).default(2000),
+    /** Consecutive reads, in as many apply runs, that must agree "not carried out" before an unknown payment or person create is sent again. */
+    agreeingReads: z.number().int().min(1).max(20).default(2),
+    /** A payment above this many times its invoice's balance is refused as "looks like cents"; 0: off. */
+    centsRatio: z.number().min(0).default(20),
+    /** `ohs plan` asks (TTY) or needs --yes above this many rows ... */
+    confirmRows: z.number().int().min(0).default(1000),
+    /** ... or above this total of payments, in dollars. */
+    confirmAmount: z.number().min(0).default(100_000),
+  })
+  .strict();
+
 /** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
 export const serviceFindingsSchema = z
   .object({
@@ -170,10 +186,12 @@ export const configSchema = z
     sync: syncConfigSchema,
     jobs: jobsConfigSchema,
     reports: reportsConfigSchema,
+    writeback: writebackConfigSchema.prefault({}),
     service: serviceFindingsSchema.optional(),
   })
   .strict();
 
 export type Config = z.output<typeof configSchema>;
 export type ApiConfig = z.output<typeof apiConfigSchema>;
+export type WritebackConfig = z.output<typeof writebackConfigSchema>;
 export type ServiceFindings = z.output<typeof serviceFindingsSchema>;

@@ -5,8 +5,8 @@ import ExcelJS from 'exceljs';
 import { InputError } from '../errors.js';
 
 /**
- * Input files of the user (policy files, write-back plans): CSV, XLSX, JSON (an array of
- * objects) or NDJSON, read into rows of named cells, each with its row number in the file so
+ * Input files of the user (policy files, write-back plans): CSV (comma or semicolon separated),
+ * XLSX, JSON (an array of objects) or NDJSON, read into rows of named cells, each with its row number in the file so
  * errors can say `file:row: field: what is wrong`.
  */
 export type CellValue = string | number | boolean | null;
@@ -38,11 +38,32 @@ function cell(value: unknown): CellValue {
   return String(value);
 }
 
+/**
+ * The separator of a CSV file: `;` when its header line holds more semicolons than commas
+ * outside quotes (Excel writes `;` where the decimal mark is a comma), else `,`.
+ */
+export function csvDelimiter(text: string): ',' | ';' {
+  let commas = 0;
+  let semicolons = 0;
+  let quoted = false;
+  for (const c of text) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) break;
+    else if (!quoted && c === ',') commas++;
+    else if (!quoted && c === ';') semicolons++;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
 async function readCsv(file: string): Promise<InputTable> {
   const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let records: string[][];
   try {
-    records = parse(text, { relax_column_count: true, skip_empty_lines: false }) as string[][];
+    records = parse(text, {
+      delimiter: csvDelimiter(text),
+      relax_column_count: true,
+      skip_empty_lines: false,
+    }) as string[][];
   } catch (err) {
     throw new InputError(`${file}: not valid CSV: ${(err as Error).message}`);
   }

@@ -171,7 +171,8 @@ export interface JobRunTable {
   pid: number;
 }
 
-export type OutboxState = 'queued' | 'sent' | 'applied' | 'failed' | 'unknown';
+/** `sending`: claimed by an apply, request about to leave or in flight; `sent`: rows of older versions. */
+export type OutboxState = 'queued' | 'sending' | 'sent' | 'applied' | 'failed' | 'unknown';
 
 export interface OutboxTable {
   id: Generated<number>;
@@ -210,6 +211,14 @@ export interface OutboxTable {
   row: number;
   created_at: string;
   updated_at: string;
+  /** The apply run that claimed the item (`pid@host run-id`), and when (migration 0006). */
+  claimed_by: string | null;
+  claimed_at: string | null;
+  /** When the outcome became unknown, and the apply run that produced it. */
+  unknown_at: string | null;
+  unknown_run: string | null;
+  /** JSON array of reconciliation reads: { at, run, evidence, verdict }. */
+  evidence: string | null;
 }
 
 /** Records kept although a field had the wrong type: per run, stream and field (0008). */

@@ -400,6 +400,18 @@ const m0005: Migration = {
 };
 
 /**
+ * Write-back exactly once (issue 11): who claimed an outbox item (`queued -> sending`) and when,
+ * when and in which apply run its outcome became unknown, and every reconciliation read of it.
+ */
+const m0006: Migration = {
+  async up(db: AnyDb) {
+    for (const column of ['claimed_by', 'claimed_at', 'unknown_at', 'unknown_run', 'evidence']) {
+      await db.schema.alterTable('outbox').addColumn(column, 'text').execute();
+    }
+  },
+};
+
+/**
  * Passes that write only what changed (issue 12, points 9, 16, 17; issue 14): the ids a pass saw
  * (or found gone, or failed to read) in their own table instead of a mark rewritten on every row;
  * changed records staged until the pass's deletions pass the guard; ids a pass failed to read,
@@ -485,6 +497,7 @@ const migrations: Record<string, Migration> = {
   '0003_job_run': m0003,
   '0004_outbox': m0004,
   '0005_mirror_meta': m0005,
+  '0006_writeback_claims': m0006,
   '0007_sync_passes': m0007,
   '0008_run_host_type_errors': m0008,
   '0009_rate_budget': m0009,

@@ -7,6 +7,17 @@ import { z } from 'zod';
 export const faultKinds = ['503', '500', 'drop', 'truncate', 'lostReply', 'hang'] as const;
 export type FaultKind = (typeof faultKinds)[number];
 
+/** The write operations a late or slow write fault can be switched on for, one by one. */
+export const writeOperations = [
+  'createPayment',
+  'createPerson',
+  'createOrg',
+  'updatePerson',
+  'updateApplicant',
+  'deletePerson',
+] as const;
+export type WriteOperation = (typeof writeOperations)[number];
+
 export const simOptionsSchema = z
   .object({
     /** Interface `{base_url}` path prefix, e.g. `/api`. Empty: operations at the root. */
@@ -76,6 +87,21 @@ export const simOptionsSchema = z
     faultKinds: z.array(z.enum(faultKinds)).min(1).default(['503', 'drop', 'truncate', 'lostReply']),
     /** Milliseconds a `hang` fault holds the request before dropping it. */
     hangMs: z.number().int().min(0).default(5000),
+    /**
+     * Late write: share of the writes of `lateWriteOps` answered 504 at once and carried out
+     * `lateWriteMinMs`..`lateWriteMaxMs` later (a gateway that gave up on a backend that did not).
+     */
+    lateWriteRate: z.number().min(0).max(1).default(0),
+    lateWriteOps: z.array(z.enum(writeOperations)).min(1).default(['createPayment']),
+    lateWriteMinMs: z.number().int().min(0).default(100),
+    lateWriteMaxMs: z.number().int().min(0).default(800),
+    /**
+     * Slow write: share of the writes of `slowWriteOps` carried out at once and answered only
+     * after `slowWriteMs` (set it above the client's timeout: the client gives up on a done write).
+     */
+    slowWriteRate: z.number().min(0).max(1).default(0),
+    slowWriteOps: z.array(z.enum(writeOperations)).min(1).default(['createPayment']),
+    slowWriteMs: z.number().int().min(0).default(35_000),
     /** Added to every service response, in milliseconds (plus up to latencyJitterMs). */
     latencyMs: z.number().int().min(0).default(0),
     latencyJitterMs: z.number().int().min(0).default(0),
@@ -120,6 +146,13 @@ export const liveOptionKeys = [
   'faultRate',
   'faultKinds',
   'hangMs',
+  'lateWriteRate',
+  'lateWriteOps',
+  'lateWriteMinMs',
+  'lateWriteMaxMs',
+  'slowWriteRate',
+  'slowWriteOps',
+  'slowWriteMs',
   'latencyMs',
   'latencyJitterMs',
   'mutateEveryMs',

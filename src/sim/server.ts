@@ -20,6 +20,7 @@ import {
   type SimOptions,
   type SimOptionsInput,
   simOptionsSchema,
+  type WriteOperation,
 } from './options.js';
 import { parseQuery, project, runQuery } from './query.js';
 import { Rng } from './rng.js';
@@ -36,6 +37,9 @@ export interface SimStats {
   /** Service requests by epoch second received, and those of them answered 429. */
   bySecond: Record<string, number>;
   rateLimitedBySecond: Record<string, number>;
+  /** Late writes (504 now, carried out later) and slow writes (carried out, answered late). */
+  lateWrites: number;
+  slowWrites: number;
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
@@ -106,6 +110,8 @@ function freshStats(): SimStats {
     rateLimited: 0,
     bySecond: {},
     rateLimitedBySecond: {},
+    lateWrites: 0,
+    slowWrites: 0,
     writesApplied: {},
     mutations: 0,
   };
@@ -369,6 +375,24 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+  /** Late or slow write fault for this write, drawn from the seed when switched on for its operation. */
+  const drawWriteFault = (name: OperationName): 'late' | 'slow' | undefined => {
+    const op = name as WriteOperation;
+    if (
+      options.lateWriteRate > 0 &&
+      options.lateWriteOps.includes(op) &&
+      faultRng.chance(options.lateWriteRate)
+    )
+      return 'late';
+    if (
+      options.slowWriteRate > 0 &&
+      options.slowWriteOps.includes(op) &&
+      faultRng.chance(options.slowWriteRate)
+    )
+      return 'slow';
+    return undefined;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
     const method = req.method ?? 'GET';
@@ -453,13 +477,37 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         return;
       }
 
-      const parsedBody = parseJson(raw, req, route.op.method !== 'GET');
-      if (failRequest?.({ method, path, body: parsedBody }) === true)
+      const input = parseJson(raw, req, route.op.method !== 'GET');
+      if (failRequest?.({ method, path, body: input }) === true)
         throw new SimHttpError(500, 'INTERNAL', 'internal error (failRequest hook)');
-      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, parsedBody);
+      const writeFault = writes ? drawWriteFault(route.name) : undefined;
+      if (writeFault === 'late') {
+        // The gateway gives up at once; the backend carries the write out a moment later.
+        stats.lateWrites++;
+        const after = faultRng.int(
+          options.lateWriteMinMs,
+          Math.max(options.lateWriteMinMs, options.lateWriteMaxMs),
+        );
+        setTimeout(() => {
+          try {
+            execute(route, route.pattern.exec(path)?.[1], url, input);
+            bump(stats.writesApplied, route.name);
+          } catch {
+            // A late write the backend refuses changes nothing, as a refused write would.
+          }
+        }, after).unref();
+        throw new SimHttpError(504, 'GATEWAY_TIMEOUT', 'gateway timeout (injected late write)');
+      }
+      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, input);
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
 
+      if (writeFault === 'slow') {
+        // Carried out; the answer comes after the client has given up waiting.
+        stats.slowWrites++;
+        await sleep(options.slowWriteMs);
+        if (res.socket === null || res.socket.destroyed) return;
+      }
       if (fault === 'lostReply') {
         // The write is done; the reply never arrives. A client that resends it writes twice.
         res.socket?.destroy();

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import PQueue from 'p-queue';
 import {
   ApiError,
@@ -11,39 +13,39 @@ import {
 } from '../api/index.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
-import { operations, type ResourceName } from '../schema/index.js';
-import type { OpName } from './ops.js';
+import type { Mirror, OutboxState } from '../mirror/index.js';
+import { operations } from '../schema/index.js';
+import { acquireLock } from '../sync/lock.js';
+import { beforeOf, Claims, type EvidenceRead, evidenceOnly, type OutboxItem, readsOf } from './claims.js';
+import { MirrorWriter } from './mirror-writes.js';
+import { type Json, type OpContext, type OpName, ops, type Work } from './ops/index.js';
+import { maskDeep } from './privacy.js';
 
 /**
- * `ohs apply`: sends the outbox. Items run through a pool as wide as the client's concurrency
- * (the client rate-limits every request); items of one lane run one after the other in outbox
- * order: a lane is an invoice for payments (never two payments in flight on one invoice), the
- * target for updates and deletes, the item itself for creates.
+ * `ohs apply`: the runner of the write-back. It knows no operation by name: each one is a
+ * declaration under ops/ (lane, idempotency, send, read-back), and this file moves items through
+ * their states, one apply per mirror at a time (the `apply` lock):
  *
- * States: queued -> sent -> applied | failed | unknown. `sent` is written before the request
- * leaves (for a payment, in the same statement as the invoice balance just read), so an apply
- * killed mid-request leaves `sent`, and the next apply reconciles it like `unknown` before
- * anything else in its lane; nothing is resent blindly.
+ *   queued --claim--> sending --answer--> applied | failed
+ *                        |--no answer that tells (5xx, 504, timeout, reset, lost reply)--> unknown
+ *   unknown --read back: applied--> applied
+ *   unknown --N consecutive reads in N runs: not applied--> queued (sent again, not by the run that produced it)
+ *   unknown --idempotent op (left by a stopped apply)--> queued
  *
- * Reconciliation of an unknown outcome:
- * - payment: re-read the invoice; balance = before - amount: applied (resolution `reconciled`);
- *   balance = before: not applied, back to queued and resent in this run (at most `maxSends`
- *   sends per run); anything else: left unknown for a person (`ohs outbox resolve`), and the
- *   invoice's later payments wait, since a balance can no longer tell them apart.
- * - person.create: if the body had user[] with an email, a user with that email linked to a
- *   person and not there before the send: applied (result_id = its PersonId); else unknown.
- * - org.create: there is no Org read; left unknown.
- * - person.update / applicant.update / person.delete left `sent`: resent (PATCH and DELETE are
- *   safe to repeat; a DELETE finding the person gone counts as done).
+ * The claim is a conditional update committed before any byte leaves; an apply killed in
+ * `sending` leaves the item there, and the next apply (holding the lock, so no live apply owns
+ * it) turns it into `unknown`. Reads of an unknown outcome wait `settleMs` after it arose, happen
+ * once per run, and are recorded on the item with their verdict.
  */
 export interface ApplyOptions {
   concurrency: number;
   logger?: Logger;
   /** person.delete items: 'all' queued ones (confirmed by the caller), or only those confirmed before. */
   deletes: 'all' | 'confirmed';
-  /** Sends of one payment per run when the service shows it was not carried out. @default 3 */
-  maxSends?: number;
+  /** Milliseconds an unknown outcome settles before it is read back. @default 2000 */
+  settleMs?: number;
+  /** Consecutive "not carried out" reads, one per run, before an unknown create is sent again. @default 2 */
+  agreeingReads?: number;
   signal?: AbortSignal;
   now?: () => string;
 }
@@ -63,13 +65,12 @@ export interface ApplyReport {
   reconciled: number;
   /** person.delete items not sent (not confirmed). */
   deletesWaiting: number;
+  /** Items a stopped apply left in `sending`, turned unknown at the start of this run. */
+  orphans: number;
 }
 
-type Item = OutboxTable & { id: number };
-type Json = Record<string, unknown>;
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const near = (a: number, b: number) => Math.abs(a - b) < 0.005;
+type Settled = 'applied' | 'failed';
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A 4xx answer: the service said no, sending again would not help. */
 function isRejection(err: unknown): err is ApiError {
@@ -83,55 +84,70 @@ function isRejection(err: unknown): err is ApiError {
 export class Applier {
   private readonly now: () => string;
   private readonly lines = new Map<number, ApplyLine>();
+  private readonly claims: Claims;
+  private readonly ctx: OpContext;
+  private readonly work: PQueue;
   private reconciled = 0;
 
   constructor(
-    private readonly client: OhsClient,
+    client: OhsClient,
     private readonly mirror: Mirror,
     private readonly options: ApplyOptions,
   ) {
     this.now = options.now ?? (() => new Date().toISOString());
+    const run = randomUUID().slice(0, 8);
+    this.claims = new Claims(mirror, `${process.pid}@${hostname()} ${run}`, run, this.now);
+    this.ctx = { client, mirror: new MirrorWriter(mirror, this.now, options.logger) };
+    // Requests of all lanes share this pool; a lane waiting for an outcome to settle holds no slot.
+    this.work = new PQueue({ concurrency: Math.max(1, options.concurrency) });
   }
 
   async run(): Promise<ApplyReport> {
-    const db = this.mirror.db;
-    const items = (await db
-      .selectFrom('outbox')
-      .selectAll()
-      .where('state', 'in', ['queued', 'sent', 'unknown'])
-      .orderBy('id')
-      .execute()) as Item[];
-    let deletesWaiting = 0;
-    const lanes = new Map<string, Item[]>();
-    for (const item of items) {
-      if (
-        item.op === 'person.delete' &&
-        item.state === 'queued' &&
-        this.options.deletes === 'confirmed' &&
-        item.confirmed_at === null
-      ) {
-        deletesWaiting++;
-        continue;
+    const lock = acquireLock(this.mirror, 'apply');
+    try {
+      const orphans = await this.claims.orphansToUnknown();
+      const items = await this.claims.load();
+      let deletesWaiting = 0;
+      const lanes = new Map<string, OutboxItem[]>();
+      for (const item of items) {
+        if (
+          item.op === 'person.delete' &&
+          item.state === 'queued' &&
+          this.options.deletes === 'confirmed' &&
+          item.confirmed_at === null
+        ) {
+          deletesWaiting++;
+          continue;
+        }
+        const decl = ops[item.op as OpName];
+        const lane = decl.lane(JSON.parse(item.body) as Json, targetOf(item), item.id);
+        const list = lanes.get(lane) ?? [];
+        list.push(item);
+        lanes.set(lane, list);
       }
-      const lane = laneOf(item);
-      const list = lanes.get(lane) ?? [];
-      list.push(item);
-      lanes.set(lane, list);
+      await Promise.all([...lanes.values()].map((lane) => this.runLane(lane)));
+      const counts: Record<OutboxState, number> = {
+        queued: 0,
+        sending: 0,
+        sent: 0,
+        applied: 0,
+        failed: 0,
+        unknown: 0,
+      };
+      const lines = [...this.lines.values()].sort((a, b) => a.id - b.id);
+      for (const l of lines) counts[l.state]++;
+      return { lines, counts, reconciled: this.reconciled, deletesWaiting, orphans };
+    } finally {
+      lock.release();
     }
-    const pool = new PQueue({ concurrency: Math.max(1, this.options.concurrency) });
-    await pool.addAll([...lanes.values()].map((lane) => () => this.runLane(lane)));
-    const counts: Record<OutboxState, number> = { queued: 0, sent: 0, applied: 0, failed: 0, unknown: 0 };
-    const lines = [...this.lines.values()].sort((a, b) => a.id - b.id);
-    for (const l of lines) counts[l.state]++;
-    return { lines, counts, reconciled: this.reconciled, deletesWaiting };
   }
 
-  private async runLane(lane: Item[]): Promise<void> {
+  private async runLane(lane: OutboxItem[]): Promise<void> {
     let blockedBy: number | undefined;
     for (const item of lane) {
       if (this.options.signal?.aborted) return;
       if (blockedBy !== undefined) {
-        this.line(item, item.state, `waits: payment #${blockedBy} on this invoice has an unknown outcome`);
+        this.line(item, item.state, `waits: #${blockedBy} before it in its lane is not settled`);
         continue;
       }
       let state: OutboxState;
@@ -144,412 +160,164 @@ export class Applier {
           { outbox: item.id, err: describeError(err) },
           'write-back item not settled',
         );
-        await this.update(item.id, { error: describeError(err) });
-        state = item.state;
+        state = (await this.claims.state(item.id)) ?? item.state;
         this.line(item, state, describeError(err));
       }
-      if (item.op === 'payment' && state !== 'applied' && state !== 'failed') blockedBy = item.id;
+      if (state !== 'applied' && state !== 'failed') blockedBy = item.id;
     }
   }
 
-  private async handle(item: Item): Promise<OutboxState> {
-    let state = item.state;
-    if (state === 'sent' || state === 'unknown') state = await this.reconcile(item);
-    const max = this.options.maxSends ?? 3;
-    for (let n = 0; state === 'queued' && n < max; n++) {
-      if (this.options.signal?.aborted) break;
-      state = await this.send(item);
-    }
+  private async handle(item: OutboxItem): Promise<OutboxState> {
+    let state: OutboxState = item.state;
+    if (state === 'unknown') state = await this.reconcile(item, false);
+    if (state !== 'queued' || this.options.signal?.aborted === true) return state;
+    state = await this.send(item);
+    // Produced by this run: read back once it settled, but never sent again in this run.
+    if (state === 'unknown') state = await this.reconcile(item, true);
     return state;
   }
 
-  private line(item: Item, state: OutboxState, note: string): void {
+  private line(item: OutboxItem, state: OutboxState, note: string): void {
+    item.state = state;
     this.lines.set(item.id, { id: item.id, op: item.op as OpName, summary: item.summary, state, note });
   }
 
-  private async update(id: number, set: Partial<Omit<OutboxTable, 'id'>>): Promise<void> {
-    await this.mirror.db
-      .updateTable('outbox')
-      .set({ ...set, updated_at: this.now() })
-      .where('id', '=', id)
-      .execute();
+  private workOf(item: OutboxItem, before: Json | null): Work {
+    return { id: item.id, targetId: targetOf(item), body: JSON.parse(item.body) as Json, before };
   }
 
-  private async settle(
-    item: Item,
-    state: OutboxState,
-    note: string,
-    set: Partial<Omit<OutboxTable, 'id'>> = {},
-  ): Promise<OutboxState> {
-    await this.update(item.id, { ...set, state });
-    item.state = state;
-    this.line(item, state, note);
-    return state;
-  }
-
-  private store(resource: ResourceName, records: unknown): void {
-    if (!Array.isArray(records)) return;
-    const rows = records.filter((r): r is Json => typeof r === 'object' && r !== null && 'id' in r);
-    if (rows.length === 0) return;
-    const now = this.now();
-    this.mirror.adapter.transaction(() => this.mirror.adapter.upsert(resource, rows, { now }));
-  }
-
-  // Sending.
-
-  private async send(item: Item): Promise<OutboxState> {
-    const body = JSON.parse(item.body) as Json;
-    const target = Number(item.target_id);
-    const request = (
-      op:
-        | 'createPayment'
-        | 'createPerson'
-        | 'createOrg'
-        | 'updatePerson'
-        | 'updateApplicant'
-        | 'deletePerson',
-    ) =>
-      JSON.stringify({
-        method: operations[op].method,
-        path: operations[op].path.replace('{id}', String(target)),
-        ...(op === 'deletePerson' ? {} : { body }),
-      });
-    const sent = { attempts: item.attempts + 1, error: null, state: 'sent' as const };
-    item.attempts += 1;
+  private async send(item: OutboxItem): Promise<OutboxState> {
+    const decl = ops[item.op as OpName];
+    const work = this.workOf(item, null);
+    if (decl.before !== undefined) {
+      const read = decl.before;
+      work.before = await this.work.add(() => read(this.ctx, work));
+    }
+    if (this.options.signal?.aborted === true) return item.state;
+    if (!(await this.claims.claim(item, work.before, requestOf(item)))) {
+      const now = (await this.claims.state(item.id)) ?? item.state;
+      this.line(item, now, 'taken by another apply: not sent by this one');
+      return now;
+    }
+    item.state = 'sending';
     try {
-      switch (item.op as OpName) {
-        case 'payment': {
-          const invoiceId = String(body.InvoiceId);
-          const before = await this.client.getInvoice(invoiceId);
-          this.store('Invoice', [before]);
-          const balance = Number(before.balance ?? 0);
-          // One statement: the state and the balance it will be reconciled against.
-          await this.update(item.id, {
-            ...sent,
-            balance_before: balance,
-            request: request('createPayment'),
-          });
-          item.state = 'sent';
-          item.balance_before = balance;
-          const rec = await this.client.createPayment(body);
-          this.store('Payment', [rec]);
-          const done = {
-            response: JSON.stringify(rec),
-            result_id: rec.id === undefined ? null : String(rec.id),
-          };
-          const after = await this.reread(() => this.client.getInvoice(invoiceId));
-          if (after === undefined)
-            return this.settle(item, 'applied', 'applied; the invoice could not be re-read', {
-              ...done,
-              verify: JSON.stringify({ reread: 'failed' }),
-            });
-          this.store('Invoice', [after]);
-          const verify = this.paymentCheck(balance, Number(body.amountToPay), Number(after.balance ?? 0));
-          return this.settle(item, 'applied', `applied; ${verify.note}`, {
-            ...done,
-            verify: JSON.stringify(verify),
-          });
-        }
-        case 'person.create': {
-          const emails = userEmails(body);
-          let usersBefore: number[] = [];
-          if (emails.length > 0) usersBefore = (await this.usersWithEmail(emails)).map((u) => Number(u.id));
-          await this.update(item.id, {
-            ...sent,
-            request: request('createPerson'),
-            verify: JSON.stringify({ usersBefore }),
-          });
-          item.state = 'sent';
-          item.verify = JSON.stringify({ usersBefore });
-          const rec = await this.client.createPerson(body);
-          this.storePerson(rec);
-          return this.settle(item, 'applied', `created person ${String(rec.id)}`, {
-            response: JSON.stringify(rec),
-            result_id: String(rec.id),
-          });
-        }
-        case 'org.create': {
-          await this.update(item.id, { ...sent, request: request('createOrg') });
-          item.state = 'sent';
-          const rec = await this.client.createOrg(body);
-          this.storeOrg(rec, body);
-          return this.settle(item, 'applied', `created org ${String(rec.id)}`, {
-            response: JSON.stringify(rec),
-            result_id: String(rec.id),
-          });
-        }
-        case 'person.update': {
-          await this.update(item.id, { ...sent, request: request('updatePerson') });
-          item.state = 'sent';
-          const rec = await this.client.updatePerson(target, body);
-          this.storePerson(rec);
-          const verify = fieldCheck(body, rec);
-          return this.settle(
-            item,
-            'applied',
-            verify.ok
-              ? 'updated; the answer shows every field'
-              : `updated; differs: ${verify.differs.join(', ')}`,
-            {
-              response: JSON.stringify(rec),
-              result_id: String(target),
-              verify: JSON.stringify(verify),
-            },
-          );
-        }
-        case 'applicant.update': {
-          await this.update(item.id, { ...sent, request: request('updateApplicant') });
-          item.state = 'sent';
-          const rec = await this.client.updateApplicant(target, body);
-          const reread = await this.reread(() => this.client.getApplicant(target, 'all'));
-          if (reread === undefined)
-            return this.settle(item, 'applied', 'updated; the applicant could not be re-read', {
-              response: JSON.stringify(rec),
-              result_id: String(target),
-              verify: JSON.stringify({ reread: 'failed' }),
-            });
-          this.store('Applicant', [reread]);
-          const verify = fieldCheck(body, reread);
-          return this.settle(
-            item,
-            'applied',
-            verify.ok
-              ? 'updated; re-read shows every field'
-              : `updated; re-read differs: ${verify.differs.join(', ')}`,
-            {
-              response: JSON.stringify(rec),
-              result_id: String(target),
-              verify: JSON.stringify(verify),
-            },
-          );
-        }
-        case 'person.delete': {
-          await this.update(item.id, { ...sent, request: request('deletePerson') });
-          item.state = 'sent';
-          const rec = await this.client.deletePerson(target);
-          this.softDeletePerson(target);
-          return this.settle(item, 'applied', `deleted person ${target}`, {
-            response: rec === undefined ? null : JSON.stringify(rec),
-            result_id: String(target),
-            verify: JSON.stringify({ deleted: true }),
-          });
-        }
-      }
+      const result = await this.work.add(() => decl.send(this.ctx, work));
+      const check = result.check === undefined ? {} : { check: result.check };
+      await this.claims.finish(item.id, 'applied', {
+        response: JSON.stringify(maskDeep(result.response)),
+        result_id: result.resultId,
+        verify: JSON.stringify({ before: maskDeep(evidenceOnly(work.before ?? {})), ...check }),
+        // Sent and answered: the body is not needed any more, its personal data goes.
+        body: JSON.stringify(maskDeep(work.body)),
+      });
+      this.line(item, 'applied', result.note);
+      return 'applied';
     } catch (err) {
-      if (err instanceof OutcomeUnknownError) {
-        await this.settle(item, 'unknown', describeError(err), { error: describeError(err) });
-        return this.reconcile(item);
-      }
-      if (isRejection(err))
-        return this.settle(item, 'failed', describeError(err), { error: describeError(err) });
-      if (item.state === 'sent' && ['person.update', 'applicant.update', 'person.delete'].includes(item.op)) {
-        // PATCH / DELETE failed after the client's retries.
-        return this.settle(item, 'failed', describeError(err), { error: describeError(err) });
-      }
-      if (
-        item.state === 'sent' &&
-        (err instanceof NetworkError || err instanceof RateLimitedError) &&
-        item.op !== 'payment'
-      ) {
-        // A create never left (connection refused every time, or 429 to the end).
-        return this.settle(item, 'queued', describeError(err), { error: describeError(err) });
-      }
-      if (item.state === 'sent') {
-        // The POST did not get an answer we can read but was not reported unknown: reconcile.
-        await this.settle(item, 'unknown', describeError(err), { error: describeError(err) });
-        return this.reconcile(item);
-      }
+      return this.failedSend(item, decl.idempotent(work.body), err);
+    }
+  }
+
+  /** A send that threw: refused, never left, or unknown. Never "failed, safe to resend" for a create. */
+  private async failedSend(item: OutboxItem, idempotent: boolean, err: unknown): Promise<OutboxState> {
+    const error = describeError(err);
+    const settle = async (state: Settled | 'queued', note: string) => {
+      await this.claims.finish(item.id, state, { error });
+      this.line(item, state, note);
+      return state;
+    };
+    if (isRejection(err)) return settle('failed', error);
+    // A 401 or a 429 to the end: the request was refused before anything was done.
+    if (err instanceof UnauthorizedError) {
+      await settle('queued', error);
       throw err;
     }
-    return item.state;
+    if (err instanceof RateLimitedError) return settle('queued', error);
+    // The transport throws NetworkError for a create only when the connection was never made.
+    if (!idempotent && err instanceof NetworkError) return settle('queued', `not sent: ${error}`);
+    if (idempotent && !(err instanceof OutcomeUnknownError))
+      return settle('failed', `${error}; safe to retry`);
+    await this.claims.unknown(item.id, error);
+    item.unknown_at = this.now();
+    item.unknown_run = this.claims.run;
+    this.line(item, 'unknown', error);
+    return 'unknown';
   }
 
-  /** A read after a change that succeeded: its failure does not undo the change. */
-  private async reread<T>(read: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await read();
-    } catch (err) {
-      if (err instanceof UnauthorizedError) throw err;
-      this.options.logger?.warn({ err: describeError(err) }, 're-read after a write failed');
-      return undefined;
-    }
-  }
-
-  private paymentCheck(before: number, amount: number, after: number) {
-    const expected = round2(before - amount);
-    const dropped = near(after, expected);
-    return {
-      balanceBefore: before,
-      amount,
-      balanceAfter: after,
-      expected,
-      dropped,
-      note: dropped ? 'balance dropped by the amount' : `balance ${after}, expected ${expected}`,
-    };
-  }
-
-  // Reconciliation.
-
-  private async reconcile(item: Item): Promise<OutboxState> {
+  /**
+   * Settles an unknown outcome from the service's evidence. `fresh`: this run produced it, so
+   * whatever the reads say it is not sent again now.
+   */
+  private async reconcile(item: OutboxItem, fresh: boolean): Promise<OutboxState> {
+    const decl = ops[item.op as OpName];
     const body = JSON.parse(item.body) as Json;
-    switch (item.op as OpName) {
-      case 'payment': {
-        const invoiceId = String(body.InvoiceId);
-        const inv = await this.client.getInvoice(invoiceId);
-        this.store('Invoice', [inv]);
-        const after = Number(inv.balance ?? 0);
-        const before = item.balance_before;
-        if (before === null) {
-          return this.settle(
-            item,
-            'unknown',
-            'no balance recorded before the send: decide with ohs outbox resolve',
-          );
-        }
-        const amount = Number(body.amountToPay);
-        const verify = { ...this.paymentCheck(before, amount, after), reconciled: true };
-        if (verify.dropped) {
-          this.reconciled++;
-          return this.settle(item, 'applied', 'reconciled: the invoice balance dropped by the amount', {
-            resolution: 'reconciled',
-            verify: JSON.stringify(verify),
-          });
-        }
-        if (near(after, before)) {
-          this.reconciled++;
-          return this.settle(
-            item,
-            'queued',
-            'reconciled: not carried out (balance unchanged), to be resent',
-            {
-              verify: JSON.stringify(verify),
-            },
-          );
-        }
-        return this.settle(
-          item,
-          'unknown',
-          `balance ${after} is neither ${before} (not paid) nor ${verify.expected} (paid): decide with ohs outbox resolve ${item.id}`,
-          { verify: JSON.stringify(verify) },
-        );
-      }
-      case 'person.create': {
-        const emails = userEmails(body);
-        if (emails.length === 0)
-          return this.settle(
-            item,
-            'unknown',
-            `no user email to look for: decide with ohs outbox resolve ${item.id}`,
-          );
-        const before = new Set(
-          ((JSON.parse(item.verify ?? '{}') as { usersBefore?: number[] }).usersBefore ?? []).map(Number),
-        );
-        const found = (await this.usersWithEmail(emails)).filter(
-          (u) => !before.has(Number(u.id)) && typeof u.PersonId === 'number',
-        );
-        const first = found[0];
-        if (first === undefined)
-          return this.settle(
-            item,
-            'unknown',
-            `no new user with ${emails.join(', ')}: decide with ohs outbox resolve ${item.id}`,
-          );
-        this.reconciled++;
-        this.store('User', found);
-        return this.settle(
-          item,
-          'applied',
-          `reconciled: user ${String(first.id)} links person ${String(first.PersonId)}`,
-          {
-            resolution: 'reconciled',
-            result_id: String(first.PersonId),
-            verify: JSON.stringify({ usersBefore: [...before], found: found.map((u) => u.id) }),
-          },
-        );
-      }
-      case 'org.create':
-        return this.settle(
-          item,
-          'unknown',
-          `the service has no Org read: check it and decide with ohs outbox resolve ${item.id}`,
-        );
-      default:
-        // PATCH and DELETE are safe to send again.
-        return this.settle(item, 'queued', 'left sent by an earlier apply: sent again');
+    if (decl.idempotent(body) && !fresh) {
+      await this.claims.requeue(item.id, 'left unknown by a stopped apply; safe to send again');
+      item.state = 'queued';
+      return 'queued';
     }
-  }
-
-  private async usersWithEmail(emails: string[]): Promise<Json[]> {
-    const wanted = new Set(emails.map((e) => e.toLowerCase()));
-    const { records } = await this.client.listUser();
-    return records.filter((u) => typeof u.email === 'string' && wanted.has(u.email.toLowerCase())) as Json[];
-  }
-
-  // The mirror.
-
-  private storePerson(rec: Json): void {
-    this.store('Person', [rec]);
-    this.store('Staff', rec.staff);
-    this.store('Applicant', rec.applicant);
-    this.store('User', rec.user);
-  }
-
-  private storeOrg(rec: Json, body: Json): void {
-    this.store('Org', [rec]);
-    this.store('HsVendor', rec.hsVendor);
-    const drug = body.rpMinDrug;
-    const alc = body.rpMinAlc;
-    const dot = body.rpDotRegistrationNumber;
-    if (typeof rec.id !== 'number' || (drug === undefined && alc === undefined && dot === undefined)) return;
-    const values = {
-      org_id: rec.id,
-      program: typeof dot === 'string' && dot !== '' ? 'DOT' : 'NON_DOT',
-      agency: null,
-      rp_min_drug: typeof drug === 'number' ? drug : null,
-      rp_min_alc: typeof alc === 'number' ? alc : null,
-      dot_registration_number: typeof dot === 'string' ? dot : null,
-      parent_org_id: typeof body['Parent~OrgId'] === 'number' ? body['Parent~OrgId'] : null,
-      source: 'writeback',
-      updated_at: this.now(),
-    };
-    this.mirror.sqlite
-      .prepare(
-        `INSERT OR REPLACE INTO org_policy (org_id, program, agency, rp_min_drug, rp_min_alc, dot_registration_number, parent_org_id, source, updated_at)
-         VALUES (@org_id, @program, @agency, @rp_min_drug, @rp_min_alc, @dot_registration_number, @parent_org_id, @source, @updated_at)`,
-      )
-      .run(values);
-  }
-
-  private softDeletePerson(id: number): void {
-    const now = this.now();
-    const s = this.mirror.sqlite;
-    this.mirror.adapter.transaction(() => {
-      s.prepare('UPDATE person SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL').run(now, id);
-      s.prepare('UPDATE applicant SET deleted_at = ? WHERE PersonId = ? AND deleted_at IS NULL').run(now, id);
-      s.prepare('UPDATE staff SET deleted_at = ? WHERE PersonId = ? AND deleted_at IS NULL').run(now, id);
-    });
+    const readBack = decl.readBack;
+    if (readBack === undefined) {
+      this.line(
+        item,
+        'unknown',
+        `${item.error ?? 'outcome unknown'}; the service cannot show it: decide with ohs outbox resolve ${item.id}`,
+      );
+      return 'unknown';
+    }
+    const settleMs = this.options.settleMs ?? 2000;
+    const since = Date.parse(item.unknown_at ?? item.updated_at);
+    const wait = since + settleMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    if (this.options.signal?.aborted === true) return 'unknown';
+    const work = this.workOf(item, beforeOf(item));
+    const reading = await this.work.add(() => readBack(this.ctx, work));
+    const read: EvidenceRead = { at: this.now(), run: this.claims.run, ...reading };
+    if (reading.verdict === 'applied') {
+      await this.claims.recordRead(item, read, {
+        state: 'applied',
+        set: {
+          resolution: 'reconciled',
+          result_id: reading.resultId ?? item.result_id,
+          body: JSON.stringify(maskDeep(body)),
+        },
+      });
+      this.reconciled++;
+      this.line(item, 'applied', `reconciled: ${reading.note}`);
+      return 'applied';
+    }
+    const reads = [...readsOf(item), read];
+    const needed = this.options.agreeingReads ?? 2;
+    let agreeing = 0;
+    for (let i = reads.length - 1; i >= 0 && reads[i]?.verdict === 'not-applied'; i--) agreeing++;
+    const mayResend =
+      reading.verdict === 'not-applied' && agreeing >= needed && item.unknown_run !== this.claims.run;
+    if (mayResend) {
+      await this.claims.recordRead(item, read, {
+        state: 'queued',
+        set: { resolution: 'reconciled-not-applied' },
+      });
+      this.reconciled++;
+      this.line(item, 'queued', `not carried out (${agreeing} reads agree): sent again`);
+      return 'queued';
+    }
+    await this.claims.recordRead(item, read, { state: 'unknown' });
+    const note =
+      reading.verdict === 'not-applied'
+        ? `${reading.note}: read ${agreeing} of ${needed} times, read again by the next apply`
+        : `${reading.note}: decide with ohs outbox resolve ${item.id}`;
+    this.line(item, 'unknown', note);
+    return 'unknown';
   }
 }
 
-function laneOf(item: Item): string {
-  if (item.op === 'payment') return `invoice:${String((JSON.parse(item.body) as Json).InvoiceId)}`;
-  if (item.op === 'applicant.update') return `applicant:${item.target_id}`;
-  if (item.op === 'person.update' || item.op === 'person.delete') return `person:${item.target_id}`;
-  return `item:${item.id}`;
+function targetOf(item: OutboxItem): number | null {
+  return item.target_id === null ? null : Number(item.target_id);
 }
 
-function userEmails(body: Json): string[] {
-  const users = Array.isArray(body.user) ? (body.user as Json[]) : [];
-  return users.map((u) => u.email).filter((e): e is string => typeof e === 'string' && e !== '');
-}
-
-/** Whether the record shows every scalar field of the body (nested arrays add records: not compared). */
-function fieldCheck(body: Json, rec: Json): { ok: boolean; differs: string[] } {
-  const differs = Object.entries(body)
-    .filter(([, v]) => !Array.isArray(v))
-    .filter(([k, v]) => rec[k] !== v)
-    .map(([k]) => k);
-  return { ok: differs.length === 0, differs };
+/** Method and path of the request (the body stays in its own column). */
+function requestOf(item: OutboxItem): Json {
+  const def = operations[ops[item.op as OpName].operation];
+  return { method: def.method, path: def.path.replace('{id}', String(item.target_id ?? '')) };
 }
 
 export async function applyOutbox(

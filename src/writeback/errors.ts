@@ -17,3 +17,12 @@ export class ApplyIncompleteError extends OhsError {
     super('APPLY_INCOMPLETE', message, { detail });
   }
 }
+
+/** `ohs plan` above the confirmation threshold without a yes (exit status 2). */
+export class ConfirmationNeededError extends OhsError {
+  override name = 'ConfirmationNeededError';
+  override readonly exitCode = 2;
+  constructor(message: string) {
+    super('CONFIRMATION_NEEDED', message);
+  }
+}

@@ -2,7 +2,7 @@ import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
 import { OutboxItemError } from './errors.js';
 
 /** `ohs outbox`: list items; `ohs outbox resolve ID --applied|--retry`: decide an unknown one. */
-export const outboxStates = ['queued', 'sent', 'applied', 'failed', 'unknown'] as const;
+export const outboxStates = ['queued', 'sending', 'sent', 'applied', 'failed', 'unknown'] as const;
 
 export type OutboxItem = OutboxTable & { id: number };
 
@@ -15,7 +15,8 @@ export async function listOutbox(mirror: Mirror, state?: OutboxState): Promise<O
 /**
  * Settles an item by hand: `applied` (someone checked the service and it was carried out) or
  * `retry` (it was not: back to queued, sent by the next apply). Only unknown items, failed ones
- * (retry only) and sent ones (an apply that was killed) can be decided.
+ * (retry only) and sent ones (older versions) can be decided; an item `sending` belongs to an
+ * apply (a stopped one's become unknown when the next apply starts).
  */
 export async function resolveItem(
   mirror: Mirror,
@@ -33,11 +34,15 @@ export async function resolveItem(
       `outbox item ${id} is ${item.state}: only ${allowed.join(' or ')} items can be marked ${decision}`,
     );
   const state: OutboxState = decision === 'applied' ? 'applied' : 'queued';
-  await mirror.db
+  // Conditional on the state read: an apply settling it meanwhile wins, and this says so.
+  const r = await mirror.db
     .updateTable('outbox')
     .set({ state, resolution: `manual-${decision}`, updated_at: now })
     .where('id', '=', id)
-    .execute();
+    .where('state', '=', item.state)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1)
+    throw new OutboxItemError(`outbox item ${id} changed meanwhile (an apply settled it): see ohs outbox`);
   return { ...item, state, resolution: `manual-${decision}` };
 }
 

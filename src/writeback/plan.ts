@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { InputError } from '../errors.js';
 import { readTable } from '../input/read-table.js';
 import type { Mirror } from '../mirror/index.js';
 import { requests } from '../schema/index.js';
-import type { OpName } from './ops.js';
-import { type ValidRow, validateRows } from './validate.js';
+import { ConfirmationNeededError } from './errors.js';
+import { type OpName, ops } from './ops/index.js';
+import { checkRows, coerceNumber, throwProblems, type ValidRow } from './validate.js';
 
 /**
  * `ohs plan FILE`: validate, diff against the mirror, queue in the outbox.
@@ -24,6 +24,12 @@ import { type ValidRow, validateRows } from './validate.js';
  * (dropInvoice) is a flag, and the payment is queued. An update whose every field equals the
  * mirror's current value is skipped and said so (only fields the mirror can compare: nested
  * arrays always add records, and masked sensitive fields cannot be compared).
+ *
+ * Every check runs on every row in one pass: a row with a bad amount and an unknown invoice
+ * gets both named. A payment above `centsRatio` times its invoice's balance is refused: it looks
+ * like cents where the interface means dollars. Exact duplicates of an earlier row of the file
+ * are flagged. Above `confirmRows` new items or `confirmAmount` dollars of payments, the plan
+ * asks (`confirm`) and queues nothing without a yes, stating the total.
  */
 export interface PlanLine {
   row: number;
@@ -36,14 +42,29 @@ export interface PlanLine {
   outboxId?: number;
 }
 
+export interface PlanTotals {
+  /** New items about to be queued. */
+  rows: number;
+  /** Dollars of the new payments among them. */
+  amount: number;
+}
+
 export interface PlanReport {
   file: string;
+  totals: PlanTotals;
   lines: PlanLine[];
   counts: { new: number; queued: number; skipped: number };
 }
 
 export interface PlanOptions {
   op?: OpName;
+  /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off. @default 20 */
+  centsRatio?: number;
+  /** Above this many new items, or this total of payments, `confirm` must say yes. */
+  confirmRows?: number;
+  confirmAmount?: number;
+  /** Asked above the thresholds; absent: the plan is refused there (ConfirmationNeededError). */
+  confirm?: (what: PlanTotals) => Promise<boolean>;
   /** The mirror keeps sensitive fields as received (mirror.storeSensitive): they can be compared. */
   storeSensitive?: boolean;
   now?: string;
@@ -74,47 +95,106 @@ export function idempotencyKey(content: string, file: string, occurrence: number
 }
 
 const money = (n: number) => (Math.round(n * 100) / 100).toFixed(2);
+const moneyText = (n: number) => money(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function summaryOf(r: ValidRow): string {
-  const b = r.body;
-  const fields = Object.keys(b).join(', ');
-  switch (r.op) {
-    case 'payment':
-      return `pay ${money(b.amountToPay as number)} on invoice ${String(b.InvoiceId)}`;
-    case 'person.create':
-      return `create person ${String(b.nameFirst)} ${String(b.nameLast)} in org ${String(b.OrgId)}`;
-    case 'person.update':
-      return `update person ${r.targetId}: ${fields}`;
-    case 'person.delete':
-      return `delete person ${r.targetId} permanently`;
-    case 'applicant.update':
-      return `update applicant ${r.targetId}: ${fields}`;
-    case 'org.create':
-      return `create org ${String(b.name)} (${String(b.zip)})`;
-  }
+  return ops[r.op].describe(r.body, r.targetId);
 }
 
-function parseRaw(raw: string | undefined): Record<string, unknown> | undefined {
-  if (raw === undefined) return undefined;
+function parseRaw(raw: string | null | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined || raw === null) return undefined;
   return JSON.parse(raw) as Record<string, unknown>;
 }
 
+/** Balance left per invoice: the mirror's, less the payments already in the outbox and not settled. */
+async function pendingPayments(mirror: Mirror): Promise<Map<string, number>> {
+  const rows = await mirror.db
+    .selectFrom('outbox')
+    .select(['body'])
+    .where('op', '=', 'payment')
+    .where('state', 'in', ['queued', 'sending', 'sent', 'unknown'])
+    .execute();
+  const out = new Map<string, number>();
+  for (const q of rows) {
+    const b = JSON.parse(q.body) as { InvoiceId?: string; amountToPay?: number };
+    const id = String(b.InvoiceId);
+    out.set(id, (out.get(id) ?? 0) + (b.amountToPay ?? 0));
+  }
+  return out;
+}
+
+interface InvoiceSeen {
+  balance: number;
+  cancelled: boolean;
+  deletedAt: string | null;
+}
+
 export async function planFile(mirror: Mirror, file: string, options: PlanOptions = {}): Promise<PlanReport> {
-  const rows = validateRows(await readTable(file), options.op);
+  const { valid, problems, rows } = checkRows(await readTable(file), options.op);
   const db = mirror.db;
-  const problems: string[] = [];
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();
+  const pending = await pendingPayments(mirror);
+  const invoices = new Map<string, InvoiceSeen | undefined>();
+  const invoice = async (id: string) => {
+    if (!invoices.has(id)) {
+      const inv = await db
+        .selectFrom('invoice')
+        .select(['raw', 'deleted_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      const raw = parseRaw(inv?.raw ?? undefined) ?? {};
+      invoices.set(
+        id,
+        inv === undefined
+          ? undefined
+          : {
+              balance: typeof raw.balance === 'number' ? raw.balance : 0,
+              cancelled: typeof raw.dropInvoice === 'string' && raw.dropInvoice !== '',
+              deletedAt: inv.deleted_at,
+            },
+      );
+    }
+    return invoices.get(id);
+  };
+
+  // Checks against the mirror run on every payment row, valid or not, so one pass names them all.
+  for (const r of rows) {
+    if (r.op !== 'payment' || r.values.InvoiceId === null || r.values.InvoiceId === undefined) continue;
+    const id = String(r.values.InvoiceId);
+    const inv = await invoice(id);
+    if (inv === undefined)
+      problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
+    else if (inv.deletedAt !== null)
+      problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
+    const amount = coerceNumber(r.values.amountToPay);
+    const ratio = options.centsRatio ?? 20;
+    if (
+      inv !== undefined &&
+      typeof amount === 'number' &&
+      ratio > 0 &&
+      inv.balance > 0 &&
+      amount > ratio * inv.balance
+    )
+      problems.push(
+        `${file}:${r.row}: amountToPay: ${moneyText(amount)} is over ${ratio} times the invoice's balance of ${moneyText(inv.balance)}: amounts are dollars, not cents (${moneyText(amount / 100)}?)`,
+      );
+  }
+
   /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
   const left = new Map<string, number>();
   const occurrences = new Map<string, number>();
+  const firstRow = new Map<string, number>();
   const toInsert: { line: PlanLine; values: Parameters<typeof insertValues>[0] }[] = [];
+  const totals: PlanTotals = { rows: 0, amount: 0 };
 
-  for (const r of rows) {
+  for (const r of valid) {
     const flags: string[] = [];
     const content = contentKey(r.op, r.targetId, r.body);
     const occurrence = (occurrences.get(content) ?? 0) + 1;
     occurrences.set(content, occurrence);
+    if (occurrence === 1) firstRow.set(content, r.row);
+    else flags.push(`exact duplicate of row ${firstRow.get(content)}`);
     const key = idempotencyKey(content, file, occurrence);
     const line: PlanLine = {
       row: r.row,
@@ -128,68 +208,22 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
     if (r.op === 'payment') {
       const invoiceId = String(r.body.InvoiceId);
       line.target = `invoice ${invoiceId}`;
-      const inv = await db
-        .selectFrom('invoice')
-        .select(['raw', 'deleted_at'])
-        .where('id', '=', invoiceId)
-        .executeTakeFirst();
-      if (inv === undefined) {
-        problems.push(
-          `${file}:${r.row}: InvoiceId: invoice ${invoiceId} is not in the mirror (run ohs sync)`,
-        );
-        continue;
-      }
-      if (inv.deleted_at !== null) {
-        problems.push(
-          `${file}:${r.row}: InvoiceId: invoice ${invoiceId} was deleted upstream (${inv.deleted_at})`,
-        );
-        continue;
-      }
-      const raw = parseRaw(inv.raw) ?? {};
-      if (typeof raw.dropInvoice === 'string' && raw.dropInvoice !== '') flags.push('invoice cancelled');
-      let balance = left.get(invoiceId);
-      if (balance === undefined) {
-        balance = typeof raw.balance === 'number' ? raw.balance : 0;
-        const queued = await db
-          .selectFrom('outbox')
-          .select(['body'])
-          .where('op', '=', 'payment')
-          .where('state', 'in', ['queued', 'sent', 'unknown'])
-          .execute();
-        for (const q of queued) {
-          const b = JSON.parse(q.body) as { InvoiceId?: string; amountToPay?: number };
-          if (b.InvoiceId === invoiceId) balance -= b.amountToPay ?? 0;
-        }
-      }
+      const inv = await invoice(invoiceId);
+      if (inv === undefined || inv.deletedAt !== null) continue; // named above
+      if (inv.cancelled) flags.push('invoice cancelled');
+      const balance = left.get(invoiceId) ?? inv.balance - (pending.get(invoiceId) ?? 0);
       const amount = r.body.amountToPay as number;
       if (amount - balance > 0.005) flags.push(`above balance (${money(balance)} left)`);
       left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
     }
 
     if (r.op === 'person.update' || r.op === 'applicant.update' || r.op === 'person.delete') {
-      const table = r.op === 'applicant.update' ? 'applicant' : 'person';
-      const current = await db
-        .selectFrom(table)
-        .select(['raw', 'deleted_at'])
-        .where('id', '=', r.targetId ?? 0)
-        .executeTakeFirst();
-      if (current === undefined) flags.push(`${table} not in the mirror`);
-      else if (current.deleted_at !== null) flags.push(`${table} deleted upstream`);
-      else if (r.op !== 'person.delete') {
-        const raw = parseRaw(current.raw) ?? {};
-        const spec = r.op === 'applicant.update' ? requests.ApplicantUpdate : requests.PersonUpdate;
-        const same = Object.entries(r.body).every(([k, v]) => {
-          const f = spec.fields[k as keyof typeof spec.fields] as { sensitive?: boolean } | undefined;
-          if (f === undefined) return false; // a nested array: adds records
-          if (f.sensitive === true && options.storeSensitive !== true) return false;
-          return raw[k] === v;
-        });
-        if (same) {
-          line.status = 'skipped';
-          line.flags.push('no change: every field equals the mirror');
-          lines.push(line);
-          continue;
-        }
+      const skipped = await unchanged(mirror, r, options.storeSensitive === true, flags);
+      if (skipped) {
+        line.status = 'skipped';
+        line.flags.push('no change: every field equals the mirror');
+        lines.push(line);
+        continue;
       }
     }
 
@@ -213,14 +247,20 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
     if (twin !== undefined && basename(twin.file) !== basename(file))
       flags.push(`same change as outbox #${twin.id} (${basename(twin.file)})`);
     lines.push(line);
-    toInsert.push({
-      line,
-      values: { key, content, row: r, file, summary: line.summary, flags, now },
-    });
+    totals.rows++;
+    if (r.op === 'payment') totals.amount += r.body.amountToPay as number;
+    toInsert.push({ line, values: { key, content, row: r, file, summary: line.summary, flags, now } });
   }
 
-  if (problems.length > 0)
-    throw new InputError(`${file}: ${problems.length} problem(s), nothing planned`, { detail: problems });
+  throwProblems(file, problems);
+  totals.amount = Math.round(totals.amount * 100) / 100;
+  const big =
+    totals.rows > (options.confirmRows ?? Number.POSITIVE_INFINITY) ||
+    totals.amount > (options.confirmAmount ?? Number.POSITIVE_INFINITY);
+  if (big && !(options.confirm !== undefined && (await options.confirm(totals))))
+    throw new ConfirmationNeededError(
+      `${file}: ${totals.rows} new item(s), payments totalling $${moneyText(totals.amount)}: above the confirmation threshold (writeback.confirmRows ${options.confirmRows}, writeback.confirmAmount ${options.confirmAmount}); pass --yes to queue them, nothing was planned`,
+    );
 
   await db.transaction().execute(async (trx) => {
     for (const item of toInsert) {
@@ -234,7 +274,33 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
   });
   const counts = { new: 0, queued: 0, skipped: 0 };
   for (const l of lines) counts[l.status]++;
-  return { file, lines, counts };
+  return { file, totals, lines, counts };
+}
+
+/** An update whose every field equals the mirror's current value changes nothing. */
+async function unchanged(
+  mirror: Mirror,
+  r: ValidRow,
+  storeSensitive: boolean,
+  flags: string[],
+): Promise<boolean> {
+  const table = r.op === 'applicant.update' ? 'applicant' : 'person';
+  const current = await mirror.db
+    .selectFrom(table)
+    .select(['raw', 'deleted_at'])
+    .where('id', '=', r.targetId ?? 0)
+    .executeTakeFirst();
+  if (current === undefined) flags.push(`${table} not in the mirror`);
+  else if (current.deleted_at !== null) flags.push(`${table} deleted upstream`);
+  if (current === undefined || current.deleted_at !== null || r.op === 'person.delete') return false;
+  const raw = parseRaw(current.raw ?? undefined) ?? {};
+  const spec = r.op === 'applicant.update' ? requests.ApplicantUpdate : requests.PersonUpdate;
+  return Object.entries(r.body).every(([k, v]) => {
+    const f = spec.fields[k as keyof typeof spec.fields] as { sensitive?: boolean } | undefined;
+    if (f === undefined) return false; // a nested array: adds records
+    if (f.sensitive === true && !storeSensitive) return false;
+    return raw[k] === v;
+  });
 }
 
 function insertValues(v: {

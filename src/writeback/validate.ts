@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { CellValue, InputTable } from '../input/read-table.js';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
-import { columnsOf, isOpName, type OpName, opNames, ops } from './ops.js';
+import { columnsOf, isOpName, type OpName, opNames, ops } from './ops/index.js';
+import { printable } from './privacy.js';
 
 /**
  * Validation of a write-back file. The zod schemas are derived from the schema module's
@@ -14,6 +15,10 @@ import { columnsOf, isOpName, type OpName, opNames, ops } from './ops.js';
  * typed JSON. An empty cell (or JSON null) means "not given".
  * Every problem of every row is reported at once (`file:row: field: what is wrong`); one bad
  * row and nothing is planned.
+ *
+ * Excel habits are read as meant: headers match fields whatever their case (`invoiceid` is
+ * `InvoiceId`), numbers may carry a `$` and thousands separators (`"1,234.50"`), and an unknown
+ * header gets the closest field as a suggestion.
  */
 export interface ValidRow {
   row: number;
@@ -26,9 +31,13 @@ export interface ValidRow {
 const trueWords = new Set(['true', 'yes', 'y', '1']);
 const falseWords = new Set(['false', 'no', 'n', '0']);
 
-function coerceNumber(v: unknown): unknown {
+/** `1,234.50`, `$1,234.50`, `-$7.00`: a thousands separator only between groups of three digits. */
+const grouped = /^-?\d{1,3}(,\d{3})+(\.\d+)?$/;
+
+export function coerceNumber(v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  const t = v.trim().replace(/^\$/, '');
+  let t = v.trim().replace(/^(-?)\$/, '$1');
+  if (grouped.test(t)) t = t.replace(/,/g, '');
   return t !== '' && Number.isFinite(Number(t)) ? Number(t) : v;
 }
 
@@ -142,23 +151,87 @@ function targetId(v: CellValue): number | string {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 'expected a whole number above 0';
 }
 
+/** Levenshtein distance, for "did you mean" (short header names only). */
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] ?? 0;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j] ?? 0;
+      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length] ?? 0;
+}
+
+function closest(name: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = distance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestD) {
+      best = c;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * The table's headers as fields: exact, else the field of the same name in another case
+ * (`invoiceid` -> `InvoiceId`). Returns the header -> field map.
+ */
+function headerFields(columns: readonly string[], known: Set<string>): Map<string, string> {
+  const byLower = new Map([...known].map((k) => [k.toLowerCase(), k]));
+  const out = new Map<string, string>();
+  for (const c of columns) out.set(c, known.has(c) ? c : (byLower.get(c.toLowerCase()) ?? c));
+  return out;
+}
+
+/** Why a column is not read, with a suggestion: another op's field, or the closest field. */
+function unknownColumnMessage(column: string, used: OpName[], known: Set<string>): string {
+  const of = used.length > 0 ? used.join(', ') : 'any op';
+  const owners = opNames.filter(
+    (o) => !used.includes(o) && [...columnsOf(o)].some((f) => f.toLowerCase() === column.toLowerCase()),
+  );
+  if (owners.length > 0)
+    return `unknown column: not a field of ${of} (it is a field of ${owners.join(', ')}: check --op or the op column)`;
+  const hint = closest(column, known);
+  return `unknown column (not a field of ${of})${hint === undefined ? '' : `: did you mean ${hint}?`}`;
+}
+
+export interface Validation {
+  valid: ValidRow[];
+  /** `file:row: field: what is wrong`, every problem of every row. */
+  problems: string[];
+  /** Each row's op and cells read as fields (for the checks against the mirror, bad rows too). */
+  rows: { row: number; op: OpName; values: Record<string, CellValue> }[];
+}
+
 /**
  * Validates every row of a table for write-back; `op` (from `--op`) applies to rows whose `op`
- * cell is empty. Throws one InputError listing every problem.
+ * cell is empty. Every problem is collected; the caller adds its own and throws once.
  */
-export function validateRows(table: InputTable, op?: OpName): ValidRow[] {
+export function checkRows(table: InputTable, op?: OpName): Validation {
   const problems: string[] = [];
   const at = (row: number, field: string, message: string) =>
-    problems.push(`${table.file}:${row}: ${field}: ${message}`);
-  const hasOpColumn = table.columns.includes('op');
+    problems.push(`${table.file}:${row}: ${printable(field)}: ${message}`);
+  const allFields = new Set(opNames.flatMap((o) => [...columnsOf(o)]));
+  const header = headerFields(table.columns, allFields);
+  const field = (c: string) => header.get(c) ?? c;
+  const hasOpColumn = table.columns.some((c) => field(c) === 'op');
   if (op === undefined && !hasOpColumn)
     at(1, 'op', 'no op column: add one, or give --op OP for the whole file');
 
-  const rows: { row: number; op: OpName; values: Record<string, CellValue> }[] = [];
+  const rows: Validation['rows'] = [];
   for (const r of table.rows) {
-    const cellOp = r.values.op ?? null;
+    const values: Record<string, CellValue> = {};
+    for (const [c, v] of Object.entries(r.values)) values[field(c)] = v;
+    const cellOp = values.op ?? null;
     if (cellOp !== null && !isOpName(cellOp)) {
-      at(r.row, 'op', `'${String(cellOp)}' is not one of ${opNames.join(', ')}`);
+      at(r.row, 'op', `'${printable(String(cellOp))}' is not one of ${opNames.join(', ')}`);
       continue;
     }
     if (cellOp !== null && op !== undefined && cellOp !== op) {
@@ -170,57 +243,71 @@ export function validateRows(table: InputTable, op?: OpName): ValidRow[] {
       if (hasOpColumn) at(r.row, 'op', 'required (or give --op OP)');
       continue;
     }
-    rows.push({ row: r.row, op: rowOp, values: r.values });
+    rows.push({ row: r.row, op: rowOp, values });
   }
 
   // Columns no op of this file knows are reported once, on the header row.
-  const used = new Set(rows.map((r) => r.op));
-  const known = new Set([...used].flatMap((o) => [...columnsOf(o)]));
-  const unknownColumns = new Set(table.columns.filter((c) => c !== '' && !known.has(c)));
-  for (const c of unknownColumns)
-    at(1, c, `unknown column (not a field of ${[...used].join(', ') || 'any op'})`);
+  const used = [...new Set(rows.map((r) => r.op))];
+  const known = new Set(used.flatMap((o) => [...columnsOf(o)]));
+  const unknownColumns = new Set(table.columns.map(field).filter((c) => c !== '' && !known.has(c)));
+  for (const c of unknownColumns) at(1, c, unknownColumnMessage(c, used, known.size > 0 ? known : allFields));
 
   const valid: ValidRow[] = [];
   for (const r of rows) {
-    const def = ops[r.op];
-    const { op: _op, id, ...cells } = r.values;
-    let target: number | null = null;
-    let bad = false;
-    if (def.targeted) {
-      if (id === null || id === undefined) {
-        at(r.row, 'id', `required: the ${def.target ?? 'record'} id`);
-        bad = true;
-      } else {
-        const t = targetId(id);
-        if (typeof t === 'string') {
-          at(r.row, 'id', t);
-          bad = true;
-        } else target = t;
-      }
-    } else if (id !== null && id !== undefined) {
-      at(r.row, 'id', `not used by ${r.op} (the service gives the new record its id)`);
-      bad = true;
+    const row = validateRow(r, unknownColumns);
+    for (const line of row.problems) problems.push(`${table.file}:${r.row}: ${line}`);
+    if (row.valid !== undefined) valid.push(row.valid);
+  }
+  if (table.rows.length === 0) problems.push(`${table.file}: no rows`);
+  return { valid, problems, rows };
+}
+
+function validateRow(
+  r: { row: number; op: OpName; values: Record<string, CellValue> },
+  unknownColumns: Set<string>,
+): { valid?: ValidRow; problems: string[] } {
+  const def = ops[r.op];
+  const { op: _op, id, ...cells } = r.values;
+  const lines: string[] = [];
+  let target: number | null = null;
+  if (def.targeted) {
+    if (id === null || id === undefined) lines.push(`id: required: the ${def.target ?? 'record'} id`);
+    else {
+      const t = targetId(id);
+      if (typeof t === 'string') lines.push(`id: ${t}`);
+      else target = t;
     }
-    const input: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(cells)) if (!unknownColumns.has(k) && v !== null) input[k] = v;
-    const parsed = opSchema(r.op).safeParse(input);
-    const lines = [...opRules(r.op, input), ...(parsed.success ? [] : issueLines(r.op, parsed.error.issues))];
-    for (const line of new Set(lines)) problems.push(`${table.file}:${r.row}: ${line}`);
-    if (bad || !parsed.success || lines.length > 0) continue;
-    valid.push({
+  } else if (id !== null && id !== undefined) {
+    lines.push(`id: not used by ${r.op} (the service gives the new record its id)`);
+  }
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(cells)) if (!unknownColumns.has(k) && v !== null) input[k] = v;
+  const parsed = opSchema(r.op).safeParse(input);
+  lines.push(...opRules(r.op, input), ...(parsed.success ? [] : issueLines(r.op, parsed.error.issues)));
+  const problems = [...new Set(lines)].map(printable);
+  if (problems.length > 0 || !parsed.success) return { problems };
+  return {
+    problems,
+    valid: {
       row: r.row,
       op: r.op,
       targetId: target,
       body: dropNulls(parsed.data) as Record<string, unknown>,
-    });
-  }
-  if (table.rows.length === 0) problems.push(`${table.file}: no rows`);
-  if (problems.length > 0) {
-    const rowOf = (line: string) => Number(line.slice(table.file.length + 1).split(':')[0]) || 0;
-    problems.sort((a, b) => rowOf(a) - rowOf(b));
-    throw new InputError(`${table.file}: ${problems.length} problem(s), nothing planned`, {
-      detail: problems,
-    });
-  }
+    },
+  };
+}
+
+/** Throws one InputError listing every problem, sorted by row. */
+export function throwProblems(file: string, problems: string[]): void {
+  if (problems.length === 0) return;
+  const rowOf = (line: string) => Number(line.slice(file.length + 1).split(':')[0]) || 0;
+  problems.sort((a, b) => rowOf(a) - rowOf(b));
+  throw new InputError(`${file}: ${problems.length} problem(s), nothing planned`, { detail: problems });
+}
+
+/** Validates every row; throws one InputError listing every problem. */
+export function validateRows(table: InputTable, op?: OpName): ValidRow[] {
+  const { valid, problems } = checkRows(table, op);
+  throwProblems(table.file, problems);
   return valid;
 }

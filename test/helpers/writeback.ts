@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OhsClient } from '../../src/api/index.js';
@@ -78,4 +78,40 @@ export function openInvoices(sim: RunningSim): { id: string; balance: number }[]
     .truth()
     .Invoice.filter((i) => Number(i.balance) > 0 && !i.dropInvoice)
     .map((i) => ({ id: String(i.id), balance: Number(i.balance) }));
+}
+
+/** Merges keys into the working folder's config/local.json (one level deep per top-level key). */
+export function configure(dir: string, patch: Record<string, Record<string, unknown>>): void {
+  const file = join(dir, 'config', 'local.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
+  for (const [k, v] of Object.entries(patch)) config[k] = { ...config[k], ...v };
+  writeFileSync(file, JSON.stringify(config));
+}
+
+/** Payment rows of distinct amounts (1.00, 1.01, ...) over the given invoices, so each names its row upstream. */
+export function paymentRows(
+  invoices: { id: string }[],
+  n: number,
+  invoicesUsed = n,
+  firstCents = 100,
+): (string | number)[][] {
+  return Array.from({ length: n }, (_, i) => [invoices[i % invoicesUsed]?.id ?? '', (firstCents + i) / 100]);
+}
+
+/**
+ * Exactly once, from the sandbox's own truth: each planned payment (a distinct amount) was made
+ * at most once, and once for every item the outbox calls applied; returns how many were made.
+ */
+export function expectPaidAtMostOnce(sim: RunningSim, rows: (string | number)[][]): Map<number, number> {
+  const made = new Map<number, number>();
+  for (const p of sim.truth().Payment) {
+    const cents = Math.round(Number(p.amountToPay) * 100);
+    made.set(cents, (made.get(cents) ?? 0) + 1);
+  }
+  for (const [invoice, amount] of rows) {
+    const cents = Math.round(Number(amount) * 100);
+    const n = made.get(cents) ?? 0;
+    if (n > 1) throw new Error(`payment of ${amount} on invoice ${invoice} made ${n} times`);
+  }
+  return made;
 }

@@ -27,6 +27,9 @@ describe('examples/', () => {
     ] as const) {
       const r = await runOhs(['plan', example(file), '--op', op], { cwd: dir, env });
       expect(r.code, `${file}: ${r.stderr}`).toBe(0);
+      // Planned cleanly: nothing flagged (no overpayment, no cancelled invoice, nothing missing).
+      if (op !== 'person.update' && op !== 'person.delete')
+        expect(r.stdout, file).not.toMatch(/above balance|cancelled|not in the mirror/);
     }
     const refused = await runOhs(['apply'], { cwd: dir, env });
     expect(refused.code).toBe(2);
@@ -38,9 +41,11 @@ describe('examples/', () => {
     expect(r.stdout).toContain('7 applied, 0 failed, 0 unknown');
     const after = sim().truth();
 
-    // payment.csv: 25.00 on 240001, 10.50 on 240002.
-    expect(balance(after, '240001')).toBeCloseTo(balance(before, '240001') - 25, 2);
-    expect(balance(after, '240002')).toBeCloseTo(balance(before, '240002') - 10.5, 2);
+    // payment.csv: 25.00 on 240007, 10.50 on 240011, both open invoices, neither overpaid.
+    expect(balance(before, '240007')).toBeGreaterThan(25);
+    expect(balance(before, '240011')).toBeGreaterThan(10.5);
+    expect(balance(after, '240007')).toBeCloseTo(balance(before, '240007') - 25, 2);
+    expect(balance(after, '240011')).toBeCloseTo(balance(before, '240011') - 10.5, 2);
     // person-create.csv: a person with its staff record and user.
     const dana = after.Person.find((p) => p.nameFirst === 'Dana' && p.nameLast === 'Example');
     expect(dana?.OrgId).toBe(1001);
@@ -63,8 +68,8 @@ describe('examples/', () => {
       expect(items.map((i) => i.state)).toEqual(Array(7).fill('applied'));
       const q = (sql: string, ...args: unknown[]) =>
         m.sqlite.prepare(sql).get(...args) as Record<string, unknown>;
-      expect(q('SELECT balance FROM invoice WHERE id = ?', '240001').balance).toBeCloseTo(
-        balance(after, '240001'),
+      expect(q('SELECT balance FROM invoice WHERE id = ?', '240007').balance).toBeCloseTo(
+        balance(after, '240007'),
         2,
       );
       expect(q('SELECT count(*) AS n FROM payment').n).toBe(2);
@@ -80,7 +85,10 @@ describe('examples/', () => {
         source: 'writeback',
       });
       const payment = items.find((i) => i.op === 'payment');
-      expect(JSON.parse(payment?.verify ?? '{}')).toMatchObject({ dropped: true });
+      expect(JSON.parse(payment?.verify ?? '{}')).toMatchObject({
+        before: { balance: balance(before, '240007') },
+        check: { expected: balance(after, '240007') },
+      });
     });
 
     // Applied once: a second apply sends nothing, and the outbox lists it all as applied.

@@ -1,0 +1,168 @@
+import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
+import type { Json, Reading } from './ops/types.js';
+import { maskDeep } from './privacy.js';
+
+/**
+ * The outbox's state changes during an apply, each one conditional UPDATE in its own committed
+ * statement, checked by the number of rows it changed: a change that finds the item in another
+ * state than expected changes nothing and says so. Plain Kysely, no engine-specific SQL.
+ */
+export type OutboxItem = OutboxTable & { id: number };
+export type OutboxChange = Partial<Omit<OutboxTable, 'id'>>;
+
+export interface EvidenceRead {
+  at: string;
+  run: string;
+  verdict: Reading['verdict'];
+  evidence: Json;
+  note: string;
+}
+
+export class Claims {
+  constructor(
+    private readonly mirror: Mirror,
+    /** `pid@host run-id` of this apply run. */
+    readonly claimant: string,
+    readonly run: string,
+    private readonly now: () => string,
+  ) {}
+
+  private async change(
+    id: number,
+    from: OutboxState,
+    set: OutboxChange,
+    claimedBy?: string,
+  ): Promise<boolean> {
+    let q = this.mirror.db
+      .updateTable('outbox')
+      .set({ ...set, updated_at: this.now() })
+      .where('id', '=', id)
+      .where('state', '=', from);
+    if (claimedBy !== undefined) q = q.where('claimed_by', '=', claimedBy);
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * `queued -> sending`, with the evidence read just before: only the process whose update
+   * changed the row may send the item. Committed before any byte of the request leaves.
+   */
+  async claim(item: OutboxItem, before: Json | null, request: Json): Promise<boolean> {
+    const at = this.now();
+    const set = {
+      state: 'sending' as const,
+      claimed_by: this.claimant,
+      claimed_at: at,
+      balance_before: typeof before?.balance === 'number' ? before.balance : null,
+      verify: before === null ? null : JSON.stringify({ before: maskDeep(evidenceOnly(before)) }),
+      request: JSON.stringify(request),
+      error: null,
+      updated_at: at,
+    };
+    const r = await this.mirror.db
+      .updateTable('outbox')
+      .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', item.id)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    Object.assign(item, set, { attempts: item.attempts + 1 });
+    return true;
+  }
+
+  /** The answer came: applied (or refused: failed). Only from `sending`, only by its claimant. */
+  finish(id: number, state: 'applied' | 'failed' | 'queued', set: OutboxChange): Promise<boolean> {
+    return this.change(id, 'sending', { ...set, state }, this.claimant);
+  }
+
+  /** No answer that tells: the outcome is unknown, produced by this run. */
+  unknown(id: number, error: string): Promise<boolean> {
+    return this.change(
+      id,
+      'sending',
+      { state: 'unknown', error, unknown_at: this.now(), unknown_run: this.run },
+      this.claimant,
+    );
+  }
+
+  /**
+   * Items left `sending` (or `sent`, by older versions) by an apply that is gone: their request
+   * may or may not have left. Called while holding the apply lock, so no live apply owns them.
+   */
+  async orphansToUnknown(): Promise<number> {
+    const orphans = await this.mirror.db
+      .selectFrom('outbox')
+      .select(['id', 'state', 'claimed_by', 'claimed_at', 'updated_at'])
+      .where('state', 'in', ['sending', 'sent'])
+      .execute();
+    let n = 0;
+    for (const o of orphans) {
+      const run = o.claimed_by?.split(' ')[1] ?? 'earlier';
+      const ok = await this.change(o.id, o.state, {
+        state: 'unknown',
+        error: `the apply that sent it (${o.claimed_by ?? 'an older version'}) stopped before the answer`,
+        unknown_at: o.claimed_at ?? o.updated_at,
+        unknown_run: run,
+      });
+      if (ok) n++;
+    }
+    return n;
+  }
+
+  /** Records one reconciliation read on the item and settles it as the reads allow. */
+  async recordRead(
+    item: OutboxItem,
+    read: EvidenceRead,
+    next: { state: OutboxState; set?: OutboxChange },
+  ): Promise<boolean> {
+    const reads = [...readsOf(item), { ...read, evidence: maskDeep(read.evidence) as Json }];
+    const ok = await this.change(item.id, 'unknown', {
+      ...next.set,
+      state: next.state,
+      evidence: JSON.stringify(reads),
+    });
+    if (ok) item.evidence = JSON.stringify(reads);
+    return ok;
+  }
+
+  /** An idempotent item whose outcome is unknown: safe to send again. */
+  requeue(id: number, note: string): Promise<boolean> {
+    return this.change(id, 'unknown', { state: 'queued', resolution: note });
+  }
+
+  async load(): Promise<OutboxItem[]> {
+    return (await this.mirror.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('state', 'in', ['queued', 'unknown'])
+      .orderBy('id')
+      .execute()) as OutboxItem[];
+  }
+
+  async state(id: number): Promise<OutboxState | undefined> {
+    const r = await this.mirror.db
+      .selectFrom('outbox')
+      .select('state')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r?.state;
+  }
+}
+
+export function readsOf(item: Pick<OutboxTable, 'evidence'>): EvidenceRead[] {
+  if (item.evidence === null) return [];
+  return JSON.parse(item.evidence) as EvidenceRead[];
+}
+
+/** The recorded `before` evidence of an item (what its claim read). */
+export function beforeOf(item: Pick<OutboxTable, 'verify'>): Json | null {
+  if (item.verify === null) return null;
+  const v = JSON.parse(item.verify) as { before?: Json };
+  return v.before ?? null;
+}
+
+/** The whole invoice record is read for the mirror, but only its balance is evidence. */
+export function evidenceOnly(before: Json): Json {
+  const { invoice: _invoice, ...rest } = before;
+  return rest;
+}

@@ -1,0 +1,91 @@
+import { UnauthorizedError } from '../api/index.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
+import type { ResourceName } from '../schema/index.js';
+import type { Json } from './ops/types.js';
+
+/**
+ * What write-back changes in the mirror after the service answered: records it made or read,
+ * the org policy of an org it created, the soft deletion of a person it deleted. The mirror is
+ * masked as a sync would mask it (the adapter masks sensitive fields).
+ */
+export class MirrorWriter {
+  constructor(
+    private readonly mirror: Mirror,
+    private readonly now: () => string,
+    private readonly logger?: Logger,
+  ) {}
+
+  store(resource: ResourceName, records: unknown): void {
+    if (!Array.isArray(records)) return;
+    const rows = records.filter((r): r is Json => typeof r === 'object' && r !== null && 'id' in r);
+    if (rows.length === 0) return;
+    const now = this.now();
+    this.mirror.adapter.transaction(() => this.mirror.adapter.upsert(resource, rows, { now }));
+  }
+
+  storePerson(rec: Json): void {
+    this.store('Person', [rec]);
+    this.store('Staff', rec.staff);
+    this.store('Applicant', rec.applicant);
+    this.store('User', rec.user);
+  }
+
+  /** The org, its vendors, and its rate policy when the body gave one (org_policy, source writeback). */
+  async storeOrg(rec: Json, body: Json): Promise<void> {
+    this.store('Org', [rec]);
+    this.store('HsVendor', rec.hsVendor);
+    const drug = body.rpMinDrug;
+    const alc = body.rpMinAlc;
+    const dot = body.rpDotRegistrationNumber;
+    if (typeof rec.id !== 'number' || (drug === undefined && alc === undefined && dot === undefined)) return;
+    const values = {
+      org_id: rec.id,
+      program: typeof dot === 'string' && dot !== '' ? 'DOT' : 'NON_DOT',
+      agency: null,
+      rp_min_drug: typeof drug === 'number' ? drug : null,
+      rp_min_alc: typeof alc === 'number' ? alc : null,
+      dot_registration_number: typeof dot === 'string' ? dot : null,
+      parent_org_id: typeof body['Parent~OrgId'] === 'number' ? body['Parent~OrgId'] : null,
+      source: 'writeback',
+      updated_at: this.now(),
+    };
+    const { org_id: _id, ...rest } = values;
+    await this.mirror.db
+      .insertInto('org_policy')
+      .values(values)
+      .onConflict((oc) => oc.column('org_id').doUpdateSet(rest))
+      .execute();
+  }
+
+  async softDeletePerson(id: number): Promise<void> {
+    const now = this.now();
+    await this.mirror.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('person')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .execute();
+      for (const table of ['applicant', 'staff'] as const)
+        await trx
+          .updateTable(table)
+          .set({ deleted_at: now })
+          .where('PersonId', '=', id)
+          .where('deleted_at', 'is', null)
+          .execute();
+    });
+  }
+
+  /** A read after a change that succeeded: its failure does not undo the change. */
+  async reread<T>(read: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await read();
+    } catch (err) {
+      if (err instanceof UnauthorizedError) throw err;
+      this.logger?.warn({ err: describeError(err) }, 're-read after a write failed');
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { maskValue } from '../mirror/index.js';
+import { type ObjectSpec, records, requests } from '../schema/index.js';
+
+/**
+ * Personal data in the outbox: every field the schema marks sensitive (SSN, birth dates, licence
+ * and ID numbers), in requests and in records, nested arrays included, by name. The outbox keeps
+ * a body whole only while it may still be sent (queued, sending, unknown, failed); answers are
+ * masked before they are stored, and nothing printed shows such a value.
+ */
+function collect(spec: ObjectSpec, into: Set<string>): void {
+  for (const [name, f] of Object.entries(spec.fields)) if (f.sensitive === true) into.add(name);
+  for (const child of Object.values(spec.arrays ?? {})) collect(child, into);
+}
+
+const sensitive = new Set<string>();
+for (const spec of [...Object.values(requests), ...Object.values(records)])
+  if (typeof spec === 'object' && spec !== null && 'fields' in spec) collect(spec as ObjectSpec, sensitive);
+
+/** A deep copy of a JSON value with every sensitive field masked. */
+export function maskDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskDeep);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] =
+      sensitive.has(k) && (typeof v === 'string' || typeof v === 'number')
+        ? maskValue(k, String(v))
+        : maskDeep(v);
+  return out;
+}
+
+/** Whether a JSON value holds a sensitive field anywhere. */
+export function holdsSensitive(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsSensitive);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(
+    ([k, v]) => (sensitive.has(k) && v !== null && v !== undefined) || holdsSensitive(v),
+  );
+}
+
+/**
+ * Text from an input file made safe for a terminal: control characters (ESC of an escape
+ * sequence, carriage returns, bells...) shown escaped, never sent raw.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}

@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/index.js';
+import { Claims, listOutbox } from '../../src/writeback/index.js';
+import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
+import {
+  configure,
+  expectPaidAtMostOnce,
+  openInvoices,
+  paymentRows,
+  syncStreams,
+  withMirror,
+  workdir,
+  writeCsv,
+} from '../helpers/writeback.js';
+
+const env = { OHS_TOKEN: WRITE_TOKEN };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Overlapping applies and SIGKILLs: exactly once, checked against the sandbox's own truth. */
+describe('overlapping applies and kills', () => {
+  let killAfter: (() => void) | undefined;
+  const sim = withSim({ scale: 0.2, onRequest: () => killAfter?.() });
+
+  it('a claim is one conditional update: of two processes claiming one item, exactly one wins', async () => {
+    const { dir, db } = workdir(sim().url);
+    await syncStreams(sim(), db, ['invoice']);
+    const file = writeCsv(
+      join(dir, 'one.csv'),
+      ['InvoiceId', 'amountToPay'],
+      paymentRows(openInvoices(sim()), 1),
+    );
+    expect((await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env })).code).toBe(0);
+    const [a, b] = [await openMirror(db), await openMirror(db)];
+    try {
+      const now = () => new Date().toISOString();
+      const [item] = await listOutbox(a);
+      if (item === undefined) throw new Error('nothing planned');
+      const wins = await Promise.all(
+        [new Claims(a, '1@a r1', 'r1', now), new Claims(b, '2@b r2', 'r2', now)].map((c) =>
+          c.claim({ ...item }, { balance: 1 }, { method: 'POST', path: '/x' }),
+        ),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const [after] = await listOutbox(a);
+      expect(after).toMatchObject({ state: 'sending', attempts: 1 });
+      expect(after?.claimed_by).toBe(wins[0] ? '1@a r1' : '2@b r2');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('two ohs apply started together on 100 payments, a third while they run: paid exactly once, the others say LOCKED', async () => {
+    const { dir, db } = workdir(sim().url);
+    await syncStreams(sim(), db, ['invoice']);
+    const rows = paymentRows(openInvoices(sim()), 100, 60, 300);
+    const file = writeCsv(join(dir, 'pay.csv'), ['InvoiceId', 'amountToPay'], rows);
+    expect((await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env })).code).toBe(0);
+    sim().resetStats();
+    sim().configure({ latencyMs: 300 });
+    const first = [runOhs(['apply'], { cwd: dir, env }), runOhs(['apply'], { cwd: dir, env })];
+    while ((sim().stats.byOperation.createPayment ?? 0) < 10) await sleep(50);
+    const third = runOhs(['apply'], { cwd: dir, env });
+    // While an apply runs, the outbox can be listed and another file planned.
+    const listed = await runOhs(['outbox', '--state', 'sending'], { cwd: dir, env });
+    const other = writeCsv(
+      join(dir, 'other.csv'),
+      ['InvoiceId', 'amountToPay'],
+      paymentRows(openInvoices(sim()), 1, 1, 800),
+    );
+    const planned = await runOhs(['plan', other, '--op', 'payment'], { cwd: dir, env });
+    const results = await Promise.all([...first, third]);
+    sim().configure({ latencyMs: 0 });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(planned.code, planned.stderr).toBe(0);
+
+    for (const r of results) expect([0, 6], r.stdout + r.stderr).toContain(r.code);
+    // One apply sent everything; each other one was refused by the lock (or, started after, found nothing).
+    const senders = results.filter((r) => /[1-9]\d* applied/.test(r.stdout));
+    expect(senders, results.map((r) => r.stdout.slice(-300) + r.stderr).join('\n----\n')).toHaveLength(1);
+    const locked = results.filter((r) => r.code === 6);
+    expect(locked.length).toBeGreaterThanOrEqual(1);
+    for (const r of results)
+      if (r !== senders[0] && r.code === 0) expect(r.stdout).toContain('nothing to send');
+    for (const r of locked)
+      expect(r.stderr).toMatch(/LOCKED: another apply is running on .* \(pid \d+ on .+, since \d{4}-/);
+    const made = expectPaidAtMostOnce(sim(), rows);
+    for (const [, amount] of rows) expect(made.get(Math.round(Number(amount) * 100))).toBe(1);
+    expect(sim().stats.byOperation.createPayment).toBe(100);
+    const items = await withMirror(db, (m) => listOutbox(m));
+    expect(items.filter((i) => i.state === 'applied')).toHaveLength(100);
+  }, 300_000);
+
+  it('SIGKILL at ten random points of 200 payments with 20% lost replies, then reruns: each paid exactly once', async () => {
+    const { dir, db } = workdir(sim().url);
+    configure(dir, { writeback: { settleMs: 500 } });
+    await syncStreams(sim(), db, ['invoice']);
+    const rows = paymentRows(openInvoices(sim()), 200, 80, 500);
+    const file = writeCsv(join(dir, 'kill.csv'), ['InvoiceId', 'amountToPay'], rows);
+    expect((await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env })).code).toBe(0);
+    sim().configure({ faultRate: 0.2, faultKinds: ['lostReply'] });
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    let orphans = 0;
+    for (let k = 0; k < 10; k++) {
+      const start = sim().stats.requests;
+      const after = 5 + Math.floor(random() * 60);
+      const child = spawn(process.execPath, [OHS_BIN, 'apply'], {
+        cwd: dir,
+        env: { ...process.env, ...env },
+        stdio: 'ignore',
+      });
+      killAfter = () => {
+        if (sim().stats.requests - start >= after) child.kill('SIGKILL');
+      };
+      await once(child, 'exit');
+      killAfter = undefined;
+      expectPaidAtMostOnce(sim(), rows);
+      orphans += await withMirror(db, async (m) => (await listOutbox(m, 'sending')).length);
+    }
+    expect(orphans).toBeGreaterThan(0);
+    let reruns = 0;
+    for (; reruns < 10; reruns++) {
+      const r = await runOhs(['apply'], { cwd: dir, env, timeoutMs: 180_000 });
+      expectPaidAtMostOnce(sim(), rows);
+      if (r.code === 0) break;
+    }
+    sim().configure({ faultRate: 0 });
+    const made = expectPaidAtMostOnce(sim(), rows);
+    for (const [, amount] of rows) expect(made.get(Math.round(Number(amount) * 100))).toBe(1);
+    const items = await withMirror(db, (m) => listOutbox(m));
+    expect(items.every((i) => i.state === 'applied')).toBe(true);
+    // Items killed in sending became unknown and were settled by evidence read back and recorded.
+    const settled = items.filter((i) => i.evidence !== null);
+    expect(settled.length).toBeGreaterThan(0);
+    expect(
+      items.some((i) => (i.error ?? '').includes('stopped before the answer') || i.evidence !== null),
+    ).toBe(true);
+  }, 900_000);
+});
