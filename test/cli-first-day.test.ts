@@ -158,6 +158,8 @@ describe('mirror files', () => {
       ['status'],
       ['report', 'all', '--out', join(dir, 'out')],
       ['policy', 'import', join(REPO, 'examples', 'org-policy.csv')],
+      ['run', 'reports'],
+      ['run', 'push'],
     ];
     const results = await Promise.all(
       cases.map((args) => runOhs([...args, '--db', typo], { env, cwd: dir })),
