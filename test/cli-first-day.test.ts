@@ -158,6 +158,8 @@ describe('mirror files', () => {
       ['status'],
       ['report', 'all', '--out', join(dir, 'out')],
       ['policy', 'import', join(REPO, 'examples', 'org-policy.csv')],
+      ['run', 'reports'],
+      ['run', 'push'],
     ];
     const results = await Promise.all(
       cases.map((args) => runOhs([...args, '--db', typo], { env, cwd: dir })),
@@ -180,6 +182,27 @@ describe('mirror files', () => {
     expect(report.code).toBe(0);
     expect(sha(file)).toBe(before);
     expect(readdirSync(dir).sort()).toEqual(['copy.sqlite', 'out']);
+  });
+
+  it('an open still repairs what is missing: a dropped index, a stale data dictionary', slow, async () => {
+    const file = copyOfSynced();
+    const db = new Database(file);
+    db.exec(
+      `drop index orderitem_OrgId_idx; update data_dictionary set description = 'stale' where table_name = 'invoice'`,
+    );
+    db.close();
+    expect((await runOhs(['status', '--db', file], { env })).code).toBe(0);
+    const after = new Database(file, { readonly: true });
+    try {
+      expect(
+        after.prepare(`select count(*) from sqlite_master where name = 'orderitem_OrgId_idx'`).pluck().get(),
+      ).toBe(1);
+      expect(
+        after.prepare(`select count(*) from data_dictionary where description = 'stale'`).pluck().get(),
+      ).toBe(0);
+    } finally {
+      after.close();
+    }
   });
 
   it("status and report read another user's mirror in a folder they cannot write", slow, async (ctx) => {

@@ -1,9 +1,14 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { jobNames, runJob } from '../../jobs/index.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
+import { MirrorOpenError } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { openJobEnv } from './job-env.js';
+
+/** The jobs that sync, and so may create the mirror. */
+const fillsMirror: readonly string[] = ['nightly', 'sync'];
 
 /** `ohs run JOB`: runs one job now, with the code the cron worker runs. */
 export function registerRun(program: Command): void {
@@ -18,6 +23,10 @@ export function registerRun(program: Command): void {
       if (!(jobNames as string[]).includes(job))
         throw new UsageError(`unknown job '${job}' (jobs: ${jobNames.join(', ')})`);
       const { config, logger } = commandContext(cmd);
+      // Only the jobs that sync fill a mirror; reports and push on a mistyped --db would answer
+      // from a new, empty one.
+      if (!fillsMirror.includes(job) && !existsSync(config.db))
+        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);

@@ -46,15 +46,50 @@ export class MirrorOpenError extends OhsError {
 }
 
 /**
- * Opens (creating when absent) the SQLite mirror: mode 0600 (it holds personal data; SQLite
- * gives its -wal and -shm files the same mode), WAL so BI tools read while a sync writes,
- * migrations run on open.
+ * Opens (creating when absent, unless `mustExist`) the SQLite mirror: mode 0600 (it holds
+ * personal data; SQLite gives its -wal and -shm files the same mode), WAL so BI tools read while
+ * a sync writes, migrations run on open (nothing is written when none is pending). With
+ * `readonlyFallback`, a mirror this process cannot write is opened read-only instead.
  */
 export async function openMirror(file: string, options: MirrorOptions = {}): Promise<Mirror> {
   const driver = sqliteDriver(); // first: a driver that cannot load leaves no empty file behind
   if ((options.mustExist || options.readonlyFallback) && !existsSync(file))
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
-  if (options.readonlyFallback && !writable(file)) return openReadonly(file, options, driver);
+  if (!options.readonlyFallback) return openReadWrite(file, options, driver);
+  if (!writable(file)) return openReadonly(file, options, driver);
+  try {
+    return await openReadWrite(file, options, driver);
+  } catch (err) {
+    // A full disk (no room for the -shm file) or a file that turned out read-only: read it as is.
+    if (cannotWrite(err)) return openReadonly(file, options, driver);
+    throw err;
+  }
+}
+
+const writeFailures = new Set([
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+  'ENOSPC',
+  'EROFS',
+  'EACCES',
+  'EPERM',
+]);
+
+/** True when `err` (or one of its causes) says the file cannot be written. */
+function cannotWrite(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && [...writeFailures].some((w) => code.startsWith(w))) return true;
+  }
+  return false;
+}
+
+async function openReadWrite(
+  file: string,
+  options: MirrorOptions,
+  driver: ReturnType<typeof sqliteDriver>,
+): Promise<Mirror> {
   if (!options.readonly) {
     try {
       if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
@@ -87,7 +122,14 @@ export async function openMirror(file: string, options: MirrorOptions = {}): Pro
     throw new MirrorOpenError(`cannot open ${file} as SQLite: ${(err as Error).message}`, err);
   }
   const db = new Kysely<MirrorDb>({ dialect: new SqliteDialect({ database: sqlite }) });
-  if (!options.readonly) await migrate(db);
+  if (!options.readonly) {
+    try {
+      await migrate(db);
+    } catch (err) {
+      await db.destroy(); // the caller may fall back to a read-only handle: release this one
+      throw err;
+    }
+  }
   const adapter = new SqliteAdapter(sqlite, options.storeSensitive === true);
   return {
     file,

@@ -13,6 +13,7 @@ describe('ohs outbox and the push job', () => {
   it('an org create whose reply is lost stays unknown, is listed, and is resolved by hand', async () => {
     const { dir, db } = workdir(sim().url);
     const file = writeCsv(join(dir, 'org.csv'), ['name', 'zip'], [['Lost Reply Ltd', '10001']]);
+    await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', file, '--op', 'org.create'], { cwd: dir, env })).code).toBe(0);
     sim().configure({ faultRate: 1, faultKinds: ['lostReply'] });
     const r = await runOhs(['apply'], { cwd: dir, env });
@@ -48,6 +49,7 @@ describe('ohs outbox and the push job', () => {
     const person = sim().truth().Person[0];
     const del = writeCsv(join(dir, 'del.csv'), ['id'], [[String(person?.id)]]);
     const upd = writeCsv(join(dir, 'upd.csv'), ['id', 'city'], [[String(person?.id), 'Pushville']]);
+    await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', del, '--op', 'person.delete'], { cwd: dir, env })).code).toBe(0);
     expect((await runOhs(['plan', upd, '--op', 'person.update'], { cwd: dir, env })).code).toBe(0);
     const r = await runOhs(['run', 'push'], { cwd: dir, env });
