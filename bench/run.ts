@@ -1,3 +1,4 @@
+import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
 import { benchRender } from './render.js';
 import { benchSync } from './sync.js';
@@ -8,6 +9,7 @@ import { benchSync } from './sync.js';
  * timed tests.
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
+  checks: benchChecks,
   client: benchClient,
   render: benchRender,
   sync: benchSync,
