@@ -14,7 +14,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Timeouts catch hangs, never slowness: a machine shared by many slows every test several
     // times over, so they are generous (a file's own timing lives in its test, in seconds).
-    testTimeout: 120_000,
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     // Forks, not threads: native SQLite drivers, process.env per file (OHS_SQLITE_DRIVER) and

@@ -1,3 +1,4 @@
+import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
@@ -10,6 +11,7 @@ import { benchSync } from './sync.js';
  * timed tests.
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
+  checks: benchChecks,
   client: benchClient,
   rate: benchRate,
   render: benchRender,

@@ -92,24 +92,24 @@ export class ServerError extends ApiError {
 export class NetworkError extends ApiError {
   override name = 'NetworkError';
   override readonly exitCode = 4;
-  constructor(message: string, options: ApiErrorOptions) {
-    super('NETWORK', message, options);
+  constructor(message: string, options: ApiErrorOptions, code = 'NETWORK') {
+    super(code, message, options);
   }
 }
 
 /**
  * The first request of a run found no service at the base URL (connection refused, unknown
  * host): nothing is retried, every other request fails with the same error at once. The message
- * names the host tried (never the token).
+ * names the host tried (never the token). A network error whose request never left (write-back
+ * keeps a create queued).
  */
-export class UnreachableError extends ApiError {
+export class UnreachableError extends NetworkError {
   override name = 'UnreachableError';
-  override readonly exitCode = 4;
   constructor(origin: string, why: string, options: ApiErrorOptions) {
     super(
-      'UNREACHABLE',
       `no service at ${origin} (${why}): check baseUrl (OHS_BASE_URL) and that the service is up`,
       options,
+      'UNREACHABLE',
     );
   }
 }

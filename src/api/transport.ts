@@ -16,7 +16,7 @@ import {
 } from './errors.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
 import { type RateBudgetStore, RateLimiter } from './rate/index.js';
-import { unsafeInteger } from './validate-record.js';
+import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
 
 export interface TransportOptions {
   /** Base URL of the service, path prefix included. */
@@ -284,8 +284,8 @@ export class Transport {
         const msg = serviceMessage(detail.value) ?? `rejected (${status})`;
         throw new InvalidRequestError(msg, { ...where, status, attempts, detail: detail.value ?? text });
       }
-      const unsafe = detail.ok ? unsafeInteger(text) : undefined;
-      if (unsafe !== undefined) {
+      if (detail.ok && hasUnsafeInteger(detail.value)) {
+        const unsafe = unsafeInteger(text) ?? 'a number';
         throw new ProtocolError(`an integer beyond 2^53 (${unsafe.slice(0, 30)}) that JSON would round`, {
           ...where,
           status,

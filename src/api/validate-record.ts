@@ -46,16 +46,35 @@ function fits(expected: Expected, value: unknown): boolean {
   }
 }
 
+interface Plan {
+  fields: [name: string, expected: Expected][];
+  arrays: [name: string, spec: ObjectSpec][];
+}
+/** What to check of each spec, worked out once: this runs for every record read. */
+const plans = new WeakMap<ObjectSpec, Plan>();
+
+function planOf(spec: ObjectSpec): Plan {
+  let plan = plans.get(spec);
+  if (plan === undefined) {
+    plan = {
+      fields: Object.entries(spec.fields).map(([name, f]) => [name, expectedOf(name, f)]),
+      arrays: Object.entries(spec.arrays ?? {}),
+    };
+    plans.set(spec, plan);
+  }
+  return plan;
+}
+
 /** Fields of `record` whose value has another type than the schema's; null and absent are fine. */
 export function typeIssues(spec: ObjectSpec, record: Record<string, unknown>, prefix = ''): TypeIssue[] {
   const out: TypeIssue[] = [];
-  for (const [name, field] of Object.entries(spec.fields)) {
+  const plan = planOf(spec);
+  for (const [name, expected] of plan.fields) {
     const value = record[name];
     if (value === undefined || value === null) continue;
-    const expected = expectedOf(name, field);
     if (!fits(expected, value)) out.push({ field: `${prefix}${name}`, expected });
   }
-  for (const [name, sub] of Object.entries(spec.arrays ?? {})) {
+  for (const [name, sub] of plan.arrays) {
     const value = record[name];
     if (value === undefined || value === null) continue;
     if (!Array.isArray(value)) {
@@ -103,12 +122,25 @@ export function tallyTypeIssues(spec: ObjectSpec, record: Record<string, unknown
 }
 
 /**
- * Whether the JSON text holds an integer literal beyond 2^53 outside strings: JSON.parse would
- * round it silently (an id 9007199254740993 becomes ...992, another record's id). Returns the
- * first such literal.
+ * Whether a parsed JSON value holds a number that was an integer literal of 2^53 or more:
+ * JSON.parse rounded it silently (an id 9007199254740993 becomes ...992, another record's id).
+ * A walk of the parsed value, cheaper than scanning the text of every response; the text is
+ * scanned (`unsafeInteger`) only to name the literal once one is found.
  */
+export function hasUnsafeInteger(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (hasUnsafeInteger(v)) return true;
+    return false;
+  }
+  for (const k in value) if (hasUnsafeInteger((value as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+/** The first integer literal beyond 2^53 in a JSON text, outside strings. */
 export function unsafeInteger(text: string): string | undefined {
-  if (!/\d{16}/.test(text)) return undefined; // fast path: no literal long enough
+  if (!/\d{16}/.test(text)) return undefined; // no literal long enough
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -21,7 +21,7 @@ export function killHarness() {
   let fresh = 0;
 
   const sync = (file: string, ...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 120_000 });
 
   /** Starts `ohs sync` and kills it with SIGKILL once the service has seen `after` more requests. */
   async function syncKilledAfter(

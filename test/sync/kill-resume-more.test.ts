@@ -30,7 +30,8 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     await withMirror(file, async (m) => {
       expectMirrorEqualsTruth(m, sim().truth());
       const runs = await m.db.selectFrom('sync_run').select(['outcome']).orderBy('id').execute();
-      expect(runs.map((x) => x.outcome)).toEqual(['running', 'running', 'running', 'ok']);
+      // Each killed run was marked interrupted by the run after it (issue 12.18).
+      expect(runs.map((x) => x.outcome)).toEqual(['interrupted', 'interrupted', 'interrupted', 'ok']);
     });
     await expectNoDuplicates(file);
   });

@@ -18,7 +18,7 @@ describe('ohs sync: one at a time per mirror file', () => {
   /** A client held to 250 requests/s, so its sync lasts long enough for a second one to meet it. */
   let slowConfig = '';
   const sync = (file: string, ...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 120_000 });
 
   beforeAll(() => {
     config = cliConfig(dirname(tmp()));

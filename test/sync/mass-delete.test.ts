@@ -17,7 +17,7 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
   let config = '';
   let file = '';
   const sync = (...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 120_000 });
 
   /** Deletes `n` records of a resource on the sandbox, spread over its id range; returns their ids. */
   function deleteUpstream(resource: ResourceName, n: number): string[] {

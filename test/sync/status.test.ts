@@ -14,7 +14,7 @@ describe('ohs status --json', () => {
   const tmp = withTmpDir();
   let config = '';
   const sync = (file: string, ...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 30_000 });
+    runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 120_000 });
   const status = (file: string) =>
     runOhs(['status', '--json', '--db', file, '--config', config], { env: cliEnv(sim()) });
 
