@@ -1,6 +1,7 @@
 import { benchClient } from './client.js';
 import { benchRender } from './render.js';
 import { benchSync } from './sync.js';
+import { benchWriteback } from './writeback.js';
 
 /**
  * `npm run bench [-- NAME...] [--scale X]`: runs the benchmarks and prints their figures, each as
@@ -11,6 +12,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   client: benchClient,
   render: benchRender,
   sync: benchSync,
+  writeback: benchWriteback,
 };
 
 async function main(): Promise<void> {
