@@ -4,6 +4,7 @@ import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
+import { benchWriteback } from './writeback.js';
 
 /**
  * `npm run bench [-- NAME...] [--scale X]`: runs the benchmarks and prints their figures, each as
@@ -17,6 +18,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   render: benchRender,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,
+  writeback: benchWriteback,
 };
 
 async function main(): Promise<void> {

@@ -125,7 +125,10 @@ export class Applier {
         list.push(item);
         lanes.set(lane, list);
       }
-      await Promise.all([...lanes.values()].map((lane) => this.runLane(lane)));
+      // Every lane ends before the lock is released, even when one stops the run (a 401).
+      const ended = await Promise.allSettled([...lanes.values()].map((lane) => this.runLane(lane)));
+      const stopped = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+      if (stopped !== undefined) throw stopped.reason;
       const counts: Record<OutboxState, number> = {
         queued: 0,
         sending: 0,

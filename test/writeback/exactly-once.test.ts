@@ -22,7 +22,7 @@ const env = { OHS_TOKEN: WRITE_TOKEN };
  * writes): an unknown outcome is never resent in the run that produced it, and is settled by
  * reading the invoice back once it had time to land.
  */
-describe('late and slow writes', () => {
+describe('late and slow writes', { timeout: 300_000 }, () => {
   const sim = withSim({ scale: 0.2 });
 
   it('200 payments, 30% late writes: each paid exactly once within three ohs apply runs', async () => {

@@ -96,5 +96,5 @@ describe('examples/', () => {
     expect(again.stdout).toContain('nothing to send');
     const listed = await runOhs(['outbox', '--state', 'applied', '--json'], { cwd: dir, env });
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(7);
-  });
+  }, 300_000);
 });

@@ -9,7 +9,7 @@ import { configure, openInvoices, syncStreams, withMirror, workdir } from '../he
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
 /** Write-back files as people make them (Excel habits, cents, duplicates, big files), through the CLI. */
-describe('write-back input', () => {
+describe('write-back input', { timeout: 300_000 }, () => {
   const sim = withSim({ scale: 0.1 });
   let dir = '';
   let db = '';

@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * or answered 504 while the backend carries them out, they are never sent twice; and the outbox
  * keeps no personal data it does not need, nor prints any, nor echoes terminal escapes.
  */
-describe('nested writes and personal data', () => {
+describe('nested writes and personal data', { timeout: 300_000 }, () => {
   const sim = withSim({ scale: 0.05 });
 
   it('person create with nested staff and user, killed after the send: the rerun finds it, no second person', async () => {

@@ -5,7 +5,7 @@ import { call, withSim } from '../helpers/sim.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The sandbox's write faults, switched through the test hooks and the `ohs sim` flags. */
-describe('sandbox late and slow writes', () => {
+describe('sandbox late and slow writes', { timeout: 300_000 }, () => {
   const sim = withSim({ scale: 0.05 });
   const open = () =>
     sim()

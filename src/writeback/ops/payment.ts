@@ -16,8 +16,8 @@ export const payment: OpDeclaration = {
   idempotent: () => false,
 
   async before(ctx, work) {
+    // Stored in the mirror with the balance after the payment, once it is answered.
     const invoice = await ctx.client.getInvoice(String(work.body.InvoiceId));
-    ctx.mirror.store('Invoice', [invoice]);
     return { balance: Number(invoice.balance ?? 0), invoice: invoice as Json };
   },
 
