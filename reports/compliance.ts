@@ -28,6 +28,7 @@ import {
 } from './params.js';
 import { ratesOf } from './rates.js';
 import { lastSyncLines } from './sync-info.js';
+import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
 import { asInteger, asNumber, asText, compareOrgs } from './values.js';
 
@@ -1017,7 +1018,7 @@ async function run(ctx: ReportContext) {
 }
 
 async function orgMonthRows(db: Kysely<Database>) {
-  return db
+  return reportDb(db)
     .selectFrom('orgmonth')
     .select([
       'id',

@@ -13,6 +13,7 @@ import {
   withDescendants,
 } from './params.js';
 import { lastSyncLines } from './sync-info.js';
+import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
 import { asInteger, asText, compareOrgs, listSome, toCents } from './values.js';
 
@@ -137,7 +138,7 @@ type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
 function invoiceRows(db: ReportContext['db']) {
   // |balance| >= 0.005 is decided in cents below; the query only skips zero balances (an
   // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning).
-  return db
+  return reportDb(db)
     .selectFrom('invoice')
     .select(['id', 'OrgId', 'c_org', 'date', 'dateDue', 'balance', 'lateFee', 'month', 'year', 'dropInvoice'])
     .where('deleted_at', 'is', null)

@@ -165,6 +165,7 @@ export function registerReport(program: Command): void {
           options,
           outDir: flags.out,
           formats: flags.format,
+          out: process.stderr,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
