@@ -314,7 +314,7 @@ async function run(ctx: ReportContext) {
     [
       'Cancelled invoices',
       opts.dropInvoice === 'cancelled'
-        ? 'dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total, and is listed on the sheet VOID with a reconciling line on the sheet Buckets'
+        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided.length === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets'}`
         : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
     ],
     [
