@@ -19,7 +19,10 @@ export interface WriteReportsOptions {
   asOfTime?: string;
   /** Overrides of config `reports.csv` (`--csv-excel`). */
   csv?: Partial<CsvSettings>;
-  /** Where the run's summary goes: row counts and warnings (stderr). */
+  /**
+   * Where the run's summary goes as plain lines (`ohs report`: stderr): row counts and warnings.
+   * Absent (jobs): the logger gets them, one warn entry per warning, so NDJSON logs stay NDJSON.
+   */
   out?: { write(text: string): unknown };
 }
 
@@ -35,7 +38,6 @@ export async function writeReports(
   o: WriteReportsOptions,
 ): Promise<string[]> {
   const files: string[] = [];
-  const out = o.out ?? process.stderr;
   const csv: CsvSettings = { ...config.reports.csv, ...o.csv };
   // Config options first, command-line ones over them.
   const options = { ...config.reports.options, ...o.options };
@@ -73,12 +75,21 @@ export async function writeReports(
     });
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).
-    out.write(
-      `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}\n`,
-    );
-    for (const w of written.warnings) out.write(`${report.name}: warning: ${w}\n`);
+    const out = o.out;
+    if (out !== undefined) {
+      out.write(
+        `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}\n`,
+      );
+      for (const w of written.warnings) out.write(`${report.name}: warning: ${w}\n`);
+    } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
-      { report: report.name, rows: written.rows, files: written.files, ms: Date.now() - started },
+      {
+        report: report.name,
+        rows: written.rows,
+        warnings: written.warnings.length,
+        files: written.files,
+        ms: Date.now() - started,
+      },
       'report written',
     );
     files.push(...written.files);

@@ -28,6 +28,7 @@ import {
 } from './params.js';
 import { ratesOf } from './rates.js';
 import { lastSyncLines } from './sync-info.js';
+import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
 import { asInteger, asNumber, asText, compareOrgs } from './values.js';
 
@@ -766,10 +767,7 @@ function totalRow(calcs: OrgCalc[], program: Program, year: number, m: number): 
     let completed = 0;
     let target = 0;
     let expected = 0n;
-    for (const calc of calcs) {
-      const last = calc.months[calc.months.length - 1] as MonthCalc;
-      const f = orgFigures(calc, last, kind);
-      if (f.target === null || f.expectedNum === null) continue;
+    for (const { f } of withTargets(calcs, kind)) {
       picked += f.pickedYtd;
       completed += f.completedYtd;
       target += f.target;
@@ -782,6 +780,21 @@ function totalRow(calcs: OrgCalc[], program: Program, year: number, m: number): 
   }
   row.exposure = calcs.reduce((sum, c) => sum + (c.months[c.months.length - 1] as MonthCalc).exposure, 0);
   return row;
+}
+
+/** Each org's figures of a kind at its last month, for the orgs with a target of that kind. */
+function withTargets(
+  calcs: OrgCalc[],
+  kind: Kind,
+): { last: MonthCalc; f: KindFigures & { target: number; expectedNum: bigint } }[] {
+  const out: { last: MonthCalc; f: KindFigures & { target: number; expectedNum: bigint } }[] = [];
+  for (const calc of calcs) {
+    const last = calc.months[calc.months.length - 1] as MonthCalc;
+    const f = orgFigures(calc, last, kind);
+    if (f.target !== null && f.expectedNum !== null)
+      out.push({ last, f: { ...f, target: f.target, expectedNum: f.expectedNum } });
+  }
+  return out;
 }
 
 const programLabel: Record<Program, string> = {
@@ -833,10 +846,7 @@ function misRows(calcs: OrgCalc[], year: number, m: number): Row[] {
       let required = 0;
       let done = 0;
       let below = 0;
-      for (const c of list) {
-        const last = c.months[c.months.length - 1] as MonthCalc;
-        const f = orgFigures(c, last, kind);
-        if (f.target === null || f.expectedNum === null) continue;
+      for (const { last, f } of withTargets(list, kind)) {
         required += f.target;
         done += f.completedYtd;
         const st = statusOf(m, f.target, f.expectedNum, f.pickedYtd, f.completedYtd, last.exposure);
@@ -881,7 +891,8 @@ async function run(ctx: ReportContext) {
     const label = asText(r.label);
     const parsedLabel = parseMonthLabel(label);
     const id = asInteger(r.id);
-    const where = `OrgMonth ${id ?? '?'} of org ${names.get(orgId) ?? ''} (${orgId})`.replace(' ()', '');
+    const name = names.get(orgId);
+    const where = `OrgMonth ${id ?? '?'} of org ${name === undefined ? '' : `${name} `}(${orgId})`;
     if (parsedLabel === null) {
       badLabels.push(
         `${where}: label ${JSON.stringify(label)} is not a month (YYYY-MM, MM/YYYY, YYYY-M); row not used`,
@@ -1017,7 +1028,7 @@ async function run(ctx: ReportContext) {
 }
 
 async function orgMonthRows(db: Kysely<Database>) {
-  return db
+  return reportDb(db)
     .selectFrom('orgmonth')
     .select([
       'id',

@@ -13,6 +13,7 @@ import {
   withDescendants,
 } from './params.js';
 import { lastSyncLines } from './sync-info.js';
+import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
 import { asInteger, asText, compareOrgs, listSome, toCents } from './values.js';
 
@@ -137,7 +138,7 @@ type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
 function invoiceRows(db: ReportContext['db']) {
   // |balance| >= 0.005 is decided in cents below; the query only skips zero balances (an
   // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning).
-  return db
+  return reportDb(db)
     .selectFrom('invoice')
     .select(['id', 'OrgId', 'c_org', 'date', 'dateDue', 'balance', 'lateFee', 'month', 'year', 'dropInvoice'])
     .where('deleted_at', 'is', null)
@@ -313,7 +314,7 @@ async function run(ctx: ReportContext) {
     [
       'Cancelled invoices',
       opts.dropInvoice === 'cancelled'
-        ? 'dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total, and is listed on the sheet VOID with a reconciling line on the sheet Buckets'
+        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided.length === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets'}`
         : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
     ],
     [

@@ -137,6 +137,10 @@ export function registerReport(program: Command): void {
         throw new UsageError(
           `unknown report '${name}' (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
         );
+      if (flags.asOfTime !== undefined && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime))
+        throw new UsageError(
+          `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
+        );
       const { config, logger } = commandContext(cmd);
       const asOf =
         flags.asOf !== undefined
@@ -150,10 +154,6 @@ export function registerReport(program: Command): void {
       });
       const options = parseOptions(flags.option ?? []);
       checkOptionNames(chosen, options);
-      if (flags.asOfTime !== undefined && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime))
-        throw new UsageError(
-          `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
-        );
       if (!existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const mirror = await openMirror(config.db, {
@@ -168,6 +168,7 @@ export function registerReport(program: Command): void {
           options,
           outDir: flags.out,
           formats: flags.format,
+          out: process.stderr,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });

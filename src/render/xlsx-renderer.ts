@@ -92,6 +92,7 @@ export class XlsxRenderer implements Renderer {
   /** SHA-256 of the detail sheet's XML part, as stored in the file (About: "Detail SHA-256"). */
   private readonly detailHash: Hash = createHash('sha256');
   private detailPart = '';
+  private detailZipped: Promise<void> = Promise.resolve();
   private failure: unknown;
 
   constructor(
@@ -122,8 +123,9 @@ export class XlsxRenderer implements Renderer {
     internals.zip?.on('error', (err: unknown) => {
       this.failure ??= err;
     });
-    this.hashPart(this.detailHash, (path) => {
+    this.hashPart(this.detailHash, (path, zipped) => {
       this.detailPart = path;
+      this.detailZipped = zipped;
     });
     this.detail = this.sheet(detail.name, detail.columns, {
       sample: SAMPLE_ROWS,
@@ -141,6 +143,10 @@ export class XlsxRenderer implements Renderer {
     if (this.failure !== undefined) throw this.failure;
     const counts: [string, string][] = [];
     await this.detail.end();
+    // The hash is complete once the zip has taken the whole detail part (at most the backlog
+    // the writer allows, so this wait is short); a failed file ends the wait too.
+    await Promise.race([this.detailZipped, this.closed.catch(() => undefined)]);
+    if (this.failure !== undefined) throw this.failure;
     counts.push([`Rows (${this.detail.name})`, String(this.detail.rows)]);
     const summaries: ExcelJS.Worksheet[] = [];
     for (const summary of tail.summaries) {
@@ -202,26 +208,31 @@ export class XlsxRenderer implements Renderer {
   }
 
   /**
-   * Hashes the XML of the next sheet part opened (the detail, added first) as exceljs writes it:
-   * one native update per write, cheaper than hashing the rows again in JavaScript, and anyone
-   * can check it from the file. `_openStream` is internal to exceljs 4; without it the About
-   * line says the hash is not available.
+   * Hashes the XML of the next sheet part opened (the detail, added first) as the zip receives
+   * it: one native update per 64 KiB batch, far cheaper than hashing the rows again in
+   * JavaScript, and anyone can check it from the file. `_openStream` and the part's `pipe` are
+   * internal to exceljs 4; without them the About line says the hash is not available.
    */
-  private hashPart(hash: Hash, opened: (path: string) => void): void {
-    type Part = { write(data: unknown, ...rest: unknown[]): unknown };
+  private hashPart(hash: Hash, opened: (path: string, zipped: Promise<void>) => void): void {
+    type Sink = { write(chunk: unknown, ...rest: unknown[]): unknown };
+    type Part = { pipes?: Sink[]; once?(event: string, f: () => void): unknown };
     const wb = this.workbook as unknown as { _openStream?: (path: string) => Part };
     const open = wb._openStream;
     if (typeof open !== 'function') return;
     wb._openStream = (path: string) => {
       const part = open.call(this.workbook, path);
       wb._openStream = open;
-      opened(path);
-      const write = part.write;
-      part.write = (data: unknown, ...rest: unknown[]) => {
-        if (typeof data === 'string' || Buffer.isBuffer(data)) hash.update(data);
-        else if (data !== null && typeof data === 'object' && 'toBuffer' in data)
-          hash.update((data as { toBuffer(): Buffer }).toBuffer());
-        return write.call(part, data, ...rest);
+      // The zip pipes the part into its entry stream as soon as it is appended (see
+      // sheetBacklog): that stream's writes are the part's bytes, in order.
+      const dest = part.pipes?.[0];
+      if (dest === undefined || typeof part.once !== 'function') return part;
+      // exceljs emits 'zipped' once the zip has taken the whole part.
+      const zipped = new Promise<void>((resolve) => part.once?.('zipped', resolve));
+      opened(path, zipped);
+      const write = dest.write;
+      dest.write = (chunk: unknown, ...rest: unknown[]) => {
+        if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) hash.update(chunk);
+        return write.call(dest, chunk, ...rest);
       };
       return part;
     };

@@ -661,4 +661,21 @@ describe('compliance: what an auditor asks (issue 13)', () => {
       drugStatus: 'AT_RISK',
     });
   });
+
+  it('an unreadable count or pool never disappears silently: it is listed in the warnings', async () => {
+    const m = await mirror();
+    upsert(m, 'OrgMonth', [
+      { id: 601, OrgId: 60, label: '2025-01', countEligibleRandomPool: 10, countPickedDrug: 'lots' },
+      { id: 602, OrgId: 60, label: '2025-02', countEligibleRandomPool: 'many' },
+    ]);
+    const ran = await runReport(compliance, m, params('2025-02-28'));
+    expect(at(ran.detail, 60, 1)).toMatchObject({ drugPicked: 0 });
+    expect(at(ran.detail, 60, 2)).toMatchObject({ pool: 10, flags: 'DATA_GAP;NO_POLICY' });
+    expect(ran.warnings).toEqual(
+      expect.arrayContaining([
+        'OrgMonth 601 of org (60): countPickedDrug "lots" is not a number; read as 0',
+        'OrgMonth 602 of org (60): pool "many" is not a number; read as missing',
+      ]),
+    );
+  });
 });
