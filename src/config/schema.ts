@@ -155,6 +155,8 @@ export const serviceFindingsSchema = z
     defaultOrder: z.enum(['id-asc', 'id-desc', 'unordered']),
     defaultOmits: z.array(z.string()),
     stringCase: z.enum(['insensitive', 'sensitive', 'unknown']),
+    /** Reading of listContains found by `ohs probe` (optional: older probe files lack it). */
+    listContains: z.enum(['any-of', 'other', 'unknown']).optional(),
   })
   .strict();
 

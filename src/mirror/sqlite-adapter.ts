@@ -421,6 +421,18 @@ export class SqliteAdapter {
     if (passId === null) this.checkpointClear.run(stream);
   }
 
+  /** Moves a stream's rotating re-read cursor (call inside `transaction`); `roundAt` ends a round. */
+  setRereadCursor(stream: string, cursor: string | null, roundAt: string | null): void {
+    this.rereadStatement ??= this.sqlite.prepare(
+      `INSERT INTO sync_stream_state (stream, reread_cursor, reread_round_at) VALUES (?, ?, ?)
+       ON CONFLICT (stream) DO UPDATE SET reread_cursor = excluded.reread_cursor,
+         reread_round_at = coalesce(excluded.reread_round_at, sync_stream_state.reread_round_at)`,
+    );
+    this.rereadStatement.run(stream, cursor, roundAt);
+  }
+
+  private rereadStatement: Statement | undefined;
+
   private get stateUpsert(): Statement {
     this.stateStatement ??= this.sqlite.prepare(
       `INSERT INTO sync_stream_state (stream, pass_id, pass_started_at, last_full_at) VALUES (@stream, @pass_id, @pass_started_at, @last_full_at)

@@ -51,14 +51,17 @@ type IdPassKind = 'full' | 'incremental' | 'catch-up';
 async function idPass(decl: IdStreamDecl, ctx: StreamContext, kind: IdPassKind): Promise<void> {
   ctx.stats.mode = kind === 'full' ? 'full' : 'incremental';
   const table = tableOf(decl.resource).table as ResourceTableName;
-  const wanted = await wantedIds(decl, ctx, table, kind);
+  const { wanted, advance } = await wantedIds(decl, ctx, table, kind);
   const { adapter } = ctx.mirror;
   const pass = startPass(
     ctx,
     decl.name,
     kind === 'full' ? 'full' : 'reopen',
     [{ cursor: null, upper: null }],
-    () => adapter.markSeen(decl.name, [...wanted], seenState.todo),
+    () => {
+      adapter.markSeen(decl.name, [...wanted], seenState.todo);
+      advance();
+    },
   );
   crashPoint('id-pass-started');
   await runPass(decl, ctx, pass, { probe: kind !== 'catch-up' });
@@ -70,7 +73,7 @@ async function wantedIds(
   ctx: StreamContext,
   table: ResourceTableName,
   kind: IdPassKind,
-): Promise<Set<string>> {
+): Promise<{ wanted: Set<string>; advance: () => void }> {
   const db = ctx.mirror.db;
   const wanted = new Set<string>();
   if (kind === 'full') {
@@ -86,7 +89,12 @@ async function wantedIds(
       .execute();
     for (const r of rows) wanted.add(String(r.id));
   }
-  if (kind === 'incremental') for (const id of await rotation(decl, ctx, table)) wanted.add(id);
+  let advance: () => void = () => undefined;
+  if (kind === 'incremental') {
+    const slice = await rotation(decl, ctx, table);
+    for (const id of slice.ids) wanted.add(id);
+    advance = slice.advance;
+  }
   if (kind !== 'catch-up') {
     const known = new Set((await db.selectFrom(table).select('id').execute()).map((r) => String(r.id)));
     for (const id of [
@@ -102,7 +110,7 @@ async function wantedIds(
       .execute();
     for (const r of failed) wanted.add(r.id);
   }
-  return wanted;
+  return { wanted, advance };
 }
 
 /** Reads the ids of a pass not done yet, in batches fetched at once; then probes; then ends it. */
@@ -137,7 +145,7 @@ async function runPass(
     gone.filter((id) => known.has(id)),
     { completed: pass.mode === 'full' && failed.length === 0 ? 'full' : 'other' },
   );
-  await recordFailures(decl, ctx, failed);
+  await recordFailures(decl, ctx, failed, failures.errors);
 }
 
 /** Reads one batch of ids at once, noting each outcome with the records staged. */
@@ -197,14 +205,24 @@ async function fetchOne(
 }
 
 /** Keeps the ids this pass could not read for the next run; forgets those it read. */
-async function recordFailures(decl: IdStreamDecl, ctx: StreamContext, failed: string[]): Promise<void> {
+async function recordFailures(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  failed: string[],
+  errors: Map<string, string>,
+): Promise<void> {
   const now = nowIso();
   await ctx.mirror.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('sync_failed_id').where('stream', '=', decl.name).execute();
     for (const id of failed) {
       await trx
         .insertInto('sync_failed_id')
-        .values({ stream: decl.name, id, error: 'could not be read after retries', failed_at: now })
+        .values({
+          stream: decl.name,
+          id,
+          error: errors.get(id) ?? 'could not be read after retries',
+          failed_at: now,
+        })
         .execute();
     }
   });
@@ -278,9 +296,13 @@ export async function idLayout(ctx: StreamContext, table: ResourceTableName): Pr
  * stride), after the last id re-read, wrapping at the top; holes included, so a record that
  * appeared below the top (where probing never looks) is found within `rereadRuns` runs.
  */
-async function rotation(decl: IdStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<string[]> {
+async function rotation(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+): Promise<{ ids: string[]; advance: () => void }> {
   const { low, top, stride } = await idLayout(ctx, table);
-  if (low === undefined || top === undefined) return [];
+  if (low === undefined || top === undefined) return { ids: [], advance: () => undefined };
   const slots = Math.floor((top - low) / stride) + 1;
   const share = Math.ceil(slots / Math.max(1, ctx.options.rereadRuns));
   const state = await ctx.mirror.db
@@ -302,15 +324,9 @@ async function rotation(decl: IdStreamDecl, ctx: StreamContext, table: ResourceT
     }
   }
   const last = ids.at(-1) ?? null;
-  const now = nowIso();
-  await ctx.mirror.db
-    .insertInto('sync_stream_state')
-    .values({ stream: decl.name, reread_cursor: last, ...(wrapped ? { reread_round_at: now } : {}) })
-    .onConflict((oc) =>
-      oc.column('stream').doUpdateSet({ reread_cursor: last, ...(wrapped ? { reread_round_at: now } : {}) }),
-    )
-    .execute();
-  return ids;
+  // Moved in the transaction that starts the pass, so a crash before it loses no share.
+  const advance = () => ctx.mirror.adapter.setRereadCursor(decl.name, last, wrapped ? nowIso() : null);
+  return { ids, advance };
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   type UpsertCounts,
 } from '../mirror/index.js';
 import type { ResourceName } from '../schema/index.js';
-import { crashPoint } from './crash.js';
 import { MassDeleteError, type StreamContext } from './types.js';
 
 /**
@@ -79,7 +78,6 @@ export function startPass(
     for (const p of parts) ctx.mirror.adapter.saveCheckpoint(p, now);
     fill?.();
   });
-  crashPoint('pass-started');
   return { passId, mode, parts };
 }
 

@@ -54,34 +54,16 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   await catchUp(decl, ctx, table);
 }
 
-/** The incremental work: rows above the highest id held, a re-poll of open rows, the id sweep. */
+/**
+ * The incremental work: the id sweep first (its guard decides before anything is written), then
+ * rows above the highest id held, a re-poll of open rows, and the sweep's deletions.
+ */
 async function catchUp(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
+  const gone = await sweepDeletions(decl, ctx, table);
   await fetchNew(decl, ctx, table);
   if (decl.reopen !== undefined) {
     await runPass(decl, ctx, startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
   }
-  await sweepDeletions(decl, ctx, table);
-}
-
-/**
- * An incremental run's deletion check for rows that can no longer change (the re-poll does not
- * see them): a scan of ids only, light next to a full pass. Rows the mirror holds that the sweep
- * did not see are soft-deleted, under the same guard. Not resumable on purpose: it is cheap to
- * start over.
- */
-async function sweepDeletions(
-  decl: QueryStreamDecl,
-  ctx: StreamContext,
-  table: ResourceTableName,
-): Promise<void> {
-  const seen = new Set<number>();
-  for await (const page of ctx.client.scan(decl.resource as QR, { fields: ['id'] })) {
-    for (const r of page.records) seen.add(r.id as number);
-    if (ctx.signal.aborted) throw new InterruptedError();
-  }
-  const active = await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute();
-  const gone = active.map((r) => r.id as number).filter((id) => !seen.has(id));
-  await guardDeletions(ctx, table, gone.length);
   if (gone.length === 0) return;
   const now = nowIso();
   ctx.mirror.adapter.transaction(() => {
@@ -92,6 +74,28 @@ async function sweepDeletions(
     });
   });
   ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream (id sweep)');
+}
+
+/**
+ * An incremental run's deletion check for rows that can no longer change (the re-poll does not
+ * see them): a scan of ids only, light next to a full pass. Active rows the sweep did not see are
+ * returned for soft-deletion, once the same guard has let them through. Not resumable on
+ * purpose: it is cheap to start over.
+ */
+async function sweepDeletions(
+  decl: QueryStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+): Promise<number[]> {
+  const seen = new Set<number>();
+  for await (const page of ctx.client.scan(decl.resource as QR, { fields: ['id'] })) {
+    for (const r of page.records) seen.add(r.id as number);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  const active = await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute();
+  const gone = active.map((r) => r.id as number).filter((id) => !seen.has(id));
+  await guardDeletions(ctx, table, gone.length);
+  return gone;
 }
 
 async function maxId(ctx: StreamContext, table: ResourceTableName): Promise<number | undefined> {

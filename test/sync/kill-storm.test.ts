@@ -33,35 +33,35 @@ describe('kill storms', () => {
     });
   }
 
-  it('--full killed at 10 random instants with faults and live mutation, then run to the end', async () => {
-    const file = tmp();
+  /**
+   * Kills `ohs sync ARGS` `times` times with 5% faults and live mutation, then (mutation off,
+   * faults on) runs `ohs sync --full` to the end: the mirror equals the truth.
+   */
+  async function storm(file: string, times: number, ...args: string[]) {
     sim().configure({ faultRate: 0.05, mutateEveryRequests: 60, mutationSize: 2 });
     let at: number[] = [];
     try {
-      at = await killAtRandom(file, 10, '--full');
+      at = await killAtRandom(file, times, ...args);
     } finally {
       sim().configure({ mutateEveryRequests: 0 });
     }
-    const r = await sync(file, '--full');
-    expect(r.code, `${r.stderr} (killed after ${at.join(', ')} requests)`).toBe(0);
-    await expectSettled(file, `killed after ${at.join(', ')}`);
-    sim().configure({ faultRate: 0 });
+    try {
+      const r = await sync(file, '--full');
+      expect(r.code, `${r.stderr} (killed after ${at.join(', ')} requests)`).toBe(0);
+      await expectSettled(file, `killed after ${at.join(', ')}`);
+    } finally {
+      sim().configure({ faultRate: 0 });
+    }
+  }
+
+  it('--full killed at 10 random instants with faults and live mutation, then run to the end', async () => {
+    await storm(tmp(), 10, '--full');
   }, 600_000);
 
   it('an incremental run killed three times, then --full', async () => {
     const file = tmp();
     const first = await sync(file);
     expect(first.code, first.stderr).toBe(0);
-    sim().configure({ faultRate: 0.05, mutateEveryRequests: 60, mutationSize: 2 });
-    let at: number[] = [];
-    try {
-      at = await killAtRandom(file, 3);
-    } finally {
-      sim().configure({ mutateEveryRequests: 0 });
-    }
-    const r = await sync(file, '--full');
-    expect(r.code, `${r.stderr} (killed after ${at.join(', ')} requests)`).toBe(0);
-    await expectSettled(file, `killed after ${at.join(', ')}`);
-    sim().configure({ faultRate: 0 });
+    await storm(file, 3);
   }, 600_000);
 });

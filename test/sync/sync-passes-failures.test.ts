@@ -319,6 +319,35 @@ describe('sync failure paths', () => {
     }
   });
 
+  it('9: an incremental run whose id sweep trips the guard writes no new row either', async () => {
+    const file = tmp();
+    expect((await syncInto(sim(), file, { streams: ['orderitem'] })).outcome).toBe('ok');
+    const items = sim().tables.OrderItem;
+    const closed = items.all().filter((r) => r.isNotModifiable === true);
+    const removed = closed.filter((_, i) => i % 5 === 0).slice(0, Math.ceil(items.size * 0.08));
+    for (const r of removed) items.delete(r.id);
+    const last = items.all().at(-1)!;
+    const added = { ...last, id: Number(last.id) + 7 };
+    items.insert(added);
+    try {
+      const report = await syncInto(sim(), file, { streams: ['orderitem'] });
+      const stream = report.streams[0]!;
+      expect(stream.outcome).toBe('failed');
+      expect(String(stream.error?.message)).toMatch(
+        /^orderitem: this pass would soft-delete \d+ of \d+ rows/,
+      );
+      await withMirror(file, (m) => {
+        expect(m.sqlite.prepare('SELECT count(*) AS n FROM orderitem WHERE id = ?').get(added.id)).toEqual({
+          n: 0,
+        });
+        expect(count(m, 'SELECT count(*) AS n FROM sync_deletion')).toBe(0);
+      });
+    } finally {
+      items.delete(added.id);
+      for (const r of removed) items.insert(r);
+    }
+  });
+
   it('16: one record that cannot be read does not fail the stream; it is read next run, and nothing is deleted meanwhile', async () => {
     const file = tmp();
     expect((await syncInto(sim(), file, { streams: ['invoice'] })).outcome).toBe('ok');
