@@ -18,18 +18,33 @@ export class MirrorWriter {
   ) {}
 
   store(resource: ResourceName, records: unknown): void {
-    if (!Array.isArray(records)) return;
-    const rows = records.filter((r): r is Json => typeof r === 'object' && r !== null && 'id' in r);
-    if (rows.length === 0) return;
+    this.storeAll([[resource, records]]);
+  }
+
+  /** Several resources' records in one transaction (one commit per write-back answer). */
+  storeAll(batches: [ResourceName, unknown][]): void {
     const now = this.now();
-    this.mirror.adapter.transaction(() => this.mirror.adapter.upsert(resource, rows, { now }));
+    const rows = batches.map(([resource, records]) => {
+      const list = Array.isArray(records) ? records : [];
+      return [
+        resource,
+        list.filter((r): r is Json => typeof r === 'object' && r !== null && 'id' in r),
+      ] as const;
+    });
+    if (rows.every(([, list]) => list.length === 0)) return;
+    this.mirror.adapter.transaction(() => {
+      for (const [resource, list] of rows)
+        if (list.length > 0) this.mirror.adapter.upsert(resource, list, { now });
+    });
   }
 
   storePerson(rec: Json): void {
-    this.store('Person', [rec]);
-    this.store('Staff', rec.staff);
-    this.store('Applicant', rec.applicant);
-    this.store('User', rec.user);
+    this.storeAll([
+      ['Person', [rec]],
+      ['Staff', rec.staff],
+      ['Applicant', rec.applicant],
+      ['User', rec.user],
+    ]);
   }
 
   /** The org, its vendors, and its rate policy when the body gave one (org_policy, source writeback). */

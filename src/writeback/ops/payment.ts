@@ -23,13 +23,17 @@ export const payment: OpDeclaration = {
 
   async send(ctx, work) {
     const rec = await ctx.client.createPayment(work.body);
-    ctx.mirror.store('Payment', [rec]);
     const before = Number(work.before?.balance ?? 0);
     const expected = round2(before - Number(work.body.amountToPay));
     // The service answered: the balance is the one read before, less the amount.
     const invoice = work.before?.invoice;
-    if (typeof invoice === 'object' && invoice !== null)
-      ctx.mirror.store('Invoice', [{ ...(invoice as Json), balance: expected }]);
+    ctx.mirror.storeAll([
+      ['Payment', [rec]],
+      [
+        'Invoice',
+        typeof invoice === 'object' && invoice !== null ? [{ ...(invoice as Json), balance: expected }] : [],
+      ],
+    ]);
     return {
       resultId: rec.id === undefined ? null : String(rec.id),
       response: rec,
