@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { closestName } from '../util/closest.js';
 import type { ConfigLayer } from './load.js';
 import { configSchema } from './schema.js';
 
@@ -54,32 +55,9 @@ export function validKeysAt(path: readonly PropertyKey[]): string[] {
   return [];
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j] ?? 0;
-      row[j] = Math.min(up + 1, (row[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length] ?? 0;
-}
-
 /** The valid key closest to `key` (case-insensitive), when it is close enough to be a typo. */
 export function closestKey(key: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(key.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+  return closestName(key, candidates);
 }
 
 function hasPath(data: unknown, path: readonly PropertyKey[]): boolean {

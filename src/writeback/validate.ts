@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { CellValue, InputTable } from '../input/read-table.js';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
+import { closestName } from '../util/closest.js';
 import { columnsOf, isOpName, type OpName, opNames, ops } from './ops/index.js';
 import { printable } from './privacy.js';
 
@@ -151,34 +152,6 @@ function targetId(v: CellValue): number | string {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 'expected a whole number above 0';
 }
 
-/** Levenshtein distance, for "did you mean" (short header names only). */
-function distance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] ?? 0;
-}
-
-function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestD = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const c of candidates) {
-    const d = distance(name.toLowerCase(), c.toLowerCase());
-    if (d < bestD) {
-      best = c;
-      bestD = d;
-    }
-  }
-  return best;
-}
-
 /**
  * The table's headers as fields: exact, else the field of the same name in another case
  * (`invoiceid` -> `InvoiceId`). Returns the header -> field map.
@@ -198,7 +171,7 @@ function unknownColumnMessage(column: string, used: OpName[], known: Set<string>
   );
   if (owners.length > 0)
     return `unknown column: not a field of ${of} (it is a field of ${owners.join(', ')}: check --op or the op column)`;
-  const hint = closest(column, known);
+  const hint = closestName(column, known);
   return `unknown column (not a field of ${of})${hint === undefined ? '' : `: did you mean ${hint}?`}`;
 }
 
