@@ -933,6 +933,8 @@ async function run(ctx: ReportContext) {
   for (const id of common.orgIds) {
     if (!byOrg.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
   }
+  if (byOrg.size === 0)
+    warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
 
   const rateCounts = new Map<string, number>();
   const calcs: OrgCalc[] = [];

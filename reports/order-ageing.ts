@@ -225,8 +225,9 @@ function setup(opts: OrderAgeingOptions): Setup {
   return { mapping, families, includes, excludedNames, wanted, showTerminal };
 }
 
-function warningsOf(c: Classifier, fixed: string[]): string[] {
+function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {
   const out = [...fixed];
+  if (rows === 0) out.push('No data for this as-of: no order item in the report');
   for (const [name, n] of [...c.unmapped].sort((a, b) => b[1] - a[1]))
     out.push(
       `Status ${JSON.stringify(name)} (${n} item${n === 1 ? '' : 's'}) is not in statusStage: counted as OTHER`,
@@ -324,7 +325,7 @@ async function run(ctx: ReportContext) {
   return {
     detail: { name: 'Order ageing', columns: orderAgeingColumns, rows: { [Symbol.asyncIterator]: detail } },
     summaries: (): Sheet[] => summary.sheets(),
-    warnings: () => warningsOf(classifier, fixedWarnings),
+    warnings: () => warningsOf(classifier, summary.rows, fixedWarnings),
     about: (): [string, string][] => [
       ['As-of instant', `${formatInstant(instant.ms)}: ${instant.note}`],
       [

@@ -678,4 +678,12 @@ describe('compliance: what an auditor asks (issue 13)', () => {
       ]),
     );
   });
+
+  it('says when there is no data for the as-of', async () => {
+    const m = await mirror();
+    orgMonths(m, 70, 2025, range(1, 3, { pool: 5 }));
+    const ran = await runReport(compliance, m, params('2024-06-30'));
+    expect(ran.detail).toHaveLength(0);
+    expect(ran.warnings).toContain('No data for this as-of: no OrgMonth row of 2024 through month 6');
+  });
 });

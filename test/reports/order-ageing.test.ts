@@ -271,6 +271,7 @@ describe('order ageing: edge cases', () => {
     // An as-of date before the data: nothing, rather than every item at age 0.
     const early = await runReport(orderAgeing, m, params('2025-01-31'));
     expect(early.detail).toHaveLength(0);
+    expect(early.warnings[0]).toBe('No data for this as-of: no order item in the report');
   });
 
   it('reads history written by the adapter at each poll, and a move back starts a new row', async () => {
