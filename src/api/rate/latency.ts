@@ -19,8 +19,10 @@ export class LatencyWatch {
 
   /**
    * Adds a clean response's latency; answers true when an epoch just ended inflated and a cut is
-   * due. If the p90 stays inflated for three epochs after a cut, the service is slower for another
-   * reason than our load: the baseline moves up to it instead of cutting the rate to nothing.
+   * due (not two in a row: an overloaded service and a closed-loop client oscillate, one slow
+   * second, one fast). If the p90 stays inflated for three epochs after a cut, the service is
+   * slower for another reason than our load: the baseline moves up to it instead of cutting the
+   * rate to nothing.
    */
   add(ms: number, now: number): boolean {
     if (this.epochStart === 0) this.epochStart = now;

@@ -40,7 +40,9 @@ const MAX_LEASE = 64;
 /** Depth of the shared bucket, seconds of the rate. */
 const SHARED_BURST_S = 0.25;
 /** How often a process with no lease to take reads the shared state (another's cut), ms. */
-const SYNC_EVERY_MS = 1000;
+const SYNC_EVERY_MS = 250;
+/** Leased requests unused this long after their slot ended lapse (else a slow spender overlaps the next slot). */
+const LEASE_GRACE_MS = 100;
 /** A rate counts as good once it ran this long with no cut (CUBIC is back near its plateau). */
 const GOOD_AFTER_MS = 2000;
 /** How often the good rate is written. */
@@ -69,8 +71,9 @@ export class RateLimiter {
   private refilledAt = Date.now();
   private holdUntil = 0;
   private leased = 0;
-  /** When the leased requests may start (the shared schedule was reserved up to then). */
+  /** When the leased requests may start, and when they lapse (their slot of the shared schedule). */
   private leaseFrom = 0;
+  private leaseUntil = 0;
   private leasing: Promise<void> | undefined;
   private seenCutAt = 0;
   private lastSync = 0;
@@ -150,6 +153,7 @@ export class RateLimiter {
         await sleep(Math.max(1, ((1 - this.tokens) / rate) * 1000));
         continue;
       }
+      if (this.budget !== undefined && now > this.leaseUntil) this.leased = 0;
       if (this.budget !== undefined && this.leased < 1) {
         await this.lease(rate);
         continue;
@@ -288,12 +292,12 @@ export class RateLimiter {
         }),
       ).catch(this.ignore);
       this.lastSync = Date.now();
-      if (result === undefined) {
-        this.leased += want; // the store failed: carry on, this process alone
-        return;
-      }
-      this.leased += result.granted;
-      this.leaseFrom = Date.now() + result.waitMs;
+      // The store failed: carry on, this process alone, as if granted at once.
+      const granted = result?.granted ?? want;
+      this.leased = granted;
+      this.leaseFrom = Date.now() + (result?.waitMs ?? 0);
+      this.leaseUntil = this.leaseFrom + (granted * 1000) / rate + LEASE_GRACE_MS;
+      if (result === undefined) return;
       if (result.granted === 0) await sleep(result.waitMs);
       this.merge(result.shared);
     })().finally(() => {
