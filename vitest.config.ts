@@ -2,12 +2,13 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Sized for CI's two cores. A test file spends most of its time waiting (its sandbox answers
- * over real HTTP, child `ohs` processes start and sync, SQLite commits), so one worker per core
- * leaves the cores idle half the time; one more worker than cores keeps both busy without
- * queueing so much CPU work that a loaded machine trips the timeouts. OHS_TEST_WORKERS overrides.
+ * Sized for CI's two cores: one forked worker per core. Most files spend much of their time
+ * waiting (the sandbox over real HTTP, child `ohs` processes, SQLite commits), but each also runs
+ * its own sandbox and children, so more workers than cores made every test slower on a loaded
+ * machine (measured: 7 of 46 files tripped their own child-process and rate timings at 3 workers
+ * under a load average of 20). OHS_TEST_WORKERS overrides (e.g. 3 on an idle machine).
  */
-const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism() + 1;
+const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism();
 
 export default defineConfig({
   test: {
