@@ -228,7 +228,8 @@ describe('mirror files', () => {
     const streams = (JSON.parse(status.stdout) as { streams: { stream: string; rows: number }[] }).streams;
     expect(streams.find((s) => s.stream === 'orderitem')?.rows).toBe(sim().tables.OrderItem.all().length);
     const report = await as(['report', 'all', '--db', file, '--out', join(out, 'r')]);
-    expect(report.stderr).toBe('');
+    // Its stderr holds the reports' row counts and data warnings, never a failure to write.
+    expect(report.stderr).not.toMatch(/ohs: |readonly|read-only|SQLITE_/i);
     expect(report.code).toBe(0);
     expect(readdirSync(join(out, 'r'))).toHaveLength(6);
     // Writing commands still fail, with a clear line (it is not theirs to write).
@@ -306,7 +307,8 @@ describe('ohs demo', () => {
       const dir = newDir();
       const demoEnv = { ...env, OHS_DB: join(dir, 'real.sqlite'), OHS_LOG_LEVEL: 'warn' };
       const first = await runOhs(['demo', '--scale', '0.03'], { cwd: dir, env: demoEnv, timeoutMs: 240_000 });
-      expect(first.stderr).toBe('');
+      // Report data warnings (level 40) may come; no error and no failure line.
+      expect(first.stderr).not.toMatch(/"level":(50|60)|^ohs: /m);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Mirror   ${join(dir, 'demo.sqlite')}`);
       expect(first.stdout).toContain('ohs status --db demo.sqlite');

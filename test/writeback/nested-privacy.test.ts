@@ -36,6 +36,7 @@ describe('nested writes and personal data', { timeout: 300_000 }, () => {
         ],
       ],
     );
+    await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', file, '--op', 'person.create'], { cwd: dir, env })).code).toBe(0);
     sim().resetStats();
     // The backend makes the person at once and holds the answer: the apply is killed meanwhile.
@@ -87,6 +88,7 @@ describe('nested writes and personal data', { timeout: 300_000 }, () => {
       ['id', 'info'],
       [[String(applicant?.id), JSON.stringify([{ descrip: 'Late info' }])]],
     );
+    await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', staffFile, '--op', 'person.update'], { cwd: dir, env })).code).toBe(0);
     expect((await runOhs(['plan', infoFile, '--op', 'applicant.update'], { cwd: dir, env })).code).toBe(0);
     sim().resetStats();
