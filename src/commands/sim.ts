@@ -53,7 +53,10 @@ export function registerSim(program: Command): void {
         .default('insensitive'),
     )
     .addOption(
-      new Option('--list-contains <reading>', 'listContains: any of the items, or the value as a whole')
+      new Option(
+        '--list-contains <reading>',
+        'how listContains reads a list: any one of its items matches, or the value as a whole',
+      )
         .choices(['any', 'whole'])
         .default('any'),
     )
