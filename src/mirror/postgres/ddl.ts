@@ -1,0 +1,60 @@
+import { type ColumnDataType, sql } from 'kysely';
+import type { ColumnKind, EngineDdl } from '../ddl.js';
+
+const types: Record<ColumnKind, ColumnDataType> = {
+  id: 'bigint',
+  int: 'integer',
+  bigint: 'bigint',
+  float: 'double precision',
+  money: 'numeric(14, 2)',
+  text: 'text',
+  json: 'jsonb',
+};
+
+const names: Record<ColumnKind, string> = {
+  id: 'bigint',
+  int: 'integer',
+  bigint: 'bigint',
+  float: 'double precision',
+  money: 'numeric(14,2)',
+  text: 'text',
+  json: 'jsonb',
+};
+
+/**
+ * PostgreSQL's answers to the migrations: 64-bit ids, exact money (`numeric(14,2)`, never the
+ * 4-byte `real`), `jsonb` raw records, identity keys (BY DEFAULT, so a mirror copied from SQLite
+ * keeps its ids), and the catalogue of the mirror's own schema (`current_schema()`: a BI schema
+ * beside it is not the mirror's).
+ */
+export const postgresDdl: EngineDdl = {
+  engine: 'postgres',
+  type: (kind) => types[kind],
+  typeName: (kind) => names[kind],
+  serialType: 'bigint',
+  serialKey: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
+  async tableColumns(db) {
+    const rows = await sql<{ table_name: string; column_name: string }>`
+      select table_name, column_name from information_schema.columns
+      where table_schema = current_schema()`.execute(db);
+    const out = new Map<string, Set<string>>();
+    for (const r of rows.rows) {
+      const cols = out.get(r.table_name) ?? new Set<string>();
+      cols.add(r.column_name.toLowerCase());
+      out.set(r.table_name, cols);
+    }
+    return out;
+  },
+  async indexNames(db) {
+    const rows = await sql<{ name: string }>`
+      select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db);
+    return new Set(rows.rows.map((r) => r.name));
+  },
+  // Two hosts may open the mirror at the same moment: the upkeep runs in one transaction under a
+  // transaction-level advisory lock, the second process finding the work done.
+  exclusive: (db, fn) =>
+    db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext('ohs.schema'))`.execute(trx);
+      return fn(trx);
+    }),
+};
