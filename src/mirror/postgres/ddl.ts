@@ -33,10 +33,11 @@ export const postgresDdl: EngineDdl = {
   typeName: (kind) => names[kind],
   serialType: 'bigint',
   serialKey: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
+  // As Kysely's SQLite introspection: the migrator's own tables left out.
   async tableColumns(db) {
     const rows = await sql<{ table_name: string; column_name: string }>`
       select table_name, column_name from information_schema.columns
-      where table_schema = current_schema()`.execute(db);
+      where table_schema = current_schema() and table_name not like 'kysely\_%'`.execute(db);
     const out = new Map<string, Set<string>>();
     for (const r of rows.rows) {
       const cols = out.get(r.table_name) ?? new Set<string>();
