@@ -19,7 +19,6 @@ import { type PgServer, startPgServer } from '../helpers/pg-server.js';
  */
 let server: PgServer;
 let dir: string;
-const pools: { end(): Promise<void> }[] = [];
 const dbs: Kysely<Database>[] = [];
 
 beforeAll(async () => {
