@@ -1,5 +1,6 @@
 import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
+import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
@@ -14,6 +15,7 @@ import { benchWriteback } from './writeback.js';
 const benches: Record<string, (scale: number) => Promise<string>> = {
   checks: benchChecks,
   client: benchClient,
+  mirror: benchMirror,
   rate: benchRate,
   render: benchRender,
   'sqlite-drivers': benchSqliteDrivers,

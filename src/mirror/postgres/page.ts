@@ -8,7 +8,8 @@ import { arrayType, columnArray, type PgValue, pgValue, rawJson, rounds } from '
  * trip), whatever its size. The page travels as one typed array per column and `unnest` turns
  * them back into rows, merged with INSERT ... ON CONFLICT DO UPDATE; the rows there before are
  * read in the same statement (a CTE sees the table as it was), which gives the counts and lets a
- * record whose JSON is unchanged go unwritten, exactly as on SQLite. The alternative, COPY into
+ * record whose JSON is unchanged go unwritten (not even locked: it never reaches the INSERT),
+ * exactly as on SQLite. The alternative, COPY into
  * a temporary table then the same merge, is here too: `npm run bench -- mirror` measures both.
  */
 export interface PgClientLike {
@@ -52,7 +53,8 @@ function sqlOf(def: TableDef): TableSql {
     cur AS (SELECT t.id, t.raw, t.deleted_at FROM ${t} t JOIN i ON t.id = i.id),
     w AS (
       INSERT INTO ${t} AS t (${cols.join(', ')}, synced_at, deleted_at, seen_pass)
-      SELECT ${cols.map((c) => `i.${c}`).join(', ')}, ${now}, NULL, ${pass} FROM i
+      SELECT ${cols.map((c) => `i.${c}`).join(', ')}, ${now}, NULL, ${pass} FROM i LEFT JOIN cur c ON c.id = i.id
+      WHERE c.id IS NULL OR c.raw IS DISTINCT FROM i.raw OR c.deleted_at IS NOT NULL OR ${pass} IS NOT NULL
       ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}
       WHERE t.raw IS DISTINCT FROM excluded.raw OR t.deleted_at IS NOT NULL OR excluded.seen_pass IS NOT NULL
     )
