@@ -47,6 +47,7 @@ const unreachable = new Set([
 /** The SQLSTATE or errno of a driver error, looking through `cause` and AggregateError. */
 function codeOf(err: unknown): string | undefined {
   for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof OhsError) continue; // our own code (MIGRATION_FAILED): the driver's is below
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && code !== '') return code;
     if (e instanceof AggregateError) {
@@ -70,9 +71,9 @@ function scrub(message: string, url: string): string {
  * a code for the failures a user can act on, the error itself when it is already ours.
  */
 export function pgError(err: unknown, url: string, doing = 'open the mirror'): OhsError {
-  if (err instanceof OhsError) return err;
-  const t = pgTarget(url);
   const code = codeOf(err);
+  if (err instanceof OhsError && (code === undefined || err instanceof PgMirrorError)) return err;
+  const t = pgTarget(url);
   const said = scrub(err instanceof Error ? err.message || String(code ?? 'error') : String(err), url);
   const role = t.user === undefined ? 'the role' : `role ${t.user}`;
   if (code !== undefined && unreachable.has(code))
