@@ -48,21 +48,26 @@ function sqlOf(def: TableDef): TableSql {
     'deleted_at = NULL',
     'seen_pass = coalesce(excluded.seen_pass, t.seen_pass)',
   ];
+  // j: each record of the page beside the row there before (one join, read once), with what
+  // to do: 'i' insert, 'u' rewrite, 's' same JSON (written only to restore or mark a pass).
   const merge = (source: string, now: string, pass: string, returnIds: boolean) => `
     WITH i AS (${source}),
-    cur AS (SELECT t.id, t.raw, t.deleted_at FROM ${t} t JOIN i ON t.id = i.id),
+    j AS (
+      SELECT i.*, CASE WHEN c.id IS NULL THEN 'i' WHEN c.raw = i.raw THEN 's' ELSE 'u' END AS op,
+        c.deleted_at IS NOT NULL AS was_deleted
+      FROM i LEFT JOIN ${t} c ON c.id = i.id),
     w AS (
       INSERT INTO ${t} AS t (${cols.join(', ')}, synced_at, deleted_at, seen_pass)
-      SELECT ${cols.map((c) => `i.${c}`).join(', ')}, ${now}, NULL, ${pass} FROM i LEFT JOIN cur c ON c.id = i.id
-      WHERE c.id IS NULL OR c.raw IS DISTINCT FROM i.raw OR c.deleted_at IS NOT NULL OR ${pass} IS NOT NULL
+      SELECT ${cols.map((c) => `j.${c}`).join(', ')}, ${now}, NULL, ${pass} FROM j
+      WHERE j.op <> 's' OR j.was_deleted OR ${pass} IS NOT NULL
       ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}
       WHERE t.raw IS DISTINCT FROM excluded.raw OR t.deleted_at IS NOT NULL OR excluded.seen_pass IS NOT NULL
     )
-    SELECT count(*) FILTER (WHERE c.id IS NULL)::int AS inserted,
-      count(*) FILTER (WHERE c.id IS NOT NULL AND c.raw IS DISTINCT FROM i.raw)::int AS updated,
-      count(*) FILTER (WHERE c.raw = i.raw)::int AS unchanged
-      ${returnIds ? ', array_agg(i.id::text) FILTER (WHERE c.id IS NULL OR c.raw IS DISTINCT FROM i.raw) AS written' : ''}
-    FROM i LEFT JOIN cur c ON c.id = i.id`;
+    SELECT count(*) FILTER (WHERE op = 'i')::int AS inserted,
+      count(*) FILTER (WHERE op = 'u')::int AS updated,
+      count(*) FILTER (WHERE op = 's')::int AS unchanged
+      ${returnIds ? `, array_agg(id::text) FILTER (WHERE op <> 's') AS written` : ''}
+    FROM j`;
   const out = { columns: cols, types, merge };
   tableSql.set(def.table, out);
   return out;
