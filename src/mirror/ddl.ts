@@ -1,4 +1,4 @@
-import type { ColumnDataType, ColumnDefinitionBuilder, Kysely } from 'kysely';
+import type { ColumnDataType, ColumnDefinitionBuilder, Kysely, RawBuilder } from 'kysely';
 import type { Database } from './db-types.js';
 
 /**
@@ -25,7 +25,7 @@ export type ColumnKind =
 export interface EngineDdl {
   readonly engine: 'sqlite' | 'postgres';
   /** The column type of a kind, as Kysely's schema builder takes it. */
-  type(kind: ColumnKind): ColumnDataType;
+  type(kind: ColumnKind): ColumnDataType | RawBuilder<unknown>;
   /** The type as the data dictionary names it. */
   typeName(kind: ColumnKind): string;
   /** The type of a generated key column (`id` of runs, history, outbox). */

@@ -30,9 +30,9 @@ async function createResourceTables(db: AnyDb, ddl: EngineDdl): Promise<void> {
     }
     t = t
       .addColumn('raw', ddl.type('json'), (col) => col.notNull())
-      .addColumn('synced_at', 'text', (col) => col.notNull())
-      .addColumn('deleted_at', 'text')
-      .addColumn('seen_pass', 'text');
+      .addColumn('synced_at', ddl.type('text'), (col) => col.notNull())
+      .addColumn('deleted_at', ddl.type('text'))
+      .addColumn('seen_pass', ddl.type('text'));
     await t.execute();
     for (const c of def.columns.filter((col) => col.link)) {
       await db.schema
@@ -79,14 +79,14 @@ const m0001 = (ddl: EngineDdl): Migration => ({
     await db.schema
       .createTable('sync_run')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('streams', 'text', (c) => c.notNull())
-      .addColumn('outcome', 'text', (c) => c.notNull())
-      .addColumn('error_code', 'text')
-      .addColumn('error', 'text')
+      .addColumn('kind', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('streams', ddl.type('text'), (c) => c.notNull())
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error_code', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
       .addColumn('pid', 'integer', (c) => c.notNull())
       .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
@@ -95,11 +95,11 @@ const m0001 = (ddl: EngineDdl): Migration => ({
       .createTable('sync_stream_run')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
       .addColumn('pages', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('inserted', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('updated', 'integer', (c) => c.notNull().defaultTo(0))
@@ -107,7 +107,7 @@ const m0001 = (ddl: EngineDdl): Migration => ({
       .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('error', 'text')
+      .addColumn('error', ddl.type('text'))
       .execute();
     await db.schema
       .createIndex('sync_stream_run_run_id_idx')
@@ -116,51 +116,51 @@ const m0001 = (ddl: EngineDdl): Migration => ({
       .execute();
     await db.schema
       .createTable('sync_checkpoint')
-      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
       .addColumn('part', 'integer', (c) => c.notNull())
-      .addColumn('pass_id', 'text', (c) => c.notNull())
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('cursor', 'text')
-      .addColumn('upper', 'text')
+      .addColumn('pass_id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('cursor', ddl.type('text'))
+      .addColumn('upper', ddl.type('text'))
       .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_checkpoint_pk', ['stream', 'part'])
       .execute();
     await db.schema
       .createTable('sync_stream_state')
-      .addColumn('stream', 'text', (c) => c.primaryKey())
+      .addColumn('stream', ddl.type('text'), (c) => c.primaryKey())
       .addColumn('last_run_id', 'integer')
-      .addColumn('last_success_at', 'text')
-      .addColumn('last_full_at', 'text')
-      .addColumn('pass_id', 'text')
-      .addColumn('pass_started_at', 'text')
+      .addColumn('last_success_at', ddl.type('text'))
+      .addColumn('last_full_at', ddl.type('text'))
+      .addColumn('pass_id', ddl.type('text'))
+      .addColumn('pass_started_at', ddl.type('text'))
       .execute();
     await db.schema
       .createTable('sync_deletion')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('table_name', 'text', (c) => c.notNull())
-      .addColumn('row_id', 'text', (c) => c.notNull())
-      .addColumn('deleted_at', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('table_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('row_id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('deleted_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createTable('sync_lock')
-      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('name', ddl.type('text'), (c) => c.primaryKey())
       .addColumn('pid', 'integer', (c) => c.notNull())
-      .addColumn('host', 'text', (c) => c.notNull())
-      .addColumn('acquired_at', 'text', (c) => c.notNull())
-      .addColumn('heartbeat_at', 'text', (c) => c.notNull())
+      .addColumn('host', ddl.type('text'), (c) => c.notNull())
+      .addColumn('acquired_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('heartbeat_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createTable('orderitem_status_history')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
       .addColumn('orderitem_id', ddl.type('id'), (c) => c.notNull())
       .addColumn('status_id', ddl.type('id'))
-      .addColumn('status_code', 'text')
-      .addColumn('status_name', 'text')
-      .addColumn('first_seen_at', 'text', (c) => c.notNull())
-      .addColumn('last_seen_at', 'text', (c) => c.notNull())
+      .addColumn('status_code', ddl.type('text'))
+      .addColumn('status_name', ddl.type('text'))
+      .addColumn('first_seen_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('last_seen_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createIndex('orderitem_status_history_item_idx')
@@ -169,11 +169,11 @@ const m0001 = (ddl: EngineDdl): Migration => ({
       .execute();
     await db.schema
       .createTable('data_dictionary')
-      .addColumn('table_name', 'text', (c) => c.notNull())
-      .addColumn('column_name', 'text', (c) => c.notNull())
-      .addColumn('sql_type', 'text', (c) => c.notNull())
-      .addColumn('field', 'text')
-      .addColumn('description', 'text', (c) => c.notNull())
+      .addColumn('table_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('column_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('sql_type', ddl.type('text'), (c) => c.notNull())
+      .addColumn('field', ddl.type('text'))
+      .addColumn('description', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('data_dictionary_pk', ['table_name', 'column_name'])
       .execute();
     await createResourceTables(db, ddl);
@@ -321,14 +321,14 @@ const m0002 = (ddl: EngineDdl): Migration => ({
     await db.schema
       .createTable('org_policy')
       .addColumn('org_id', ddl.type('id'), (c) => c.primaryKey().notNull())
-      .addColumn('program', 'text', (c) => c.notNull())
-      .addColumn('agency', 'text')
+      .addColumn('program', ddl.type('text'), (c) => c.notNull())
+      .addColumn('agency', ddl.type('text'))
       .addColumn('rp_min_drug', ddl.type('float'))
       .addColumn('rp_min_alc', ddl.type('float'))
-      .addColumn('dot_registration_number', 'text')
+      .addColumn('dot_registration_number', ddl.type('text'))
       .addColumn('parent_org_id', ddl.type('id'))
-      .addColumn('source', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('source', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createIndex('org_policy_parent_org_id_idx')
@@ -344,14 +344,14 @@ const m0003 = (ddl: EngineDdl): Migration => ({
     await db.schema
       .createTable('job_run')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
-      .addColumn('job', 'text', (c) => c.notNull())
-      .addColumn('trigger', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('outcome', 'text', (c) => c.notNull())
-      .addColumn('error_code', 'text')
-      .addColumn('error', 'text')
-      .addColumn('outputs', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('job', ddl.type('text'), (c) => c.notNull())
+      .addColumn('trigger', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error_code', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
+      .addColumn('outputs', ddl.type('text'), (c) => c.notNull().defaultTo('[]'))
       .addColumn('sync_run_id', 'integer')
       .addColumn('pid', 'integer', (c) => c.notNull())
       .execute();
@@ -367,27 +367,27 @@ const m0004 = (ddl: EngineDdl): Migration => ({
     await db.schema
       .createTable('outbox')
       .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
-      .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
-      .addColumn('content_key', 'text', (c) => c.notNull())
-      .addColumn('op', 'text', (c) => c.notNull())
-      .addColumn('target_id', 'text')
-      .addColumn('body', 'text', (c) => c.notNull())
-      .addColumn('summary', 'text', (c) => c.notNull())
-      .addColumn('flags', 'text', (c) => c.notNull().defaultTo('[]'))
-      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', ddl.type('text'), (c) => c.notNull().unique())
+      .addColumn('content_key', ddl.type('text'), (c) => c.notNull())
+      .addColumn('op', ddl.type('text'), (c) => c.notNull())
+      .addColumn('target_id', ddl.type('text'))
+      .addColumn('body', ddl.type('text'), (c) => c.notNull())
+      .addColumn('summary', ddl.type('text'), (c) => c.notNull())
+      .addColumn('flags', ddl.type('text'), (c) => c.notNull().defaultTo('[]'))
+      .addColumn('state', ddl.type('text'), (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('request', 'text')
-      .addColumn('response', 'text')
-      .addColumn('error', 'text')
+      .addColumn('request', ddl.type('text'))
+      .addColumn('response', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
       .addColumn('balance_before', ddl.type('money'))
-      .addColumn('verify', 'text')
-      .addColumn('resolution', 'text')
-      .addColumn('result_id', 'text')
-      .addColumn('confirmed_at', 'text')
-      .addColumn('file', 'text', (c) => c.notNull())
+      .addColumn('verify', ddl.type('text'))
+      .addColumn('resolution', ddl.type('text'))
+      .addColumn('result_id', ddl.type('text'))
+      .addColumn('confirmed_at', ddl.type('text'))
+      .addColumn('file', ddl.type('text'), (c) => c.notNull())
       .addColumn('row', 'integer', (c) => c.notNull())
-      .addColumn('created_at', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('created_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema.createIndex('outbox_state_idx').on('outbox').column('state').execute();
     await db.schema.createIndex('outbox_content_key_idx').on('outbox').column('content_key').execute();
@@ -399,13 +399,13 @@ const m0004 = (ddl: EngineDdl): Migration => ({
  * the first sync; `source.last_base_url`, by every sync), so a guard or the demo can tell a
  * mirror of another service. See meta.ts.
  */
-const m0005 = (_ddl: EngineDdl): Migration => ({
+const m0005 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('mirror_meta')
-      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
-      .addColumn('value', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('key', ddl.type('text'), (c) => c.primaryKey().notNull())
+      .addColumn('value', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
   },
 });
@@ -414,10 +414,10 @@ const m0005 = (_ddl: EngineDdl): Migration => ({
  * Write-back exactly once (issue 11): who claimed an outbox item (`queued -> sending`) and when,
  * when and in which apply run its outcome became unknown, and every reconciliation read of it.
  */
-const m0006 = (_ddl: EngineDdl): Migration => ({
+const m0006 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     for (const column of ['claimed_by', 'claimed_at', 'unknown_at', 'unknown_run', 'evidence']) {
-      await db.schema.alterTable('outbox').addColumn(column, 'text').execute();
+      await db.schema.alterTable('outbox').addColumn(column, ddl.type('text')).execute();
     }
   },
 });
@@ -428,36 +428,36 @@ const m0006 = (_ddl: EngineDdl): Migration => ({
  * changed records staged until the pass's deletions pass the guard; ids a pass failed to read,
  * retried by the next run; the rotating re-read's cursor; records fetched per stream run.
  */
-const m0007 = (_ddl: EngineDdl): Migration => ({
+const m0007 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('sync_pass_seen')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
       .addColumn('state', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_pass_seen_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .createTable('sync_pass_stage')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('raw', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('raw', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_pass_stage_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .createTable('sync_failed_id')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('error', 'text', (c) => c.notNull())
-      .addColumn('failed_at', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error', ddl.type('text'), (c) => c.notNull())
+      .addColumn('failed_at', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_failed_id_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .alterTable('sync_stream_run')
       .addColumn('records', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
-    await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', 'text').execute();
-    await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', 'text').execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', ddl.type('text')).execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', ddl.type('text')).execute();
   },
 });
 
@@ -466,17 +466,17 @@ const m0007 = (_ddl: EngineDdl): Migration => ({
  * died (SIGKILL, power loss) from one still going; and the records a sync kept although a field
  * had the wrong type, counted per run, stream and field, for `ohs status` and the reports.
  */
-const m0008 = (_ddl: EngineDdl): Migration => ({
+const m0008 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
-    await db.schema.alterTable('sync_run').addColumn('host', 'text').execute();
+    await db.schema.alterTable('sync_run').addColumn('host', ddl.type('text')).execute();
     await db.schema
       .createTable('sync_type_error')
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('field', 'text', (c) => c.notNull())
-      .addColumn('expected', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('field', ddl.type('text'), (c) => c.notNull())
+      .addColumn('expected', ddl.type('text'), (c) => c.notNull())
       .addColumn('count', 'integer', (c) => c.notNull())
-      .addColumn('example_id', 'text')
+      .addColumn('example_id', ddl.type('text'))
       .addPrimaryKeyConstraint('sync_type_error_pk', ['run_id', 'stream', 'field'])
       .execute();
   },
@@ -490,7 +490,7 @@ const m0009 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('rate_budget')
-      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('key', ddl.type('text'), (c) => c.primaryKey().notNull())
       .addColumn('rate', ddl.type('float'))
       .addColumn('w_max', ddl.type('float'), (c) => c.notNull())
       .addColumn('cut_at', 'bigint', (c) => c.notNull())

@@ -85,6 +85,15 @@ describe('migrations on PostgreSQL', () => {
     expect((await columnTypes(db, 'sync_run')).id).toBe('bigint identity');
     expect((await columnTypes(db, 'outbox')).balance_before).toBe('numeric');
     expect((await columnTypes(db, 'rate_budget')).tat).toBe('double precision');
+    // Text compares byte by byte, as SQLite's BINARY collation.
+    const collations = await sql<{ collation_name: string | null }>`
+      select distinct collation_name from information_schema.columns
+      where table_schema = current_schema() and data_type = 'text'`.execute(db);
+    expect(collations.rows).toEqual([{ collation_name: 'C' }]);
+    const order = await sql<{ s: string }>`
+      select s from (values ('acme'), ('Zed'), ('Acme'), ('2026-01-02T00:00:00Z'), ('2026-01-02 00:00')) v(s)
+      order by s collate "C"`.execute(db);
+    expect(order.rows.map((r) => r.s)).toEqual(['2026-01-02 00:00', '2026-01-02T00:00:00Z', 'Acme', 'Zed', 'acme']);
     const scale = await sql<{ numeric_precision: number; numeric_scale: number }>`
       select numeric_precision, numeric_scale from information_schema.columns
       where table_name = 'invoice' and column_name = 'balance'`.execute(db);

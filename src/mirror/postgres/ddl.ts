@@ -1,13 +1,18 @@
-import { type ColumnDataType, sql } from 'kysely';
+import { type ColumnDataType, type RawBuilder, sql } from 'kysely';
 import type { ColumnKind, EngineDdl } from '../ddl.js';
 
-const types: Record<ColumnKind, ColumnDataType> = {
+/**
+ * Text compares byte by byte (COLLATE "C"), as SQLite's BINARY: ORDER BY and `>` on names, ids
+ * and ISO timestamps give what they give on SQLite (a server's en_US collation would ignore the
+ * punctuation of '2026-01-02T...' and sort 'acme' beside 'Acme'), so reports match cell for cell.
+ */
+const types: Record<ColumnKind, ColumnDataType | RawBuilder<unknown>> = {
   id: 'bigint',
   int: 'integer',
   bigint: 'bigint',
   float: 'double precision',
   money: 'numeric(14, 2)',
-  text: 'text',
+  text: sql`text collate "C"`,
   json: 'jsonb',
 };
 
