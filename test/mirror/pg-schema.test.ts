@@ -93,7 +93,13 @@ describe('migrations on PostgreSQL', () => {
     const order = await sql<{ s: string }>`
       select s from (values ('acme'), ('Zed'), ('Acme'), ('2026-01-02T00:00:00Z'), ('2026-01-02 00:00')) v(s)
       order by s collate "C"`.execute(db);
-    expect(order.rows.map((r) => r.s)).toEqual(['2026-01-02 00:00', '2026-01-02T00:00:00Z', 'Acme', 'Zed', 'acme']);
+    expect(order.rows.map((r) => r.s)).toEqual([
+      '2026-01-02 00:00',
+      '2026-01-02T00:00:00Z',
+      'Acme',
+      'Zed',
+      'acme',
+    ]);
     const scale = await sql<{ numeric_precision: number; numeric_scale: number }>`
       select numeric_precision, numeric_scale from information_schema.columns
       where table_name = 'invoice' and column_name = 'balance'`.execute(db);
