@@ -41,4 +41,6 @@ export interface EngineDdl {
    * dictionary) so that two processes opening the mirror at once do not both do it.
    */
   exclusive<T>(db: Kysely<Database>, fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** After rows were copied in with their ids (copy.ts): generated keys continue after them. */
+  afterCopy?(db: Kysely<Database>, serialTables: readonly string[]): Promise<void>;
 }

@@ -56,6 +56,13 @@ export const postgresDdl: EngineDdl = {
       select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db);
     return new Set(rows.rows.map((r) => r.name));
   },
+  // Identity keys do not follow ids inserted explicitly (SQLite's AUTOINCREMENT does).
+  async afterCopy(db, serialTables) {
+    for (const t of serialTables)
+      await sql`select setval(pg_get_serial_sequence(${t}, 'id'), coalesce((select max(id) from ${sql.table(t)}), 0) + 1, false)`.execute(
+        db,
+      );
+  },
   // Two hosts may open the mirror at the same moment: the upkeep runs in one transaction under a
   // transaction-level advisory lock, the second process finding the work done.
   exclusive: (db, fn) =>
