@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Kysely, Kysely as KyselyCtor, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { copyMirror, MirrorCopyError } from '../../src/mirror/copy.js';
 import type { Database } from '../../src/mirror/db-types.js';
