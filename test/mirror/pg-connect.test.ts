@@ -117,8 +117,11 @@ describe('locks across connections and processes', () => {
   let url: string;
   let a: pg.Pool;
   let b: pg.Pool;
-  beforeAll(() => {
+  beforeAll(async () => {
     url = server.createDatabase('locks');
+    const m = await connectPostgres(url);
+    await migrate(m.db, postgresDdl);
+    await m.db.destroy();
     a = createPool(url);
     b = createPool(url);
   });
@@ -138,10 +141,15 @@ describe('locks across connections and processes', () => {
         `^another sync is running on the mirror \\(pid ${process.pid} on .+, since \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\); wait for it to finish$`,
       ),
     );
+    // The holder is noted in sync_lock too (what ohs status reads), until released.
+    expect((await b.query('SELECT name, pid FROM sync_lock')).rows).toEqual([
+      { name: 'sync', pid: process.pid },
+    ]);
     // Another name is another lock.
     const apply = await takeAdvisoryLock(b, 'apply', 'the mirror', locked);
     await apply.release();
     await held.release();
+    expect((await b.query('SELECT name FROM sync_lock')).rows).toEqual([]);
     const next = await takeAdvisoryLock(b, 'sync', 'the mirror', locked);
     await next.release();
   });

@@ -16,6 +16,7 @@ export interface HeldLock {
 }
 
 const key = `hashtext('ohs'), hashtext(current_schema() || '.' || $1)`;
+const HEARTBEAT_MS = 10_000;
 
 /** The holder as the refusal names it: `pid 123 on host, since ISO`, or what is known. */
 async function holderOf(pool: pg.Pool, name: string): Promise<string> {
@@ -76,16 +77,52 @@ export async function takeAdvisoryLock(
   client.on('error', () => {
     broken = true;
   });
+  // The holder also in sync_lock, with a heartbeat, as on SQLite: what `ohs status` reads to
+  // tell a run still going from one whose process died. Informational only: the advisory lock
+  // is what excludes.
+  const host = hostname();
+  const at = new Date().toISOString();
+  const noted = await client
+    .query(
+      `INSERT INTO sync_lock (name, pid, host, acquired_at, heartbeat_at) VALUES ($1, $2, $3, $4, $4)
+       ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host,
+         acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
+      [name, process.pid, host, at],
+    )
+    .then(
+      () => true,
+      () => false, // a role that may not write sync_lock still holds the lock
+    );
+  const timer = noted
+    ? setInterval(() => {
+        client
+          .query('UPDATE sync_lock SET heartbeat_at = $1 WHERE name = $2 AND pid = $3 AND host = $4', [
+            new Date().toISOString(),
+            name,
+            process.pid,
+            host,
+          ])
+          .catch(() => undefined);
+      }, HEARTBEAT_MS)
+    : undefined;
+  timer?.unref();
   let released = false;
   return {
     release: async () => {
       if (released) return;
       released = true;
+      if (timer !== undefined) clearInterval(timer);
       if (broken) {
         client.release(true);
         return;
       }
       try {
+        if (noted)
+          await client.query('DELETE FROM sync_lock WHERE name = $1 AND pid = $2 AND host = $3', [
+            name,
+            process.pid,
+            host,
+          ]);
         await client.query(`SELECT pg_advisory_unlock(${key}), set_config('application_name', $2, false)`, [
           name,
           applicationName(),
