@@ -69,15 +69,16 @@ export class PgStatements {
   /**
    * Status history of order items, a page in one statement: the latest history row of each item
    * read, touched when the status is the same, a new row inserted when it differs (or there is
-   * none). An item twice in one page is handled in two rounds, as one by one.
+   * none), in the page's order (history ids as SQLite gives them). An item twice in one page is
+   * handled in two rounds, as one by one.
    */
   async recordStatus(c: PgClientLike, records: readonly Rec[], now: string): Promise<void> {
     for (const round of rounds(records, (r) => String(r.id))) {
       if (round.length === 0) continue;
       await c.query(
         `WITH i AS (
-           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])
-             AS u(orderitem_id, status_id, status_code, status_name)),
+           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) WITH ORDINALITY
+             AS u(orderitem_id, status_id, status_code, status_name, n)),
          latest AS (
            SELECT DISTINCT ON (h.orderitem_id) h.orderitem_id, h.id, h.status_id
            FROM orderitem_status_history h JOIN i ON h.orderitem_id = i.orderitem_id
@@ -89,7 +90,8 @@ export class PgStatements {
          INSERT INTO orderitem_status_history (orderitem_id, status_id, status_code, status_name, first_seen_at, last_seen_at)
          SELECT i.orderitem_id, i.status_id, i.status_code, i.status_name, $5, $5
          FROM i LEFT JOIN latest l ON l.orderitem_id = i.orderitem_id
-         WHERE l.id IS NULL OR l.status_id IS DISTINCT FROM i.status_id`,
+         WHERE l.id IS NULL OR l.status_id IS DISTINCT FROM i.status_id
+         ORDER BY i.n`,
         [
           round.map((r) => pgValue('id', r.id)),
           round.map((r) => pgValue('id', r.CurrentStatusId)),
@@ -117,7 +119,7 @@ export class PgStatements {
          UPDATE ${q(def.table)} SET deleted_at = $2
          WHERE id = ANY($1::${idType}) AND deleted_at IS NULL RETURNING id)
        INSERT INTO sync_deletion (run_id, stream, table_name, row_id, deleted_at)
-       SELECT $3, $4, $5, d.id::text, $2 FROM d`,
+       SELECT $3, $4, $5, d.id::text, $2 FROM d ORDER BY array_position($1::${idType}, d.id)`,
       [keys, audit.now, audit.runId, audit.stream, def.table],
     );
     return r.rowCount ?? 0;
