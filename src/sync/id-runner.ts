@@ -159,9 +159,11 @@ async function readBatch(
   const found = results.filter((r): r is Record<string, unknown> => typeof r === 'object');
   const missing = batch.filter((_, k) => results[k] === undefined);
   const failed = batch.filter((_, k) => results[k] === 'failed');
-  await stagePage(ctx, decl.name, decl.resource, found, async (w) => {
-    await w.markSeen(decl.name, missing, seenState.missing);
-    await w.markSeen(decl.name, failed, seenState.failed);
+  await stagePage(ctx, decl.name, decl.resource, found, {
+    also: async (w) => {
+      await w.markSeen(decl.name, missing, seenState.missing);
+      await w.markSeen(decl.name, failed, seenState.failed);
+    },
   });
   ctx.progress.add(batch.length);
 }
@@ -390,9 +392,9 @@ async function probeUpward(
       }
     });
     const failed = batch.filter((_, k) => results[k] === 'failed');
-    await stagePage(ctx, decl.name, decl.resource, found, (w) =>
-      w.markSeen(decl.name, failed, seenState.failed),
-    );
+    await stagePage(ctx, decl.name, decl.resource, found, {
+      also: (w) => w.markSeen(decl.name, failed, seenState.failed),
+    });
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }

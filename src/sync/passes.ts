@@ -91,25 +91,36 @@ export function countPage(ctx: StreamContext, counts: UpsertCounts, records: num
   ctx.stats.unchanged += counts.unchanged;
 }
 
-/**
- * One page of a pass: ids noted, changed records staged, `also` in the same transaction;
- * `statusHistory` records the status of the records written at once (a bulk load).
- */
+export interface StagePageOptions {
+  /** More writes of the same transaction (the page's checkpoint, ids gone or unreadable). */
+  also?: (w: MirrorWriter) => Promise<void>;
+  /** Record the status of the records written at once (a bulk load of order items). */
+  statusHistory?: boolean;
+  /**
+   * Write nothing when this is aborted by the time the page's transaction starts: the page waited
+   * for the connection while a sibling partition failed, and no page is written after that.
+   */
+  unless?: AbortSignal;
+}
+
+/** One page of a pass: ids noted, changed records staged, `also` in the same transaction. */
 export async function stagePage(
   ctx: StreamContext,
   stream: string,
   resource: ResourceName,
   records: readonly Record<string, unknown>[],
-  also?: (w: MirrorWriter) => Promise<void>,
-  statusHistory = false,
+  options: StagePageOptions = {},
 ): Promise<void> {
   const now = nowIso();
   const counts = await ctx.mirror.write(async (w) => {
-    const c = await w.stagePage(resource, stream, records, now, { statusHistory });
-    await also?.(w);
+    if (options.unless?.aborted) return undefined;
+    const c = await w.stagePage(resource, stream, records, now, {
+      statusHistory: options.statusHistory === true,
+    });
+    await options.also?.(w);
     return c;
   });
-  countPage(ctx, counts, records.length);
+  if (counts !== undefined) countPage(ctx, counts, records.length);
 }
 
 /** Active (not soft-deleted) rows of a table. */

@@ -171,20 +171,19 @@ async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
           })) {
             if (stop.signal.aborted) return;
             cp.cursor = String(page.lastId);
-            await stagePage(
-              ctx,
-              decl.name,
-              decl.resource,
-              page.records,
-              (w) => w.saveCheckpoint(cp, nowIso()),
-              decl.statusHistory === true,
-            );
+            await stagePage(ctx, decl.name, decl.resource, page.records, {
+              also: (w) => w.saveCheckpoint(cp, nowIso()),
+              statusHistory: decl.statusHistory === true,
+              unless: stop.signal,
+            });
             ctx.progress.add(page.records.length);
             if (ctx.signal.aborted) throw new InterruptedError();
           }
           if (stop.signal.aborted) return;
           cp.done = 1;
-          await ctx.mirror.write((w) => w.saveCheckpoint(cp, nowIso()));
+          await ctx.mirror.write(async (w) => {
+            if (!stop.signal.aborted) await w.saveCheckpoint(cp, nowIso());
+          });
         } catch (err) {
           stop.abort(err);
           throw err;
