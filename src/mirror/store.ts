@@ -191,10 +191,13 @@ export class LockedError extends OhsError {
   }
 }
 
-/** `write` called inside `write`: it would wait for itself. */
+/** The mirror used (mirror.db, another write) inside its own `write`: it would wait for itself. */
 export class NestedWriteError extends OhsError {
   override name = 'NestedWriteError';
   constructor() {
-    super('MIRROR_NESTED_WRITE', 'Mirror.write was called inside a write: use the writer it was given');
+    super(
+      'MIRROR_NESTED_WRITE',
+      'the mirror was used inside its own Mirror.write (mirror.db, or another write): use the writer it was given',
+    );
   }
 }

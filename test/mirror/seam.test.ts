@@ -49,19 +49,24 @@ describe('Mirror.write on SQLite', () => {
   it('a write that throws is rolled back whole, and the writes around it are kept', async () => {
     await withMirror(tmp(), async (m) => {
       const before = m.write((w) => w.upsert('Tenant', [tenant(1)], { now: NOW }));
+      let written: () => void = () => undefined;
+      const halfway = new Promise<void>((resolve) => {
+        written = resolve;
+      });
       const failing = m.write(async (w) => {
         await w.upsert('Tenant', [tenant(2), tenant(3)], { now: NOW });
         await w.saveCheckpoint(
           { stream: 'tenant', part: 0, pass_id: 'p', mode: 'full', cursor: '3', upper: null, done: 0 },
           NOW,
         );
-        await sleep(10);
-        // A query issued inside the transaction's time waits for its end: it never sees 2 and 3.
-        queued = tenantIds(m);
+        written();
+        await sleep(20);
         throw new Error('page failed');
       });
-      let queued: Promise<number[]> | undefined;
       const after = m.write((w) => w.upsert('Tenant', [tenant(4)], { now: NOW }));
+      // A query issued while the failing write is under way waits for its end: it never sees 2 and 3.
+      await halfway;
+      const queued = tenantIds(m);
       await expect(failing).rejects.toThrow('page failed');
       await before;
       await after;
@@ -94,11 +99,17 @@ describe('Mirror.write on SQLite', () => {
     });
   });
 
-  it('a write inside a write is refused (it would wait for itself)', async () => {
+  it('the mirror used inside its own write (another write, mirror.db) is refused: it would wait for itself', async () => {
     await withMirror(tmp(), async (m) => {
       await expect(m.write(() => m.write(async () => 1))).rejects.toMatchObject({
         code: 'MIRROR_NESTED_WRITE',
       });
+      await expect(m.write(() => tenantIds(m))).rejects.toMatchObject({ code: 'MIRROR_NESTED_WRITE' });
+      await expect(m.write(() => m.seenIds('tenant', 1))).rejects.toMatchObject({
+        code: 'MIRROR_NESTED_WRITE',
+      });
+      // Outside a write, and in the next one, all is as before.
+      expect(await tenantIds(m)).toEqual([]);
       expect(await m.write(async () => 2)).toBe(2);
     });
   });

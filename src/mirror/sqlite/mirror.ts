@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { ResourceName } from '../../schema/index.js';
 import type { Database as MirrorDb } from '../db-types.js';
 import {
@@ -21,8 +21,34 @@ export type Exclusive = <T>(
   fn: (sqlite: SqliteDatabase, conn: Kysely<MirrorDb>) => T | Promise<T>,
 ) => Promise<T>;
 
-/** The write transaction under way in this async context, to refuse a nested one (it would wait for itself). */
-const writing = new AsyncLocalStorage<SqliteMirror>();
+/** A mirror's write transaction, while under way (`active`) in the async context that `writing` marks. */
+export interface WriteToken {
+  active: boolean;
+}
+
+/** The write transaction under way in this async context. */
+const writing = new AsyncLocalStorage<WriteToken>();
+
+/** Whether this async context is inside the write transaction of the mirror `token` belongs to. */
+const insideWrite = (token: WriteToken) => token.active && writing.getStore() === token;
+
+/**
+ * Kysely over the one better-sqlite3 handle. A query of `mirror.db` (or any use of the mirror
+ * but the writer) issued inside that mirror's write would wait for the write to end, forever:
+ * it is refused with NestedWriteError instead.
+ */
+export function sqliteKysely(sqlite: SqliteDatabase, token: WriteToken): Kysely<MirrorDb> {
+  const dialect = new SqliteDialect({ database: sqlite });
+  const createDriver = dialect.createDriver.bind(dialect);
+  dialect.createDriver = () => {
+    const driver = createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    driver.acquireConnection = () =>
+      insideWrite(token) ? Promise.reject(new NestedWriteError()) : acquire();
+    return driver;
+  };
+  return new Kysely<MirrorDb>({ dialect });
+}
 
 /**
  * The SQLite engine of the mirror seam. One better-sqlite3 handle is the one connection; Kysely's
@@ -45,6 +71,7 @@ export class SqliteMirror implements Mirror {
     readonly db: Kysely<MirrorDb>,
     readonly readonly: boolean,
     storeSensitive: boolean,
+    private readonly token: WriteToken,
   ) {
     this.statements = new SqliteStatements(sqlite, storeSensitive);
     this.begin = sqlite.prepare('BEGIN IMMEDIATE');
@@ -60,16 +87,19 @@ export class SqliteMirror implements Mirror {
   readonly exclusive: Exclusive = (fn) => this.db.connection().execute(async (conn) => fn(this.sqlite, conn));
 
   async write<T>(fn: (w: MirrorWriter) => Promise<T>): Promise<T> {
-    if (writing.getStore() === this) throw new NestedWriteError();
+    if (insideWrite(this.token)) throw new NestedWriteError();
     return this.exclusive(async (sqlite, conn) => {
       this.begin.run();
+      this.token.active = true;
       try {
-        const result = await writing.run(this, () => fn(new SqliteWriter(conn, this.statements)));
+        const result = await writing.run(this.token, () => fn(new SqliteWriter(conn, this.statements)));
         this.commit.run();
         return result;
       } catch (err) {
         if (sqlite.inTransaction) this.rollback.run();
         throw err;
+      } finally {
+        this.token.active = false;
       }
     });
   }

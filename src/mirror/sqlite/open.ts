@@ -1,12 +1,10 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Kysely, SqliteDialect } from 'kysely';
-import type { Database as MirrorDb } from '../db-types.js';
 import { migrate, pendingMigrations, schemaWork } from '../migrations.js';
 import { MirrorOpenError, type MirrorOptions } from '../store.js';
 import { type SqliteDatabase, sqliteDriver } from './driver.js';
-import { SqliteMirror } from './mirror.js';
+import { SqliteMirror, sqliteKysely, type WriteToken } from './mirror.js';
 
 /**
  * Opens (creating when absent, unless `mustExist`) the SQLite mirror: mode 0600 (it holds
@@ -84,7 +82,8 @@ async function openReadWrite(
   } catch (err) {
     throw new MirrorOpenError(`cannot open ${file} as SQLite: ${(err as Error).message}`, err);
   }
-  const db = new Kysely<MirrorDb>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const token: WriteToken = { active: false };
+  const db = sqliteKysely(sqlite, token);
   if (!options.readonly) {
     try {
       await migrate(db);
@@ -100,6 +99,7 @@ async function openReadWrite(
     db,
     options.readonly === true,
     options.storeSensitive === true,
+    token,
   );
 }
 
@@ -146,7 +146,8 @@ async function openReadonly(
   } catch (err) {
     throw new MirrorOpenError(`cannot open ${file} read-only as SQLite: ${(err as Error).message}`, err);
   }
-  const db = new Kysely<MirrorDb>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const token: WriteToken = { active: false };
+  const db = sqliteKysely(sqlite, token);
   const close = async () => {
     await db.destroy();
   };
@@ -163,5 +164,5 @@ async function openReadonly(
     if (err instanceof MirrorOpenError) throw err;
     throw new MirrorOpenError(`cannot read ${file}: ${(err as Error).message}`, err);
   }
-  return new SqliteMirror(file, sqlite, driver.name, db, true, options.storeSensitive === true);
+  return new SqliteMirror(file, sqlite, driver.name, db, true, options.storeSensitive === true, token);
 }
