@@ -2,6 +2,7 @@ import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
+import { benchSeam } from './seam.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
 import { benchWriteback } from './writeback.js';
@@ -16,6 +17,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   client: benchClient,
   rate: benchRate,
   render: benchRender,
+  seam: benchSeam,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,
   writeback: benchWriteback,
