@@ -3,6 +3,7 @@ import { benchClient } from './client.js';
 import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
+import { benchSeam } from './seam.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
 import { benchWriteback } from './writeback.js';
@@ -18,6 +19,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   mirror: benchMirror,
   rate: benchRate,
   render: benchRender,
+  seam: benchSeam,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,
   writeback: benchWriteback,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * ROWS`): a fresh heap for its peak memory, and a driver that crashes (better-sqlite3 13 on
  * Node 20, 12 on Node 24) takes down only this process. Prints one JSON line of figures.
  *
- * The work is the mirror's hot path (src/mirror/sqlite-adapter.ts): a file in WAL mode with
+ * The work is the mirror's hot path (src/mirror/sqlite/writer.ts): a file in WAL mode with
  * synchronous=NORMAL, rows upserted through one reused prepared statement in transactions of a
  * page (500 rows), then point reads by id (the "what was there before" look-up), then a scan.
  */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { NotFoundError, OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror } from '../src/mirror/index.js';
@@ -17,6 +18,7 @@ import { measure, spawnSandbox, table } from './sandbox.js';
 const TOKEN = 'bench-token';
 const idStart = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 const PARTITIONS = 4;
+const PROBE_WINDOW = 100;
 
 function client(url: string): OhsClient {
   return new OhsClient({ baseUrl: url, token: TOKEN, concurrency: 8, requestsPerSecond: 100_000 });
@@ -117,6 +119,9 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
           full: true,
           idStart,
           partitions: PARTITIONS,
+          // Wide enough that probing an empty mirror's id streams is not stopped by its bound (100
+          // windows above idStart): the sync then sees every record fetch-only does.
+          probeWindow: PROBE_WINDOW,
           progress: false,
         }),
       );
@@ -164,7 +169,7 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
  */
 async function fullPassOverMirror(url: string, mirror: Mirror, file: string): Promise<string> {
   // An empty WAL to start from: what the pass adds is then the file's size.
-  mirror.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(mirror.db);
   const reader = new Database(file, { readonly: true });
   const wal = () => {
     try {

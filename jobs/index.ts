@@ -29,7 +29,7 @@ export interface JobRunReport extends JobResult {
  * (start, end, outcome, error code, files written), interrupted runs too.
  */
 export async function runJob(name: JobName, env: JobEnv, trigger: string): Promise<JobRunReport> {
-  const lock = acquireLock(env.mirror, 'job');
+  const lock = await acquireLock(env.mirror, 'job');
   try {
     const { id } = await env.mirror.db
       .insertInto('job_run')
@@ -70,6 +70,6 @@ export async function runJob(name: JobName, env: JobEnv, trigger: string): Promi
       .execute();
     return { runId: id, outcome, ...result, ...(error === undefined ? {} : { error }) };
   } finally {
-    lock.release();
+    await lock.release();
   }
 }

@@ -63,7 +63,7 @@ export async function writeReports(
       csv,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
-        ['Mirror', resolve(mirror.file)],
+        ['Mirror', mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
         ['Parameters', JSON.stringify(options)],

@@ -883,6 +883,71 @@ async function run(ctx: ReportContext) {
 
   const names = await orgNames(db);
   const rows = await orgMonthRows(db);
+  const byOrg = monthsByOrg(rows, names, scope, year, m, warn);
+  for (const id of common.orgIds) {
+    if (!byOrg.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
+  }
+  if (byOrg.size === 0)
+    warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+
+  const rateCounts = new Map<string, number>();
+  const calcs: OrgCalc[] = [];
+  for (const [orgId, months] of byOrg) {
+    const policy = policyOf.get(orgId);
+    const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, warn);
+    rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
+    calcs.push(computeOrg(orgId, names.get(orgId) ?? null, months, m, year, rates, warn));
+  }
+  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
+  const shown = calcs.filter((c) => inProgram(c.rates.program)).sort((a, b) => compareOrgs(a, b));
+  const detail: Row[] = shown.flatMap((c) => c.months.map((mc) => detailRow(c, mc, year)));
+
+  const rollups = rollupsOf(policies, parentOf, names, scope, calcs, opts, m, year);
+
+  const ytd = shown.map((c) => ytdRow(c, year));
+  for (const program of programs) {
+    const members = shown.filter((c) => c.rates.program === program);
+    if (members.length > 0) ytd.push(totalRow(members, program, year, m));
+  }
+  const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
+  const sourceLine = [...rateCounts]
+    .sort()
+    .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
+    .join('; ');
+  const about = aboutLines({
+    year,
+    m,
+    monthNote,
+    defaultsNote,
+    sourceLine,
+    opts,
+    rollups: rollups.length,
+    syncLines,
+    orgs: shown.length,
+    details: detail.length,
+  });
+
+  const sheets: Sheet[] = [{ name: 'YTD by org', columns: ytdColumns, rows: ytd }];
+  if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
+  const mis = misRows(shown, year, m);
+  if (mis.length > 0) sheets.push({ name: 'MIS summary', columns: misColumns, rows: mis });
+  return {
+    detail: { name: 'Compliance', columns: complianceColumns, rows: detail },
+    summaries: () => sheets,
+    warnings: () => warn.lines(),
+    about: () => about,
+  };
+}
+
+/** OrgMonth rows of the year through month `m`, by org then month; unreadable labels warned. */
+function monthsByOrg(
+  rows: Awaited<ReturnType<typeof orgMonthRows>>,
+  names: Map<number, string | null>,
+  scope: Set<number> | null,
+  year: number,
+  m: number,
+  warn: Collector,
+): Map<number, Map<number, MonthInput>> {
   const byOrg = new Map<number, Map<number, MonthInput>>();
   const badLabels: string[] = [];
   for (const r of rows) {
@@ -930,26 +995,24 @@ async function run(ctx: ReportContext) {
     byOrg.set(orgId, months);
   }
   for (const line of badLabels) warn.add('label', line);
-  for (const id of common.orgIds) {
-    if (!byOrg.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
-  }
-  if (byOrg.size === 0)
-    warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+  return byOrg;
+}
 
-  const rateCounts = new Map<string, number>();
-  const calcs: OrgCalc[] = [];
-  for (const [orgId, months] of byOrg) {
-    const policy = policyOf.get(orgId);
-    const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, warn);
-    rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
-    calcs.push(computeOrg(orgId, names.get(orgId) ?? null, months, m, year, rates, warn));
-  }
+/**
+ * Rollups: a parent (org_policy.parent_org_id) with members of the report; one per program,
+ * since DOT and non-DOT orgs never share a pool.
+ */
+function rollupsOf(
+  policies: readonly OrgPolicyTable[],
+  parentOf: Map<number, number | null>,
+  names: Map<number, string | null>,
+  scope: Set<number> | null,
+  calcs: readonly OrgCalc[],
+  opts: ComplianceOptions,
+  m: number,
+  year: number,
+): Row[] {
   const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
-  const shown = calcs.filter((c) => inProgram(c.rates.program)).sort((a, b) => compareOrgs(a, b));
-  const detail: Row[] = shown.flatMap((c) => c.months.map((mc) => detailRow(c, mc, year)));
-
-  // Rollups: a parent (org_policy.parent_org_id) with members of the report; one per program,
-  // since DOT and non-DOT orgs never share a pool.
   const calcOf = new Map(calcs.map((c) => [c.orgId, c]));
   const rollups: Row[] = [];
   const parents = [...new Set(policies.map((p) => p.parent_org_id).filter((p): p is number => p !== null))]
@@ -969,16 +1032,25 @@ async function run(ctx: ReportContext) {
     }
   }
 
-  const ytd = shown.map((c) => ytdRow(c, year));
-  for (const program of programs) {
-    const members = shown.filter((c) => c.rates.program === program);
-    if (members.length > 0) ytd.push(totalRow(members, program, year, m));
-  }
-  const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
-  const sourceLine = [...rateCounts]
-    .sort()
-    .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
-    .join('; ');
+  return rollups;
+}
+
+interface AboutFacts {
+  year: number;
+  m: number;
+  monthNote: string;
+  defaultsNote: string;
+  sourceLine: string;
+  opts: ComplianceOptions;
+  rollups: number;
+  syncLines: [string, string][];
+  orgs: number;
+  details: number;
+}
+
+/** The About sheet: what the report read and how. */
+function aboutLines(f: AboutFacts): [string, string][] {
+  const { year, m, monthNote, defaultsNote, sourceLine, opts, syncLines } = f;
   const about: [string, string][] = [
     ['Year and months', `${year}, ${MONTHS[0]} to ${MONTHS[m - 1]} (month ${m}: ${monthNote})`],
     [
@@ -996,7 +1068,7 @@ async function run(ctx: ReportContext) {
     ['Program filter', opts.program],
     [
       'Rollup mode',
-      `${opts.rollupMode}${rollups.length > 0 ? ' (sheet Rollups; parents from org_policy.parent_org_id)' : ' (no parent org in the report)'}: ${opts.rollupMode === 'sumOfChildren' ? 'each member is judged on its own target; the rollup status is the worst member status and names the members below ON_TRACK; summed counts are for information' : 'pools and counts added, the highest member rate used (a C/TPA pool)'}`,
+      `${opts.rollupMode}${f.rollups > 0 ? ' (sheet Rollups; parents from org_policy.parent_org_id)' : ' (no parent org in the report)'}: ${opts.rollupMode === 'sumOfChildren' ? 'each member is judged on its own target; the rollup status is the worst member status and names the members below ON_TRACK; summed counts are for information' : 'pools and counts added, the highest member rate used (a C/TPA pool)'}`,
     ],
     [
       'Status',
@@ -1012,21 +1084,12 @@ async function run(ctx: ReportContext) {
       'The mirror holds only the present: OrgMonth rows as last synced; rows synced after the as-of date are not excluded. A December pick collected in January stays in its pick month.',
     ],
     ...syncLines,
-    ['Orgs', String(shown.length)],
-    ['Detail rows', String(detail.length)],
-    ['Rollup rows', String(rollups.length)],
+    ['Orgs', String(f.orgs)],
+    ['Detail rows', String(f.details)],
+    ['Rollup rows', String(f.rollups)],
   ];
 
-  const sheets: Sheet[] = [{ name: 'YTD by org', columns: ytdColumns, rows: ytd }];
-  if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
-  const mis = misRows(shown, year, m);
-  if (mis.length > 0) sheets.push({ name: 'MIS summary', columns: misColumns, rows: mis });
-  return {
-    detail: { name: 'Compliance', columns: complianceColumns, rows: detail },
-    summaries: () => sheets,
-    warnings: () => warn.lines(),
-    about: () => about,
-  };
+  return about;
 }
 
 async function orgMonthRows(db: Kysely<Database>) {

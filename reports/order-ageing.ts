@@ -258,6 +258,23 @@ function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {
   return out;
 }
 
+/** The status mapping and the product families with their thresholds, as About lines. */
+function setupLines(st: ReturnType<typeof setup>): { mappingLine: string; familyLine: string } {
+  const mappingLine = [...st.mapping.values()]
+    .map((s) => `${s.name} → ${s.stage}${s.terminal ? ' (terminal)' : ''}`)
+    .join('; ');
+  const familyLine = [...st.families]
+    .map(([name, f]) => {
+      const t = stageOrder
+        .filter((s) => f.thresholds[s] !== undefined)
+        .map((s) => `${s} ${f.thresholds[s]?.warn}/${f.thresholds[s]?.stuck}`)
+        .join(', ');
+      return `${name} (products containing ${f.match.join(' / ')}): ${t || 'no thresholds'}`;
+    })
+    .join('; ');
+  return { mappingLine, familyLine };
+}
+
 async function run(ctx: ReportContext) {
   const { db, params } = ctx;
   const common = commonParams(REPORT, params);
@@ -310,18 +327,7 @@ async function run(ctx: ReportContext) {
     }
   }
 
-  const mappingLine = [...st.mapping.values()]
-    .map((s) => `${s.name} → ${s.stage}${s.terminal ? ' (terminal)' : ''}`)
-    .join('; ');
-  const familyLine = [...st.families]
-    .map(([name, f]) => {
-      const t = stageOrder
-        .filter((s) => f.thresholds[s] !== undefined)
-        .map((s) => `${s} ${f.thresholds[s]?.warn}/${f.thresholds[s]?.stuck}`)
-        .join(', ');
-      return `${name} (products containing ${f.match.join(' / ')}): ${t || 'no thresholds'}`;
-    })
-    .join('; ');
+  const { mappingLine, familyLine } = setupLines(st);
   return {
     detail: { name: 'Order ageing', columns: orderAgeingColumns, rows: { [Symbol.asyncIterator]: detail } },
     summaries: (): Sheet[] => summary.sheets(),

@@ -222,8 +222,6 @@ function classify(
             ) as Bucket
           ).label;
     if (cancelled) flags.push('VOID');
-    const year = asInteger(r.year);
-    const month = asInteger(r.month);
     const org = (orgId === null ? undefined : names.get(orgId)) ?? asText(r.c_org);
     (cancelled ? voided : open).push({
       orgId,
@@ -235,27 +233,29 @@ function classify(
       credit,
       totalDue,
       lateFee,
-      row: {
-        orgId,
-        org,
-        invoiceId: id,
-        invoiceDate: formatDate(date),
-        dueDate: formatDate(due),
-        billingPeriod: year !== null && month !== null ? `${year}-${String(month).padStart(2, '0')}` : null,
-        daysPastDue: days,
-        bucket,
-        balance,
-        lateFee,
-        totalDue,
-        flags: flags.length === 0 ? null : flags.join(';'),
-        documentPresent: asText(r.dropInvoice) !== null,
-      },
+      row: detailRow({ r, orgId, org, id, date, due, days, bucket, balance, lateFee, totalDue, flags }),
     });
   }
   const order = (a: OpenInvoice, b: OpenInvoice) =>
     compareOrgs(a, b) || b.days - a.days || dayNumber(a.date) - dayNumber(b.date) || compareIds(a.id, b.id);
   open.sort(order);
   voided.sort(order);
+  const warnings = classifyWarnings({ badBalance, unreadable, noDue, badDue, badFee, checks }, voided);
+  return { open, voided, warnings, future, unreadable: unreadable.length + badBalance.length, seen };
+}
+
+interface ClassifyLists {
+  badBalance: string[];
+  unreadable: string[];
+  noDue: string[];
+  badDue: string[];
+  badFee: string[];
+  checks: string[];
+}
+
+/** One warning line per kind of unreadable or odd invoice, and one for the cancelled ones. */
+function classifyWarnings(l: ClassifyLists, voided: readonly OpenInvoice[]): string[] {
+  const { badBalance, unreadable, noDue, badDue, badFee, checks } = l;
   const warnings: string[] = [];
   const list = (items: string[], what: string) => {
     if (items.length > 0) warnings.push(`${items.length} invoice(s) ${what}: ${listSome(items)}`);
@@ -270,7 +270,117 @@ function classify(
     warnings.push(
       `${voided.length} cancelled invoice(s) (dropInvoice filled) with an open balance of ${formatCents(voided.reduce((s, v) => s + v.totalDue, 0))}: left out of every bucket and total, listed on the sheet VOID`,
     );
-  return { open, voided, warnings, future, unreadable: unreadable.length + badBalance.length, seen };
+  return warnings;
+}
+
+interface DetailFacts {
+  r: InvoiceRecord;
+  orgId: number | null;
+  org: string | null;
+  id: string;
+  date: LocalDate;
+  due: LocalDate;
+  days: number;
+  bucket: string;
+  balance: number;
+  lateFee: number;
+  totalDue: number;
+  flags: string[];
+}
+
+/** The invoice's row on the detail (or VOID) sheet. */
+function detailRow(f: DetailFacts): Row {
+  const { r, orgId, org, id, date, due, days, bucket, balance, lateFee, totalDue, flags } = f;
+  const year = asInteger(r.year);
+  const month = asInteger(r.month);
+  return {
+    orgId,
+    org,
+    invoiceId: id,
+    invoiceDate: formatDate(date),
+    dueDate: formatDate(due),
+    billingPeriod: year !== null && month !== null ? `${year}-${String(month).padStart(2, '0')}` : null,
+    daysPastDue: days,
+    bucket,
+    balance,
+    lateFee,
+    totalDue,
+    flags: flags.length === 0 ? null : flags.join(';'),
+    documentPresent: asText(r.dropInvoice) !== null,
+  };
+}
+
+/** The About sheet: how the invoices were aged and what was left out. */
+function aboutLines(
+  opts: UnpaidInvoicesOptions,
+  buckets: Bucket[],
+  voided: number,
+  open: number,
+  c: Classified,
+  syncLines: [string, string][],
+): [string, string][] {
+  const about: [string, string][] = [
+    [
+      'Aging',
+      `${opts.agingBasis === 'dueDate' ? 'Days past the due date' : 'Days since the invoice date'} on the as-of date; buckets ${buckets.map((b) => b.label).join(', ')}; negative balances under Credits whatever their age`,
+    ],
+    [
+      'Late fees',
+      opts.lateFeeInBalance
+        ? 'lateFeeInBalance = true: the balance already holds the late fee; lateFee is informational, totalDue = balance'
+        : 'lateFeeInBalance = false: totalDue = balance + lateFee, and totalDue is bucketed',
+    ],
+    [
+      'Cancelled invoices',
+      opts.dropInvoice === 'cancelled'
+        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets'}`
+        : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
+    ],
+    [
+      'Limitation',
+      'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
+    ],
+    ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
+    ...syncLines,
+    ['Open invoices', String(open)],
+    ['Cancelled (VOID, excluded)', String(voided)],
+    ['Dated after the as-of date (excluded)', String(c.future)],
+    ['Unreadable date or balance (excluded)', String(c.unreadable)],
+  ];
+  return about;
+}
+
+/** Columns of the By org sheet: one per ageing bucket, then credits and totals. */
+function bucketColumnsFor(buckets: Bucket[], opts: UnpaidInvoicesOptions): Column[] {
+  return [
+    { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+    { key: 'org', title: 'Org', type: 'string', width: 32 },
+    ...buckets.map(
+      (b, i): Column => ({
+        key: b.key,
+        title: b.label,
+        type: 'money',
+        width: 13,
+        // The last bucket red, the one before it amber (91+ and 61-90 by default).
+        ...(i === buckets.length - 1
+          ? { alert: { positive: 'red' } }
+          : i === buckets.length - 2 && i > 0
+            ? { alert: { positive: 'amber' } }
+            : {}),
+      }),
+    ),
+    { key: CREDITS.key, title: CREDITS.label, type: 'money', width: 13 },
+    { key: 'total', title: 'Total (net)', type: 'money', width: 14 },
+    { key: 'lateFees', title: 'Late fees', type: 'money', width: 11 },
+    { key: 'openInvoices', title: 'Open invoices', type: 'integer', width: 9 },
+    {
+      key: 'oldestDaysPastDue',
+      title: opts.agingBasis === 'dueDate' ? 'Oldest days past due' : 'Oldest days since invoice date',
+      type: 'integer',
+      width: 10,
+    },
+    { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
+  ];
 }
 
 async function run(ctx: ReportContext) {
@@ -300,63 +410,8 @@ async function run(ctx: ReportContext) {
 
   const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
   const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
-  const about: [string, string][] = [
-    [
-      'Aging',
-      `${opts.agingBasis === 'dueDate' ? 'Days past the due date' : 'Days since the invoice date'} on the as-of date; buckets ${buckets.map((b) => b.label).join(', ')}; negative balances under Credits whatever their age`,
-    ],
-    [
-      'Late fees',
-      opts.lateFeeInBalance
-        ? 'lateFeeInBalance = true: the balance already holds the late fee; lateFee is informational, totalDue = balance'
-        : 'lateFeeInBalance = false: totalDue = balance + lateFee, and totalDue is bucketed',
-    ],
-    [
-      'Cancelled invoices',
-      opts.dropInvoice === 'cancelled'
-        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided.length === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets'}`
-        : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
-    ],
-    [
-      'Limitation',
-      'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
-    ],
-    ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
-    ...syncLines,
-    ['Open invoices', String(open.length)],
-    ['Cancelled (VOID, excluded)', String(voided.length)],
-    ['Dated after the as-of date (excluded)', String(c.future)],
-    ['Unreadable date or balance (excluded)', String(c.unreadable)],
-  ];
-  const bucketColumns: Column[] = [
-    { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
-    { key: 'org', title: 'Org', type: 'string', width: 32 },
-    ...buckets.map(
-      (b, i): Column => ({
-        key: b.key,
-        title: b.label,
-        type: 'money',
-        width: 13,
-        // The last bucket red, the one before it amber (91+ and 61-90 by default).
-        ...(i === buckets.length - 1
-          ? { alert: { positive: 'red' } }
-          : i === buckets.length - 2 && i > 0
-            ? { alert: { positive: 'amber' } }
-            : {}),
-      }),
-    ),
-    { key: CREDITS.key, title: CREDITS.label, type: 'money', width: 13 },
-    { key: 'total', title: 'Total (net)', type: 'money', width: 14 },
-    { key: 'lateFees', title: 'Late fees', type: 'money', width: 11 },
-    { key: 'openInvoices', title: 'Open invoices', type: 'integer', width: 9 },
-    {
-      key: 'oldestDaysPastDue',
-      title: opts.agingBasis === 'dueDate' ? 'Oldest days past due' : 'Oldest days since invoice date',
-      type: 'integer',
-      width: 10,
-    },
-    { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
-  ];
+  const about = aboutLines(opts, buckets, voided.length, open.length, c, syncLines);
+  const bucketColumns = bucketColumnsFor(buckets, opts);
   const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
     { name: 'By org', columns: bucketColumns, rows: byOrg },

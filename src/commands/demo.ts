@@ -38,7 +38,7 @@ async function claimForDemo(mirror: Mirror): Promise<void> {
     .executeTakeFirst();
   if (source !== undefined || Number(runs?.n ?? 0) > 0) {
     throw new DemoMirrorInUseError(
-      `${mirror.file} holds data synced from ${source ?? 'a service'}, not from the demo's sandbox: the demo will not write into it (leave out --db to use ${demoDefaults.db}, or give another file)`,
+      `${mirror.location} holds data synced from ${source ?? 'a service'}, not from the demo's sandbox: the demo will not write into it (leave out --db to use ${demoDefaults.db}, or give another file)`,
     );
   }
   await writeMeta(mirror.db, metaKeys.demoSandbox, 'built-in sandbox (ohs demo)', true);

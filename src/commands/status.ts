@@ -95,7 +95,7 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       ...(await streamEconomy(mirror, s.name)),
     });
   }
-  return { db: mirror.file, runs: shownRuns, streams: out };
+  return { db: mirror.location, runs: shownRuns, streams: out };
 }
 
 /** Fields of the wrong type in a stream's run (sync_type_error), with their record counts. */

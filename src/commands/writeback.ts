@@ -75,6 +75,13 @@ async function askToQueue(t: PlanTotals): Promise<boolean> {
 
 /** `ohs plan FILE`, `ohs apply`, `ohs outbox`: write-back (DESIGN.md "Write-back"). */
 export function registerWriteback(program: Command): void {
+  registerPlan(program);
+  registerApply(program);
+  registerOutbox(program);
+}
+
+/** `ohs plan FILE`: validate, diff against the mirror, queue in the outbox. */
+function registerPlan(program: Command): void {
   program
     .command('plan')
     .description('validate a change file, diff it against the mirror and queue it in the outbox')
@@ -108,7 +115,10 @@ export function registerWriteback(program: Command): void {
         await mirror.close();
       }
     });
+}
 
+/** `ohs apply`: send what the outbox holds, exactly once. */
+function registerApply(program: Command): void {
   program
     .command('apply')
     .description('send the queued changes of the outbox, reconcile unknown outcomes, re-read what changed')
@@ -182,7 +192,10 @@ export function registerWriteback(program: Command): void {
         await mirror.close();
       }
     });
+}
 
+/** `ohs outbox [resolve ID]`: list the outbox; decide an unknown outcome. */
+function registerOutbox(program: Command): void {
   const outbox = program
     .command('outbox')
     .description('list the write-back outbox; resolve an item whose outcome is unknown')

@@ -3,7 +3,7 @@ export { dictionaryRows } from './dictionary.js';
 export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
-export { type Mirror, MirrorOpenError, type MirrorOptions, openMirror } from './open.js';
+export { engineOf, openMirror, redactTarget } from './open.js';
 export { MirrorRateBudget } from './rate-budget.js';
 export {
   availableDrivers,
@@ -16,11 +16,23 @@ export {
   sqliteDriverNames,
   supportedDrivers,
 } from './sqlite/driver.js';
+export { alive, STALE_MS } from './sqlite/locks.js';
 export {
   type CheckpointRow,
+  type DeletionAudit,
+  LockedError,
+  type Mirror,
+  type MirrorEngine,
+  MirrorEngineUnavailableError,
+  type MirrorLock,
+  MirrorOpenError,
+  type MirrorOptions,
+  type MirrorWriter,
+  NestedWriteError,
   type SeenState,
-  SqliteAdapter,
   seenState,
   type UpsertCounts,
-} from './sqlite-adapter.js';
+  type UpsertOptions,
+  type WriteOptions,
+} from './store.js';
 export { bookkeepingColumns, mirroredResources, q, type TableDef, tableDefs, tableOf } from './tables.js';

@@ -1,11 +1,13 @@
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../api/index.js';
-import type { ResourceTableName } from '../mirror/index.js';
+import type { MirrorWriter, ResourceTableName } from '../mirror/index.js';
 import { seenState, tableOf } from '../mirror/index.js';
 import { crashPoint } from './crash.js';
 import { finishPass, nowIso, type PassState, pendingPass, stagePage, startPass } from './passes.js';
 import { type IdStreamDecl, InterruptedError, type StreamContext } from './types.js';
 
 type IR = IdStreamDecl['resource'];
+/** Moves the rotating re-read cursor, in the transaction that starts the pass. */
+type Advance = (w: MirrorWriter) => Promise<void>;
 const BATCH = 16;
 
 const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0);
@@ -52,15 +54,14 @@ async function idPass(decl: IdStreamDecl, ctx: StreamContext, kind: IdPassKind):
   ctx.stats.mode = kind === 'full' ? 'full' : 'incremental';
   const table = tableOf(decl.resource).table as ResourceTableName;
   const { wanted, advance } = await wantedIds(decl, ctx, table, kind);
-  const { adapter } = ctx.mirror;
-  const pass = startPass(
+  const pass = await startPass(
     ctx,
     decl.name,
     kind === 'full' ? 'full' : 'reopen',
     [{ cursor: null, upper: null }],
-    () => {
-      adapter.markSeen(decl.name, [...wanted], seenState.todo);
-      advance();
+    async (w) => {
+      await w.markSeen(decl.name, [...wanted], seenState.todo);
+      await advance(w);
     },
   );
   crashPoint('id-pass-started');
@@ -73,7 +74,7 @@ async function wantedIds(
   ctx: StreamContext,
   table: ResourceTableName,
   kind: IdPassKind,
-): Promise<{ wanted: Set<string>; advance: () => void }> {
+): Promise<{ wanted: Set<string>; advance: Advance }> {
   const db = ctx.mirror.db;
   const wanted = new Set<string>();
   if (kind === 'full') {
@@ -89,7 +90,7 @@ async function wantedIds(
       .execute();
     for (const r of rows) wanted.add(String(r.id));
   }
-  let advance: () => void = () => undefined;
+  let advance: Advance = async () => undefined;
   if (kind === 'incremental') {
     const slice = await rotation(decl, ctx, table);
     for (const id of slice.ids) wanted.add(id);
@@ -120,9 +121,8 @@ async function runPass(
   pass: PassState,
   opts: { probe: boolean },
 ): Promise<void> {
-  const { adapter } = ctx.mirror;
   const table = tableOf(decl.resource).table as ResourceTableName;
-  const todo = adapter.seenIds(decl.name, seenState.todo).sort(byId);
+  const todo = (await ctx.mirror.seenIds(decl.name, seenState.todo)).sort(byId);
   const failures = failureBudget(todo.length);
   for (let i = 0; i < todo.length; i += BATCH) {
     await readBatch(decl, ctx, todo.slice(i, i + BATCH), failures);
@@ -130,10 +130,10 @@ async function runPass(
   }
   if (opts.probe) await probeUpward(decl, ctx, table, failures);
 
-  const failed = adapter.seenIds(decl.name, seenState.failed);
+  const failed = await ctx.mirror.seenIds(decl.name, seenState.failed);
   // A known id answering 404 is evidence it is gone; an id that could not be read is no evidence
   // of anything, and a pass with such ids is not complete: it deletes nothing.
-  const gone = failed.length > 0 ? [] : adapter.seenIds(decl.name, seenState.missing);
+  const gone = failed.length > 0 ? [] : await ctx.mirror.seenIds(decl.name, seenState.missing);
   const known = new Set(
     (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) =>
       String(r.id),
@@ -159,9 +159,11 @@ async function readBatch(
   const found = results.filter((r): r is Record<string, unknown> => typeof r === 'object');
   const missing = batch.filter((_, k) => results[k] === undefined);
   const failed = batch.filter((_, k) => results[k] === 'failed');
-  stagePage(ctx, decl.name, decl.resource, found, () => {
-    ctx.mirror.adapter.markSeen(decl.name, missing, seenState.missing);
-    ctx.mirror.adapter.markSeen(decl.name, failed, seenState.failed);
+  await stagePage(ctx, decl.name, decl.resource, found, {
+    also: async (w) => {
+      await w.markSeen(decl.name, missing, seenState.missing);
+      await w.markSeen(decl.name, failed, seenState.failed);
+    },
   });
   ctx.progress.add(batch.length);
 }
@@ -300,9 +302,9 @@ async function rotation(
   decl: IdStreamDecl,
   ctx: StreamContext,
   table: ResourceTableName,
-): Promise<{ ids: string[]; advance: () => void }> {
+): Promise<{ ids: string[]; advance: Advance }> {
   const { low, top, stride } = await idLayout(ctx, table);
-  if (low === undefined || top === undefined) return { ids: [], advance: () => undefined };
+  if (low === undefined || top === undefined) return { ids: [], advance: async () => undefined };
   const slots = Math.floor((top - low) / stride) + 1;
   const share = Math.ceil(slots / Math.max(1, ctx.options.rereadRuns));
   const state = await ctx.mirror.db
@@ -325,7 +327,7 @@ async function rotation(
   }
   const last = ids.at(-1) ?? null;
   // Moved in the transaction that starts the pass, so a crash before it loses no share.
-  const advance = () => ctx.mirror.adapter.setRereadCursor(decl.name, last, wrapped ? nowIso() : null);
+  const advance: Advance = (w) => w.setRereadCursor(decl.name, last, wrapped ? nowIso() : null);
   return { ids, advance };
 }
 
@@ -354,7 +356,7 @@ async function probeUpward(
   // Records this pass found are staged, not yet in the table: a resumed pass probes above them
   // instead of asking them again.
   let staged: number | undefined;
-  for (const id of ctx.mirror.adapter.seenIds(decl.name, seenState.seen)) {
+  for (const id of await ctx.mirror.seenIds(decl.name, seenState.seen)) {
     const n = Number(id);
     if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
   }
@@ -390,9 +392,9 @@ async function probeUpward(
       }
     });
     const failed = batch.filter((_, k) => results[k] === 'failed');
-    stagePage(ctx, decl.name, decl.resource, found, () =>
-      ctx.mirror.adapter.markSeen(decl.name, failed, seenState.failed),
-    );
+    await stagePage(ctx, decl.name, decl.resource, found, {
+      also: (w) => w.markSeen(decl.name, failed, seenState.failed),
+    });
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
@@ -402,7 +404,7 @@ async function probeUpward(
     const found = (await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)))).filter(
       (r): r is Record<string, unknown> => typeof r === 'object',
     );
-    stagePage(ctx, decl.name, decl.resource, found);
+    await stagePage(ctx, decl.name, decl.resource, found);
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }

@@ -19,16 +19,15 @@ export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): P
   const gone = active.map((r) => r.id).filter((id) => !listed.has(String(id)));
   await guardDeletions(ctx, table, gone.length);
   const now = nowIso();
-  const { adapter } = ctx.mirror;
-  const counts = await adapter.bulkLoad(decl.resource, async () =>
-    adapter.transaction(() => {
-      const c = adapter.upsert(decl.resource, records, { now });
-      ctx.stats.deleted += adapter.softDelete(decl.resource, gone, {
+  const counts = await ctx.mirror.bulkLoad(decl.resource, () =>
+    ctx.mirror.write(async (w) => {
+      const c = await w.upsert(decl.resource, records, { now });
+      ctx.stats.deleted += await w.softDelete(decl.resource, gone, {
         runId: ctx.runId,
         stream: decl.name,
         now,
       });
-      adapter.setPass(decl.name, null, now, 'full');
+      await w.setPass(decl.name, null, now, 'full');
       return c;
     }),
   );

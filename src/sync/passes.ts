@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import {
   type CheckpointRow,
   displayBaseUrl,
+  type MirrorWriter,
   metaKeys,
   type ResourceTableName,
   readMeta,
@@ -55,13 +56,13 @@ export async function pendingPass(ctx: StreamContext, stream: string): Promise<P
  * Starts a pass: its id, its partitions' checkpoints and a clean id set, in one transaction, so a
  * crash leaves either no pass or a whole one (never a pass without its id list).
  */
-export function startPass(
+export async function startPass(
   ctx: StreamContext,
   stream: string,
   mode: PassState['mode'],
   bounds: { cursor: string | null; upper: string | null }[],
-  fill?: () => void,
-): PassState {
+  fill?: (w: MirrorWriter) => Promise<void>,
+): Promise<PassState> {
   const passId = `${mode}-${randomUUID()}`;
   const parts: CheckpointRow[] = bounds.map((b, part) => ({
     stream,
@@ -72,11 +73,11 @@ export function startPass(
     done: 0,
   }));
   const now = nowIso();
-  ctx.mirror.adapter.transaction(() => {
-    ctx.mirror.adapter.clearPassIds(stream);
-    ctx.mirror.adapter.setPass(stream, passId, now);
-    for (const p of parts) ctx.mirror.adapter.saveCheckpoint(p, now);
-    fill?.();
+  await ctx.mirror.write(async (w) => {
+    await w.clearPassIds(stream);
+    await w.setPass(stream, passId, now);
+    for (const p of parts) await w.saveCheckpoint(p, now);
+    await fill?.(w);
   });
   return { passId, mode, parts };
 }
@@ -90,23 +91,36 @@ export function countPage(ctx: StreamContext, counts: UpsertCounts, records: num
   ctx.stats.unchanged += counts.unchanged;
 }
 
+export interface StagePageOptions {
+  /** More writes of the same transaction (the page's checkpoint, ids gone or unreadable). */
+  also?: (w: MirrorWriter) => Promise<void>;
+  /** Record the status of the records written at once (a bulk load of order items). */
+  statusHistory?: boolean;
+  /**
+   * Write nothing when this is aborted by the time the page's transaction starts: the page waited
+   * for the connection while a sibling partition failed, and no page is written after that.
+   */
+  unless?: AbortSignal;
+}
+
 /** One page of a pass: ids noted, changed records staged, `also` in the same transaction. */
-export function stagePage(
+export async function stagePage(
   ctx: StreamContext,
   stream: string,
   resource: ResourceName,
   records: readonly Record<string, unknown>[],
-  also?: () => void,
-  written?: (record: Record<string, unknown>, now: string) => void,
-): void {
-  const { adapter } = ctx.mirror;
+  options: StagePageOptions = {},
+): Promise<void> {
   const now = nowIso();
-  const counts = adapter.transaction(() => {
-    const c = adapter.stagePage(resource, stream, records, now, written);
-    also?.();
+  const counts = await ctx.mirror.write(async (w) => {
+    if (options.unless?.aborted) return undefined;
+    const c = await w.stagePage(resource, stream, records, now, {
+      statusHistory: options.statusHistory === true,
+    });
+    await options.also?.(w);
     return c;
   });
-  countPage(ctx, counts, records.length);
+  if (counts !== undefined) countPage(ctx, counts, records.length);
 }
 
 /** Active (not soft-deleted) rows of a table. */
@@ -152,33 +166,26 @@ export async function guardDeletions(
 
 /**
  * Ends a pass: guard first (nothing written when it trips), then the staged records, the
- * soft-deletions (each audited) and the pass's end in one transaction. `each` sees every record
- * written (status history). A pass that could not read some ids is no evidence of deletions:
+ * soft-deletions (each audited) and the pass's end in one transaction, with the status history
+ * of every record written when `statusHistory`. A pass that could not read some ids is no evidence of deletions:
  * `complete: false` writes what it read and deletes nothing.
  */
 export async function finishPass(
   ctx: StreamContext,
   target: { stream: string; resource: ResourceName; table: ResourceTableName },
   gone: readonly (number | string)[],
-  opts: { completed: 'full' | 'other'; each?: (record: Record<string, unknown>, now: string) => void },
+  opts: { completed: 'full' | 'other'; statusHistory?: boolean },
 ): Promise<void> {
   await guardDeletions(ctx, target.table, gone.length);
   const now = nowIso();
-  const { adapter } = ctx.mirror;
-  adapter.transaction(() => {
-    const each = opts.each;
-    adapter.applyPass(
-      target.resource,
-      target.stream,
-      now,
-      each === undefined ? undefined : (r) => each(r, now),
-    );
-    ctx.stats.deleted += adapter.softDelete(target.resource, gone, {
+  await ctx.mirror.write(async (w) => {
+    await w.applyPass(target.resource, target.stream, now, { statusHistory: opts.statusHistory === true });
+    ctx.stats.deleted += await w.softDelete(target.resource, gone, {
       runId: ctx.runId,
       stream: target.stream,
       now,
     });
-    adapter.setPass(target.stream, null, now, opts.completed);
+    await w.setPass(target.stream, null, now, opts.completed);
   });
-  adapter.checkpointWal();
+  await ctx.mirror.maintain();
 }

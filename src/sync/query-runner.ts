@@ -46,8 +46,8 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
     ctx.stats.mode = 'full';
-    const pass = startPass(ctx, decl.name, 'full', await fullBounds(decl, ctx));
-    await ctx.mirror.adapter.bulkLoad(decl.resource, () => runPass(decl, ctx, pass));
+    const pass = await startPass(ctx, decl.name, 'full', await fullBounds(decl, ctx));
+    await ctx.mirror.bulkLoad(decl.resource, () => runPass(decl, ctx, pass));
     return;
   }
   ctx.stats.mode = 'incremental';
@@ -62,12 +62,12 @@ async function catchUp(decl: QueryStreamDecl, ctx: StreamContext, table: Resourc
   const gone = await sweepDeletions(decl, ctx, table);
   await fetchNew(decl, ctx, table);
   if (decl.reopen !== undefined) {
-    await runPass(decl, ctx, startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
+    await runPass(decl, ctx, await startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
   }
   if (gone.length === 0) return;
   const now = nowIso();
-  ctx.mirror.adapter.transaction(() => {
-    ctx.stats.deleted += ctx.mirror.adapter.softDelete(decl.resource, gone, {
+  await ctx.mirror.write(async (w) => {
+    ctx.stats.deleted += await w.softDelete(decl.resource, gone, {
       runId: ctx.runId,
       stream: decl.name,
       now,
@@ -136,12 +136,11 @@ async function fullBounds(
 /** Rows above the highest id held (an incremental run): written at once, no deletion follows. */
 async function fetchNew(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   const after = await maxId(ctx, table);
-  const { adapter } = ctx.mirror;
   for await (const page of ctx.client.scan(decl.resource as QR, after === undefined ? {} : { after })) {
     const now = nowIso();
-    const counts = adapter.transaction(() => {
-      const c = adapter.upsert(decl.resource, page.records, { now });
-      if (decl.statusHistory === true) for (const r of page.records) adapter.recordStatus(r, now);
+    const counts = await ctx.mirror.write(async (w) => {
+      const c = await w.upsert(decl.resource, page.records, { now });
+      if (decl.statusHistory === true) await w.recordStatus(page.records, now);
       return c;
     });
     countPage(ctx, counts, page.records.length);
@@ -172,20 +171,19 @@ async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
           })) {
             if (stop.signal.aborted) return;
             cp.cursor = String(page.lastId);
-            stagePage(
-              ctx,
-              decl.name,
-              decl.resource,
-              page.records,
-              () => ctx.mirror.adapter.saveCheckpoint(cp, nowIso()),
-              decl.statusHistory === true ? (r, now) => ctx.mirror.adapter.recordStatus(r, now) : undefined,
-            );
+            await stagePage(ctx, decl.name, decl.resource, page.records, {
+              also: (w) => w.saveCheckpoint(cp, nowIso()),
+              statusHistory: decl.statusHistory === true,
+              unless: stop.signal,
+            });
             ctx.progress.add(page.records.length);
             if (ctx.signal.aborted) throw new InterruptedError();
           }
           if (stop.signal.aborted) return;
           cp.done = 1;
-          ctx.mirror.adapter.transaction(() => ctx.mirror.adapter.saveCheckpoint(cp, nowIso()));
+          await ctx.mirror.write(async (w) => {
+            if (!stop.signal.aborted) await w.saveCheckpoint(cp, nowIso());
+          });
         } catch (err) {
           stop.abort(err);
           throw err;
@@ -200,8 +198,7 @@ async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
 /** Rows the pass did not see: soft-deleted (full), or looked up by id first (re-poll). */
 async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
   const table = tableOf(decl.resource).table as ResourceTableName;
-  const { adapter } = ctx.mirror;
-  const seen = new Set(adapter.seenIds(decl.name, seenState.seen));
+  const seen = new Set(await ctx.mirror.seenIds(decl.name, seenState.seen));
   let candidates = ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null);
   if (pass.mode === 'reopen' && decl.reopen !== undefined)
     candidates = candidates.where(decl.reopen.column, '=', decl.reopen.value);
@@ -212,10 +209,9 @@ async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
     const stillThere = await lookUp(decl, ctx, gone, control === undefined ? undefined : Number(control));
     gone = gone.filter((id) => !stillThere.has(id));
   }
-  const history = decl.statusHistory === true;
   await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
     completed: pass.mode === 'full' ? 'full' : 'other',
-    ...(history ? { each: (r, now) => adapter.recordStatus(r, now) } : {}),
+    statusHistory: decl.statusHistory === true,
   });
   if (gone.length > 0) ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream');
 }
@@ -235,9 +231,9 @@ async function lookUp(
   control: number | undefined,
 ): Promise<Set<number>> {
   const stillThere = new Set<number>();
-  const keep = (records: Record<string, unknown>[]) => {
+  const keep = async (records: Record<string, unknown>[]) => {
     const found = records.filter((r) => r.id !== control);
-    stagePage(ctx, decl.name, decl.resource, found);
+    await stagePage(ctx, decl.name, decl.resource, found);
     for (const r of found) stillThere.add(r.id as number);
   };
   for (let i = 0; i < ids.length; i += 99) {
@@ -251,7 +247,7 @@ async function lookUp(
         for (const r of page.records) records.push(r);
       }
       if (records.some((r) => r.id === control) && records.every((r) => asked.has(r.id as number))) {
-        keep(records);
+        await keep(records);
         continue;
       }
       ctx.logger.warn(
@@ -265,7 +261,7 @@ async function lookUp(
         advancedFilter: { linkOperator: 'AND', items: [where('id', 'equals', id) as Filter] },
         pageSize: 2,
       });
-      keep(records.filter((r) => r.id === id));
+      await keep(records.filter((r) => r.id === id));
     }
   }
   return stillThere;

@@ -108,7 +108,7 @@ export async function runSync(
       throw new UsageError(`unknown stream '${n}' (streams: ${streamNames.join(', ')})`);
   }
   const opts: SyncOptions = { ...defaultSyncOptions, ...stripUndefined(options) };
-  const lock = acquireLock(mirror);
+  const lock = await acquireLock(mirror);
   // Everything after the lock is inside this try: whatever fails, the lock is released.
   let board: ProgressBoard | undefined;
   try {
@@ -166,7 +166,7 @@ export async function runSync(
     return { runId, outcome, streams: reports, ...(error === undefined ? {} : { error }) };
   } finally {
     board?.stop();
-    lock.release();
+    await lock.release();
   }
 }
 

@@ -132,14 +132,8 @@ export class MassDeleteError extends OhsError {
   }
 }
 
-/** Another sync holds this mirror file. */
-export class LockedError extends OhsError {
-  override name = 'LockedError';
-  override readonly exitCode = 6;
-  constructor(message: string) {
-    super('LOCKED', message);
-  }
-}
+/** Another sync holds this mirror (src/mirror/store.ts). */
+export { LockedError } from '../mirror/index.js';
 
 /** The sync stopped on SIGINT/SIGTERM after checkpointing; the next run resumes. */
 export class InterruptedError extends OhsError {

@@ -103,7 +103,7 @@ export class Applier {
   }
 
   async run(): Promise<ApplyReport> {
-    const lock = acquireLock(this.mirror, 'apply');
+    const lock = await acquireLock(this.mirror, 'apply');
     try {
       const orphans = await this.claims.orphansToUnknown();
       const items = await this.claims.load();
@@ -141,7 +141,7 @@ export class Applier {
       for (const l of lines) counts[l.state]++;
       return { lines, counts, reconciled: this.reconciled, deletesWaiting, orphans };
     } finally {
-      lock.release();
+      await lock.release();
     }
   }
 

@@ -8,7 +8,7 @@ import type { Json } from './ops/types.js';
 /**
  * What write-back changes in the mirror after the service answered: records it made or read,
  * the org policy of an org it created, the soft deletion of a person it deleted. The mirror is
- * masked as a sync would mask it (the adapter masks sensitive fields).
+ * masked as a sync would mask it (the mirror's writer masks sensitive fields).
  */
 export class MirrorWriter {
   constructor(
@@ -17,12 +17,12 @@ export class MirrorWriter {
     private readonly logger?: Logger,
   ) {}
 
-  store(resource: ResourceName, records: unknown): void {
-    this.storeAll([[resource, records]]);
+  store(resource: ResourceName, records: unknown): Promise<void> {
+    return this.storeAll([[resource, records]]);
   }
 
   /** Several resources' records in one transaction (one commit per write-back answer). */
-  storeAll(batches: [ResourceName, unknown][]): void {
+  async storeAll(batches: [ResourceName, unknown][]): Promise<void> {
     const now = this.now();
     const rows = batches.map(([resource, records]) => {
       const list = Array.isArray(records) ? records : [];
@@ -32,14 +32,13 @@ export class MirrorWriter {
       ] as const;
     });
     if (rows.every(([, list]) => list.length === 0)) return;
-    this.mirror.adapter.transaction(() => {
-      for (const [resource, list] of rows)
-        if (list.length > 0) this.mirror.adapter.upsert(resource, list, { now });
+    await this.mirror.write(async (w) => {
+      for (const [resource, list] of rows) if (list.length > 0) await w.upsert(resource, list, { now });
     });
   }
 
-  storePerson(rec: Json): void {
-    this.storeAll([
+  storePerson(rec: Json): Promise<void> {
+    return this.storeAll([
       ['Person', [rec]],
       ['Staff', rec.staff],
       ['Applicant', rec.applicant],
@@ -49,8 +48,8 @@ export class MirrorWriter {
 
   /** The org, its vendors, and its rate policy when the body gave one (org_policy, source writeback). */
   async storeOrg(rec: Json, body: Json): Promise<void> {
-    this.store('Org', [rec]);
-    this.store('HsVendor', rec.hsVendor);
+    await this.store('Org', [rec]);
+    await this.store('HsVendor', rec.hsVendor);
     const drug = body.rpMinDrug;
     const alc = body.rpMinAlc;
     const dot = body.rpDotRegistrationNumber;

@@ -129,12 +129,10 @@ interface InvoiceSeen {
   deletedAt: string | null;
 }
 
-export async function planFile(mirror: Mirror, file: string, options: PlanOptions = {}): Promise<PlanReport> {
-  const { valid, problems, rows } = checkRows(await readTable(file), options.op);
-  const db = mirror.db;
-  const lines: PlanLine[] = [];
-  const now = options.now ?? new Date().toISOString();
-  const pending = await pendingPayments(mirror);
+type InvoiceLookup = (id: string) => Promise<InvoiceSeen | undefined>;
+
+/** The mirror's invoices as a plan reads them, each read once. */
+function invoiceLookup(db: Mirror['db']): InvoiceLookup {
   const invoices = new Map<string, InvoiceSeen | undefined>();
   const invoice = async (id: string) => {
     if (!invoices.has(id)) {
@@ -158,7 +156,20 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
     return invoices.get(id);
   };
 
-  // Checks against the mirror run on every payment row, valid or not, so one pass names them all.
+  return invoice;
+}
+
+/**
+ * Checks against the mirror, on every payment row, valid or not, so one pass names them all:
+ * the invoice is mirrored and not deleted, and the amount does not look like cents.
+ */
+async function mirrorProblems(
+  rows: ReturnType<typeof checkRows>['rows'],
+  file: string,
+  invoice: InvoiceLookup,
+  ratio: number,
+  problems: string[],
+): Promise<void> {
   for (const r of rows) {
     if (r.op !== 'payment' || r.values.InvoiceId === null || r.values.InvoiceId === undefined) continue;
     const id = String(r.values.InvoiceId);
@@ -168,7 +179,6 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
     else if (inv.deletedAt !== null)
       problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
     const amount = coerceNumber(r.values.amountToPay);
-    const ratio = options.centsRatio ?? 20;
     if (
       inv !== undefined &&
       typeof amount === 'number' &&
@@ -180,6 +190,33 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
         `${file}:${r.row}: amountToPay: ${moneyText(amount)} is over ${ratio} times the invoice's balance of ${moneyText(inv.balance)}: amounts are dollars, not cents (${moneyText(amount / 100)}?)`,
       );
   }
+}
+
+/** Queues the new items in one transaction, noting each one's outbox id on its plan line. */
+async function insertItems(
+  db: Mirror['db'],
+  toInsert: { line: PlanLine; values: Parameters<typeof insertValues>[0] }[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const item of toInsert) {
+      const { id } = await trx
+        .insertInto('outbox')
+        .values(insertValues(item.values))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      item.line.outboxId = id;
+    }
+  });
+}
+
+export async function planFile(mirror: Mirror, file: string, options: PlanOptions = {}): Promise<PlanReport> {
+  const { valid, problems, rows } = checkRows(await readTable(file), options.op);
+  const db = mirror.db;
+  const lines: PlanLine[] = [];
+  const now = options.now ?? new Date().toISOString();
+  const pending = await pendingPayments(mirror);
+  const invoice = invoiceLookup(db);
+  await mirrorProblems(rows, file, invoice, options.centsRatio ?? 20, problems);
 
   /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
   const left = new Map<string, number>();
@@ -262,16 +299,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
       `${file}: ${totals.rows} new item(s), payments totalling $${moneyText(totals.amount)}: above the confirmation threshold (writeback.confirmRows ${options.confirmRows}, writeback.confirmAmount ${options.confirmAmount}); pass --yes to queue them, nothing was planned`,
     );
 
-  await db.transaction().execute(async (trx) => {
-    for (const item of toInsert) {
-      const { id } = await trx
-        .insertInto('outbox')
-        .values(insertValues(item.values))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      item.line.outboxId = id;
-    }
-  });
+  await insertItems(db, toInsert);
   const counts = { new: 0, queued: 0, skipped: 0 };
   for (const l of lines) counts[l.status]++;
   return { file, totals, lines, counts };

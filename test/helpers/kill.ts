@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { beforeAll, expect } from 'vitest';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { OHS_BIN, runOhs } from './cli.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from './mirror.js';
+import { cliConfig, cliEnv, expectMirrorEqualsTruth, one, withMirror, withTmpDir } from './mirror.js';
 import { withSim } from './sim.js';
 
 /**
@@ -46,25 +47,29 @@ export function killHarness() {
   }
 
   function expectNoDuplicates(file: string) {
-    return withMirror(file, (m) => {
+    return withMirror(file, async (m) => {
       // Nothing was deleted upstream: a resumed pass must not soft-delete what the killed run saw.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual({ n: 0 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
       // Nothing moved either: one history row per order item, whatever the runs.
-      const h = m.sqlite
-        .prepare('SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history')
-        .get() as { n: number; items: number };
+      const h = (await one(
+        m,
+        sql`SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history`,
+      )) as { n: number; items: number };
       const items = sim().tables.OrderItem.size;
       expect(h).toEqual({ n: items, items });
       for (const t of ['applicant_info', 'applicant_info_item']) {
-        const r = m.sqlite.prepare(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM ${t}`).get() as {
+        const r = (await one(
+          m,
+          sql`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM ${sql.table(t)}`,
+        )) as {
           n: number;
           ids: number;
         };
         expect(r.n, t).toBe(r.ids);
       }
       // No pass is left under way, and the dead process's lock is gone.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_checkpoint').get()).toEqual({ n: 0 });
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_checkpoint`)).toEqual({ n: 0 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
     });
   }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RawBuilder, sql } from 'kysely';
 import { afterAll, expect } from 'vitest';
 import type { ClientOptions } from '../../src/api/index.js';
 import { createLogger } from '../../src/log.js';
@@ -103,7 +104,41 @@ export function cliEnv(sim: RunningSim): NodeJS.ProcessEnv {
 
 type Row = Record<string, unknown>;
 
-/** A value as the mirror stores it in a typed column (see sqlite-adapter toSql). */
+/**
+ * Engine-neutral reads of a mirror for assertions (kysely's `sql` template: `${value}` is a
+ * parameter; `sql.table(name)` / `sql.ref(name)` for identifiers), so a test runs on any engine.
+ */
+export async function rows<T = Row>(m: Mirror, query: RawBuilder<unknown>): Promise<T[]> {
+  return (await query.execute(m.db)).rows as T[];
+}
+
+/** The first row of a query (undefined when none). */
+export async function one<T = Row>(m: Mirror, query: RawBuilder<unknown>): Promise<T | undefined> {
+  return (await rows<T>(m, query))[0];
+}
+
+/** The first column of every row of a query. */
+export async function values<T = unknown>(m: Mirror, query: RawBuilder<unknown>): Promise<T[]> {
+  return (await rows<Row>(m, query)).map((r) => Object.values(r)[0] as T);
+}
+
+/** The first column of the first row of a query (undefined when none). */
+export async function value<T = unknown>(m: Mirror, query: RawBuilder<unknown>): Promise<T | undefined> {
+  return (await values<T>(m, query))[0];
+}
+
+/** Rows of a table (all of them, or those `where` selects), as a count. */
+export async function count(m: Mirror, table: string, where?: RawBuilder<unknown>): Promise<number> {
+  const n = await value(
+    m,
+    where === undefined
+      ? sql`SELECT count(*) FROM ${sql.table(table)}`
+      : sql`SELECT count(*) FROM ${sql.table(table)} WHERE ${where}`,
+  );
+  return Number(n);
+}
+
+/** A value as the mirror stores it in a typed column (see src/mirror/sqlite/writer.ts toSql). */
 export function sqlValue(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
@@ -126,27 +161,27 @@ export interface CompareOptions {
  * record's value, and Applicant's child tables hold exactly its nested info[] / infoItem[].
  * Rows no longer in the truth must be soft-deleted (kept, with their data).
  */
-export function expectMirrorEqualsTruth(
+export async function expectMirrorEqualsTruth(
   mirror: Mirror,
   truth: Record<ResourceName, SimRecord[]>,
   options: CompareOptions = {},
-): void {
+): Promise<void> {
   const wanted = options.tables ?? streamTables.map((t) => t.table);
   for (const { table, resource } of streamTables.filter((t) => wanted.includes(t.table))) {
     const def = tableOf(resource);
     const spec = resources[resource].spec;
-    const rows = mirror.sqlite.prepare(`SELECT * FROM "${table}"`).all() as Row[];
+    const all = await rows(mirror, sql`SELECT * FROM ${sql.table(table)}`);
     const records = [...truth[resource]].sort((a, b) => Number(a.id) - Number(b.id));
     const truthIds = records.map((r) => String(r.id));
     const truthSet = new Set(truthIds);
-    const active = rows.filter((r) => r.deleted_at === null).sort(byId);
+    const active = all.filter((r) => r.deleted_at === null).sort(byId);
     expect(
       active.map((r) => String(r.id)),
       `${table}: active ids`,
     ).toEqual(truthIds);
     // Ids are keys: no duplicates anywhere in the table.
-    expect(new Set(rows.map((r) => String(r.id))).size, `${table}: duplicate ids`).toBe(rows.length);
-    for (const row of rows) {
+    expect(new Set(all.map((r) => String(r.id))).size, `${table}: duplicate ids`).toBe(all.length);
+    for (const row of all) {
       if (!truthSet.has(String(row.id))) {
         expect(
           row.deleted_at,
@@ -169,20 +204,20 @@ export function expectMirrorEqualsTruth(
       }
       expect(columns, `${table} ${String(record.id)}: typed columns`).toEqual(expected);
     }
-    if (resource === 'Applicant') expectApplicantChildren(mirror, records, new Set(mirrored.keys()));
+    if (resource === 'Applicant') await expectApplicantChildren(mirror, records, new Set(mirrored.keys()));
   }
 }
 
 /** applicant_info / applicant_info_item hold exactly the nested arrays of the active applicants. */
-function expectApplicantChildren(
+async function expectApplicantChildren(
   mirror: Mirror,
   applicants: readonly SimRecord[],
   active: Set<string>,
-): void {
-  const infos = (mirror.sqlite.prepare('SELECT * FROM applicant_info').all() as Row[]).filter((r) =>
+): Promise<void> {
+  const infos = (await rows(mirror, sql`SELECT * FROM applicant_info`)).filter((r) =>
     active.has(String(r.applicant_id)),
   );
-  const items = (mirror.sqlite.prepare('SELECT * FROM applicant_info_item').all() as Row[]).filter((r) =>
+  const items = (await rows(mirror, sql`SELECT * FROM applicant_info_item`)).filter((r) =>
     active.has(String(r.applicant_id)),
   );
   const wantInfos: Row[] = [];
@@ -217,15 +252,8 @@ function expectApplicantChildren(
 }
 
 /** Active row count per table. */
-export function activeCounts(mirror: Mirror): Record<string, number> {
+export async function activeCounts(mirror: Mirror): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const { table } of streamTables) {
-    const r = mirror.sqlite
-      .prepare(`SELECT count(*) AS n FROM "${table}" WHERE deleted_at IS NULL`)
-      .get() as {
-      n: number;
-    };
-    out[table] = r.n;
-  }
+  for (const { table } of streamTables) out[table] = await count(mirror, table, sql`deleted_at IS NULL`);
   return out;
 }

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import {
@@ -12,7 +13,14 @@ import {
   startHostile,
   trickledBody,
 } from '../helpers/hostile-server.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
+import {
+  cliConfig,
+  cliEnv,
+  expectMirrorEqualsTruth,
+  one,
+  withMirror,
+  withTmpDir,
+} from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -124,8 +132,8 @@ describe('ohs sync against a hostile service', () => {
       /PROTOCOL: not a list response: the service answered with an error member \("internal failure"\)/,
     );
     await untouched();
-    await withMirror(file, (m) => {
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM user WHERE deleted_at IS NOT NULL').get()).toEqual({
+    await withMirror(file, async (m) => {
+      expect(await one(m, sql`SELECT count(*) AS n FROM user WHERE deleted_at IS NOT NULL`)).toEqual({
         n: 0,
       });
     });
@@ -180,11 +188,9 @@ describe('ohs sync against a hostile service', () => {
       ].sort(),
     );
     // Kept as sent: the raw record holds the wrong value; every invoice is there.
-    await withMirror(wrongFile, (m) => {
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM invoice').get()).toEqual({ n: invoices });
-      const raw = JSON.parse(
-        (m.sqlite.prepare('SELECT raw FROM invoice LIMIT 1').get() as { raw: string }).raw,
-      );
+    await withMirror(wrongFile, async (m) => {
+      expect(await one(m, sql`SELECT count(*) AS n FROM invoice`)).toEqual({ n: invoices });
+      const raw = JSON.parse(((await one(m, sql`SELECT raw FROM invoice LIMIT 1`)) as { raw: string }).raw);
       expect(raw.balance).toBe('lots');
     });
     const status = await runOhs(['status', '--db', wrongFile, '--json'], { env: cliEnv(sim()) });

@@ -78,9 +78,9 @@ describe.each(availableDrivers())('the mirror on %s', (driver: SqliteDriverName)
       const file = tmp();
       const report = await syncInto(sim(), file);
       expect(report.outcome).toBe('ok');
-      await withMirror(file, (m) => {
+      await withMirror(file, async (m) => {
         expect(m.driver).toBe(driver);
-        expectMirrorEqualsTruth(m, sim().truth());
+        await expectMirrorEqualsTruth(m, sim().truth());
       });
     } finally {
       if (saved === undefined) delete process.env[SQLITE_DRIVER_ENV];
@@ -110,7 +110,7 @@ describe.each(availableDrivers())('the mirror on %s', (driver: SqliteDriverName)
     expect(report, report.stderr).toMatchObject({ code: 0 });
     expect(existsSync(join(dir, `unpaid-invoices-${TEST_ANCHOR}.xlsx`))).toBe(true);
     await withMirror(file, async (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+      await expectMirrorEqualsTruth(m, sim().truth());
       const runs = await m.db.selectFrom('sync_run').select(['outcome', 'mode']).orderBy('id').execute();
       expect(runs.map((r) => r.outcome)).toEqual(['ok', 'ok']);
     });

@@ -28,7 +28,12 @@ interface MonthSpec {
   label?: string;
 }
 
-function orgMonths(m: Mirror, orgId: number, year: number, months: Record<number, MonthSpec>): void {
+async function orgMonths(
+  m: Mirror,
+  orgId: number,
+  year: number,
+  months: Record<number, MonthSpec>,
+): Promise<void> {
   const records = Object.entries(months).map(([month, s]) => ({
     id: nextId++,
     OrgId: orgId,
@@ -40,7 +45,7 @@ function orgMonths(m: Mirror, orgId: number, year: number, months: Record<number
     countPickedAlcohol: s.alcoholPicked ?? 0,
     countPickedAlcoholResult: s.alcoholCompleted ?? 0,
   }));
-  upsert(m, 'OrgMonth', records);
+  await upsert(m, 'OrgMonth', records);
 }
 
 /** Months from..to with the same spec. */
@@ -51,8 +56,8 @@ function range(from: number, to: number, spec: MonthSpec): Record<number, MonthS
 }
 
 /** An org name, as the mirror learns it: the c_org of an invoice. */
-function named(m: Mirror, orgId: number, name: string, now?: string): void {
-  upsert(
+async function named(m: Mirror, orgId: number, name: string, now?: string): Promise<void> {
+  await upsert(
     m,
     'Invoice',
     [{ id: `N${orgId}-${name.length}-${now ?? ''}`, OrgId: orgId, c_org: name, balance: 0 }],
@@ -69,8 +74,8 @@ const at = (rows: Row[], orgId: number, month: number) => {
 describe('compliance: worked examples of REPORTS.md 1.5', () => {
   it('1. six months at pool 20: on track, target 10, 0.83 a month, 50% annualized', async () => {
     const m = await mirror();
-    named(m, 1, 'Acme Haulage');
-    orgMonths(m, 1, 2025, {
+    await named(m, 1, 'Acme Haulage');
+    await orgMonths(m, 1, 2025, {
       ...range(1, 5, { pool: 20, drugPicked: 1, drugCompleted: 1 }),
       6: { pool: 20, drugPicked: 1, drugCompleted: 0 },
       3: { pool: 20, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 },
@@ -134,7 +139,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 
   it('throughMonth defaults to the last full month before the as-of date', async () => {
     const m = await mirror();
-    orgMonths(m, 1, 2025, range(1, 6, { pool: 20 }));
+    await orgMonths(m, 1, 2025, range(1, 6, { pool: 20 }));
     expect((await runReport(compliance, m, params('2025-06-29'))).detail.map((r) => r.month)).toEqual([
       1, 2, 3, 4, 5,
     ]);
@@ -154,7 +159,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 
   it('2. small pool of 11 all year: targets ceil(5.5) = 6 and ceil(1.1) = 2', async () => {
     const m = await mirror();
-    orgMonths(m, 2, 2025, range(1, 12, { pool: 11, drugPicked: 1, drugCompleted: 1 }));
+    await orgMonths(m, 2, 2025, range(1, 12, { pool: 11, drugPicked: 1, drugCompleted: 1 }));
     const ran = await runReport(compliance, m, params('2026-02-01', { year: 2025 }));
     const dec = at(ran.detail, 2, 12);
     expect(dec).toMatchObject({
@@ -171,7 +176,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
     expect(annualTarget(rateUnits(7), 1200, 100, 12)).toBe(7);
     const m = await mirror();
     await policy(m, [{ org_id: 7, program: 'NON_DOT', rp_min_drug: 7, rp_min_alc: 0 }]);
-    orgMonths(m, 7, 2025, range(1, 12, { pool: 100 }));
+    await orgMonths(m, 7, 2025, range(1, 12, { pool: 100 }));
     const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
     expect(at(ran.detail, 7, 12)).toMatchObject({
       drugRate: 7,
@@ -186,7 +191,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 
   it('3. joined in July: at m = 12 exposure 60, targets 3 and 1; at m = 9 expected 1.25, target 3', async () => {
     const m = await mirror();
-    orgMonths(m, 3, 2025, range(7, 12, { pool: 10 }));
+    await orgMonths(m, 3, 2025, range(7, 12, { pool: 10 }));
     const year = await runReport(compliance, m, params('2025-12-31'));
     expect(at(year.detail, 3, 12)).toMatchObject({
       exposure: 60,
@@ -216,7 +221,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 
   it('4. picks without results: pending results, shortfall 1, annualized 40%', async () => {
     const m = await mirror();
-    orgMonths(m, 4, 2025, {
+    await orgMonths(m, 4, 2025, {
       1: { pool: 40, drugPicked: 2, drugCompleted: 2 },
       2: { pool: 40, drugPicked: 2, drugCompleted: 2 },
       3: { pool: 40, drugPicked: 2, drugCompleted: 0 },
@@ -238,19 +243,19 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
   describe('5. parent rollup: X (50%) pool 30 completes 15, Y (25%) pool 10 completes 3', () => {
     async function family(): Promise<Mirror> {
       const m = await mirror();
-      named(m, 100, 'Consortium');
-      named(m, 101, 'X Trucking');
-      named(m, 102, 'Y Rail');
+      await named(m, 100, 'Consortium');
+      await named(m, 101, 'X Trucking');
+      await named(m, 102, 'Y Rail');
       await policy(m, [
         { org_id: 100, agency: 'FMCSA' },
         { org_id: 101, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 100 },
         { org_id: 102, agency: 'FRA', rp_min_drug: 25, rp_min_alc: 10, parent_org_id: 100 },
       ]);
-      orgMonths(m, 101, 2025, {
+      await orgMonths(m, 101, 2025, {
         ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1 }),
         12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
       });
-      orgMonths(m, 102, 2025, {
+      await orgMonths(m, 102, 2025, {
         ...range(1, 12, { pool: 10 }),
         12: { pool: 10, drugPicked: 3, drugCompleted: 3 },
       });
@@ -332,7 +337,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
       await policy(m, [
         { org_id: 103, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0, parent_org_id: 100 },
       ]);
-      orgMonths(m, 103, 2025, range(1, 12, { pool: 50 }));
+      await orgMonths(m, 103, 2025, range(1, 12, { pool: 50 }));
       const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
       const dec = (await ran.summary('Rollups')).filter((r) => r.month === 12);
       expect(dec.map((r) => [r.program, r.members, r.pool])).toEqual([
@@ -348,7 +353,7 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 
   it('gap rule: Jan, Feb, Apr at pool 10, Mar missing: Mar is 10 (DATA_GAP), exposure 40 at m = 4', async () => {
     const m = await mirror();
-    orgMonths(m, 5, 2025, { 1: { pool: 10 }, 2: { pool: 10 }, 4: { pool: 10 } });
+    await orgMonths(m, 5, 2025, { 1: { pool: 10 }, 2: { pool: 10 }, 4: { pool: 10 } });
     const ran = await runReport(compliance, m, params('2025-04-30'));
     expect(at(ran.detail, 5, 3)).toMatchObject({
       pool: 10,
@@ -366,15 +371,15 @@ describe('compliance: worked examples of REPORTS.md 1.5', () => {
 describe('compliance: inputs and edge cases', () => {
   it('reads every label form, lists unparseable labels and duplicates, ignores soft-deleted rows', async () => {
     const m = await mirror();
-    orgMonths(m, 6, 2025, {
+    await orgMonths(m, 6, 2025, {
       1: { pool: 10, label: '2025-01' },
       2: { pool: 10, label: '02/2025' },
       3: { pool: 10, label: '2025-3' },
       4: { pool: 99, label: 'n/a' },
     });
-    upsert(m, 'OrgMonth', [{ id: 1, OrgId: 6, label: '2025-04', countEligibleRandomPool: 12 }]);
-    upsert(m, 'OrgMonth', [{ id: 2, OrgId: 6, label: '04/2025', countEligibleRandomPool: 14 }]);
-    upsert(m, 'OrgMonth', [{ id: 3, OrgId: 6, label: '2025-05', countEligibleRandomPool: 500 }]);
+    await upsert(m, 'OrgMonth', [{ id: 1, OrgId: 6, label: '2025-04', countEligibleRandomPool: 12 }]);
+    await upsert(m, 'OrgMonth', [{ id: 2, OrgId: 6, label: '04/2025', countEligibleRandomPool: 14 }]);
+    await upsert(m, 'OrgMonth', [{ id: 3, OrgId: 6, label: '2025-05', countEligibleRandomPool: 500 }]);
     await softDelete(m, 'orgmonth', 3);
     const ran = await runReport(compliance, m, params('2025-05-31'));
     expect(ran.detail.map((r) => r.pool)).toEqual([10, 10, 10, 14, 14]);
@@ -385,7 +390,7 @@ describe('compliance: inputs and edge cases', () => {
 
   it('flags DATA_CHECK when results exceed picks or picks have no pool', async () => {
     const m = await mirror();
-    orgMonths(m, 8, 2025, {
+    await orgMonths(m, 8, 2025, {
       1: { pool: 5, drugPicked: 1, drugCompleted: 2 },
       2: { pool: 0, alcoholPicked: 1 },
     });
@@ -403,7 +408,7 @@ describe('compliance: inputs and edge cases', () => {
       { org_id: 13, rp_min_drug: 30, rp_min_alc: null },
       { org_id: 14, agency: 'PHMSA', rp_min_drug: 60 },
     ]);
-    for (const org of [10, 11, 12, 13, 14]) orgMonths(m, org, 2025, range(1, 12, { pool: 20 }));
+    for (const org of [10, 11, 12, 13, 14]) await orgMonths(m, org, 2025, range(1, 12, { pool: 20 }));
     const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
     const dec = (org: number) => at(ran.detail, org, 12);
     expect(dec(10)).toMatchObject({
@@ -458,7 +463,7 @@ describe('compliance: inputs and edge cases', () => {
   it('a policy without any rate reports NO_RATE', async () => {
     const m = await mirror();
     await policy(m, [{ org_id: 15, program: 'NON_DOT' }]);
-    orgMonths(m, 15, 2025, range(1, 3, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
+    await orgMonths(m, 15, 2025, range(1, 3, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
     const ran = await runReport(compliance, m, params('2025-03-31'));
     expect(at(ran.detail, 15, 3)).toMatchObject({
       drugStatus: 'NO_RATE',
@@ -472,11 +477,11 @@ describe('compliance: inputs and edge cases', () => {
   it('names orgs by the latest c_org and passes formula-like names through untouched', async () => {
     const m = await mirror();
     const evil = '=HYPERLINK("http://x","y")';
-    upsert(m, 'OrderItem', [{ id: 1, OrgId: 20, c_org: 'Old Name' }], '2025-01-01T00:00:00.000Z');
-    named(m, 20, evil, '2025-02-01T00:00:00.000Z');
-    named(m, 21, 'Zulu');
-    named(m, 22, 'alpha');
-    for (const org of [20, 21, 22]) orgMonths(m, org, 2025, { 1: { pool: 1 } });
+    await upsert(m, 'OrderItem', [{ id: 1, OrgId: 20, c_org: 'Old Name' }], '2025-01-01T00:00:00.000Z');
+    await named(m, 20, evil, '2025-02-01T00:00:00.000Z');
+    await named(m, 21, 'Zulu');
+    await named(m, 22, 'alpha');
+    for (const org of [20, 21, 22]) await orgMonths(m, org, 2025, { 1: { pool: 1 } });
     const ran = await runReport(compliance, m, params('2025-01-31'));
     expect(ran.detail.map((r) => r.org)).toEqual([evil, 'alpha', 'Zulu']);
   });
@@ -515,7 +520,7 @@ describe('compliance: inputs and edge cases', () => {
   it('says on the About sheet where its inputs came from', async () => {
     const m = await mirror();
     await syncState(m, 'orgmonth', '2025-07-01T02:00:00.000Z');
-    orgMonths(m, 1, 2025, { 1: { pool: 3 } });
+    await orgMonths(m, 1, 2025, { 1: { pool: 3 } });
     const ran = await runReport(compliance, m, params('2025-01-31', { colour: 'red' }));
     expect(aboutValue(ran, 'Last sync of orgmonth')).toBe(
       '2025-07-01T02:00:00.000Z (last full pass: 2025-07-01T02:00:00.000Z)',
@@ -531,9 +536,9 @@ describe('compliance: what an auditor asks (issue 13)', () => {
   it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
     // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
     const m = await mirror();
-    named(m, 200, 'Consortium');
-    named(m, 201, 'X Trucking');
-    named(m, 202, 'Y Rail');
+    await named(m, 200, 'Consortium');
+    await named(m, 201, 'X Trucking');
+    await named(m, 202, 'Y Rail');
     await policy(m, [
       { org_id: 200, agency: 'FMCSA', dot_registration_number: 'US1' },
       { org_id: 201, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 200, dot_registration_number: 'US2' },
@@ -546,11 +551,11 @@ describe('compliance: what an auditor asks (issue 13)', () => {
         dot_registration_number: 'US3',
       },
     ]);
-    orgMonths(m, 201, 2025, {
+    await orgMonths(m, 201, 2025, {
       ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
       12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
     });
-    orgMonths(m, 202, 2025, {
+    await orgMonths(m, 202, 2025, {
       ...range(1, 12, { pool: 10, alcoholPicked: 1, alcoholCompleted: 1 }),
       12: { pool: 10, drugPicked: 2, drugCompleted: 2 },
     });
@@ -588,7 +593,7 @@ describe('compliance: what an auditor asks (issue 13)', () => {
       { org_id: 303, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0 },
     ]);
     for (const org of [300, 301, 302, 303])
-      orgMonths(m, org, 2025, range(1, 12, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
+      await orgMonths(m, org, 2025, range(1, 12, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
     const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
     const dec = (org: number) => at(ran.detail, org, 12);
     expect(dec(300)).toMatchObject({ program: 'UNKNOWN', flags: 'NO_POLICY', drugRate: 50 });
@@ -637,8 +642,8 @@ describe('compliance: what an auditor asks (issue 13)', () => {
     const m = await mirror();
     await policy(m, [{ org_id: 401, program: 'NON_DOT' }]);
     await policy(m, [{ org_id: 402, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 5 }]);
-    orgMonths(m, 401, 2025, range(1, 12, { pool: 10, drugPicked: 3, drugCompleted: 3 }));
-    orgMonths(m, 402, 2025, range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+    await orgMonths(m, 401, 2025, range(1, 12, { pool: 10, drugPicked: 3, drugCompleted: 3 }));
+    await orgMonths(m, 402, 2025, range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
     const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
     expect(at(ran.detail, 401, 12)).toMatchObject({ drugStatus: 'NO_RATE', drugPickedYtd: 36 });
     const total = (await ran.summary('YTD by org')).find((r) => r.org === 'Total non-DOT');
@@ -649,7 +654,7 @@ describe('compliance: what an auditor asks (issue 13)', () => {
     const m = await mirror();
     await policy(m, [{ org_id: 501, agency: 'FMCSA', dot_registration_number: 'US501' }]);
     // Pool 40 from September (joined late): m = 9, exposure 40, target ceil(0.5 × 160/12) = 7...
-    orgMonths(m, 501, 2025, {
+    await orgMonths(m, 501, 2025, {
       9: { pool: 40, drugPicked: 2, drugCompleted: 2 },
     });
     const ran = await runReport(compliance, m, params('2025-09-30'));
@@ -664,7 +669,7 @@ describe('compliance: what an auditor asks (issue 13)', () => {
 
   it('an unreadable count or pool never disappears silently: it is listed in the warnings', async () => {
     const m = await mirror();
-    upsert(m, 'OrgMonth', [
+    await upsert(m, 'OrgMonth', [
       { id: 601, OrgId: 60, label: '2025-01', countEligibleRandomPool: 10, countPickedDrug: 'lots' },
       { id: 602, OrgId: 60, label: '2025-02', countEligibleRandomPool: 'many' },
     ]);
@@ -681,7 +686,7 @@ describe('compliance: what an auditor asks (issue 13)', () => {
 
   it('says when there is no data for the as-of', async () => {
     const m = await mirror();
-    orgMonths(m, 70, 2025, range(1, 3, { pool: 5 }));
+    await orgMonths(m, 70, 2025, range(1, 3, { pool: 5 }));
     const ran = await runReport(compliance, m, params('2024-06-30'));
     expect(ran.detail).toHaveLength(0);
     expect(ran.warnings).toContain('No data for this as-of: no OrgMonth row of 2024 through month 6');

@@ -33,13 +33,15 @@ export function tempMirrors(): () => Promise<Mirror> {
 
 type Rec = Record<string, unknown>;
 
-export function upsert(
+export async function upsert(
   m: Mirror,
   resource: 'OrgMonth' | 'Invoice' | 'OrderItem',
   records: Rec[],
   now = SYNC_TIME,
-): void {
-  m.adapter.transaction(() => m.adapter.upsert(resource, records, { now }));
+): Promise<void> {
+  await m.write(async (w) => {
+    await w.upsert(resource, records, { now });
+  });
 }
 
 export async function softDelete(

@@ -60,7 +60,7 @@ const seen = (orderitem_id: number, name: Name, first_seen_at: string) => ({
 
 /** O1..O5 of REPORTS.md 3.4, with the history a sync polling every few hours would have kept. */
 async function examples(m: Mirror): Promise<void> {
-  upsert(m, 'OrderItem', [
+  await upsert(m, 'OrderItem', [
     item(1, 'Ordered', '2025-06-09T12:00:00Z'),
     item(2, 'At Lab', '2025-06-05T12:00:00Z'),
     item(3, 'MRO Review', '2025-06-01T12:00:00Z'),
@@ -192,7 +192,7 @@ describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
 describe('order ageing: edge cases', () => {
   it('STUCK beats WARN, then time in status, age and id order the rows', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(10, 'Collected', '2025-06-07T12:00:00Z'),
       item(11, 'Collected', '2025-06-07T12:00:00Z'),
       item(12, 'Collected', '2025-06-06T12:00:00Z'),
@@ -219,7 +219,7 @@ describe('order ageing: edge cases', () => {
 
   it('unmapped statuses count as OTHER with a warning; statusStage and thresholds configure them', async () => {
     const m = await mirror();
-    upsert(
+    await upsert(
       m,
       'OrderItem',
       [
@@ -256,7 +256,7 @@ describe('order ageing: edge cases', () => {
 
   it('an item created after the as-of instant is not in the report (it did not exist then)', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(30, 'Ordered', '2025-06-11T12:00:00Z'),
       item(31, 'Ordered', '2025-06-10T06:00:00Z'),
     ]);
@@ -284,9 +284,9 @@ describe('order ageing: edge cases', () => {
     ];
     for (const [now, name] of polls) {
       const record = item(40, name, '2025-06-07T23:00:00Z');
-      m.adapter.transaction(() => {
-        m.adapter.upsert('OrderItem', [record], { now });
-        m.adapter.recordStatus(record, now);
+      await m.write(async (w) => {
+        await w.upsert('OrderItem', [record], { now });
+        await w.recordStatus([record], now);
       });
     }
     const ran = await runReport(orderAgeing, m, at());
@@ -301,7 +301,7 @@ describe('order ageing: edge cases', () => {
 
   it('without history of the current status, the last sync is a lower bound', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [item(50, 'At Lab', '2025-06-01T00:00:00Z')], '2025-06-09T12:00:00.000Z');
+    await upsert(m, 'OrderItem', [item(50, 'At Lab', '2025-06-01T00:00:00Z')], '2025-06-09T12:00:00.000Z');
     const ran = await runReport(orderAgeing, m, at());
     expect(ran.detail[0]).toMatchObject({
       statusSince: '2025-06-09T12:00:00Z',
@@ -317,7 +317,7 @@ describe('order ageing: edge cases', () => {
   it('filters by stages, product and orgIds; leaves soft-deleted items out', async () => {
     const m = await mirror();
     await examples(m);
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(6, 'Ordered', '2025-06-10T00:00:00Z', {
         OrgId: 2,
         c_org: 'Beta',
@@ -353,7 +353,7 @@ describe('order ageing: edge cases', () => {
       items.push(item(1000 + i, name, created, { OrgId: (i % 3) + 1, c_org: `Org ${(i % 3) + 1}` }));
       rows.push(seen(1000 + i, name, new Date(Date.parse(created) + (i % 5) * 7_200_000).toISOString()));
     }
-    upsert(m, 'OrderItem', items);
+    await upsert(m, 'OrderItem', items);
     await history(m, rows);
     const before = readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length;
     const inMemory = await runReport(orderAgeing, m, at());
@@ -381,7 +381,7 @@ describe('order ageing: edge cases', () => {
     const m = await mirror();
     const evil = '=HYPERLINK("http://x","y")';
     await syncState(m, 'orderitem', '2025-06-10T06:00:00.000Z');
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(60, 'Ordered', '2025-06-10T00:00:00Z', { c_org: evil, c_personNameFirst: '+1 555' }),
     ]);
     const ran = await runReport(orderAgeing, m, at());
@@ -393,7 +393,7 @@ describe('order ageing: edge cases', () => {
 
   it('the as-of instant defaults to the end of the as-of day in the reporting time zone', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [item(70, 'Ordered', '2025-06-10T00:00:00Z')]);
+    await upsert(m, 'OrderItem', [item(70, 'Ordered', '2025-06-10T00:00:00Z')]);
     const utc = await runReport(orderAgeing, m, params('2025-06-10'));
     expect(utc.detail[0]?.ageHours).toBe(24);
     const ny = await runReport(orderAgeing, m, params('2025-06-10', {}, { timezone: 'America/New_York' }));
@@ -407,7 +407,7 @@ describe('order ageing: edge cases', () => {
 describe('order ageing: what an operations lead asks (issue 13)', () => {
   it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(6, 'Ordered', '2024-12-01T12:00:00Z'),
       item(7, 'Collected', '2025-05-20T12:00:00Z'),
     ]);
@@ -445,7 +445,7 @@ describe('order ageing: what an operations lead asks (issue 13)', () => {
     // Created 23.6 h before the sync started: under a day old, OK (at the end of the day it
     // would read 45.6 h, WARN).
     const created = new Date(sync - 23.6 * 3_600_000).toISOString();
-    upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
+    await upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
     await history(m, [seen(8, 'Ordered', new Date(sync - 20 * 3_600_000).toISOString())]);
     const ran = await runReport(orderAgeing, m, params(today));
     expect(ran.detail[0]).toMatchObject({ orderItemId: 8, ageHours: 23.6, flag: 'OK' });
@@ -463,7 +463,7 @@ describe('order ageing: what an operations lead asks (issue 13)', () => {
 
   it('a background check is not aged against drug-test thresholds; a configured family has its own', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       item(9, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'County Criminal Background Check' }),
       item(10, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'Hair Follicle 5-Panel' }),
     ]);

@@ -78,7 +78,7 @@ describe('reports written by writeReport', () => {
   it('unpaid-invoices: the CSV of REPORTS.md 2.4 and its xlsx', async () => {
     const m = await mirror();
     await syncState(m, 'invoice', '2025-07-01T02:00:00.000Z');
-    upsert(m, 'Invoice', [
+    await upsert(m, 'Invoice', [
       {
         id: '240006',
         OrgId: 1,
@@ -148,8 +148,8 @@ describe('reports written by writeReport', () => {
 
   it('compliance: the CSV of example 1 and its xlsx', async () => {
     const m = await mirror();
-    upsert(m, 'Invoice', [{ id: 'n', OrgId: 1, c_org: EVIL, balance: 0 }]);
-    upsert(
+    await upsert(m, 'Invoice', [{ id: 'n', OrgId: 1, c_org: EVIL, balance: 0 }]);
+    await upsert(
       m,
       'OrgMonth',
       [1, 2, 3, 4, 5, 6].map((month) => ({
@@ -192,7 +192,7 @@ describe('reports written by writeReport', () => {
       c_personNameFirst: 'Pat',
       c_personNameLast: 'Lee',
     };
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       {
         ...base,
         id: 1,

@@ -29,8 +29,8 @@ interface Inv {
   dropInvoice?: string;
 }
 
-function invoices(m: Mirror, list: Inv[]): void {
-  upsert(
+async function invoices(m: Mirror, list: Inv[]): Promise<void> {
+  await upsert(
     m,
     'Invoice',
     list.map((i) => ({ OrgId: 1, c_org: 'Acme Haulage', date: '2025-03-01', month: 3, year: 2025, ...i })),
@@ -50,7 +50,7 @@ const example: Inv[] = [
 describe('unpaid invoices: the worked example of REPORTS.md 2.4', () => {
   it('ages I1..I6 into their buckets and sums them per org in cents', async () => {
     const m = await mirror();
-    invoices(m, example);
+    await invoices(m, example);
     const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
     // Sorted by org, days past due descending.
     expect(ran.detail.map((r) => [r.invoiceId, r.daysPastDue, r.bucket, r.balance, r.totalDue])).toEqual([
@@ -105,7 +105,7 @@ describe('unpaid invoices: the worked example of REPORTS.md 2.4', () => {
 
   it('with lateFeeInBalance = false the late fee is added and bucketed: 91+ 315.00, total 700.50', async () => {
     const m = await mirror();
-    invoices(m, example);
+    await invoices(m, example);
     const ran = await runReport(unpaidInvoices, m, params('2025-06-30', { lateFeeInBalance: false }));
     expect(ran.detail[0]).toMatchObject({
       invoiceId: '240006',
@@ -121,7 +121,7 @@ describe('unpaid invoices: the worked example of REPORTS.md 2.4', () => {
 
   it('adding I7 at -40.00 gives Credits -40.00 and a total of 645.50', async () => {
     const m = await mirror();
-    invoices(m, [...example, { id: '240007', dateDue: '2025-01-31', balance: -40 }]);
+    await invoices(m, [...example, { id: '240007', dateDue: '2025-01-31', balance: -40 }]);
     const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
     const i7 = ran.detail.find((r) => r.invoiceId === '240007');
     expect(i7).toMatchObject({ bucket: 'Credits', daysPastDue: 150, totalDue: -4000 });
@@ -135,7 +135,7 @@ describe('unpaid invoices: the worked example of REPORTS.md 2.4', () => {
 describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
   it('includes invoices dated up to the as-of date with a balance of at least half a cent', async () => {
     const m = await mirror();
-    invoices(m, [
+    await invoices(m, [
       { id: '1', dateDue: '2025-07-31', balance: 10, date: '2025-06-30' },
       { id: '2', dateDue: '2025-07-31', balance: 10, date: '2025-07-01' },
       { id: '3', dateDue: '2025-06-01', balance: 0 },
@@ -154,7 +154,7 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
 
   it('ages an invoice without a due date from its date, flags a due date before the date, reads US dates', async () => {
     const m = await mirror();
-    invoices(m, [
+    await invoices(m, [
       { id: '1', dateDue: null, date: '2025-06-10', balance: 5 },
       { id: '2', dateDue: '2025-05-01', date: '2025-06-01', balance: 5 },
       {
@@ -190,7 +190,9 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
 
   it('month and year never drive aging; agingBasis invoiceDate ages from the date', async () => {
     const m = await mirror();
-    invoices(m, [{ id: '1', date: '2025-05-01', dateDue: '2025-05-31', balance: 1, month: 1, year: 2020 }]);
+    await invoices(m, [
+      { id: '1', date: '2025-05-01', dateDue: '2025-05-31', balance: 1, month: 1, year: 2020 },
+    ]);
     const due = await runReport(unpaidInvoices, m, params('2025-06-30'));
     expect(due.detail[0]).toMatchObject({ daysPastDue: 30, bucket: '1-30', billingPeriod: '2020-01' });
     const dated = await runReport(unpaidInvoices, m, params('2025-06-30', { agingBasis: 'invoiceDate' }));
@@ -199,7 +201,7 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
 
   it('configurable periods name the buckets and summary columns', async () => {
     const m = await mirror();
-    invoices(m, example);
+    await invoices(m, example);
     const ran = await runReport(unpaidInvoices, m, params('2025-06-30', { periodDays: 45, periods: 2 }));
     expect(ran.detail.map((r) => r.bucket)).toEqual(['91+', '46-90', '1-45', '1-45', '1-45', 'Current']);
     const sheet = ran.summaries.find((s) => s.name === 'By org');
@@ -214,7 +216,7 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
 
   it('orders orgs by total or by name, sorts detail by org name, and filters orgIds with children', async () => {
     const m = await mirror();
-    invoices(m, [
+    await invoices(m, [
       { id: '1', OrgId: 1, c_org: 'Beta', dateDue: '2025-06-01', balance: 10 },
       { id: '2', OrgId: 2, c_org: 'alpha', dateDue: '2025-06-01', balance: 5 },
       { id: '3', OrgId: 3, c_org: 'Gamma', dateDue: '2025-06-01', balance: 50 },
@@ -252,7 +254,7 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
   it('states its limitation and source on the About sheet', async () => {
     const m = await mirror();
     await syncState(m, 'invoice', '2025-07-01T02:00:00.000Z');
-    invoices(m, example);
+    await invoices(m, example);
     const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
     expect(aboutValue(ran, 'Limitation')).toContain('as-of date changes the aging, not the amounts');
     expect(aboutValue(ran, 'Last sync of invoice')).toContain('2025-07-01T02:00:00.000Z');
@@ -263,7 +265,7 @@ describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
 describe('unpaid invoices: what a controller asks (issue 13)', () => {
   it('a cancelled invoice (dropInvoice filled) leaves every bucket and total, listed as VOID', async () => {
     const m = await mirror();
-    invoices(m, [
+    await invoices(m, [
       ...example,
       { id: '240007', dateDue: '2025-03-01', balance: 999.99, dropInvoice: 'https://x/void.pdf' },
       // An explicit no is not a cancellation.
@@ -296,7 +298,7 @@ describe('unpaid invoices: what a controller asks (issue 13)', () => {
 
   it('titles the days column after the aging basis', async () => {
     const m = await mirror();
-    invoices(m, example);
+    await invoices(m, example);
     const dated = await unpaidInvoices.run({
       db: m.db,
       params: params('2025-06-30', { agingBasis: 'invoiceDate' }),
@@ -308,7 +310,7 @@ describe('unpaid invoices: what a controller asks (issue 13)', () => {
 
   it('warns of a future as-of date, an as-of before every invoice, and an unreadable balance', async () => {
     const m = await mirror();
-    invoices(m, [
+    await invoices(m, [
       { id: '1', date: '2025-03-01', dateDue: '2025-03-31', balance: 10 },
       { id: '2', date: '2025-03-01', dateDue: '2025-03-31', balance: 'lots' as unknown as number },
       {

@@ -69,8 +69,8 @@ describe('the workbooks as a person sees them', () => {
   it('compliance opens on YTD by org, prints fitted with a footer, NOT_MET / BEHIND / AT_RISK red', async () => {
     const m = await mirror();
     await policy(m, [{ org_id: 1, agency: 'FMCSA', dot_registration_number: 'US1' }]);
-    upsert(m, 'Invoice', [{ id: 'n1', OrgId: 1, c_org: '+1 Logistics', balance: 0 }]);
-    upsert(
+    await upsert(m, 'Invoice', [{ id: 'n1', OrgId: 1, c_org: '+1 Logistics', balance: 0 }]);
+    await upsert(
       m,
       'OrgMonth',
       [1, 2, 3].map((month) => ({
@@ -102,7 +102,7 @@ describe('the workbooks as a person sees them', () => {
 
   it('unpaid invoices opens on By org; 91+ red, 61-90 amber', async () => {
     const m = await mirror();
-    upsert(m, 'Invoice', [
+    await upsert(m, 'Invoice', [
       {
         id: '1',
         OrgId: 1,
@@ -129,7 +129,7 @@ describe('the workbooks as a person sees them', () => {
 
   it('order ageing opens on By org; STUCK red, WARN amber', async () => {
     const m = await mirror();
-    upsert(m, 'OrderItem', [
+    await upsert(m, 'OrderItem', [
       {
         id: 1,
         OrgId: 1,

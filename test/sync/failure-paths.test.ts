@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { openMirror } from '../../src/mirror/index.js';
@@ -15,6 +16,8 @@ import {
   cliEnv,
   expectMirrorEqualsTruth,
   ID_START,
+  one,
+  rows,
   syncInto,
   withMirror,
   withTmpDir,
@@ -49,8 +52,8 @@ describe('sync failure paths', () => {
     } finally {
       delete process.env.OHS_TEST_FAULT;
     }
-    await withMirror(file, (m) => {
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+    await withMirror(file, async (m) => {
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
     });
     // This process is alive: a leaked lock would refuse the next sync (LOCKED).
     const next = await syncInto(sim(), file, { streams: ['role'] });
@@ -160,15 +163,15 @@ describe('sync failure paths', () => {
 
     const next = await ohs(['sync', '--db', file, '--config', config]);
     expect(next.code, next.stderr).toBe(0);
-    await withMirror(file, (m) => {
-      expect(m.sqlite.prepare('SELECT outcome, error_code FROM sync_run ORDER BY id').all()).toEqual([
+    await withMirror(file, async (m) => {
+      expect(await rows(m, sql`SELECT outcome, error_code FROM sync_run ORDER BY id`)).toEqual([
         { outcome: 'interrupted', error_code: 'KILLED' },
         { outcome: 'ok', error_code: null },
       ]);
-      expect(
-        m.sqlite.prepare("SELECT count(*) AS n FROM sync_stream_run WHERE outcome = 'running'").get(),
-      ).toEqual({ n: 0 });
-      expectMirrorEqualsTruth(m, sim().truth());
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_stream_run WHERE outcome = 'running'`)).toEqual({
+        n: 0,
+      });
+      await expectMirrorEqualsTruth(m, sim().truth());
     });
   });
 

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
   activeCounts,
   expectMirrorEqualsTruth,
+  one,
   syncInto,
   withMirror,
   withTmpDir,
@@ -49,12 +51,13 @@ describe('a full sync: hangs past the client timeout, and a second pass over an 
       expect(s.stats, s.stream).toMatchObject({ mode: 'full', inserted: 0, updated: 0, deleted: 0 });
       expect(s.stats.unchanged, s.stream).toBe(before[s.stream]);
     }
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
       // One history row per order item: seeing the same status again adds none.
-      const h = m.sqlite
-        .prepare('SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history')
-        .get() as { n: number; items: number };
+      const h = (await one(
+        m,
+        sql`SELECT count(*) AS n, count(DISTINCT orderitem_id) AS items FROM orderitem_status_history`,
+      )) as { n: number; items: number };
       expect(h).toEqual({ n: before.orderitem, items: before.orderitem });
     });
   });

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SimOptions } from '../../src/sim/index.js';
 import {
   expectMirrorEqualsTruth,
+  one,
   streamTables,
   syncInto,
   withMirror,
@@ -59,7 +61,7 @@ describe('a full sync through faults and a rate limit: the mirror equals the tru
 
     const truth = sim().truth();
     await withMirror(file, async (m) => {
-      expectMirrorEqualsTruth(m, truth);
+      await expectMirrorEqualsTruth(m, truth);
       const run = await m.db
         .selectFrom('sync_run')
         .selectAll()
@@ -67,7 +69,7 @@ describe('a full sync through faults and a rate limit: the mirror equals the tru
         .executeTakeFirstOrThrow();
       expect(run).toMatchObject({ outcome: 'ok', mode: 'full', error_code: null });
       expect(run.retries).toBeGreaterThan(0);
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual({ n: 0 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
     });
   });
 });

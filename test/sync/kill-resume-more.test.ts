@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { killHarness } from '../helpers/kill.js';
-import { expectMirrorEqualsTruth, withMirror } from '../helpers/mirror.js';
+import { expectMirrorEqualsTruth, one, rows, withMirror } from '../helpers/mirror.js';
 
 /**
  * `ohs sync` killed with SIGKILL (no chance to checkpoint or release its lock) at points spread
@@ -28,7 +29,7 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     // Three kills lose little: what is in flight at each, and each rerun's catch-up.
     expect(spent + rerun - fresh()).toBeLessThan(0.3 * fresh());
     await withMirror(file, async (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+      await expectMirrorEqualsTruth(m, sim().truth());
       const runs = await m.db.selectFrom('sync_run').select(['outcome']).orderBy('id').execute();
       // Each killed run was marked interrupted by the run after it (issue 12.18).
       expect(runs.map((x) => x.outcome)).toEqual(['interrupted', 'interrupted', 'interrupted', 'ok']);
@@ -64,12 +65,13 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     expect(rerun).toBeLessThan(fresh());
     expect(spent + rerun - fresh()).toBeLessThan(0.2 * fresh());
 
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
       for (const [table, ids] of Object.entries(gone)) {
-        const audit = m.sqlite
-          .prepare('SELECT row_id FROM sync_deletion WHERE table_name = ? ORDER BY row_id')
-          .all(table) as { row_id: string }[];
+        const audit = (await rows(
+          m,
+          sql`SELECT row_id FROM sync_deletion WHERE table_name = ${table} ORDER BY row_id`,
+        )) as { row_id: string }[];
         expect(
           audit.map((a) => a.row_id),
           table,
@@ -86,16 +88,18 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
     expect(killed.signal).toBe('SIGKILL');
     const r = await sync(file);
     expect(r.code, r.stderr).toBe(0);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
       // Every item moved by the mutations ends with its current status in the history.
-      const latest = m.sqlite.prepare(
-        'SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ? ORDER BY id DESC LIMIT 1',
-      );
+      const latest = (id: number) =>
+        one(
+          m,
+          sql`SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ${id} ORDER BY id DESC LIMIT 1`,
+        );
       for (const move of sim().changes().moves) {
         const item = sim().tables.OrderItem.get(move.orderItemId);
         if (item !== undefined)
-          expect(latest.get(move.orderItemId)).toEqual({ status_id: item.CurrentStatusId });
+          expect(await latest(move.orderItemId)).toEqual({ status_id: item.CurrentStatusId });
       }
     });
   });

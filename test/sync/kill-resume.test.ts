@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { OHS_BIN } from '../helpers/cli.js';
 import { killHarness } from '../helpers/kill.js';
-import { cliEnv, expectMirrorEqualsTruth, streamTables, withMirror } from '../helpers/mirror.js';
+import { cliEnv, expectMirrorEqualsTruth, one, rows, streamTables, withMirror } from '../helpers/mirror.js';
 
 /**
  * `ohs sync` killed with SIGKILL (no chance to checkpoint or release its lock) at points spread
@@ -23,15 +24,13 @@ describe('a sync killed with SIGKILL, then rerun', () => {
     expect(killed.signal, 'the sync was still running when killed').toBe('SIGKILL');
 
     // The killed run left its rows, its checkpoints and a lock held by a dead process.
-    await withMirror(file, (m) => {
-      const rows = streamTables.reduce(
-        (n, { table }) =>
-          n + (m.sqlite.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n,
-        0,
-      );
-      expect(rows).toBeGreaterThan(0);
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 1 });
-      const run = m.sqlite.prepare('SELECT outcome, ended_at FROM sync_run').all();
+    await withMirror(file, async (m) => {
+      let written = 0;
+      for (const { table } of streamTables)
+        written += ((await one(m, sql`SELECT count(*) AS n FROM ${sql.table(table)}`)) as { n: number }).n;
+      expect(written).toBeGreaterThan(0);
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 1 });
+      const run = await rows(m, sql`SELECT outcome, ended_at FROM sync_run`);
       expect(run).toEqual([{ outcome: 'running', ended_at: null }]);
     });
 
@@ -77,12 +76,13 @@ describe('a sync killed with SIGKILL, then rerun', () => {
     // It stopped after the page under way (the run is recorded interrupted, below), not after the
     // whole sync; the bound is loose on purpose, a loaded machine is slow to start and stop.
     expect(Date.now() - signalledAt).toBeLessThan(30_000);
-    await withMirror(file, (m) => {
-      expect(m.sqlite.prepare('SELECT outcome FROM sync_run').all()).toEqual([{ outcome: 'interrupted' }]);
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
-      const open = m.sqlite
-        .prepare('SELECT count(*) AS n FROM sync_stream_state WHERE pass_id IS NOT NULL')
-        .get() as {
+    await withMirror(file, async (m) => {
+      expect(await rows(m, sql`SELECT outcome FROM sync_run`)).toEqual([{ outcome: 'interrupted' }]);
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
+      const open = (await one(
+        m,
+        sql`SELECT count(*) AS n FROM sync_stream_state WHERE pass_id IS NOT NULL`,
+      )) as {
         n: number;
       };
       expect(open.n).toBeGreaterThan(0);

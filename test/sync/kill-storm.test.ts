@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { killHarness } from '../helpers/kill.js';
-import { expectMirrorEqualsTruth, withMirror } from '../helpers/mirror.js';
+import { expectMirrorEqualsTruth, one, withMirror } from '../helpers/mirror.js';
 
 /**
  * Kill storms (issue 12): `ohs sync` SIGKILLed again and again at random instants, against a
@@ -25,10 +26,12 @@ describe('kill storms', () => {
   }
 
   async function expectSettled(file: string, note: string) {
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
       for (const t of ['sync_checkpoint', 'sync_lock', 'sync_pass_stage', 'sync_pass_seen']) {
-        expect(m.sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get(), `${t} (${note})`).toEqual({ n: 0 });
+        expect(await one(m, sql`SELECT count(*) AS n FROM ${sql.table(t)}`), `${t} (${note})`).toEqual({
+          n: 0,
+        });
       }
     });
   }

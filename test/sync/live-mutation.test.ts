@@ -1,7 +1,8 @@
-import type Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Mirror } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/index.js';
-import { expectMirrorEqualsTruth, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { expectMirrorEqualsTruth, one, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -42,12 +43,12 @@ describe('sync during live mutation, then one more incremental sync', () => {
     expect(deletedItems.size).toBeGreaterThan(5);
     expect(deletedUsers.size).toBeGreaterThan(0);
 
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, truth);
-      const closed = expectDeletedKept(m.sqlite, 'orderitem', deletedItems);
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, truth);
+      const closed = await expectDeletedKept(m, 'orderitem', deletedItems);
       // The case only the sweep catches was met: closed items deleted after the mirror had them.
       expect(closed, 'closed order items deleted upstream after they were mirrored').toBeGreaterThan(0);
-      expectDeletedKept(m.sqlite, 'user', deletedUsers);
+      await expectDeletedKept(m, 'user', deletedUsers);
     });
 
     // Nothing was left for a full pass to reconcile.
@@ -64,11 +65,11 @@ describe('sync during live mutation, then one more incremental sync', () => {
  * Rows deleted upstream that the mirror had seen are still there, with their data, `deleted_at`
  * set and one audit row in sync_deletion. Returns how many of them were closed order items.
  */
-function expectDeletedKept(sqlite: Database.Database, table: string, ids: ReadonlySet<string>): number {
+async function expectDeletedKept(m: Mirror, table: string, ids: ReadonlySet<string>): Promise<number> {
   let seen = 0;
   let closed = 0;
   for (const id of ids) {
-    const row = sqlite.prepare(`SELECT * FROM "${table}" WHERE id = ?`).get(Number(id)) as
+    const row = (await one(m, sql`SELECT * FROM ${sql.table(table)} WHERE id = ${Number(id)}`)) as
       | (SimRecord & { raw: string; deleted_at: string | null })
       | undefined;
     if (row === undefined) continue; // deleted before any sync saw it
@@ -76,9 +77,10 @@ function expectDeletedKept(sqlite: Database.Database, table: string, ids: Readon
     expect(JSON.parse(row.raw).id, `${table} ${id}: data kept`).toBe(Number(id));
     if (row.isNotModifiable === 1) closed++;
     expect(row.deleted_at, `${table} ${id}: deleted_at`).not.toBeNull();
-    const audit = sqlite
-      .prepare('SELECT count(*) AS n FROM sync_deletion WHERE table_name = ? AND row_id = ?')
-      .get(table, id) as { n: number };
+    const audit = (await one(
+      m,
+      sql`SELECT count(*) AS n FROM sync_deletion WHERE table_name = ${table} AND row_id = ${id}`,
+    )) as { n: number };
     expect(audit.n, `${table} ${id}: one audit row`).toBe(1);
   }
   expect(seen, `${table}: some deleted rows had been mirrored`).toBeGreaterThan(0);

@@ -2,9 +2,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
+import {
+  cliConfig,
+  cliEnv,
+  expectMirrorEqualsTruth,
+  one,
+  withMirror,
+  withTmpDir,
+} from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -27,13 +35,14 @@ describe('ohs sync: one at a time per mirror file', () => {
 
   /** Writes the lock row of a sync that is not running (or is), as another process would have. */
   async function plantLock(file: string, lock: { pid: number; host: string; heartbeatAgoMs: number }) {
-    await withMirror(file, (m) => {
+    await withMirror(file, async (m) => {
       const beat = new Date(Date.now() - lock.heartbeatAgoMs).toISOString();
-      m.sqlite
-        .prepare(
-          "INSERT OR REPLACE INTO sync_lock (name, pid, host, acquired_at, heartbeat_at) VALUES ('sync', ?, ?, ?, ?)",
-        )
-        .run(lock.pid, lock.host, beat, beat);
+      const row = { pid: lock.pid, host: lock.host, acquired_at: beat, heartbeat_at: beat };
+      await m.db
+        .insertInto('sync_lock')
+        .values({ name: 'sync', ...row })
+        .onConflict((oc) => oc.column('name').doUpdateSet(row))
+        .execute();
     });
   }
 
@@ -80,11 +89,11 @@ describe('ohs sync: one at a time per mirror file', () => {
 
     const [code] = (await exited) as [number | null];
     expect(code, firstErr).toBe(0);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
       // The locked-out sync recorded no run and left no lock.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_run').get()).toEqual({ n: 1 });
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_run`)).toEqual({ n: 1 });
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
     });
   });
 
@@ -113,9 +122,9 @@ describe('ohs sync: one at a time per mirror file', () => {
     await plantLock(file, { pid: await deadPid(), host: hostname(), heartbeatAgoMs: 0 });
     const dead = await sync(file);
     expect(dead.code, dead.stderr).toBe(0);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_lock').get()).toEqual({ n: 0 });
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
     });
   });
 });

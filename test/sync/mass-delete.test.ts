@@ -1,8 +1,17 @@
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceName } from '../../src/schema/index.js';
 import { runOhs } from '../helpers/cli.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
+import {
+  cliConfig,
+  cliEnv,
+  expectMirrorEqualsTruth,
+  one,
+  rows,
+  withMirror,
+  withTmpDir,
+} from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -42,25 +51,25 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
     const items = deleteUpstream('OrderItem', 30); // 30 of 1500: 2%
     const r = await sync();
     expect(r.code, r.stderr).toBe(0);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
-      const run = m.sqlite.prepare('SELECT max(id) AS id FROM sync_run').get() as { id: number };
-      const audit = (table: string) =>
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
+      const run = (await one(m, sql`SELECT max(id) AS id FROM sync_run`)) as { id: number };
+      const audit = async (table: string) =>
         (
-          m.sqlite
-            .prepare('SELECT row_id FROM sync_deletion WHERE table_name = ? AND run_id = ? ORDER BY id')
-            .all(table, run.id) as { row_id: string }[]
+          (await rows(
+            m,
+            sql`SELECT row_id FROM sync_deletion WHERE table_name = ${table} AND run_id = ${run.id} ORDER BY id`,
+          )) as { row_id: string }[]
         )
           .map((a) => a.row_id)
           .sort();
-      expect(audit('tenant')).toEqual([...tenants].sort());
-      expect(audit('user')).toEqual([...users].sort());
-      expect(audit('orderitem')).toEqual([...items].sort());
-      const stream = m.sqlite
-        .prepare(
-          'SELECT stream, deleted FROM sync_stream_run WHERE run_id = ? AND deleted > 0 ORDER BY stream',
-        )
-        .all(run.id);
+      expect(await audit('tenant')).toEqual([...tenants].sort());
+      expect(await audit('user')).toEqual([...users].sort());
+      expect(await audit('orderitem')).toEqual([...items].sort());
+      const stream = await rows(
+        m,
+        sql`SELECT stream, deleted FROM sync_stream_run WHERE run_id = ${run.id} AND deleted > 0 ORDER BY stream`,
+      );
       expect(stream).toEqual([
         { stream: 'orderitem', deleted: 30 },
         { stream: 'tenant', deleted: 4 },
@@ -73,9 +82,7 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
     const tenants = deleteUpstream('Tenant', 11); // 11 of 38: 29%
     const users = deleteUpstream('User', 20); // 20 of 115: 17%
     const staff = deleteUpstream('Staff', 12); // 12 of 150: 8%, seen as 404s by a full re-read
-    const before = await withMirror(file, (m) =>
-      m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get(),
-    );
+    const before = await withMirror(file, (m) => one(m, sql`SELECT count(*) AS n FROM sync_deletion`));
 
     const r = await sync('--full');
     expect(r.code).toBe(1);
@@ -83,34 +90,36 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
     expect(lines.at(-1)).toMatch(/^ohs: MASS_DELETE: \w+: this pass would soft-delete \d+ of \d+ rows/);
     expect(r.stderr).toContain('--allow-mass-delete');
 
-    await withMirror(file, (m) => {
+    await withMirror(file, async (m) => {
       // Nothing was soft-deleted, nothing audited.
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual(before);
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual(before);
       for (const [table, ids] of [
         ['tenant', tenants],
         ['user', users],
         ['staff', staff],
       ] as const) {
-        const rows = ids.map(
-          (id) =>
-            m.sqlite.prepare(`SELECT deleted_at FROM "${table}" WHERE id = ?`).get(Number(id)) as {
+        const found: { deleted_at: string | null }[] = [];
+        for (const id of ids)
+          found.push(
+            (await one(m, sql`SELECT deleted_at FROM ${sql.table(table)} WHERE id = ${Number(id)}`)) as {
               deleted_at: string | null;
             },
-        );
+          );
         expect(
-          rows.every((row) => row.deleted_at === null),
+          found.every((row) => row.deleted_at === null),
           table,
         ).toBe(true);
       }
-      const run = m.sqlite.prepare('SELECT * FROM sync_run ORDER BY id DESC LIMIT 1').get() as {
+      const run = (await one(m, sql`SELECT * FROM sync_run ORDER BY id DESC LIMIT 1`)) as {
         id: number;
         outcome: string;
         error_code: string;
       };
       expect(run).toMatchObject({ outcome: 'failed', error_code: 'MASS_DELETE' });
-      const streams = m.sqlite
-        .prepare('SELECT stream, outcome, error FROM sync_stream_run WHERE run_id = ? ORDER BY id')
-        .all(run.id) as { stream: string; outcome: string; error: string | null }[];
+      const streams = (await rows(
+        m,
+        sql`SELECT stream, outcome, error FROM sync_stream_run WHERE run_id = ${run.id} ORDER BY id`,
+      )) as { stream: string; outcome: string; error: string | null }[];
       const failed = streams.filter((s) => s.outcome === 'failed');
       expect(failed.map((s) => s.stream).sort()).toEqual(['staff', 'tenant', 'user']);
       for (const s of failed) expect(s.error).toMatch(new RegExp(`^MASS_DELETE: ${s.stream}: `));
@@ -125,22 +134,24 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
     // With it, the deletions go through, audited, and the mirror equals the truth.
     const allowed = await sync('--allow-mass-delete');
     expect(allowed.code, allowed.stderr).toBe(0);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
-      const run = m.sqlite.prepare('SELECT max(id) AS id FROM sync_run').get() as { id: number };
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
+      const run = (await one(m, sql`SELECT max(id) AS id FROM sync_run`)) as { id: number };
       for (const [table, ids] of [
         ['tenant', tenants],
         ['user', users],
         ['staff', staff],
       ] as const) {
-        const audit = m.sqlite
-          .prepare('SELECT row_id, deleted_at FROM sync_deletion WHERE table_name = ? AND run_id = ?')
-          .all(table, run.id) as { row_id: string; deleted_at: string }[];
+        const audit = (await rows(
+          m,
+          sql`SELECT row_id, deleted_at FROM sync_deletion WHERE table_name = ${table} AND run_id = ${run.id}`,
+        )) as { row_id: string; deleted_at: string }[];
         expect(audit.map((a) => a.row_id).sort(), table).toEqual([...ids].sort());
         for (const a of audit) {
-          const row = m.sqlite
-            .prepare(`SELECT deleted_at, raw FROM "${table}" WHERE id = ?`)
-            .get(Number(a.row_id)) as {
+          const row = (await one(
+            m,
+            sql`SELECT deleted_at, raw FROM ${sql.table(table)} WHERE id = ${Number(a.row_id)}`,
+          )) as {
             deleted_at: string;
             raw: string;
           };

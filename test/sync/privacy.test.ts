@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
@@ -6,6 +7,7 @@ import { clientFor } from '../helpers/client.js';
 import {
   expectMirrorEqualsTruth,
   ID_START,
+  one,
   silentLogger,
   withMirror,
   withTmpDir,
@@ -93,10 +95,10 @@ describe('the mirror file and personal data', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
     // The data is there, masked: each applicant's SSN keeps its last four digits, birth dates their year.
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth(), { tables: ['applicant'] });
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['applicant'] });
       const a = sim().truth().Applicant[0]!;
-      const row = m.sqlite.prepare('SELECT ssn, id_birthdate FROM applicant WHERE id = ?').get(a.id) as {
+      const row = (await one(m, sql`SELECT ssn, id_birthdate FROM applicant WHERE id = ${a.id}`)) as {
         ssn: string;
         id_birthdate: string;
       };

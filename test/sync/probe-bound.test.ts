@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OhsClient } from '../../src/api/index.js';
 import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
-import { silentLogger, withTmpDir } from '../helpers/mirror.js';
+import { one, silentLogger, withTmpDir } from '../helpers/mirror.js';
 
 /**
  * Issue 12.13 (sync side): a hostile service answering 200 with a record for every staff id.
@@ -45,7 +46,7 @@ describe('probing upward against a service answering 200 for every id', () => {
         probeWindow: 5,
         progress: false,
       });
-      const rows = mirror.sqlite.prepare('SELECT count(*) AS n, max(id) AS top FROM staff').get() as {
+      const rows = (await one(mirror, sql`SELECT count(*) AS n, max(id) AS top FROM staff`)) as {
         n: number;
         top: number;
       };

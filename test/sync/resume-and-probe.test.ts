@@ -1,6 +1,7 @@
+import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../../src/sim/server.js';
-import { expectMirrorEqualsTruth, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { expectMirrorEqualsTruth, one, rows, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 let onRequest: ((info: RequestInfo) => void) | undefined;
@@ -37,24 +38,27 @@ describe('resumed passes catch up; probing does not skip late records', () => {
     }
 
     // Rows those passes had already read change upstream.
-    const read = await withMirror(file, (m) => {
-      const pass = (stream: string) =>
+    const read = await withMirror(file, async (m) => {
+      const pass = async (stream: string) =>
         (
-          m.sqlite.prepare('SELECT pass_id FROM sync_stream_state WHERE stream = ?').get(stream) as {
+          (await one(m, sql`SELECT pass_id FROM sync_stream_state WHERE stream = ${stream}`)) as {
             pass_id: string | null;
           }
         ).pass_id;
-      expect(pass('orderitem'), 'order item pass left open').not.toBeNull();
-      expect(pass('invoice'), 'invoice pass left open').not.toBeNull();
+      expect(await pass('orderitem'), 'order item pass left open').not.toBeNull();
+      expect(await pass('invoice'), 'invoice pass left open').not.toBeNull();
       // Rows the open passes have read (sync_pass_seen state 1).
-      const ids = (sql: string, stream: string) =>
-        (m.sqlite.prepare(sql).all(stream) as { id: number | string }[]).map((r) => r.id);
-      const seen = (table: string) =>
-        `SELECT t.id FROM "${table}" t JOIN sync_pass_seen s ON s.stream = ? AND s.state = 1 AND s.id = CAST(t.id AS TEXT)`;
+      const ids = async (table: string, where: RawBuilder<unknown>) =>
+        (
+          await rows<{ id: number | string }>(
+            m,
+            sql`SELECT t.id FROM ${sql.table(table)} t JOIN sync_pass_seen s ON s.stream = ${table} AND s.state = 1 AND s.id = CAST(t.id AS TEXT) WHERE ${where} LIMIT 3`,
+          )
+        ).map((r) => r.id);
       return {
-        closed: ids(`${seen('orderitem')} WHERE t.isNotModifiable = 1 LIMIT 3`, 'orderitem'),
-        open: ids(`${seen('orderitem')} WHERE t.isNotModifiable = 0 LIMIT 3`, 'orderitem'),
-        unpaid: ids(`${seen('invoice')} WHERE t.balance > 0 LIMIT 3`, 'invoice'),
+        closed: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 1`),
+        open: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 0`),
+        unpaid: await ids('invoice', sql`t.balance > 0`),
       };
     });
     expect(read.closed).toHaveLength(3);
@@ -76,12 +80,15 @@ describe('resumed passes catch up; probing does not skip late records', () => {
     // One incremental run: it finishes the stopped passes, and catches up.
     const next = await syncInto(sim(), file);
     expect(next.outcome, String(next.error)).toBe('ok');
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
-      const latest = m.sqlite.prepare(
-        'SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ? ORDER BY id DESC LIMIT 1',
-      );
-      for (const id of read.open) expect(latest.get(id)).toEqual({ status_id: cancelled.id });
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
+      for (const id of read.open)
+        expect(
+          await one(
+            m,
+            sql`SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ${id} ORDER BY id DESC LIMIT 1`,
+          ),
+        ).toEqual({ status_id: cancelled.id });
     });
   });
 
@@ -105,8 +112,8 @@ describe('resumed passes catch up; probing does not skip late records', () => {
       onRequest = undefined;
     }
     expect(staff.get(first)).toBeDefined();
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth(), { tables: ['staff'] });
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['staff'] });
     });
   });
 });

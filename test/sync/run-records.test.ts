@@ -1,10 +1,13 @@
 import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SyncRunTable, SyncStreamRunTable } from '../../src/mirror/index.js';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { streamNames } from '../../src/sync/index.js';
 import {
   expectMirrorEqualsTruth,
+  one,
+  rows,
   streamTables,
   syncInto,
   withMirror,
@@ -26,9 +29,9 @@ describe('sync_run and sync_stream_run', () => {
   const tmp = withTmpDir();
 
   const runs = (file: string) =>
-    withMirror(file, (m) => ({
-      runs: m.sqlite.prepare('SELECT * FROM sync_run ORDER BY id').all() as RunRow[],
-      streams: m.sqlite.prepare('SELECT * FROM sync_stream_run ORDER BY id').all() as StreamRunRow[],
+    withMirror(file, async (m) => ({
+      runs: (await rows(m, sql`SELECT * FROM sync_run ORDER BY id`)) as RunRow[],
+      streams: (await rows(m, sql`SELECT * FROM sync_stream_run ORDER BY id`)) as StreamRunRow[],
     }));
 
   it('a first sync: one run, one row per stream, counts equal to the service and the truth', async () => {
@@ -78,10 +81,11 @@ describe('sync_run and sync_stream_run', () => {
     }
     expect(streams.reduce((n, s) => n + s.requests, 0)).toBe(asked);
     // Each stream's state names this run; no pass is left open.
-    await withMirror(file, (m) => {
-      const state = m.sqlite
-        .prepare('SELECT stream, last_run_id, pass_id FROM sync_stream_state ORDER BY stream')
-        .all();
+    await withMirror(file, async (m) => {
+      const state = await rows(
+        m,
+        sql`SELECT stream, last_run_id, pass_id FROM sync_stream_state ORDER BY stream`,
+      );
       expect(state).toEqual(
         [...streamNames].sort().map((stream) => ({ stream, last_run_id: run!.id, pass_id: null })),
       );
@@ -157,18 +161,19 @@ describe('sync_run and sync_stream_run', () => {
     expect(interrupted.length).toBeGreaterThan(0);
     expect(first.streams.every((s) => s.outcome === 'ok' || s.outcome === 'interrupted')).toBe(true);
     // The interrupted streams left a pass for the next run.
-    await withMirror(file, (m) => {
-      const open = m.sqlite
-        .prepare('SELECT stream FROM sync_stream_state WHERE pass_id IS NOT NULL ORDER BY stream')
-        .all() as { stream: string }[];
+    await withMirror(file, async (m) => {
+      const open = (await rows(
+        m,
+        sql`SELECT stream FROM sync_stream_state WHERE pass_id IS NOT NULL ORDER BY stream`,
+      )) as { stream: string }[];
       expect(open.map((o) => o.stream)).toEqual([...interrupted].sort());
     });
 
     const next = await syncInto(sim(), file);
     expect(next.outcome).toBe('ok');
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth());
-      expect(m.sqlite.prepare('SELECT count(*) AS n FROM sync_deletion').get()).toEqual({ n: 0 });
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth());
+      expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
     });
   });
 });

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { expectMirrorEqualsTruth, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { expectMirrorEqualsTruth, one, rows, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -40,15 +41,17 @@ describe('order item status history across incremental syncs', () => {
       expect(report.outcome, String(report.error)).toBe('ok');
       expect(report.streams.find((s) => s.stream === 'orderitem')?.stats.mode).toBe('incremental');
 
-      await withMirror(file, (m) => {
-        const latest = m.sqlite.prepare(
-          'SELECT status_id, status_code, status_name FROM orderitem_status_history WHERE orderitem_id = ? ORDER BY id DESC LIMIT 1',
-        );
+      await withMirror(file, async (m) => {
+        const latest = (id: number) =>
+          one(
+            m,
+            sql`SELECT status_id, status_code, status_name FROM orderitem_status_history WHERE orderitem_id = ${id} ORDER BY id DESC LIMIT 1`,
+          );
         let checked = 0;
         for (const move of moves) {
           const item = sim().tables.OrderItem.get(move.orderItemId);
           if (item === undefined) continue; // deleted later in the same step
-          const row = latest.get(move.orderItemId) as
+          const row = (await latest(move.orderItemId)) as
             | { status_id: number; status_code: string; status_name: string }
             | undefined;
           expect(row, `item ${move.orderItemId}: history`).toEqual({
@@ -63,15 +66,14 @@ describe('order item status history across incremental syncs', () => {
     }
     expect(movesBefore).toBe(steps * 12);
 
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth(), { tables: ['orderitem'] });
-      const rows = m.sqlite
-        .prepare(
-          'SELECT orderitem_id, status_id, first_seen_at, last_seen_at FROM orderitem_status_history ORDER BY id',
-        )
-        .all() as { orderitem_id: number; status_id: number; first_seen_at: string; last_seen_at: string }[];
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['orderitem'] });
+      const historyRows = (await rows(
+        m,
+        sql`SELECT orderitem_id, status_id, first_seen_at, last_seen_at FROM orderitem_status_history ORDER BY id`,
+      )) as { orderitem_id: number; status_id: number; first_seen_at: string; last_seen_at: string }[];
       const history = new Map<number, number[]>();
-      for (const r of rows) {
+      for (const r of historyRows) {
         expect(r.first_seen_at <= r.last_seen_at).toBe(true);
         const list = history.get(r.orderitem_id) ?? [];
         list.push(r.status_id);

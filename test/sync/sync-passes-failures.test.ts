@@ -1,12 +1,18 @@
 import { dirname } from 'node:path';
+import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Mirror } from '../../src/mirror/index.js';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { runOhs } from '../helpers/cli.js';
 import {
   cliConfig,
   cliEnv,
   expectMirrorEqualsTruth,
+  one,
+  rows,
   syncInto,
+  value,
+  values,
   withMirror,
   withTmpDir,
 } from '../helpers/mirror.js';
@@ -15,11 +21,7 @@ import { withSim } from '../helpers/sim.js';
 let onRequest: ((info: RequestInfo) => void) | undefined;
 let failRequest: ((req: { method: string; path: string; body: unknown }) => boolean) | undefined;
 
-const count = (
-  m: { sqlite: { prepare(s: string): { get(...a: unknown[]): unknown } } },
-  sql: string,
-  ...a: unknown[]
-) => (m.sqlite.prepare(sql).get(...a) as { n: number }).n;
+const count = async (m: Mirror, query: RawBuilder<unknown>) => ((await one(m, query)) as { n: number }).n;
 
 /** The id a GET of an id stream asked for, if `path` is one. */
 function idAsked(path: string, stream: string): string | undefined {
@@ -71,7 +73,7 @@ describe('sync failure paths', () => {
       .find((r) => r.balance === 0)!;
     sim().tables.Invoice.update(paid.id, { lateFee: 12.5 });
     const known = await withMirror(file, (m) =>
-      count(m, 'SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL'),
+      count(m, sql`SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL`),
     );
     const { result, paths } = await watched(() =>
       syncInto(sim(), file, { streams: ['invoice'], full: true }),
@@ -79,11 +81,12 @@ describe('sync failure paths', () => {
     expect(result.outcome, String(result.error)).toBe('ok');
     const asked = new Set(paths.map((p) => idAsked(p, 'invoice')).filter((id) => id !== undefined));
     expect(asked.size).toBeGreaterThanOrEqual(known);
-    await withMirror(file, (m) => {
-      expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] });
-      const state = m.sqlite
-        .prepare("SELECT last_full_at FROM sync_stream_state WHERE stream = 'invoice'")
-        .get() as {
+    await withMirror(file, async (m) => {
+      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] });
+      const state = (await one(
+        m,
+        sql`SELECT last_full_at FROM sync_stream_state WHERE stream = 'invoice'`,
+      )) as {
         last_full_at: string | null;
       };
       expect(state.last_full_at).not.toBeNull();
@@ -108,13 +111,13 @@ describe('sync failure paths', () => {
       timeoutMs: 60_000,
     });
     expect(killed.code).not.toBe(0);
-    await withMirror(file, (m) => {
+    await withMirror(file, async (m) => {
       // The pass is there, with its ids to read: nothing half-started.
-      const todo = count(
+      const todo = await count(
         m,
-        "SELECT count(*) AS n FROM sync_pass_seen WHERE stream = 'invoice' AND state = 3",
+        sql`SELECT count(*) AS n FROM sync_pass_seen WHERE stream = 'invoice' AND state = 3`,
       );
-      const known = count(m, 'SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL');
+      const known = await count(m, sql`SELECT count(*) AS n FROM invoice WHERE deleted_at IS NULL`);
       expect(todo).toBeGreaterThanOrEqual(known);
     });
     const next = await runOhs(['sync', 'invoice', '--db', file, '--config', config], {
@@ -128,20 +131,21 @@ describe('sync failure paths', () => {
   it('3: a stream with 150,000 known ids still syncs (no spread into Math.max)', async () => {
     const file = tmp();
     expect((await syncInto(sim(), file, { streams: ['staff'] })).outcome).toBe('ok');
-    await withMirror(file, (m) => {
-      const insert = m.sqlite.prepare('INSERT INTO staff (id, raw, synced_at) VALUES (?, ?, ?)');
-      m.sqlite.transaction(() => {
-        for (let i = 0; i < 150_000; i++) {
-          const id = 2_000_000 + i;
-          insert.run(id, JSON.stringify({ id }), '2026-01-01T00:00:00.000Z');
+    await withMirror(file, async (m) => {
+      await m.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 150_000; i += 5_000) {
+          const ids = Array.from({ length: 5_000 }, (_, k) => 2_000_000 + i + k);
+          await sql`INSERT INTO staff (id, raw, synced_at) VALUES ${sql.join(
+            ids.map((id) => sql`(${id}, ${JSON.stringify({ id })}, ${'2026-01-01T00:00:00.000Z'})`),
+          )}`.execute(trx);
         }
-      })();
+      });
     });
     // The rotating re-read is made tiny here: the point is the size of the id set.
     const report = await syncInto(sim(), file, { streams: ['staff'], rereadRuns: 100_000 });
     expect(report.outcome, String(report.error)).toBe('ok');
-    await withMirror(file, (m) =>
-      expect(count(m, 'SELECT count(*) AS n FROM staff')).toBeGreaterThan(150_000),
+    await withMirror(file, async (m) =>
+      expect(await count(m, sql`SELECT count(*) AS n FROM staff`)).toBeGreaterThan(150_000),
     );
   });
 
@@ -184,13 +188,15 @@ describe('sync failure paths', () => {
     await new Promise((r) => setTimeout(r, 1000));
     onRequest = undefined;
     expect(afterEnd).toBe(0);
-    await withMirror(file, (m) => {
-      const run = m.sqlite
-        .prepare("SELECT ended_at FROM sync_stream_run WHERE stream = 'orderitem' ORDER BY id DESC LIMIT 1")
-        .get() as { ended_at: string };
-      const last = m.sqlite
-        .prepare("SELECT max(updated_at) AS at FROM sync_checkpoint WHERE stream = 'orderitem'")
-        .get() as { at: string };
+    await withMirror(file, async (m) => {
+      const run = (await one(
+        m,
+        sql`SELECT ended_at FROM sync_stream_run WHERE stream = 'orderitem' ORDER BY id DESC LIMIT 1`,
+      )) as { ended_at: string };
+      const last = (await one(
+        m,
+        sql`SELECT max(updated_at) AS at FROM sync_checkpoint WHERE stream = 'orderitem'`,
+      )) as { at: string };
       expect(last.at <= run.ended_at, `${last.at} after ${run.ended_at}`).toBe(true);
     });
     // The next run resumes and ends equal to the truth.
@@ -220,9 +226,11 @@ describe('sync failure paths', () => {
       }
       const report = await syncInto(sim(), file, { streams: ['orderitem'] });
       expect(report.outcome, String(report.error)).toBe('ok');
-      await withMirror(file, (m) => {
-        expectMirrorEqualsTruth(m, sim().truth(), { tables: ['orderitem'] });
-        expect(count(m, "SELECT count(*) AS n FROM sync_deletion WHERE table_name = 'orderitem'")).toBe(0);
+      await withMirror(file, async (m) => {
+        await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['orderitem'] });
+        expect(
+          await count(m, sql`SELECT count(*) AS n FROM sync_deletion WHERE table_name = 'orderitem'`),
+        ).toBe(0);
       });
       const probe = await runOhs(['probe', '--json'], { env: cliEnv(sim()), timeoutMs: 30_000 });
       expect(probe.code, probe.stderr).toBe(0);
@@ -254,20 +262,21 @@ describe('sync failure paths', () => {
         }
       }
     }
-    await withMirror(file, (m) => {
+    await withMirror(file, async (m) => {
       for (const stream of ['staff', 'applicant', 'invoice']) {
-        const ids = (m.sqlite.prepare(`SELECT id FROM "${stream}"`).all() as { id: number | string }[]).map(
-          (r) => Number(r.id),
-        );
+        const ids = (
+          (await rows(m, sql`SELECT id FROM ${sql.table(stream)}`)) as { id: number | string }[]
+        ).map((r) => Number(r.id));
         const low = ids.reduce((a, b) => Math.min(a, b));
         const top = ids.reduce((a, b) => Math.max(a, b));
         const seen = asked.get(stream) ?? new Set();
         const missed: number[] = [];
         for (let id = low; id <= top; id++) if (!seen.has(String(id))) missed.push(id);
         expect(missed, stream).toEqual([]);
-        const state = m.sqlite
-          .prepare('SELECT reread_round_at FROM sync_stream_state WHERE stream = ?')
-          .get(stream) as { reread_round_at: string | null };
+        const state = (await one(
+          m,
+          sql`SELECT reread_round_at FROM sync_stream_state WHERE stream = ${stream}`,
+        )) as { reread_round_at: string | null };
         expect(state.reread_round_at, stream).not.toBeNull();
       }
     });
@@ -279,7 +288,7 @@ describe('sync failure paths', () => {
     const tenants = [...sim().tables.Tenant.all()];
     const changed = tenants[0]!;
     const before = await withMirror(file, (m) =>
-      m.sqlite.prepare('SELECT raw FROM tenant WHERE id = ?').pluck().get(changed.id),
+      value(m, sql`SELECT raw FROM tenant WHERE id = ${changed.id}`),
     );
     sim().tables.Tenant.update(changed.id, { name: 'Renamed upstream' });
     const removed = tenants.slice(1, 15);
@@ -290,9 +299,9 @@ describe('sync failure paths', () => {
     try {
       // The mirror says another service filled it.
       await withMirror(file, (m) =>
-        m.sqlite
-          .prepare("UPDATE mirror_meta SET value = 'http://other.example' WHERE key = 'source.base_url'")
-          .run(),
+        sql`UPDATE mirror_meta SET value = 'http://other.example' WHERE key = 'source.base_url'`.execute(
+          m.db,
+        ),
       );
       const report = await syncInto(sim(), file, { streams: ['tenant', 'role'] });
       const tenant = report.streams.find((s) => s.stream === 'tenant')!;
@@ -303,10 +312,12 @@ describe('sync failure paths', () => {
         /filled from http:\/\/other\.example but this run reads http:\/\/127\.0\.0\.1/,
       );
       expect(String(role.error?.message)).toMatch(/every row of the table/);
-      await withMirror(file, (m) => {
-        expect(m.sqlite.prepare('SELECT raw FROM tenant WHERE id = ?').pluck().get(changed.id)).toBe(before);
-        expect(count(m, 'SELECT count(*) AS n FROM sync_deletion')).toBe(0);
-        expect(count(m, 'SELECT count(*) AS n FROM role WHERE deleted_at IS NULL')).toBe(roles.length);
+      await withMirror(file, async (m) => {
+        expect(await value(m, sql`SELECT raw FROM tenant WHERE id = ${changed.id}`)).toBe(before);
+        expect(await count(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toBe(0);
+        expect(await count(m, sql`SELECT count(*) AS n FROM role WHERE deleted_at IS NULL`)).toBe(
+          roles.length,
+        );
       });
       const allowed = await syncInto(sim(), file, { streams: ['tenant', 'role'], allowMassDelete: true });
       expect(allowed.outcome, String(allowed.error)).toBe('ok');
@@ -336,11 +347,11 @@ describe('sync failure paths', () => {
       expect(String(stream.error?.message)).toMatch(
         /^orderitem: this pass would soft-delete \d+ of \d+ rows/,
       );
-      await withMirror(file, (m) => {
-        expect(m.sqlite.prepare('SELECT count(*) AS n FROM orderitem WHERE id = ?').get(added.id)).toEqual({
+      await withMirror(file, async (m) => {
+        expect(await one(m, sql`SELECT count(*) AS n FROM orderitem WHERE id = ${added.id}`)).toEqual({
           n: 0,
         });
-        expect(count(m, 'SELECT count(*) AS n FROM sync_deletion')).toBe(0);
+        expect(await count(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toBe(0);
       });
     } finally {
       items.delete(added.id);
@@ -361,23 +372,21 @@ describe('sync failure paths', () => {
     try {
       const report = await syncInto(sim(), file, { streams: ['invoice'], full: true }, { maxRetries: 2 });
       expect(report.outcome, String(report.error)).toBe('ok');
-      await withMirror(file, (m) => {
-        expect(
-          m.sqlite.prepare("SELECT id FROM sync_failed_id WHERE stream = 'invoice'").pluck().all(),
-        ).toEqual([unlucky]);
+      await withMirror(file, async (m) => {
+        expect(await values(m, sql`SELECT id FROM sync_failed_id WHERE stream = 'invoice'`)).toEqual([
+          unlucky,
+        ]);
         // The pass was not complete: no deletion rests on it, and it is no full pass.
-        expect(
-          m.sqlite.prepare('SELECT deleted_at FROM invoice WHERE id = ?').pluck().get(gone.id),
-        ).toBeNull();
+        expect(await value(m, sql`SELECT deleted_at FROM invoice WHERE id = ${gone.id}`)).toBeNull();
       });
     } finally {
       failRequest = undefined;
     }
     const next = await syncInto(sim(), file, { streams: ['invoice'], full: true });
     expect(next.outcome, String(next.error)).toBe('ok');
-    await withMirror(file, (m) => {
-      expect(count(m, 'SELECT count(*) AS n FROM sync_failed_id')).toBe(0);
-      expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] });
+    await withMirror(file, async (m) => {
+      expect(await count(m, sql`SELECT count(*) AS n FROM sync_failed_id`)).toBe(0);
+      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] });
     });
   });
 });

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { applyOutbox, listOutbox, planFile } from '../../src/writeback/index.js';
 import { clientFor } from '../helpers/client.js';
+import { rows as mirrorRows } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 import {
   openInvoices,
@@ -94,7 +96,7 @@ describe('write-back under faults', () => {
     const mirrored = await withMirror(
       db,
       async (m) =>
-        m.sqlite.prepare('SELECT id, balance FROM invoice').all() as { id: string; balance: number }[],
+        (await mirrorRows(m, sql`SELECT id, balance FROM invoice`)) as { id: string; balance: number }[],
     );
     for (const r of mirrored)
       expect(r.balance, `invoice ${r.id}`).toBeCloseTo(truth.get(r.id) ?? Number.NaN, 2);

@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
+import { one } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
 
@@ -66,21 +68,20 @@ describe('examples/', () => {
     await withMirror(db, async (m) => {
       const items = await listOutbox(m);
       expect(items.map((i) => i.state)).toEqual(Array(7).fill('applied'));
-      const q = (sql: string, ...args: unknown[]) =>
-        m.sqlite.prepare(sql).get(...args) as Record<string, unknown>;
-      expect(q('SELECT balance FROM invoice WHERE id = ?', '240007').balance).toBeCloseTo(
+      const q = async (query: RawBuilder<unknown>) => (await one(m, query)) as Record<string, unknown>;
+      expect((await q(sql`SELECT balance FROM invoice WHERE id = ${'240007'}`)).balance).toBeCloseTo(
         balance(after, '240007'),
         2,
       );
-      expect(q('SELECT count(*) AS n FROM payment').n).toBe(2);
-      expect(q('SELECT city FROM person WHERE id = 70001').city).toBe('Evanston');
-      expect(q('SELECT nameFirst FROM person WHERE id = ?', dana?.id).nameFirst).toBe('Dana');
-      expect(q('SELECT count(*) AS n FROM staff WHERE PersonId = ?', dana?.id).n).toBe(1);
-      expect(q('SELECT priorAddressCity FROM applicant WHERE id = 9001').priorAddressCity).toBe(
+      expect((await q(sql`SELECT count(*) AS n FROM payment`)).n).toBe(2);
+      expect((await q(sql`SELECT city FROM person WHERE id = 70001`)).city).toBe('Evanston');
+      expect((await q(sql`SELECT "nameFirst" FROM person WHERE id = ${dana?.id}`)).nameFirst).toBe('Dana');
+      expect((await q(sql`SELECT count(*) AS n FROM staff WHERE "PersonId" = ${dana?.id}`)).n).toBe(1);
+      expect((await q(sql`SELECT "priorAddressCity" FROM applicant WHERE id = 9001`)).priorAddressCity).toBe(
         'Springfield',
       );
-      expect(q('SELECT name FROM org WHERE id = ?', org?.id).name).toBe('Example Freight LLC');
-      expect(q('SELECT rp_min_drug, source FROM org_policy WHERE org_id = ?', org?.id)).toEqual({
+      expect((await q(sql`SELECT name FROM org WHERE id = ${org?.id}`)).name).toBe('Example Freight LLC');
+      expect(await q(sql`SELECT rp_min_drug, source FROM org_policy WHERE org_id = ${org?.id}`)).toEqual({
         rp_min_drug: 50,
         source: 'writeback',
       });

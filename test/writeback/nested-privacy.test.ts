@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { rows } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { configure, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
@@ -148,14 +150,14 @@ describe('nested writes and personal data', { timeout: 300_000 }, () => {
     }
     expect(listed.stdout).toContain('\\x1b[31mRed');
     // At rest: the sent bodies and the answers are masked (the answer's birth dates too).
-    const rows = await withMirror(db, async (m) =>
-      m.sqlite.prepare('SELECT body, request, response, verify FROM outbox').all(),
+    const stored = await withMirror(db, (m) =>
+      rows(m, sql`SELECT body, request, response, verify FROM outbox`),
     );
-    const text = JSON.stringify(rows);
+    const text = JSON.stringify(stored);
     expect(text).not.toContain(ssn);
     expect(text).not.toContain('1975-08-09');
     expect(text).toContain('***6789');
-    for (const rec of (rows as { response: string }[]).map(
+    for (const rec of (stored as { response: string }[]).map(
       (x) => JSON.parse(x.response) as Record<string, unknown>,
     ))
       for (const key of ['dateOfBirth', 'id_birthdate', 'ssn'])

@@ -32,7 +32,7 @@ export const applicantUpdate: OpDeclaration = {
     const reread = await ctx.mirror.reread(() => ctx.client.getApplicant(target, 'all'));
     if (reread === undefined)
       return { resultId: String(target), response: rec, note: 'updated; the applicant could not be re-read' };
-    ctx.mirror.store('Applicant', [reread]);
+    await ctx.mirror.store('Applicant', [reread]);
     const check = fieldCheck(work.body, reread as Json);
     return {
       resultId: String(target),
@@ -50,7 +50,7 @@ export const applicantUpdate: OpDeclaration = {
     const now = infoCount(rec);
     const evidence = { infoBefore: before, infoNow: now, sent: added(work.body) };
     if (now === before + added(work.body)) {
-      ctx.mirror.store('Applicant', [rec]);
+      await ctx.mirror.store('Applicant', [rec]);
       return { verdict: 'applied', evidence, note: `info records ${before} -> ${now}` };
     }
     if (now === before) return { verdict: 'not-applied', evidence, note: `info records unchanged (${now})` };

@@ -27,7 +27,7 @@ export const payment: OpDeclaration = {
     const expected = round2(before - Number(work.body.amountToPay));
     // The service answered: the balance is the one read before, less the amount.
     const invoice = work.before?.invoice;
-    ctx.mirror.storeAll([
+    await ctx.mirror.storeAll([
       ['Payment', [rec]],
       [
         'Invoice',
@@ -44,7 +44,7 @@ export const payment: OpDeclaration = {
 
   async readBack(ctx, work) {
     const invoice = await ctx.client.getInvoice(String(work.body.InvoiceId));
-    ctx.mirror.store('Invoice', [invoice]);
+    await ctx.mirror.store('Invoice', [invoice]);
     const after = Number(invoice.balance ?? 0);
     const amount = Number(work.body.amountToPay);
     const raw = work.before?.balance;

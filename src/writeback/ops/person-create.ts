@@ -35,7 +35,7 @@ export const personCreate: OpDeclaration = {
 
   async send(ctx, work) {
     const rec = await ctx.client.createPerson(work.body);
-    ctx.mirror.storePerson(rec);
+    await ctx.mirror.storePerson(rec);
     return { resultId: String(rec.id), response: rec, note: `created person ${String(rec.id)}` };
   },
 
@@ -53,7 +53,7 @@ export const personCreate: OpDeclaration = {
     const evidence = { emails: wanted.length, usersBefore: [...before], usersNow: users.map((u) => u.id) };
     const first = found[0];
     if (first === undefined) return { verdict: 'not-applied', evidence, note: 'no new user with the e-mail' };
-    ctx.mirror.store('User', found);
+    await ctx.mirror.store('User', found);
     return {
       verdict: 'applied',
       evidence,

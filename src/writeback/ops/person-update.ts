@@ -19,7 +19,7 @@ export const personUpdate: OpDeclaration = {
   async send(ctx, work) {
     const target = Number(work.targetId);
     const rec = await ctx.client.updatePerson(target, work.body, !hasNestedArray(work.body));
-    ctx.mirror.storePerson(rec);
+    await ctx.mirror.storePerson(rec);
     const check = fieldCheck(work.body, rec);
     return {
       resultId: String(target),

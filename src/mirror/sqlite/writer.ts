@@ -1,43 +1,27 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type ResourceName, resources } from '../schema/index.js';
-import { maskRecord } from './mask.js';
-import { type ChildTableDef, type ColumnDef, indexesOf, q, type TableDef, tableOf } from './tables.js';
+import type { Kysely } from 'kysely';
+import { type ResourceName, resources } from '../../schema/index.js';
+import type { Database as MirrorDb } from '../db-types.js';
+import { maskRecord } from '../mask.js';
+import {
+  type CheckpointRow,
+  type DeletionAudit,
+  type MirrorWriter,
+  type SeenState,
+  seenState,
+  type UpsertCounts,
+  type UpsertOptions,
+  type WriteOptions,
+} from '../store.js';
+import { type ChildTableDef, type ColumnDef, indexesOf, q, type TableDef, tableOf } from '../tables.js';
 
 /**
- * The hot path of the mirror, SQLite-specific by design: bulk upserts through one reused
- * prepared statement per table (about 120k rows/s here, against about 7k/s for a Kysely builder
- * compiled per row), run inside better-sqlite3's synchronous transactions together with the
- * page's checkpoint and status history. Everything else goes through Kysely.
+ * The hot path of the SQLite mirror: bulk upserts through one reused prepared statement per table
+ * (about 120k rows/s here, against about 7k/s for a Kysely builder compiled per row), run inside
+ * one write transaction (SqliteMirror.write) together with the page's checkpoint and status
+ * history. The statements are synchronous (better-sqlite3); SqliteWriter wraps them in the
+ * engine-neutral async MirrorWriter, one promise per page, not per record.
  */
-export interface UpsertCounts {
-  inserted: number;
-  updated: number;
-  unchanged: number;
-}
-
-export interface UpsertOptions {
-  /** ISO timestamp of this sync. */
-  now: string;
-  /** The full pass under way, marking rows seen; undefined outside full passes. */
-  pass?: string | undefined;
-  /** The records are already as the mirror keeps them (staged by a pass): not masked again. */
-  prepared?: boolean;
-}
-
-/** What a pass knows of an id: to read, seen upstream, answered 404, or could not be read. */
-export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3 } as const;
-export type SeenState = (typeof seenState)[keyof typeof seenState];
-
-export interface CheckpointRow {
-  stream: string;
-  part: number;
-  pass_id: string;
-  mode: string;
-  cursor: string | null;
-  upper: string | null;
-  done: number;
-}
-
 type Sqlite = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;
 type SqlValue = string | number | bigint | Buffer | null;
@@ -62,7 +46,7 @@ function columnValues(columns: readonly ColumnDef[], record: Record<string, unkn
   return columns.map((c) => toSql(record[c.field]));
 }
 
-export class SqliteAdapter {
+export class SqliteStatements {
   private readonly statements = new Map<ResourceName, TableStatements>();
   /**
    * Resources being bulk-loaded into a table that was empty: a keyset pass never sees an id
@@ -95,11 +79,6 @@ export class SqliteAdapter {
        ON CONFLICT (stream, part) DO UPDATE SET pass_id = excluded.pass_id, mode = excluded.mode,
          cursor = excluded.cursor, upper = excluded.upper, done = excluded.done, updated_at = excluded.updated_at`,
     );
-  }
-
-  /** Runs `fn` in one SQLite transaction (IMMEDIATE: the write lock is taken at once). */
-  transaction<T>(fn: () => T): T {
-    return this.sqlite.transaction(fn).immediate();
   }
 
   private table(resource: ResourceName): TableStatements {
@@ -149,7 +128,7 @@ export class SqliteAdapter {
   }
 
   /**
-   * Upserts records (call inside `transaction`). A record whose JSON is unchanged only has its
+   * Upserts records (call inside a write transaction). A record whose JSON is unchanged only has its
    * sync time and pass mark refreshed; a changed one is rewritten with its child rows.
    */
   upsert(
@@ -219,7 +198,11 @@ export class SqliteAdapter {
    * Records the status of an order item: a new history row when it differs from the latest one
    * (a move back to an earlier status starts a new row too), else a later `last_seen_at`.
    */
-  recordStatus(record: Record<string, unknown>, now: string): void {
+  recordStatus(records: readonly Record<string, unknown>[], now: string): void {
+    for (const record of records) this.recordOneStatus(record, now);
+  }
+
+  private recordOneStatus(record: Record<string, unknown>, now: string): void {
     const statusId = toSql(record.CurrentStatusId);
     const latest = this.history.latest.get(toSql(record.id)) as
       | { id: number; status_id: number | null }
@@ -238,12 +221,8 @@ export class SqliteAdapter {
     );
   }
 
-  /** Soft-deletes rows (call inside `transaction`), each with an audit row; returns how many changed. */
-  softDelete(
-    resource: ResourceName,
-    ids: readonly (number | string)[],
-    audit: { runId: number; stream: string; now: string },
-  ): number {
+  /** Soft-deletes rows (call inside a write transaction), each with an audit row; returns how many changed. */
+  softDelete(resource: ResourceName, ids: readonly (number | string)[], audit: DeletionAudit): number {
     const s = this.table(resource);
     let n = 0;
     for (const id of ids) {
@@ -257,32 +236,34 @@ export class SqliteAdapter {
   }
 
   /**
-   * Bulk load into an empty table: its secondary indexes are dropped while `load` runs and built
-   * once after (about twice the insert rate). If the process dies meanwhile, the next open
-   * rebuilds them (migrations' ensureSchema); a table that is not empty is loaded as is.
+   * Starts a bulk load when the resource's table is empty: its secondary indexes are dropped
+   * while it runs and built once at `endBulk` (about twice the insert rate), and each row is taken
+   * as new. If the process dies meanwhile, the next open rebuilds them (migrations'
+   * ensureSchema). Returns false (nothing done) for a table that is not empty.
    */
-  async bulkLoad<T>(resource: ResourceName, load: () => Promise<T>): Promise<T> {
+  beginBulk(resource: ResourceName): boolean {
     const def = tableOf(resource);
     const empty =
       this.sqlite
         .prepare(`SELECT NOT EXISTS (SELECT 1 FROM ${q(def.table)})`)
         .pluck()
         .get() === 1;
-    if (!empty) return load();
-    const indexes = indexesOf(def);
-    for (const ix of indexes) this.sqlite.exec(`DROP INDEX IF EXISTS ${q(ix.name)}`);
+    if (!empty) return false;
+    for (const ix of indexesOf(def)) this.sqlite.exec(`DROP INDEX IF EXISTS ${q(ix.name)}`);
     this.fresh.add(resource);
-    try {
-      return await load();
-    } finally {
-      this.fresh.delete(resource);
-      for (const ix of indexes)
-        this.sqlite.exec(`CREATE INDEX IF NOT EXISTS ${q(ix.name)} ON ${q(def.table)} (${q(ix.column)})`);
-    }
+    return true;
+  }
+
+  /** Ends a bulk load begun by `beginBulk`: the secondary indexes are built again. */
+  endBulk(resource: ResourceName): void {
+    const def = tableOf(resource);
+    this.fresh.delete(resource);
+    for (const ix of indexesOf(def))
+      this.sqlite.exec(`CREATE INDEX IF NOT EXISTS ${q(ix.name)} ON ${q(def.table)} (${q(ix.column)})`);
   }
 
   /**
-   * One page of a pass (call inside `transaction`): every id is noted in sync_pass_seen; a record
+   * One page of a pass (call inside a write transaction): every id is noted in sync_pass_seen; a record
    * whose JSON equals the active row's is left alone (no row rewritten: the WAL stays small on a
    * pass that changes nothing), any other is staged until the pass ends. Counts are what the
    * pass will write.
@@ -292,7 +273,7 @@ export class SqliteAdapter {
     stream: string,
     records: readonly Record<string, unknown>[],
     now: string,
-    written?: (record: Record<string, unknown>, now: string) => void,
+    options: WriteOptions = {},
   ): UpsertCounts {
     const s = this.table(resource);
     const p = this.passStatements;
@@ -300,7 +281,7 @@ export class SqliteAdapter {
       // Bulk load of a table that was empty: nothing to delete, so nothing to stage either.
       for (const r of records) p.seen.run(stream, String(toSql(r.id)), seenState.seen);
       const c = this.upsert(resource, records, { now });
-      if (written !== undefined) for (const r of records) written(r, now);
+      if (options.statusHistory === true) this.recordStatus(records, now);
       return c;
     }
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
@@ -322,7 +303,7 @@ export class SqliteAdapter {
     return counts;
   }
 
-  /** Notes ids of a pass as gone (404) or unreadable (call inside `transaction`). */
+  /** Notes ids of a pass as gone (404) or unreadable (call inside a write transaction). */
   markSeen(stream: string, ids: readonly (number | string)[], state: SeenState): void {
     for (const id of ids) this.passStatements.seen.run(stream, String(id), state);
   }
@@ -333,26 +314,19 @@ export class SqliteAdapter {
   }
 
   /**
-   * Writes the staged records of a pass into the mirror (call inside `transaction`, with the
-   * pass's deletions), calling `each` on every record written, then forgets the pass's ids.
+   * Writes the staged records of a pass into the mirror (call inside a write transaction, with
+   * the pass's deletions), their status history too when asked, then forgets the pass's ids.
    */
-  applyPass(
-    resource: ResourceName,
-    stream: string,
-    now: string,
-    each?: (record: Record<string, unknown>) => void,
-  ): void {
+  applyPass(resource: ResourceName, stream: string, now: string, options: WriteOptions = {}): void {
     const p = this.passStatements;
     // In chunks: better-sqlite3 allows no write while a statement is being iterated.
     let after = '';
     for (;;) {
       const rows = p.staged.all(stream, after) as { id: string; raw: string }[];
       if (rows.length === 0) break;
-      for (const row of rows) {
-        const record = JSON.parse(row.raw) as Record<string, unknown>;
-        this.upsert(resource, [record], { now, prepared: true });
-        each?.(record);
-      }
+      const records = rows.map((row) => JSON.parse(row.raw) as Record<string, unknown>);
+      this.upsert(resource, records, { now, prepared: true });
+      if (options.statusHistory === true) this.recordStatus(records, now);
       after = rows[rows.length - 1]?.id ?? after;
     }
     this.clearPassIds(stream);
@@ -421,7 +395,7 @@ export class SqliteAdapter {
     if (passId === null) this.checkpointClear.run(stream);
   }
 
-  /** Moves a stream's rotating re-read cursor (call inside `transaction`); `roundAt` ends a round. */
+  /** Moves a stream's rotating re-read cursor (call inside a write transaction); `roundAt` ends a round. */
   setRereadCursor(stream: string, cursor: string | null, roundAt: string | null): void {
     this.rereadStatement ??= this.sqlite.prepare(
       `INSERT INTO sync_stream_state (stream, reread_cursor, reread_round_at) VALUES (?, ?, ?)
@@ -449,4 +423,80 @@ export class SqliteAdapter {
 
   private stateStatement: Statement | undefined;
   private clearStatement: Statement | undefined;
+}
+
+/**
+ * The writer of one SQLite write transaction: the synchronous statements behind the async
+ * interface (one promise per call, each call a whole page), `db` bound to the transaction's
+ * connection.
+ */
+export class SqliteWriter implements MirrorWriter {
+  constructor(
+    readonly db: Kysely<MirrorDb>,
+    private readonly s: SqliteStatements,
+  ) {}
+
+  async upsert(
+    resource: ResourceName,
+    records: readonly Record<string, unknown>[],
+    options: UpsertOptions,
+  ): Promise<UpsertCounts> {
+    return this.s.upsert(resource, records, options);
+  }
+
+  async recordStatus(records: readonly Record<string, unknown>[], now: string): Promise<void> {
+    this.s.recordStatus(records, now);
+  }
+
+  async softDelete(
+    resource: ResourceName,
+    ids: readonly (number | string)[],
+    audit: DeletionAudit,
+  ): Promise<number> {
+    return this.s.softDelete(resource, ids, audit);
+  }
+
+  async stagePage(
+    resource: ResourceName,
+    stream: string,
+    records: readonly Record<string, unknown>[],
+    now: string,
+    options?: WriteOptions,
+  ): Promise<UpsertCounts> {
+    return this.s.stagePage(resource, stream, records, now, options);
+  }
+
+  async markSeen(stream: string, ids: readonly (number | string)[], state: SeenState): Promise<void> {
+    this.s.markSeen(stream, ids, state);
+  }
+
+  async applyPass(
+    resource: ResourceName,
+    stream: string,
+    now: string,
+    options?: WriteOptions,
+  ): Promise<void> {
+    this.s.applyPass(resource, stream, now, options);
+  }
+
+  async clearPassIds(stream: string): Promise<void> {
+    this.s.clearPassIds(stream);
+  }
+
+  async saveCheckpoint(row: CheckpointRow, now: string): Promise<void> {
+    this.s.saveCheckpoint(row, now);
+  }
+
+  async setPass(
+    stream: string,
+    passId: string | null,
+    now: string,
+    completed?: 'full' | 'other',
+  ): Promise<void> {
+    this.s.setPass(stream, passId, now, completed);
+  }
+
+  async setRereadCursor(stream: string, cursor: string | null, roundAt: string | null): Promise<void> {
+    this.s.setRereadCursor(stream, cursor, roundAt);
+  }
 }
