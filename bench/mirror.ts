@@ -105,7 +105,7 @@ async function sqliteRound(
     out.mirror?.push(
       await time(async () => {
         for (const page of data[p])
-          m.adapter.transaction(() => m.adapter.upsert('OrderItem', page, { now: NOW, prepared: true }));
+          await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
       }),
     );
   }
@@ -154,11 +154,29 @@ async function pgMirror(pool: pg.Pool, pages: Rec[][], method: PageMethod): Prom
   }
 }
 
+/** The engine's own path: Mirror.write per page (a pooled connection, BEGIN, the page, COMMIT). */
+async function pgMirrorWrite(url: string, pages: Rec[][]): Promise<void> {
+  const m = await openMirror(url);
+  try {
+    for (const page of pages) await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
+  } finally {
+    await m.close();
+  }
+}
+
 async function pgRound(
-  urls: { bare: string; unnest: string; copy: string },
+  urls: { bare: string; unnest: string; copy: string; write: string },
   data: Record<Pass, Rec[][]>,
 ): Promise<Record<string, number[]>> {
-  const out: Record<string, number[]> = { bare: [], unnest: [], copy: [] };
+  const out: Record<string, number[]> = { bare: [], unnest: [], copy: [], write: [] };
+  for (const p of passes) {
+    if (p === 'insert') {
+      const pool = createPool(urls.write, { max: 1 });
+      await pool.query('TRUNCATE orderitem');
+      await pool.end();
+    }
+    out.write?.push(await time(() => pgMirrorWrite(urls.write, data[p])));
+  }
   for (const variant of ['bare', 'unnest', 'copy'] as const) {
     const pool = createPool(urls[variant], { max: 1 });
     try {
@@ -193,6 +211,7 @@ export async function benchMirror(scale: number): Promise<string> {
       bare: server.createDatabase('bare'),
       unnest: server.createDatabase('unnest'),
       copy: server.createDatabase('copy'),
+      write: server.createDatabase('write'),
     };
     for (const url of Object.values(urls)) {
       const { db } = await connectPostgres(url);
@@ -209,6 +228,7 @@ export async function benchMirror(scale: number): Promise<string> {
         bare: best(postgres.bare, p.bare),
         unnest: best(postgres.unnest, p.unnest),
         copy: best(postgres.copy, p.copy),
+        write: best(postgres.write, p.write),
       };
     }
     const rate = (secs: number | undefined) => (secs === undefined ? 0 : Math.round(n / secs));
@@ -226,6 +246,7 @@ export async function benchMirror(scale: number): Promise<string> {
     add('postgres', 'bare multi-row INSERT', postgres.bare, postgres.bare);
     add('postgres', 'mirror unnest', postgres.unnest, postgres.bare);
     add('postgres', 'mirror COPY+merge', postgres.copy, postgres.bare);
+    add('postgres', 'Mirror.write (unnest)', postgres.write, postgres.bare);
     return [
       `mirror: ${n} order items with raw JSON, pages of ${PAGE} (one transaction each), best of ${ROUNDS} interleaved rounds; ratios against the bare driver loop of the same engine (goal >= 0.8)`,
       table(rows),

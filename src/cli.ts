@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerCron } from './commands/cron.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMirror } from './commands/mirror.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerProbe } from './commands/probe.js';
 import { registerReport } from './commands/report.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerSync(program);
   registerStatus(program);
   registerPolicy(program);
+  registerMirror(program);
   registerWriteback(program);
   registerReport(program);
   registerRun(program);

@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
+import { postgresDdl } from './postgres/ddl.js';
 import { pgValue, rawJson } from './postgres/values.js';
+import { sqliteDdl } from './sqlite/ddl.js';
+import type { Mirror } from './store.js';
 import { type ChildTableDef, type ColumnDef, columnKind, tableDefs } from './tables.js';
 
 /**
@@ -137,4 +140,10 @@ export async function copyMirror(from: Db, to: Db, toDdl: EngineDdl): Promise<Re
     await toDdl.afterCopy?.(trx, serialTables);
   });
   return counts;
+}
+
+/** Copies one open mirror into another (empty) one, on their engines (`ohs mirror copy`). */
+export function copyMirrorInto(from: Mirror, to: Mirror): Promise<Record<string, number>> {
+  if (to.readonly) throw new MirrorCopyError(`${to.location} is open read-only`);
+  return copyMirror(from.db, to.db, to.engine === 'postgres' ? postgresDdl : sqliteDdl);
 }
