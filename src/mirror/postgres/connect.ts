@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import { OhsError } from '../../errors.js';
 import type { Database as MirrorDb } from '../db-types.js';
+import { MirrorPostgresDialect } from './dialect.js';
 import { passwordOf, pgTarget, redactUrl } from './url.js';
 
 /**
@@ -169,6 +170,6 @@ export async function connectPostgres(
     await pool.end().catch(() => undefined);
     throw pgError(err, url, 'connect');
   }
-  const db = new Kysely<MirrorDb>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<MirrorDb>({ dialect: new MirrorPostgresDialect({ pool }) });
   return { pool, db };
 }
