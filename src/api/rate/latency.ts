@@ -20,13 +20,15 @@ export const LATENCY = { EPOCH_MS: 1000, MIN_SAMPLES: 20, INFLATION: 2, SLACK_MS
 export class LatencyWatch {
   private samples: number[] = [];
   private epochStart = 0;
-  private baseline = Number.POSITIVE_INFINITY;
+  /** The lowest p90 seen (the service before our load), ms. */
+  baseline = Number.POSITIVE_INFINITY;
   /** Consecutive inflated epochs since the last cut it caused. */
   private inflatedSinceCut = 0;
   /** The client's own worst delay in the epoch under way, ms. */
   private epochLag = 0;
-  /** p90 of the last full epoch, for the metrics. */
+  /** p90 of the last full epoch, and the client's own delay in it, for the metrics and logs. */
   lastP90 = 0;
+  lastLag = 0;
 
   /**
    * Adds a clean response's latency; answers true when an epoch just ended inflated and a cut is
@@ -52,6 +54,7 @@ export class LatencyWatch {
     samples.sort((a, b) => a - b);
     const p90 = samples[Math.floor(samples.length * 0.9)] ?? 0;
     this.lastP90 = p90;
+    this.lastLag = own;
     // What the service took: the p90 less the client's own delay in the epoch.
     const service = p90 - own;
     const inflated =

@@ -212,14 +212,19 @@ export class RateLimiter {
       this.latency.set(kind, watch);
     }
     if (watch.add(ms, now, ClientLag.get().ms(now))) {
-      this.cut(now, sentAt, 'latency');
+      this.cut(now, sentAt, 'latency', {
+        kind,
+        p90: watch.lastP90,
+        baseline: watch.baseline,
+        clientLagMs: Math.round(watch.lastLag),
+      });
       return;
     }
     this.controller.success(now, this.measured(now));
     this.maybeSaveGood(now);
   }
 
-  private cut(now: number, sentAt: number, reason: CutReason): void {
+  private cut(now: number, sentAt: number, reason: CutReason, why?: Record<string, unknown>): void {
     // With a shared budget this process sends only its share: the rate in force, not what this
     // process measured, is what the service saw.
     // Alone, what the service answered (not refused) in the last second is the best estimate of
@@ -230,7 +235,7 @@ export class RateLimiter {
     this.stats.cuts[reason]++;
     this.goodSince = now;
     const state = this.controller.current;
-    this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10 }, 'rate cut');
+    this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10, ...why }, 'rate cut');
     if (this.budget !== undefined) {
       const budget = this.budget;
       // Another process's cut in the same episode wins: one cut per episode across processes.
