@@ -4,8 +4,12 @@ import { InterruptedError } from './types.js';
 
 /** Ranges are split in this many parts at a time, each counted by one request at once. */
 const FANOUT = 8;
-/** A range of at most this many mirrored ids is scanned (ids only) rather than split again. */
-const SCAN_AT_MOST = 2000;
+/**
+ * A range of at most this many mirrored ids is scanned (ids only) rather than split: splitting
+ * costs FANOUT counts, worth it only when that saves more pages (a part of 500 ids is 2 pages at
+ * the sandbox's cap of 250).
+ */
+const SCAN_AT_MOST = FANOUT * 500;
 
 /** An id range `(after, atMost]` and the active mirror ids in it, ascending. */
 interface IdRange {
