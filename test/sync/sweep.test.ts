@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SimRecord } from '../../src/sim/index.js';
-import { syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { syncInto, values, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -22,11 +23,7 @@ async function deleteClosed(sim: ReturnType<ReturnType<typeof withSim>>, n: numb
 
 function deletedIds(file: string): Promise<number[]> {
   return withMirror(file, (m) =>
-    (
-      m.sqlite.prepare('SELECT id FROM orderitem WHERE deleted_at IS NOT NULL ORDER BY id').all() as {
-        id: number;
-      }[]
-    ).map((r) => r.id),
+    values<number>(m, sql`SELECT id FROM orderitem WHERE deleted_at IS NOT NULL ORDER BY id`),
   );
 }
 
