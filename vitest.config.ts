@@ -13,6 +13,8 @@ const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism();
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Opt-in figures per test file (OHS_TEST_TIMING=file.ndjson): see test/helpers/timing-setup.ts.
+    setupFiles: ['test/helpers/timing-setup.ts'],
     // Timeouts catch hangs, never slowness: a machine shared by many slows every test several
     // times over (the write-back examples test took over 120 s under a load average
     // of 15), so they are generous.
