@@ -15,6 +15,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Opt-in figures per test file (OHS_TEST_TIMING=file.ndjson): see test/helpers/timing-setup.ts.
     setupFiles: ['test/helpers/timing-setup.ts'],
+    // The run's one PostgreSQL server (unless OHS_TEST_ENGINES=sqlite): test/helpers/engines.ts.
+    globalSetup: ['test/helpers/pg-global-setup.ts'],
     // Timeouts catch hangs, never slowness: a machine shared by many slows every test several
     // times over (the write-back examples test took over 120 s under a load average
     // of 15), so they are generous.

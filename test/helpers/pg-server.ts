@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ export function pgBinDir(): string | undefined {
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -49,7 +49,12 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-export async function startPgServer(): Promise<PgServer> {
+/**
+ * Starts the server without blocking the event loop (initdb and pg_ctl run as child processes
+ * awaited asynchronously), so a caller can start it in the background. `port`: the port to
+ * listen on (default: a free one).
+ */
+export async function startPgServer(options: { port?: number } = {}): Promise<PgServer> {
   const bin = pgBinDir();
   if (bin === undefined) {
     throw new Error('PostgreSQL binaries not found (install Debian package postgresql, or set OHS_PG_BIN)');
@@ -72,8 +77,19 @@ export async function startPgServer(): Promise<PgServer> {
       throw new Error(`${cmd} ${args.join(' ')} failed (${res.status}): ${res.stderr || res.stdout}`);
     }
   };
-  run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'ohs', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
+  const runAsync = (cmd: string, args: string[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        cmd,
+        args,
+        { encoding: 'utf8', ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }) },
+        (err, stdout, stderr) => {
+          if (err === null) resolve();
+          else reject(new Error(`${cmd} ${args.join(' ')} failed (${err.code}): ${stderr || stdout}`));
+        },
+      );
+    });
+  const port = options.port ?? (await freePort());
   const opts = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
@@ -83,18 +99,17 @@ export async function startPgServer(): Promise<PgServer> {
     '-c full_page_writes=off',
     '-c max_connections=200',
   ].join(' ');
-  run(join(bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-o',
-    opts,
-    '-l',
-    join(dir, 'server.log'),
-    '-w',
-    '-t',
-    '60',
-    'start',
-  ]);
+  try {
+    await runAsync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'ohs', '--no-sync', '-E', 'UTF8']);
+    const log = join(dir, 'server.log');
+    await runAsync(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', log, '-w', '-t', '60', 'start']);
+  } catch (err) {
+    spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], {
+      ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const url = `postgres://ohs@127.0.0.1:${port}/postgres`;
   let stopped = false;
   return {
