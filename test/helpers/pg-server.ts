@@ -20,6 +20,16 @@ export interface PgServer {
   stop(): void;
 }
 
+/** `pg_ctl stop -m immediate` of a cluster whose start may not have finished (errors ignored). */
+export function stopCluster(dir: string): void {
+  const bin = pgBinDir();
+  if (bin === undefined) return;
+  const ids = process.getuid?.() === 0 ? postgresIds() : undefined;
+  spawnSync(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'], {
+    ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }),
+  });
+}
+
 export function pgBinDir(): string | undefined {
   const fromEnv = process.env.OHS_PG_BIN;
   if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
@@ -52,15 +62,16 @@ function postgresIds(): { uid: number; gid: number } {
 /**
  * Starts the server without blocking the event loop (initdb and pg_ctl run as child processes
  * awaited asynchronously), so a caller can start it in the background. `port`: the port to
- * listen on (default: a free one).
+ * listen on (default: a free one); `dir`: an empty folder for the cluster (default: a new
+ * temporary one), removed by `stop()`.
  */
-export async function startPgServer(options: { port?: number } = {}): Promise<PgServer> {
+export async function startPgServer(options: { port?: number; dir?: string } = {}): Promise<PgServer> {
   const bin = pgBinDir();
   if (bin === undefined) {
     throw new Error('PostgreSQL binaries not found (install Debian package postgresql, or set OHS_PG_BIN)');
   }
   const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'ohs-pg-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ohs-pg-'));
   const data = join(dir, 'data');
   mkdirSync(data);
   const ids = asRoot ? postgresIds() : undefined;
