@@ -38,10 +38,10 @@ const common = {
   teardownTimeout: 30_000,
   // Forks, not threads: native SQLite drivers, process.env per file (OHS_SQLITE_DRIVER) and
   // child processes are per-process state; each file gets its own sandbox on port 0.
-  pool: 'forks',
+  pool: 'forks' as const,
   // In CI a failure prints once with its stack; no retries: a flaky test is a defect to fix.
   retry: 0,
-} as const;
+};
 
 export default defineConfig({
   test: {
