@@ -16,13 +16,13 @@ const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism();
  * change nothing process-wide (no process.env, no CLI children, no choice of SQLite driver): they
  * run one after another in a worker that keeps its loaded modules, since a fresh process per file
  * costs about 1.3 s of CPU (Node start-up, importing src/) for nothing. Every other file gets a
- * fresh worker process.
+ * fresh worker process, and so do files that measure rates (test/api/rate*.test.ts).
  */
 const inProcess = [
   'test/sim/**/*.test.ts',
   'test/render/**/*.test.ts',
   'test/reports/{compliance,helpers,order-ageing,render,unpaid-invoices,workbook}.test.ts',
-  'test/api/{operations,paging,rate,resilience}.test.ts',
+  'test/api/{operations,paging,resilience}.test.ts',
   'test/sync/{chaos,full-sync,full-sync-more,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history}.test.ts',
 ];
 
