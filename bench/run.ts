@@ -1,5 +1,6 @@
 import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
+import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchSeam } from './seam.js';
@@ -15,6 +16,7 @@ import { benchWriteback } from './writeback.js';
 const benches: Record<string, (scale: number) => Promise<string>> = {
   checks: benchChecks,
   client: benchClient,
+  mirror: benchMirror,
   rate: benchRate,
   render: benchRender,
   seam: benchSeam,

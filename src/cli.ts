@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { registerCron } from './commands/cron.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMirror } from './commands/mirror.js';
 import { registerPolicy } from './commands/policy.js';
 import { registerProbe } from './commands/probe.js';
 import { registerReport } from './commands/report.js';
@@ -25,7 +26,7 @@ export function buildProgram(): Command {
     .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
     // Also declared by each command that uses it (for its --help); here so `ohs --db x status` works.
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   registerDemo(program);
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerSync(program);
   registerStatus(program);
   registerPolicy(program);
+  registerMirror(program);
   registerWriteback(program);
   registerReport(program);
   registerRun(program);

@@ -17,7 +17,7 @@ export function registerCron(program: Command): void {
     .description(
       'run the jobs on their schedules (config jobs.schedules, default nightly at 02:00) until SIGTERM',
     )
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option(
       '--schedule <job=cron...>',
       "override a schedule, e.g. --schedule 'nightly=*/10 * * * * *' (seconds field allowed)",

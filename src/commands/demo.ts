@@ -6,7 +6,15 @@ import { sql } from 'kysely';
 import { runJob } from '../../jobs/index.js';
 import { today } from '../dates.js';
 import { OhsError } from '../errors.js';
-import { type Mirror, metaKeys, openMirror, readMeta, writeMeta } from '../mirror/index.js';
+import {
+  engineOf,
+  type Mirror,
+  metaKeys,
+  openMirror,
+  readMeta,
+  redactTarget,
+  writeMeta,
+} from '../mirror/index.js';
 import { startSim } from '../sim/index.js';
 import { commandContext, type GlobalFlags } from './context.js';
 import { openJobEnv } from './job-env.js';
@@ -69,7 +77,7 @@ export function registerDemo(program: Command): void {
       const { config: loaded, logger } = commandContext(cmd);
       // Only an explicit --db names the demo's file: OHS_DB and config db point at the real mirror.
       const base = { ...loaded, db: cmd.optsWithGlobals<GlobalFlags>().db ?? demoDefaults.db };
-      if (existsSync(base.db)) {
+      if (engineOf(base.db) === 'postgres' || existsSync(base.db)) {
         // Refuse before the sandbox generates its data set; claimed again below for a new file.
         const existing = await openMirror(base.db, { storeSensitive: base.mirror.storeSensitive });
         try {
@@ -105,7 +113,10 @@ export function registerDemo(program: Command): void {
         },
         jobs: { ...base.jobs, outDir: flags.out },
       };
-      logger.info({ sandbox: sim.url, db: config.db }, 'demo: sandbox started, running the nightly job');
+      logger.info(
+        { sandbox: sim.url, db: redactTarget(config.db) },
+        'demo: sandbox started, running the nightly job',
+      );
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
@@ -125,21 +136,24 @@ export function registerDemo(program: Command): void {
                 .executeTakeFirst()
             )?.n ?? 0,
           );
-        const db = resolve(config.db);
-        const mode = (statSync(db).mode & 0o777).toString(8);
+        const pg = env.mirror.engine === 'postgres';
+        const db = pg ? env.mirror.location : resolve(config.db);
+        const mode = pg ? 'PostgreSQL' : `mode ${(statSync(db).mode & 0o777).toString(8)}`;
+        // psql takes the connection string (without its password: ~/.pgpass or PGPASSWORD).
+        const shell = pg ? `psql '${env.mirror.location}' -c` : `sqlite3 ${config.db}`;
         const lines = [
           '',
           `ohs demo: done in ${((Date.now() - started) / 1000).toFixed(1)} s against the built-in sandbox (${sim.url}, now stopped).`,
           '',
-          `Mirror   ${db}  (mode ${mode}; ${await count('orderitem')} order items, ${await count('invoice')} invoices, ${await count('orgmonth')} OrgMonth rows, ${await count('user')} users)`,
+          `Mirror   ${db}  (${mode}; ${await count('orderitem')} order items, ${await count('invoice')} invoices, ${await count('orgmonth')} OrgMonth rows, ${await count('user')} users)`,
           'Reports',
           ...r.outputs.map((f) => `         ${resolve(f)}`),
           '',
-          'Try these in sqlite3 or any BI tool (views v_*, table data_dictionary):',
-          `  sqlite3 ${config.db} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
-          `  sqlite3 ${config.db} "select org, count(*) as invoices, round(sum(balance), 2) as open_balance from v_invoice_open group by org order by 3 desc limit 10"`,
+          `Try these in ${pg ? 'psql' : 'sqlite3'} or any BI tool (views v_*, table data_dictionary):`,
+          `  ${shell} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
+          `  ${shell} "select org, count(*) as invoices, round(sum(balance), 2) as open_balance from v_invoice_open group by org order by 3 desc limit 10"`,
           '',
-          `Next: ohs status --db ${config.db}, ohs report --list, ohs sync against your service (README: Configuration).`,
+          `Next: ohs status --db ${pg ? `'${db}'` : config.db}, ohs report --list, ohs sync against your service (README: Configuration).`,
           '',
         ];
         process.stdout.write(lines.join('\n'));

@@ -14,7 +14,7 @@ export function registerPolicy(program: Command): void {
       'import org policies from a CSV or XLSX file (orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)',
     )
     .argument('<file>', 'CSV, XLSX, JSON or NDJSON file')
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .addHelpText('after', '\nExample: ohs policy import examples/org-policy.csv')
     .action(async (file: string, _flags: unknown, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
@@ -25,7 +25,7 @@ export function registerPolicy(program: Command): void {
       try {
         const n = await importPolicies(mirror.db, file);
         logger.info({ file, policies: n }, 'policies imported');
-        process.stdout.write(`imported ${n} org policies from ${file} into ${config.db}\n`);
+        process.stdout.write(`imported ${n} org policies from ${file} into ${mirror.location}\n`);
       } finally {
         await mirror.close();
       }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
-import { openMirror } from '../mirror/index.js';
+import { engineOf, openMirror } from '../mirror/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 
 /** `ohs probe [--write]`: how the live service reads each gap of the interface. */
@@ -21,7 +21,8 @@ export function registerProbe(program: Command): void {
       const { config, logger } = commandContext(cmd);
       const client = createClient(config, logger);
       // Within the budget of the processes on the mirror, if there is one (probe never creates it).
-      const mirror = existsSync(config.db) ? await openMirror(config.db) : undefined;
+      const mirror =
+        engineOf(config.db) === 'postgres' || existsSync(config.db) ? await openMirror(config.db) : undefined;
       if (mirror !== undefined) shareRateBudget(client, mirror);
       let findings: ProbeFindings;
       try {

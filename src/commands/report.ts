@@ -5,7 +5,7 @@ import { checkOptionNames, writeReports } from '../../jobs/reports.js';
 import { reportByName, reports } from '../../reports/index.js';
 import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
+import { engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { listArg } from './parse.js';
 
@@ -115,7 +115,7 @@ export function registerReport(program: Command): void {
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .addHelpText(
       'after',
       '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
@@ -154,7 +154,7 @@ export function registerReport(program: Command): void {
       });
       const options = parseOptions(flags.option ?? []);
       checkOptionNames(chosen, options);
-      if (!existsSync(config.db))
+      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const mirror = await openMirror(config.db, {
         storeSensitive: config.mirror.storeSensitive,

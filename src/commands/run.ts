@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { jobNames, runJob } from '../../jobs/index.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { MirrorOpenError } from '../mirror/index.js';
+import { engineOf, MirrorOpenError } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { openJobEnv } from './job-env.js';
 
@@ -16,7 +16,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description(`run a job now: ${jobNames.join(', ')}`)
     .argument('<job>', jobNames.join(' | '))
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option('--as-of <date>', 'as-of date of the reports (default today)')
     .addHelpText('after', '\nExample: ohs run nightly')
     .action(async (job: string, flags: { asOf?: string }, cmd: Command) => {
@@ -25,7 +25,7 @@ export function registerRun(program: Command): void {
       const { config, logger } = commandContext(cmd);
       // Only the jobs that sync fill a mirror; reports and push on a mistyped --db would answer
       // from a new, empty one.
-      if (!fillsMirror.includes(job) && !existsSync(config.db))
+      if (!fillsMirror.includes(job) && engineOf(config.db) === 'sqlite' && !existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const abort = new AbortController();
       const stop = () => abort.abort();

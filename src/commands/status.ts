@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { type Mirror, MirrorOpenError, openMirror, type ResourceTableName } from '../mirror/index.js';
+import {
+  engineOf,
+  type Mirror,
+  MirrorOpenError,
+  openMirror,
+  type ResourceTableName,
+} from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy, streams } from '../sync/index.js';
 import { commandContext } from './context.js';
@@ -140,12 +146,12 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('the last runs and how fresh each stream of the mirror is')
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option('--runs <n>', 'how many runs to list', intArg(1, 1000), 10)
     .option('--json', 'print JSON', false)
     .action(async (flags: { runs: number; json: boolean }, cmd: Command) => {
       const { config } = commandContext(cmd);
-      if (!existsSync(config.db))
+      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
         throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const mirror = await openMirror(config.db, {
         storeSensitive: config.mirror.storeSensitive,

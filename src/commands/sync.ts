@@ -50,7 +50,7 @@ export function registerSync(program: Command): void {
     .command('sync')
     .description('sync the service into the SQLite mirror (incremental by default)')
     .argument('[streams...]', `streams to sync (default all: ${streamNames.join(', ')})`)
-    .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
+    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option('--full', 'a complete pass: re-read everything, soft-delete what is gone', false)
     .option('--allow-mass-delete', 'let a pass soft-delete more than sync.massDeleteShare of a table', false)
     .option('--ids <stream=file>', 'more ids for an id stream, one per line (repeatable)', pairArg)
@@ -103,7 +103,7 @@ export function registerSync(program: Command): void {
             retries: m.retries,
             latencyMs: m.latencyMs,
             rate: m.rate,
-            db: config.db,
+            db: mirror.location,
           },
           `sync ${report.outcome}`,
         );

@@ -178,7 +178,7 @@ export const configSchema = z
     token: z.string().min(1).optional(),
     /** File holding the bearer token. */
     tokenFile: z.string().min(1).optional(),
-    /** The SQLite mirror file. */
+    /** The mirror: a SQLite file, or a PostgreSQL connection string (postgres://...). */
     db: z.string().min(1),
     logLevel: z.enum(logLevels),
     /** Reporting and scheduling time zone (IANA name, e.g. Europe/Berlin), checked at load. */

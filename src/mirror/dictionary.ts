@@ -1,5 +1,7 @@
 import type { DataDictionaryTable } from './db-types.js';
-import { bookkeepingColumns, type ChildTableDef, type ColumnDef, tableDefs } from './tables.js';
+import type { EngineDdl } from './ddl.js';
+import { sqliteDdl } from './sqlite/ddl.js';
+import { bookkeepingColumns, type ChildTableDef, type ColumnDef, columnKind, tableDefs } from './tables.js';
 
 const tableDocs: Record<string, string> = {
   sync_run: 'One row per sync or job run: when, mode, outcome, requests, retries, error.',
@@ -18,13 +20,16 @@ const tableDocs: Record<string, string> = {
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
 };
 
-/** Rows of the data_dictionary table: every column of every table, from the schema module. */
-export function dictionaryRows(): DataDictionaryTable[] {
+/**
+ * Rows of the data_dictionary table: every column of every table, from the schema module, with
+ * its type as the engine names it.
+ */
+export function dictionaryRows(ddl: EngineDdl = sqliteDdl): DataDictionaryTable[] {
   const rows: DataDictionaryTable[] = [];
   const colRow = (table: string, c: ColumnDef, owner: string): DataDictionaryTable => ({
     table_name: table,
     column_name: c.name,
-    sql_type: c.type,
+    sql_type: ddl.typeName(columnKind(c)),
     field: c.field,
     description: `${owner}.${c.field} (${c.fieldType}${c.sensitive ? ', sensitive: masked unless mirror.storeSensitive' : ''}): ${c.doc ?? 'as named in the interface; meaning not stated'}.`,
   });
@@ -52,7 +57,7 @@ export function dictionaryRows(): DataDictionaryTable[] {
       rows.push({
         table_name: def.table,
         column_name: b.name,
-        sql_type: b.type,
+        sql_type: ddl.typeName(b.kind),
         field: null,
         description: b.doc,
       });

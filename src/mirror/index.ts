@@ -1,9 +1,12 @@
+export { copyMirrorInto, MirrorCopyError } from './copy.js';
 export type * from './db-types.js';
 export { dictionaryRows } from './dictionary.js';
 export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
+export { PgMirrorError } from './postgres/connect.js';
+export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';
 export {
   availableDrivers,

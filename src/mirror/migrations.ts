@@ -1,37 +1,38 @@
-import {
-  type ColumnDataType,
-  type Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  sql,
-} from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database, DataDictionaryTable } from './db-types.js';
+import type { EngineDdl } from './ddl.js';
 import { dictionaryRows } from './dictionary.js';
-import { type ChildTableDef, type ColumnDef, indexesOf, type SqlType, tableDefs } from './tables.js';
+import { sqliteDdl } from './sqlite/ddl.js';
+import { type ChildTableDef, type ColumnDef, columnKind, indexesOf, tableDefs } from './tables.js';
 
 /**
- * Numbered migrations, run on open: an older file upgrades in place. After them, `ensureSchema`
- * adds any column the schema module has gained since the file was made, so a new field of the
+ * Numbered migrations, run on open: an older mirror upgrades in place. After them, `ensureSchema`
+ * adds any column the schema module has gained since the mirror was made, so a new field of the
  * interface never needs a hand-written migration; the data dictionary is rewritten to match.
  * Nothing is written when nothing is pending.
+ *
+ * The migrations are shared by the engines: portable DDL through Kysely's schema builder, every
+ * column typed by its kind (`ddl.type('money')`: REAL on SQLite, numeric(14,2) on PostgreSQL),
+ * generated keys through `ddl.serialKey`, identifiers always quoted by the builder (camelCase
+ * survives on PostgreSQL, in the views too). What differs per engine is in `sqlite/ddl.ts` and
+ * `postgres/ddl.ts`. A migration never changes what an older SQLite file ends up with.
  */
 type AnyDb = Kysely<Database>;
 
-const typeOf: Record<SqlType, ColumnDataType> = { INTEGER: 'integer', REAL: 'real', TEXT: 'text' };
-
-async function createResourceTables(db: AnyDb): Promise<void> {
+async function createResourceTables(db: AnyDb, ddl: EngineDdl): Promise<void> {
   for (const def of tableDefs) {
     let t = db.schema.createTable(def.table).ifNotExists();
     for (const c of def.columns) {
-      t = t.addColumn(c.name, typeOf[c.type], (col) => (c.field === 'id' ? col.primaryKey().notNull() : col));
+      t = t.addColumn(c.name, ddl.type(columnKind(c)), (col) =>
+        c.field === 'id' ? col.primaryKey().notNull() : col,
+      );
     }
     t = t
-      .addColumn('raw', 'text', (col) => col.notNull())
-      .addColumn('synced_at', 'text', (col) => col.notNull())
-      .addColumn('deleted_at', 'text')
-      .addColumn('seen_pass', 'text');
+      .addColumn('raw', ddl.type('json'), (col) => col.notNull())
+      .addColumn('synced_at', ddl.type('text'), (col) => col.notNull())
+      .addColumn('deleted_at', ddl.type('text'))
+      .addColumn('seen_pass', ddl.type('text'));
     await t.execute();
     for (const c of def.columns.filter((col) => col.link)) {
       await db.schema
@@ -47,51 +48,58 @@ async function createResourceTables(db: AnyDb): Promise<void> {
       .on(def.table)
       .column('deleted_at')
       .execute();
-    for (const child of def.children) await createChildTable(db, child, ['applicant_id']);
+    for (const child of def.children) await createChildTable(db, ddl, child, ['applicant_id']);
   }
 }
 
-async function createChildTable(db: AnyDb, child: ChildTableDef, parents: string[]): Promise<void> {
+async function createChildTable(
+  db: AnyDb,
+  ddl: EngineDdl,
+  child: ChildTableDef,
+  parents: string[],
+): Promise<void> {
   const parentCols = [...new Set([...parents, child.parentColumn])];
   let t = db.schema.createTable(child.table).ifNotExists();
   for (const c of child.columns) {
-    t = t.addColumn(c.name, typeOf[c.type], (col) => (c.field === 'id' ? col.primaryKey().notNull() : col));
+    t = t.addColumn(c.name, ddl.type(columnKind(c)), (col) =>
+      c.field === 'id' ? col.primaryKey().notNull() : col,
+    );
   }
-  for (const p of parentCols) t = t.addColumn(p, 'integer', (col) => col.notNull());
-  t = t.addColumn('raw', 'text', (col) => col.notNull());
+  for (const p of parentCols) t = t.addColumn(p, ddl.type('id'), (col) => col.notNull());
+  t = t.addColumn('raw', ddl.type('json'), (col) => col.notNull());
   await t.execute();
   for (const c of [...parentCols, ...child.columns.filter((col) => col.link).map((col) => col.name)]) {
     await db.schema.createIndex(`${child.table}_${c}_idx`).ifNotExists().on(child.table).column(c).execute();
   }
-  for (const grand of child.children) await createChildTable(db, grand, parentCols);
+  for (const grand of child.children) await createChildTable(db, ddl, grand, parentCols);
 }
 
-const m0001: Migration = {
+const m0001 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('sync_run')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('streams', 'text', (c) => c.notNull())
-      .addColumn('outcome', 'text', (c) => c.notNull())
-      .addColumn('error_code', 'text')
-      .addColumn('error', 'text')
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
+      .addColumn('kind', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('streams', ddl.type('text'), (c) => c.notNull())
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error_code', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
       .addColumn('pid', 'integer', (c) => c.notNull())
       .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.schema
       .createTable('sync_stream_run')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
       .addColumn('pages', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('inserted', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('updated', 'integer', (c) => c.notNull().defaultTo(0))
@@ -99,7 +107,7 @@ const m0001: Migration = {
       .addColumn('deleted', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('requests', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('retries', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('error', 'text')
+      .addColumn('error', ddl.type('text'))
       .execute();
     await db.schema
       .createIndex('sync_stream_run_run_id_idx')
@@ -108,51 +116,51 @@ const m0001: Migration = {
       .execute();
     await db.schema
       .createTable('sync_checkpoint')
-      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
       .addColumn('part', 'integer', (c) => c.notNull())
-      .addColumn('pass_id', 'text', (c) => c.notNull())
-      .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('cursor', 'text')
-      .addColumn('upper', 'text')
+      .addColumn('pass_id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('mode', ddl.type('text'), (c) => c.notNull())
+      .addColumn('cursor', ddl.type('text'))
+      .addColumn('upper', ddl.type('text'))
       .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_checkpoint_pk', ['stream', 'part'])
       .execute();
     await db.schema
       .createTable('sync_stream_state')
-      .addColumn('stream', 'text', (c) => c.primaryKey())
+      .addColumn('stream', ddl.type('text'), (c) => c.primaryKey())
       .addColumn('last_run_id', 'integer')
-      .addColumn('last_success_at', 'text')
-      .addColumn('last_full_at', 'text')
-      .addColumn('pass_id', 'text')
-      .addColumn('pass_started_at', 'text')
+      .addColumn('last_success_at', ddl.type('text'))
+      .addColumn('last_full_at', ddl.type('text'))
+      .addColumn('pass_id', ddl.type('text'))
+      .addColumn('pass_started_at', ddl.type('text'))
       .execute();
     await db.schema
       .createTable('sync_deletion')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('table_name', 'text', (c) => c.notNull())
-      .addColumn('row_id', 'text', (c) => c.notNull())
-      .addColumn('deleted_at', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('table_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('row_id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('deleted_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createTable('sync_lock')
-      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('name', ddl.type('text'), (c) => c.primaryKey())
       .addColumn('pid', 'integer', (c) => c.notNull())
-      .addColumn('host', 'text', (c) => c.notNull())
-      .addColumn('acquired_at', 'text', (c) => c.notNull())
-      .addColumn('heartbeat_at', 'text', (c) => c.notNull())
+      .addColumn('host', ddl.type('text'), (c) => c.notNull())
+      .addColumn('acquired_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('heartbeat_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createTable('orderitem_status_history')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('orderitem_id', 'integer', (c) => c.notNull())
-      .addColumn('status_id', 'integer')
-      .addColumn('status_code', 'text')
-      .addColumn('status_name', 'text')
-      .addColumn('first_seen_at', 'text', (c) => c.notNull())
-      .addColumn('last_seen_at', 'text', (c) => c.notNull())
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
+      .addColumn('orderitem_id', ddl.type('id'), (c) => c.notNull())
+      .addColumn('status_id', ddl.type('id'))
+      .addColumn('status_code', ddl.type('text'))
+      .addColumn('status_name', ddl.type('text'))
+      .addColumn('first_seen_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('last_seen_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createIndex('orderitem_status_history_item_idx')
@@ -161,19 +169,22 @@ const m0001: Migration = {
       .execute();
     await db.schema
       .createTable('data_dictionary')
-      .addColumn('table_name', 'text', (c) => c.notNull())
-      .addColumn('column_name', 'text', (c) => c.notNull())
-      .addColumn('sql_type', 'text', (c) => c.notNull())
-      .addColumn('field', 'text')
-      .addColumn('description', 'text', (c) => c.notNull())
+      .addColumn('table_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('column_name', ddl.type('text'), (c) => c.notNull())
+      .addColumn('sql_type', ddl.type('text'), (c) => c.notNull())
+      .addColumn('field', ddl.type('text'))
+      .addColumn('description', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('data_dictionary_pk', ['table_name', 'column_name'])
       .execute();
-    await createResourceTables(db);
+    await createResourceTables(db, ddl);
     await createViews(db);
   },
-};
+});
 
-/** Views that join names in, for BI users (portable SQL through Kysely's builder). */
+/**
+ * Views that join names in, for BI users (portable SQL through Kysely's builder; a column named
+ * inside raw `sql` goes through `sql.ref`, so it is quoted and camelCase survives PostgreSQL).
+ */
 async function createViews(db: AnyDb): Promise<void> {
   const orgNames = db
     .selectFrom(
@@ -184,7 +195,7 @@ async function createViews(db: AnyDb): Promise<void> {
         .unionAll(db.selectFrom('invoice').select(['OrgId', 'c_org']).where('deleted_at', 'is', null))
         .as('named'),
     )
-    .select(['named.OrgId as org_id', sql<string>`max(named.c_org)`.as('org_name')])
+    .select(['named.OrgId as org_id', sql<string>`max(${sql.ref('named.c_org')})`.as('org_name')])
     .where('named.OrgId', 'is not', null)
     .groupBy('named.OrgId');
   await db.schema.createView('v_org_name').as(orgNames).execute();
@@ -198,13 +209,13 @@ async function createViews(db: AnyDb): Promise<void> {
           'o.OrgId as org_id',
           'o.c_org as org',
           'o.c_productName as product',
-          sql<string>`trim(coalesce(o.c_personNameFirst, '') || ' ' || coalesce(o.c_personNameLast, ''))`.as(
+          sql<string>`trim(coalesce(${sql.ref('o.c_personNameFirst')}, '') || ' ' || coalesce(${sql.ref('o.c_personNameLast')}, ''))`.as(
             'person',
           ),
           'o.c_currentStatusCodeName as status',
           'o.CurrentStatusId as status_id',
           'o.CreationTimestamp as created_at',
-          sql<number>`case when o.isNotModifiable = 1 then 0 else 1 end`.as('is_open'),
+          sql<number>`case when ${sql.ref('o.isNotModifiable')} = 1 then 0 else 1 end`.as('is_open'),
           'o.orderedBy as ordered_by',
           'o.Parent_OrderItemId as parent_order_item_id',
         ])
@@ -305,19 +316,19 @@ async function createViews(db: AnyDb): Promise<void> {
  * rpMinDrug / rpMinAlc / rpDotRegistrationNumber / Parent~OrgId come from orgs created through
  * write-back and from policy files (`ohs policy import`).
  */
-const m0002: Migration = {
+const m0002 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('org_policy')
-      .addColumn('org_id', 'integer', (c) => c.primaryKey().notNull())
-      .addColumn('program', 'text', (c) => c.notNull())
-      .addColumn('agency', 'text')
-      .addColumn('rp_min_drug', 'real')
-      .addColumn('rp_min_alc', 'real')
-      .addColumn('dot_registration_number', 'text')
-      .addColumn('parent_org_id', 'integer')
-      .addColumn('source', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('org_id', ddl.type('id'), (c) => c.primaryKey().notNull())
+      .addColumn('program', ddl.type('text'), (c) => c.notNull())
+      .addColumn('agency', ddl.type('text'))
+      .addColumn('rp_min_drug', ddl.type('float'))
+      .addColumn('rp_min_alc', ddl.type('float'))
+      .addColumn('dot_registration_number', ddl.type('text'))
+      .addColumn('parent_org_id', ddl.type('id'))
+      .addColumn('source', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema
       .createIndex('org_policy_parent_org_id_idx')
@@ -325,91 +336,91 @@ const m0002: Migration = {
       .column('parent_org_id')
       .execute();
   },
-};
+});
 
 /** Runs of jobs (nightly, sync, reports): start, end, outcome, outputs. */
-const m0003: Migration = {
+const m0003 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('job_run')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('job', 'text', (c) => c.notNull())
-      .addColumn('trigger', 'text', (c) => c.notNull())
-      .addColumn('started_at', 'text', (c) => c.notNull())
-      .addColumn('ended_at', 'text')
-      .addColumn('outcome', 'text', (c) => c.notNull())
-      .addColumn('error_code', 'text')
-      .addColumn('error', 'text')
-      .addColumn('outputs', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
+      .addColumn('job', ddl.type('text'), (c) => c.notNull())
+      .addColumn('trigger', ddl.type('text'), (c) => c.notNull())
+      .addColumn('started_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('ended_at', ddl.type('text'))
+      .addColumn('outcome', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error_code', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
+      .addColumn('outputs', ddl.type('text'), (c) => c.notNull().defaultTo('[]'))
       .addColumn('sync_run_id', 'integer')
       .addColumn('pid', 'integer', (c) => c.notNull())
       .execute();
   },
-};
+});
 
 /**
  * The write-back outbox (DESIGN.md "Write-back"): one row per planned change, its state
  * (queued, sent, applied, failed, unknown), what was sent and answered, and the re-read check.
  */
-const m0004: Migration = {
+const m0004 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('outbox')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
-      .addColumn('content_key', 'text', (c) => c.notNull())
-      .addColumn('op', 'text', (c) => c.notNull())
-      .addColumn('target_id', 'text')
-      .addColumn('body', 'text', (c) => c.notNull())
-      .addColumn('summary', 'text', (c) => c.notNull())
-      .addColumn('flags', 'text', (c) => c.notNull().defaultTo('[]'))
-      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('id', ddl.serialType, (c) => ddl.serialKey(c))
+      .addColumn('idempotency_key', ddl.type('text'), (c) => c.notNull().unique())
+      .addColumn('content_key', ddl.type('text'), (c) => c.notNull())
+      .addColumn('op', ddl.type('text'), (c) => c.notNull())
+      .addColumn('target_id', ddl.type('text'))
+      .addColumn('body', ddl.type('text'), (c) => c.notNull())
+      .addColumn('summary', ddl.type('text'), (c) => c.notNull())
+      .addColumn('flags', ddl.type('text'), (c) => c.notNull().defaultTo('[]'))
+      .addColumn('state', ddl.type('text'), (c) => c.notNull())
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('request', 'text')
-      .addColumn('response', 'text')
-      .addColumn('error', 'text')
-      .addColumn('balance_before', 'real')
-      .addColumn('verify', 'text')
-      .addColumn('resolution', 'text')
-      .addColumn('result_id', 'text')
-      .addColumn('confirmed_at', 'text')
-      .addColumn('file', 'text', (c) => c.notNull())
+      .addColumn('request', ddl.type('text'))
+      .addColumn('response', ddl.type('text'))
+      .addColumn('error', ddl.type('text'))
+      .addColumn('balance_before', ddl.type('money'))
+      .addColumn('verify', ddl.type('text'))
+      .addColumn('resolution', ddl.type('text'))
+      .addColumn('result_id', ddl.type('text'))
+      .addColumn('confirmed_at', ddl.type('text'))
+      .addColumn('file', ddl.type('text'), (c) => c.notNull())
       .addColumn('row', 'integer', (c) => c.notNull())
-      .addColumn('created_at', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('created_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
     await db.schema.createIndex('outbox_state_idx').on('outbox').column('state').execute();
     await db.schema.createIndex('outbox_content_key_idx').on('outbox').column('content_key').execute();
   },
-};
+});
 
 /**
  * Facts about the mirror itself (key/value): which service filled it (`source.base_url`, set by
  * the first sync; `source.last_base_url`, by every sync), so a guard or the demo can tell a
  * mirror of another service. See meta.ts.
  */
-const m0005: Migration = {
+const m0005 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('mirror_meta')
-      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
-      .addColumn('value', 'text', (c) => c.notNull())
-      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('key', ddl.type('text'), (c) => c.primaryKey().notNull())
+      .addColumn('value', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
       .execute();
   },
-};
+});
 
 /**
  * Write-back exactly once (issue 11): who claimed an outbox item (`queued -> sending`) and when,
  * when and in which apply run its outcome became unknown, and every reconciliation read of it.
  */
-const m0006: Migration = {
+const m0006 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     for (const column of ['claimed_by', 'claimed_at', 'unknown_at', 'unknown_run', 'evidence']) {
-      await db.schema.alterTable('outbox').addColumn(column, 'text').execute();
+      await db.schema.alterTable('outbox').addColumn(column, ddl.type('text')).execute();
     }
   },
-};
+});
 
 /**
  * Passes that write only what changed (issue 12, points 9, 16, 17; issue 14): the ids a pass saw
@@ -417,93 +428,98 @@ const m0006: Migration = {
  * changed records staged until the pass's deletions pass the guard; ids a pass failed to read,
  * retried by the next run; the rotating re-read's cursor; records fetched per stream run.
  */
-const m0007: Migration = {
+const m0007 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('sync_pass_seen')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
       .addColumn('state', 'integer', (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_pass_seen_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .createTable('sync_pass_stage')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('raw', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('raw', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_pass_stage_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .createTable('sync_failed_id')
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('error', 'text', (c) => c.notNull())
-      .addColumn('failed_at', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('id', ddl.type('text'), (c) => c.notNull())
+      .addColumn('error', ddl.type('text'), (c) => c.notNull())
+      .addColumn('failed_at', ddl.type('text'), (c) => c.notNull())
       .addPrimaryKeyConstraint('sync_failed_id_pk', ['stream', 'id'])
       .execute();
     await db.schema
       .alterTable('sync_stream_run')
       .addColumn('records', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
-    await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', 'text').execute();
-    await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', 'text').execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_cursor', ddl.type('text')).execute();
+    await db.schema.alterTable('sync_stream_state').addColumn('reread_round_at', ddl.type('text')).execute();
   },
-};
+});
 
 /**
  * Issue 12 (points 15, 18): the host of each run, so `ohs status` can tell a run whose process
  * died (SIGKILL, power loss) from one still going; and the records a sync kept although a field
  * had the wrong type, counted per run, stream and field, for `ohs status` and the reports.
  */
-const m0008: Migration = {
+const m0008 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
-    await db.schema.alterTable('sync_run').addColumn('host', 'text').execute();
+    await db.schema.alterTable('sync_run').addColumn('host', ddl.type('text')).execute();
     await db.schema
       .createTable('sync_type_error')
       .addColumn('run_id', 'integer', (c) => c.notNull())
-      .addColumn('stream', 'text', (c) => c.notNull())
-      .addColumn('field', 'text', (c) => c.notNull())
-      .addColumn('expected', 'text', (c) => c.notNull())
+      .addColumn('stream', ddl.type('text'), (c) => c.notNull())
+      .addColumn('field', ddl.type('text'), (c) => c.notNull())
+      .addColumn('expected', ddl.type('text'), (c) => c.notNull())
       .addColumn('count', 'integer', (c) => c.notNull())
-      .addColumn('example_id', 'text')
+      .addColumn('example_id', ddl.type('text'))
       .addPrimaryKeyConstraint('sync_type_error_pk', ['run_id', 'stream', 'field'])
       .execute();
   },
-};
+});
 
 /**
  * The rate budget every process on the mirror shares (one row per service and token hash): the
  * adaptive rate controller's state and a token bucket. See rate-budget.ts.
  */
-const m0009: Migration = {
+const m0009 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await db.schema
       .createTable('rate_budget')
-      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
-      .addColumn('rate', 'real')
-      .addColumn('w_max', 'real', (c) => c.notNull())
+      .addColumn('key', ddl.type('text'), (c) => c.primaryKey().notNull())
+      .addColumn('rate', ddl.type('float'))
+      .addColumn('w_max', ddl.type('float'), (c) => c.notNull())
       .addColumn('cut_at', 'bigint', (c) => c.notNull())
-      .addColumn('tat', 'real', (c) => c.notNull())
-      .addColumn('good_rate', 'real')
+      .addColumn('tat', ddl.type('float'), (c) => c.notNull())
+      .addColumn('good_rate', ddl.type('float'))
       .addColumn('version', 'integer', (c) => c.notNull())
       .addColumn('updated_ms', 'bigint', (c) => c.notNull())
       .execute();
   },
-};
+});
 
-const migrations: Record<string, Migration> = {
-  '0001_initial': m0001,
-  '0002_org_policy': m0002,
-  '0003_job_run': m0003,
-  '0004_outbox': m0004,
-  '0005_mirror_meta': m0005,
-  '0006_writeback_claims': m0006,
-  '0007_sync_passes': m0007,
-  '0008_run_host_type_errors': m0008,
-  '0009_rate_budget': m0009,
-};
+/** The numbered migrations, with the engine's types (the names are what every mirror records). */
+export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
+  return {
+    '0001_initial': m0001(ddl),
+    '0002_org_policy': m0002(ddl),
+    '0003_job_run': m0003(ddl),
+    '0004_outbox': m0004(ddl),
+    '0005_mirror_meta': m0005(ddl),
+    '0006_writeback_claims': m0006(ddl),
+    '0007_sync_passes': m0007(ddl),
+    '0008_run_host_type_errors': m0008(ddl),
+    '0009_rate_budget': m0009(ddl),
+  };
+}
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+const providerFor = (ddl: EngineDdl): MigrationProvider => ({
+  getMigrations: async () => migrationsFor(ddl),
+});
 
 export class MigrationError extends OhsError {
   override name = 'MigrationError';
@@ -512,19 +528,22 @@ export class MigrationError extends OhsError {
   }
 }
 
-/** Names of the numbered migrations this file has not run yet (reads only). */
-export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
-  const all = await new Migrator({ db, provider }).getMigrations();
+/** Names of the numbered migrations this mirror has not run yet (reads only). */
+export async function pendingMigrations(db: Kysely<Database>, ddl: EngineDdl = sqliteDdl): Promise<string[]> {
+  const all = await new Migrator({ db, provider: providerFor(ddl) }).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
 /**
- * Runs what the file needs and nothing else: a mirror that is up to date is not written at all
+ * Runs what the mirror needs and nothing else: a mirror that is up to date is not written at all
  * (a full disk, or a file another user owns, must not stop `ohs status` or `ohs report`).
+ * On PostgreSQL, Kysely's migrator runs the migrations in one transaction under an advisory
+ * lock, and the upkeep after them runs under another (`ddl.exclusive`): two hosts opening one
+ * mirror at once neither race nor fail.
  */
-export async function migrate(db: Kysely<Database>): Promise<void> {
-  if ((await pendingMigrations(db)).length > 0) {
-    const migrator = new Migrator({ db, provider });
+export async function migrate(db: Kysely<Database>, ddl: EngineDdl = sqliteDdl): Promise<void> {
+  if ((await pendingMigrations(db, ddl)).length > 0) {
+    const migrator = new Migrator({ db, provider: providerFor(ddl) });
     const { error, results } = await migrator.migrateToLatest();
     if (error !== undefined) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -534,8 +553,11 @@ export async function migrate(db: Kysely<Database>): Promise<void> {
       );
     }
   }
-  await applySchemaWork(db, await schemaWork(db));
+  if (!pending(await schemaWork(db, ddl))) return;
+  await ddl.exclusive(db, async (x) => applySchemaWork(x, ddl, await schemaWork(x, ddl)));
 }
+
+const pending = (w: SchemaWork): boolean => w.columns.length > 0 || w.indexes.length > 0 || w.dictionaryStale;
 
 /** What `ensureSchema` would change: columns to add, indexes to recreate, a stale dictionary. */
 export interface SchemaWork {
@@ -544,12 +566,9 @@ export interface SchemaWork {
   dictionaryStale: boolean;
 }
 
-/** Compares the file with the schema module (reads only). */
-export async function schemaWork(db: AnyDb): Promise<SchemaWork> {
-  const existing = new Map<string, Set<string>>();
-  for (const t of await db.introspection.getTables()) {
-    existing.set(t.name, new Set(t.columns.map((c) => c.name.toLowerCase())));
-  }
+/** Compares the mirror with the schema module (reads only). */
+export async function schemaWork(db: AnyDb, ddl: EngineDdl = sqliteDdl): Promise<SchemaWork> {
+  const existing = await ddl.tableColumns(db);
   const work: SchemaWork = { columns: [], indexes: [], dictionaryStale: false };
   const add = (table: string, cols: ColumnDef[]) => {
     const have = existing.get(table);
@@ -562,12 +581,7 @@ export async function schemaWork(db: AnyDb): Promise<SchemaWork> {
       walk(child.children);
     }
   };
-  // SQLite keeps index names in sqlite_master; the query stays here, inside src/mirror.
-  const indexNames = new Set(
-    (await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)).rows.map(
-      (r) => r.name,
-    ),
-  );
+  const indexNames = await ddl.indexNames(db);
   for (const def of tableDefs) {
     add(def.table, def.columns);
     walk(def.children);
@@ -579,27 +593,33 @@ export async function schemaWork(db: AnyDb): Promise<SchemaWork> {
     const key = (r: DataDictionaryTable) =>
       JSON.stringify([r.table_name, r.column_name, r.sql_type, r.field ?? null, r.description]);
     const have = (await db.selectFrom('data_dictionary').selectAll().execute()).map(key).sort();
-    const want = dictionaryRows().map(key).sort();
+    const want = dictionaryRows(ddl).map(key).sort();
     work.dictionaryStale = have.length !== want.length || have.some((k, i) => k !== want[i]);
   }
   return work;
 }
 
 /** Adds the missing columns and indexes, and rewrites the data dictionary when it is stale. */
-async function applySchemaWork(db: AnyDb, work: SchemaWork): Promise<void> {
+async function applySchemaWork(db: AnyDb, ddl: EngineDdl, work: SchemaWork): Promise<void> {
   for (const { table, column } of work.columns)
-    await db.schema.alterTable(table).addColumn(column.name, typeOf[column.type]).execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn(column.name, ddl.type(columnKind(column)))
+      .execute();
   for (const ix of work.indexes)
     await db.schema.createIndex(ix.name).ifNotExists().on(ix.table).column(ix.column).execute();
   if (!work.dictionaryStale) return;
-  await db.transaction().execute(async (trx) => {
+  const rewrite = async (trx: AnyDb) => {
     await trx.deleteFrom('data_dictionary').execute();
-    const rows = dictionaryRows();
+    const rows = dictionaryRows(ddl);
     for (let i = 0; i < rows.length; i += 100) {
       await trx
         .insertInto('data_dictionary')
         .values(rows.slice(i, i + 100))
         .execute();
     }
-  });
+  };
+  // On PostgreSQL the upkeep already runs in the transaction `ddl.exclusive` opened.
+  if (db.isTransaction) await rewrite(db);
+  else await db.transaction().execute(rewrite);
 }

@@ -1,21 +1,16 @@
+import { openPostgresMirror } from './postgres/open.js';
+import { isPostgresUrl, redactUrl } from './postgres/url.js';
 import { openSqliteMirror } from './sqlite/open.js';
-import { type Mirror, type MirrorEngine, MirrorEngineUnavailableError, type MirrorOptions } from './store.js';
+import type { Mirror, MirrorEngine, MirrorOptions } from './store.js';
 
 /** The engine a mirror target names: a postgres:// (or postgresql://) URL, else a SQLite file path. */
 export function engineOf(target: string): MirrorEngine {
-  return /^postgres(ql)?:\/\//i.test(target) ? 'postgres' : 'sqlite';
+  return isPostgresUrl(target) ? 'postgres' : 'sqlite';
 }
 
 /** A connection string without its password (for messages and `Mirror.location`). */
 export function redactTarget(target: string): string {
-  if (engineOf(target) !== 'postgres') return target;
-  try {
-    const url = new URL(target);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return target.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1:***@');
-  }
+  return engineOf(target) === 'postgres' ? redactUrl(target) : target;
 }
 
 /**
@@ -23,10 +18,6 @@ export function redactTarget(target: string): string {
  * mirror (src/mirror/sqlite/open.ts); a postgres:// URL a PostgreSQL one.
  */
 export async function openMirror(target: string, options: MirrorOptions = {}): Promise<Mirror> {
-  if (engineOf(target) === 'postgres') {
-    throw new MirrorEngineUnavailableError(
-      `${redactTarget(target)}: this build has no PostgreSQL mirror engine yet; use a SQLite file for --db`,
-    );
-  }
+  if (engineOf(target) === 'postgres') return openPostgresMirror(target, options);
   return openSqliteMirror(target, options);
 }

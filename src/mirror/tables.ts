@@ -6,6 +6,7 @@ import {
   type ResourceName,
   resources,
 } from '../schema/index.js';
+import type { ColumnKind } from './ddl.js';
 
 /**
  * The mirror's tables, derived from the schema module: one per resource, named after its path
@@ -25,6 +26,8 @@ export interface ColumnDef {
   doc: string | undefined;
   /** An `...Id` link to another record: indexed. */
   link: boolean;
+  /** An amount of money (exact cents: `numeric(14,2)` on PostgreSQL). */
+  money: boolean;
 }
 
 export interface ChildTableDef {
@@ -51,17 +54,25 @@ export const bookkeepingColumns = [
   {
     name: 'raw',
     type: 'TEXT',
+    kind: 'json',
     doc: "The record's JSON as last received (unknown fields included; sensitive fields masked).",
   },
   {
     name: 'synced_at',
     type: 'TEXT',
+    kind: 'text',
     doc: 'When the record was last written from the service (ISO 8601 UTC): a re-read that finds it unchanged does not rewrite it.',
   },
-  { name: 'deleted_at', type: 'TEXT', doc: 'When the record was found gone upstream; null while it exists.' },
+  {
+    name: 'deleted_at',
+    type: 'TEXT',
+    kind: 'text',
+    doc: 'When the record was found gone upstream; null while it exists.',
+  },
   {
     name: 'seen_pass',
     type: 'TEXT',
+    kind: 'text',
     doc: 'Unused since migration 0007 (passes note the ids they see in sync_pass_seen).',
   },
 ] as const;
@@ -81,8 +92,16 @@ function columnsOf(spec: ObjectSpec, idType: 'number' | 'string' = 'number'): Co
     sensitive: f.sensitive === true,
     doc: f.doc,
     link: field !== 'id' && isIdField(field),
+    money: f.money === true,
   }));
   return [...cols.filter((c) => c.field === 'id'), ...cols.filter((c) => c.field !== 'id')];
+}
+
+/** The kind of a typed column, which each engine maps to its own type (see ddl.ts). */
+export function columnKind(c: ColumnDef): ColumnKind {
+  if (c.type === 'TEXT') return 'text';
+  if (c.type === 'INTEGER') return isIdField(c.field) ? 'id' : 'int';
+  return c.money ? 'money' : 'float';
 }
 
 /** Resources mirrored, in the order tables are created. */

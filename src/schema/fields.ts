@@ -19,6 +19,8 @@ export interface FieldSpec {
   readonly minLength?: number;
   /** Required in a response, as the interface states (HsVendor only). */
   readonly required?: boolean;
+  /** An amount of money (cents matter): `numeric(14,2)` on PostgreSQL. */
+  readonly money?: boolean;
 }
 
 export type FieldMap = { readonly [name: string]: FieldSpec };

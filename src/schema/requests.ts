@@ -15,7 +15,7 @@ function onCreate<const O extends ObjectSpec>(spec: O) {
 
 export const PaymentCreate = {
   fields: {
-    amountToPay: num('Amount due for the payment'),
+    amountToPay: num('Amount due for the payment', { money: true }),
     InvoiceId: str('Invoice paid', { minLength: 1 }),
     PersonId: num('Person associated with the payment'),
   },
@@ -386,7 +386,7 @@ export const Payment = {
   fields: {
     id: num('Unique identifier'),
     ...PaymentCreate.fields,
-    balance: num('Invoice balance after the payment (sandbox reading)'),
+    balance: num('Invoice balance after the payment (sandbox reading)', { money: true }),
   },
 } as const satisfies ObjectSpec;
 

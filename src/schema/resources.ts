@@ -160,12 +160,12 @@ export const Applicant = {
 export const Invoice = {
   fields: {
     id: str('Unique identifier'),
-    balance: num('Outstanding amount'),
+    balance: num('Outstanding amount', { money: true }),
     c_org: str('Organization'),
     date: str('Issue date'),
     dateDue: str('Payment deadline'),
     dropInvoice: str('Indicates whether the invoice was cancelled'),
-    lateFee: num('Extra charge when unpaid after the due date'),
+    lateFee: num('Extra charge when unpaid after the due date', { money: true }),
     month: num('Month of issue'),
     year: num('Year of issue'),
     OrgId: num('Organization identifier'),
@@ -211,7 +211,7 @@ export const Staff = {
     dateOfTermination: str('Date of termination'),
     id: num('Unique identifier'),
     PersonId: num('Person identifier'),
-    salary: num('Salary'),
+    salary: num('Salary', { money: true }),
     SalaryPeriodId: num('How often the salary is paid'),
   },
 } as const satisfies ObjectSpec;

@@ -1,0 +1,258 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { maskRecord, openMirror, tableOf } from '../src/mirror/index.js';
+import { migrate } from '../src/mirror/migrations.js';
+import { connectPostgres, createPool } from '../src/mirror/postgres/connect.js';
+import { postgresDdl } from '../src/mirror/postgres/ddl.js';
+import { type PageMethod, upsertPage } from '../src/mirror/postgres/page.js';
+import { sqliteDriver } from '../src/mirror/sqlite/driver.js';
+import { resources } from '../src/schema/index.js';
+import { seedData } from '../src/sim/seed.js';
+import { startPgServer } from '../test/helpers/pg-server.js';
+import { table } from './sandbox.js';
+
+/**
+ * Page upserts of the mirror on each engine, with raw JSON, against a bare driver loop doing the
+ * same upserts in the same run (goal: at least 0.8 of it):
+ * - SQLite: the mirror's writer (one page per transaction) against better-sqlite3's prepared
+ *   statement run once per row;
+ * - PostgreSQL: the mirror's page write, both ways (one `unnest` statement per page; COPY into a
+ *   temporary table then merge) against `pg` sending one multi-row INSERT ... ON CONFLICT per
+ *   page, on a server this benchmark starts (test/helpers/pg-server.ts).
+ * Three passes over the sandbox's order items (pages of 500, one transaction each): into an
+ * empty table, the same records again (unchanged), every record changed. Best of three rounds,
+ * interleaved, as the machine's load changes from second to second.
+ */
+const PAGE = 500;
+const ROUNDS = 3;
+const NOW = '2026-06-15T00:00:00.000Z';
+type Rec = Record<string, unknown>;
+type Pass = 'insert' | 'unchanged' | 'changed';
+const passes: Pass[] = ['insert', 'unchanged', 'changed'];
+
+function pagesOf(records: readonly Rec[]): Rec[][] {
+  const out: Rec[][] = [];
+  for (let i = 0; i < records.length; i += PAGE) out.push(records.slice(i, i + PAGE));
+  return out;
+}
+
+function records(scale: number): { fresh: Rec[]; changed: Rec[] } {
+  const spec = resources.OrderItem.spec;
+  const fresh = seedData({ seed: 7, scale, anchorDate: '2026-06-15' })
+    .tables.OrderItem.all()
+    .map((r) => maskRecord(spec, r as Rec));
+  return { fresh, changed: fresh.map((r) => ({ ...r, c_productName: `${String(r.c_productName)} (2)` })) };
+}
+
+const def = tableOf('OrderItem');
+const sqlValue = (v: unknown) =>
+  v === undefined || v === null
+    ? null
+    : typeof v === 'boolean'
+      ? v
+        ? 1
+        : 0
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : v;
+
+/** Seconds of `fn`, which writes `pages`. */
+async function time(fn: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return (performance.now() - t) / 1000;
+}
+
+async function sqliteRound(
+  dir: string,
+  data: Record<Pass, Rec[][]>,
+  k: number,
+): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = { bare: [], mirror: [] };
+  // The bare loop, into a mirror file of its own (same table, same indexes).
+  const bareFile = join(dir, `bare-${k}.db`);
+  const bare = await openMirror(bareFile);
+  const { Database } = sqliteDriver();
+  const handle = new Database(bareFile);
+  handle.pragma('journal_mode = WAL');
+  handle.pragma('synchronous = NORMAL');
+  const cols = [...def.columns.map((c) => `"${c.name}"`), 'raw', 'synced_at'];
+  const stmt = handle.prepare(
+    `INSERT INTO orderitem (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+     ON CONFLICT (id) DO UPDATE SET ${cols
+       .slice(1)
+       .map((c) => `${c} = excluded.${c}`)
+       .join(', ')}`,
+  );
+  for (const p of passes) {
+    out.bare?.push(
+      await time(async () => {
+        for (const page of data[p]) {
+          handle.exec('BEGIN IMMEDIATE');
+          for (const r of page)
+            stmt.run(...def.columns.map((c) => sqlValue(r[c.field])), JSON.stringify(r), NOW);
+          handle.exec('COMMIT');
+        }
+      }),
+    );
+  }
+  handle.close();
+  await bare.close();
+  const m = await openMirror(join(dir, `mirror-${k}.db`));
+  for (const p of passes) {
+    out.mirror?.push(
+      await time(async () => {
+        for (const page of data[p])
+          await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
+      }),
+    );
+  }
+  await m.close();
+  return out;
+}
+
+async function pgBare(pool: pg.Pool, pages: Rec[][]): Promise<void> {
+  const cols = [...def.columns.map((c) => `"${c.name}"`), 'raw', 'synced_at'];
+  const sets = cols
+    .slice(1)
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ');
+  const client = await pool.connect();
+  try {
+    for (const page of pages) {
+      const values: unknown[] = [];
+      const rows: string[] = [];
+      for (const r of page) {
+        const at = values.length;
+        values.push(...def.columns.map((c) => sqlValue(r[c.field])), JSON.stringify(r), NOW);
+        rows.push(`(${cols.map((_, i) => `$${at + i + 1}`).join(', ')})`);
+      }
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO orderitem (${cols.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT (id) DO UPDATE SET ${sets}`,
+        values,
+      );
+      await client.query('COMMIT');
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function pgMirror(pool: pg.Pool, pages: Rec[][], method: PageMethod): Promise<void> {
+  const client = await pool.connect();
+  try {
+    for (const page of pages) {
+      await client.query('BEGIN');
+      await upsertPage(client, def, page, NOW, null, method);
+      await client.query('COMMIT');
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** The engine's own path: Mirror.write per page (a pooled connection, BEGIN, the page, COMMIT). */
+async function pgMirrorWrite(url: string, pages: Rec[][]): Promise<void> {
+  const m = await openMirror(url);
+  try {
+    for (const page of pages) await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
+  } finally {
+    await m.close();
+  }
+}
+
+async function pgRound(
+  urls: { bare: string; unnest: string; copy: string; write: string },
+  data: Record<Pass, Rec[][]>,
+): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = { bare: [], unnest: [], copy: [], write: [] };
+  for (const p of passes) {
+    if (p === 'insert') {
+      const pool = createPool(urls.write, { max: 1 });
+      await pool.query('TRUNCATE orderitem');
+      await pool.end();
+    }
+    out.write?.push(await time(() => pgMirrorWrite(urls.write, data[p])));
+  }
+  for (const variant of ['bare', 'unnest', 'copy'] as const) {
+    const pool = createPool(urls[variant], { max: 1 });
+    try {
+      await pool.query('TRUNCATE orderitem');
+      for (const p of passes) {
+        out[variant]?.push(
+          await time(() => (variant === 'bare' ? pgBare(pool, data[p]) : pgMirror(pool, data[p], variant))),
+        );
+      }
+    } finally {
+      await pool.end();
+    }
+  }
+  return out;
+}
+
+const best = (a: number[] | undefined, b: number[] | undefined): number[] =>
+  a === undefined ? (b ?? []) : b === undefined ? a : a.map((x, i) => Math.min(x, b[i] ?? x));
+
+export async function benchMirror(scale: number): Promise<string> {
+  const { fresh, changed } = records(scale);
+  const data: Record<Pass, Rec[][]> = {
+    insert: pagesOf(fresh),
+    unchanged: pagesOf(fresh),
+    changed: pagesOf(changed),
+  };
+  const n = fresh.length;
+  const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-mirror-'));
+  const server = await startPgServer();
+  try {
+    const urls = {
+      bare: server.createDatabase('bare'),
+      unnest: server.createDatabase('unnest'),
+      copy: server.createDatabase('copy'),
+      write: server.createDatabase('write'),
+    };
+    for (const url of Object.values(urls)) {
+      const { db } = await connectPostgres(url);
+      await migrate(db, postgresDdl);
+      await db.destroy();
+    }
+    let sqlite: Record<string, number[]> = {};
+    let postgres: Record<string, number[]> = {};
+    for (let k = 0; k < ROUNDS; k++) {
+      const s = await sqliteRound(dir, data, k);
+      sqlite = { bare: best(sqlite.bare, s.bare), mirror: best(sqlite.mirror, s.mirror) };
+      const p = await pgRound(urls, data);
+      postgres = {
+        bare: best(postgres.bare, p.bare),
+        unnest: best(postgres.unnest, p.unnest),
+        copy: best(postgres.copy, p.copy),
+        write: best(postgres.write, p.write),
+      };
+    }
+    const rate = (secs: number | undefined) => (secs === undefined ? 0 : Math.round(n / secs));
+    const rows: Record<string, string | number>[] = [];
+    const add = (engine: string, way: string, secs: number[] | undefined, base: number[] | undefined) => {
+      const row: Record<string, string | number> = { engine, way };
+      passes.forEach((p, i) => {
+        row[`${p} rows/s`] = rate(secs?.[i]);
+        row[`${p} ratio`] = base === undefined ? '-' : ((base[i] ?? 0) / (secs?.[i] ?? 1)).toFixed(2);
+      });
+      rows.push(row);
+    };
+    add('sqlite', 'bare prepared loop', sqlite.bare, sqlite.bare);
+    add('sqlite', 'mirror upsert', sqlite.mirror, sqlite.bare);
+    add('postgres', 'bare multi-row INSERT', postgres.bare, postgres.bare);
+    add('postgres', 'mirror unnest', postgres.unnest, postgres.bare);
+    add('postgres', 'mirror COPY+merge', postgres.copy, postgres.bare);
+    add('postgres', 'Mirror.write (unnest)', postgres.write, postgres.bare);
+    return [
+      `mirror: ${n} order items with raw JSON, pages of ${PAGE} (one transaction each), best of ${ROUNDS} interleaved rounds; ratios against the bare driver loop of the same engine (goal >= 0.8)`,
+      table(rows),
+    ].join('\n');
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
