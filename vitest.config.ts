@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/helpers/longest-first.js';
 
 /**
  * Sized for CI's two cores: one forked worker per core. Most files spend much of their time
@@ -10,20 +11,49 @@ import { defineConfig } from 'vitest/config';
  */
 const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism();
 
+/**
+ * Files that run everything in their own process (sandbox, client, sync, mirror, reports) and
+ * change nothing process-wide (no process.env, no CLI children, no choice of SQLite driver): they
+ * run one after another in a worker that keeps its loaded modules, since a fresh process per file
+ * costs about 1.3 s of CPU (Node start-up, importing src/) for nothing. Every other file gets a
+ * fresh worker process, and so do files that measure rates (test/api/rate*.test.ts).
+ */
+const inProcess = [
+  'test/sim/**/*.test.ts',
+  'test/render/**/*.test.ts',
+  'test/reports/{compliance,helpers,order-ageing,render,unpaid-invoices,workbook}.test.ts',
+  'test/api/{operations,paging,resilience}.test.ts',
+  'test/sync/{chaos,full-sync,full-sync-more,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history}.test.ts',
+];
+
+/** What both projects share. */
+const common = {
+  // Opt-in figures per test file (OHS_TEST_TIMING=file.ndjson): see test/helpers/timing-setup.ts.
+  setupFiles: ['test/helpers/timing-setup.ts'],
+  // Timeouts catch hangs, never slowness: a machine shared by many slows every test several
+  // times over (the write-back examples test took over 120 s under a load average
+  // of 15), so they are generous.
+  testTimeout: 300_000,
+  hookTimeout: 300_000,
+  teardownTimeout: 30_000,
+  // Forks, not threads: native SQLite drivers, process.env per file (OHS_SQLITE_DRIVER) and
+  // child processes are per-process state; each file gets its own sandbox on port 0.
+  pool: 'forks' as const,
+  // In CI a failure prints once with its stack; no retries: a flaky test is a defect to fix.
+  retry: 0,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Timeouts catch hangs, never slowness: a machine shared by many slows every test several
-    // times over (the write-back examples test took over 120 s under a load average
-    // of 15), so they are generous.
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
-    teardownTimeout: 30_000,
-    // Forks, not threads: native SQLite drivers, process.env per file (OHS_SQLITE_DRIVER) and
-    // child processes are per-process state; each file gets its own sandbox on port 0.
-    pool: 'forks',
+    // The run's one PostgreSQL server (unless OHS_TEST_ENGINES=sqlite): test/helpers/engines.ts.
+    // Here, not in the projects: once per run, its URL inherited by both.
+    globalSetup: ['test/helpers/pg-global-setup.ts'],
     maxWorkers: workers,
-    // In CI a failure prints once with its stack; no retries: a flaky test is a defect to fix.
-    retry: 0,
+    // Longest files first (test/file-times.json), so that both workers finish together.
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      { test: { ...common, name: 'in-process', include: inProcess, isolate: false } },
+      { test: { ...common, name: 'isolated', include: ['test/**/*.test.ts'], exclude: inProcess } },
+    ],
   },
 });

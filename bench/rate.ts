@@ -21,7 +21,8 @@ import { spawnSandbox } from './sandbox.js';
  * - a full sync and an apply of 200 payments, two real `ohs` processes on one mirror, against
  *   40 req/s: the worst 5-second window of both together, share of 429s;
  * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
- * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores).
+ * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores); env
+ * `OHS_BENCH_RATE=nolimit,150,20,headers,two` runs only the cases named.
  */
 const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -306,11 +307,13 @@ export async function benchRate(scale: number): Promise<string> {
     const lines = [
       'Rate: the adaptive rate and the shared budget (src/api/rate), sandbox in its own process',
     ];
-    lines.push(...(await noLimit(0.3 * scale, dir)));
-    lines.push(await limited(0.3 * scale, dir, 150));
-    lines.push(await limited(0.05 * scale, dir, 20));
-    lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
-    lines.push(await twoProcesses(0.1 * scale, dir, 40));
+    const only = process.env.OHS_BENCH_RATE?.split(',');
+    const run = (name: string) => only === undefined || only.includes(name);
+    if (run('nolimit')) lines.push(...(await noLimit(0.3 * scale, dir)));
+    if (run('150')) lines.push(await limited(0.3 * scale, dir, 150));
+    if (run('20')) lines.push(await limited(0.05 * scale, dir, 20));
+    if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
+    if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
     return lines.join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });

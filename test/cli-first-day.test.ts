@@ -145,6 +145,9 @@ describe('command line', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const line = await stderrLine(child, /cron worker started/);
+      // Running until told to stop, even with no schedule at all (no timer keeps it alive).
+      await new Promise((r) => setTimeout(r, 300));
+      expect(child.exitCode).toBe(null);
       child.kill('SIGTERM');
       const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
       expect({ code, signal }).toEqual({ code: 0, signal: null });

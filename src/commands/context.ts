@@ -35,10 +35,16 @@ export function shareRateBudget(client: OhsClient, mirror: Mirror): OhsClient {
   return client;
 }
 
-/** Resolves when the process gets SIGINT or SIGTERM (for long-running commands). */
+/**
+ * Resolves when the process gets SIGINT or SIGTERM (for long-running commands). Keeps the process
+ * alive until then: signal listeners do not, so `ohs cron` with no schedule (no timers) would
+ * otherwise exit by itself right after saying it runs until SIGTERM.
+ */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
+    const keepAlive = setInterval(() => {}, 2 ** 30);
     const done = (signal: NodeJS.Signals) => {
+      clearInterval(keepAlive);
       process.off('SIGINT', done);
       process.off('SIGTERM', done);
       resolve(signal);

@@ -55,7 +55,7 @@ export function registerSim(program: Command): void {
     .addOption(
       new Option(
         '--list-contains <reading>',
-        'how listContains reads a list: any one of its items matches, or the value as a whole',
+        'how listContains reads a list (any: one of its items matches; whole: the value as a whole)',
       )
         .choices(['any', 'whole'])
         .default('any'),

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import ExcelJS from 'exceljs';
 import { InputError } from '../errors.js';
+import { exceljs } from '../util/exceljs.js';
 
 /**
  * Input files of the user (policy files, write-back plans): CSV (comma or semicolon separated),
@@ -82,7 +82,7 @@ async function readCsv(file: string): Promise<InputTable> {
 }
 
 async function readXlsx(file: string): Promise<InputTable> {
-  const wb = new ExcelJS.Workbook();
+  const wb = new (exceljs().Workbook)();
   try {
     await wb.xlsx.readFile(file);
   } catch (err) {

@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { exceljs } from '../util/exceljs.js';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
 import { drained, type Emitter, forEachRow } from './streams.js';
 import type { CellType, Column, Row, Sheet } from './types.js';
@@ -109,7 +110,7 @@ export class XlsxRenderer implements Renderer {
       this.file.once('close', () => (this.failure === undefined ? resolve() : reject(this.failure)));
     });
     this.closed.catch(() => undefined);
-    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    this.workbook = new (exceljs().stream.xlsx.WorkbookWriter)({
       stream: this.file,
       useStyles: true,
       useSharedStrings: false,

@@ -375,7 +375,10 @@ async function probeUpward(
       ctx.stats.probeBounded = true;
       break;
     }
-    const batch = Array.from({ length: Math.min(BATCH, window) }, (_, k) => String(next + k * step)).filter(
+    // Never more than the misses still needed to end: a run finding nothing asks `window` ids, not
+    // `window` rounded up to whole batches (64 for 50).
+    const size = Math.min(BATCH, window - misses);
+    const batch = Array.from({ length: size }, (_, k) => String(next + k * step)).filter(
       (id) => Number(id) <= bound,
     );
     next += batch.length * step;

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,16 @@ export interface PgServer {
   stop(): void;
 }
 
+/** `pg_ctl stop -m immediate` of a cluster whose start may not have finished (errors ignored). */
+export function stopCluster(dir: string): void {
+  const bin = pgBinDir();
+  if (bin === undefined) return;
+  const ids = process.getuid?.() === 0 ? postgresIds() : undefined;
+  spawnSync(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'], {
+    ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }),
+  });
+}
+
 export function pgBinDir(): string | undefined {
   const fromEnv = process.env.OHS_PG_BIN;
   if (fromEnv !== undefined && existsSync(join(fromEnv, 'initdb'))) return fromEnv;
@@ -31,7 +41,7 @@ export function pgBinDir(): string | undefined {
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -49,13 +59,19 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-export async function startPgServer(): Promise<PgServer> {
+/**
+ * Starts the server without blocking the event loop (initdb and pg_ctl run as child processes
+ * awaited asynchronously), so a caller can start it in the background. `port`: the port to
+ * listen on (default: a free one); `dir`: an empty folder for the cluster (default: a new
+ * temporary one), removed by `stop()`.
+ */
+export async function startPgServer(options: { port?: number; dir?: string } = {}): Promise<PgServer> {
   const bin = pgBinDir();
   if (bin === undefined) {
     throw new Error('PostgreSQL binaries not found (install Debian package postgresql, or set OHS_PG_BIN)');
   }
   const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'ohs-pg-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'ohs-pg-'));
   const data = join(dir, 'data');
   mkdirSync(data);
   const ids = asRoot ? postgresIds() : undefined;
@@ -72,8 +88,19 @@ export async function startPgServer(): Promise<PgServer> {
       throw new Error(`${cmd} ${args.join(' ')} failed (${res.status}): ${res.stderr || res.stdout}`);
     }
   };
-  run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'ohs', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
+  const runAsync = (cmd: string, args: string[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        cmd,
+        args,
+        { encoding: 'utf8', ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }) },
+        (err, stdout, stderr) => {
+          if (err === null) resolve();
+          else reject(new Error(`${cmd} ${args.join(' ')} failed (${err.code}): ${stderr || stdout}`));
+        },
+      );
+    });
+  const port = options.port ?? (await freePort());
   const opts = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
@@ -83,18 +110,17 @@ export async function startPgServer(): Promise<PgServer> {
     '-c full_page_writes=off',
     '-c max_connections=200',
   ].join(' ');
-  run(join(bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-o',
-    opts,
-    '-l',
-    join(dir, 'server.log'),
-    '-w',
-    '-t',
-    '60',
-    'start',
-  ]);
+  try {
+    await runAsync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'ohs', '--no-sync', '-E', 'UTF8']);
+    const log = join(dir, 'server.log');
+    await runAsync(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', log, '-w', '-t', '60', 'start']);
+  } catch (err) {
+    spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], {
+      ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const url = `postgres://ohs@127.0.0.1:${port}/postgres`;
   let stopped = false;
   return {

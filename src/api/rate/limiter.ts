@@ -2,7 +2,7 @@ import type { Logger } from '../../log.js';
 import { budgetKey, type RateBudgetStore, type SharedRate } from './budget.js';
 import { CUBIC, CubicRate, type CubicState, type CutReason } from './cubic.js';
 import { type Headers, parseRateLimit, plannedRate } from './headers.js';
-import { LatencyWatch } from './latency.js';
+import { ClientLag, LatencyWatch } from './latency.js';
 import { RateMeter } from './meter.js';
 
 export interface RateLimiterOptions {
@@ -45,6 +45,8 @@ const SYNC_EVERY_MS = 250;
 const LEASE_GRACE_MS = 100;
 /** A rate counts as good once it ran this long with no cut (CUBIC is back near its plateau). */
 const GOOD_AFTER_MS = 2000;
+/** A shared cut older than this, with no rate learned from it, is not adopted by a new process. */
+const STALE_CUT_MS = 60_000;
 /** How often the good rate is written. */
 const SAVE_GOOD_EVERY_MS = 5000;
 
@@ -80,6 +82,8 @@ export class RateLimiter {
   private goodSince = Date.now();
   private lastGoodSaved = 0;
   private longestResetMs = 0;
+  /** The service refused (429) or held (Retry-After) this process, or an earlier one learned a rate. */
+  private throttledSeen = false;
   private readonly stats: RateSnapshot;
   private ready: Promise<void> | undefined;
 
@@ -186,12 +190,16 @@ export class RateLimiter {
     if (info !== undefined) {
       this.longestResetMs = Math.max(this.longestResetMs, info.resetMs ?? 0);
       const planned = plannedRate(info, this.longestResetMs);
-      if (planned !== undefined) this.controller.plan(now, planned);
+      if (planned !== undefined) {
+        this.controller.plan(now, planned);
+        this.throttledSeen = true;
+      }
       // The quota is spent: wait for its reset rather than collect 429s.
       if (info.remaining !== undefined && info.remaining < 1 && info.resetMs !== undefined)
         this.hold(now, Math.max(info.resetMs, 1000 / Math.max(CUBIC.MIN_RATE, this.rate)));
     }
     if (status === 429 || retryAfterMs !== undefined) {
+      this.throttledSeen = true;
       this.cut(now, sentAt, status === 429 ? 'throttled' : 'retry_after');
       this.hold(now, retryAfterMs ?? 0);
       return;
@@ -203,15 +211,20 @@ export class RateLimiter {
       watch = new LatencyWatch();
       this.latency.set(kind, watch);
     }
-    if (watch.add(ms, now)) {
-      this.cut(now, sentAt, 'latency');
+    if (watch.add(ms, now, ClientLag.get().ms(now))) {
+      this.cut(now, sentAt, 'latency', {
+        kind,
+        p90: watch.lastP90,
+        baseline: watch.baseline,
+        clientLagMs: Math.round(watch.lastLag),
+      });
       return;
     }
     this.controller.success(now, this.measured(now));
     this.maybeSaveGood(now);
   }
 
-  private cut(now: number, sentAt: number, reason: CutReason): void {
+  private cut(now: number, sentAt: number, reason: CutReason, why?: Record<string, unknown>): void {
     // With a shared budget this process sends only its share: the rate in force, not what this
     // process measured, is what the service saw.
     // Alone, what the service answered (not refused) in the last second is the best estimate of
@@ -222,7 +235,7 @@ export class RateLimiter {
     this.stats.cuts[reason]++;
     this.goodSince = now;
     const state = this.controller.current;
-    this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10 }, 'rate cut');
+    this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10, ...why }, 'rate cut');
     if (this.budget !== undefined) {
       const budget = this.budget;
       // Another process's cut in the same episode wins: one cut per episode across processes.
@@ -254,11 +267,16 @@ export class RateLimiter {
     const shared = await this.timed(() => budget.load(this.key)).catch(this.ignore);
     if (shared === undefined) return;
     const now = Date.now();
-    if (shared.goodRate === undefined) this.merge(shared);
-    else {
+    if (shared.goodRate === undefined) {
+      // An old cut no process learned a rate from (latency alone, or a limit lifted since) says
+      // nothing about the service now: start with the bucket off, as a first process does.
+      if (now - shared.cutAt > STALE_CUT_MS) this.seenCutAt = shared.cutAt;
+      else this.merge(shared);
+    } else {
       this.controller.adopt(new CubicRate(this.controller.ceiling, { rate: shared.goodRate, now }).current);
       this.seenCutAt = shared.cutAt;
       this.stats.startedFromLearned = true;
+      this.throttledSeen = true;
     }
     this.lastSync = now;
   }
@@ -309,7 +327,8 @@ export class RateLimiter {
   /** Adopts another process's cut when it is newer than ours (or, `force`, just different). */
   private merge(shared: SharedRate, force = false): void {
     const mine = this.controller.current;
-    if (shared.cutAt > mine.cutAt || (force && shared.cutAt !== mine.cutAt && shared.cutAt > 0)) {
+    const newer = shared.cutAt > mine.cutAt && shared.cutAt > this.seenCutAt;
+    if (newer || (force && shared.cutAt !== mine.cutAt && shared.cutAt > 0)) {
       const state: CubicState = { rate: shared.rate, wMax: shared.wMax, cutAt: shared.cutAt };
       this.controller.adopt(state);
       this.goodSince = Date.now();
@@ -321,6 +340,9 @@ export class RateLimiter {
     const budget = this.budget;
     const state = this.controller.current;
     if (budget === undefined || state.wMax === 0 || !Number.isFinite(state.rate)) return;
+    // Latency alone is no limit: a rate cut on latency (a busy service, a loaded machine) is not
+    // handed to the next process as one, which would start below what the service allows.
+    if (!this.throttledSeen) return;
     if (now - this.goodSince < GOOD_AFTER_MS || now - this.lastGoodSaved < SAVE_GOOD_EVERY_MS) return;
     // Only a rate actually used proves anything: a process sending little must not lower it.
     if (this.measured(now) < 0.8 * state.rate) return;

@@ -292,11 +292,14 @@ export class SqliteStatements {
       const before = s.current.get(id) as { raw: string; deleted_at: string | null } | undefined;
       p.seen.run(stream, String(id), seenState.seen);
       if (before !== undefined && before.raw === raw && before.deleted_at === null) {
-        p.unstage.run(stream, String(id));
+        // Staged earlier in this pass (a record seen twice): unstaged. Nothing staged yet (the
+        // usual case of a pass over an unchanged mirror): no DELETE per unchanged record.
+        if (this.mayHaveStaged(stream)) p.unstage.run(stream, String(id));
         counts.unchanged++;
         continue;
       }
       p.stage.run(stream, String(id), raw);
+      this.staging.set(stream, true);
       if (before === undefined) counts.inserted++;
       else counts.updated++;
     }
@@ -336,7 +339,26 @@ export class SqliteStatements {
   clearPassIds(stream: string): void {
     this.passStatements.clearSeen.run(stream);
     this.passStatements.clearStage.run(stream);
+    // Unknown rather than false: the clearing may yet be rolled back with its transaction.
+    this.staging.delete(stream);
   }
+
+  /**
+   * Whether the stream's pass may hold staged records: known once asked (a pass resumed from a
+   * killed run may have some), then kept up to date by stagePage and clearPassIds. Call inside
+   * `transaction` (the answer is read under the write lock; one sync per mirror holds the lock).
+   */
+  private mayHaveStaged(stream: string): boolean {
+    let known = this.staging.get(stream);
+    if (known === undefined) {
+      known = this.stagedCount(stream) > 0;
+      this.staging.set(stream, known);
+    }
+    return known;
+  }
+
+  /** Per stream: whether its pass may hold staged records (see mayHaveStaged). */
+  private readonly staging = new Map<string, boolean>();
 
   /** Records staged by the pass under way. */
   stagedCount(stream: string): number {

@@ -1,0 +1,15 @@
+import { createRequire } from 'node:module';
+import type ExcelJS from 'exceljs';
+
+/**
+ * exceljs, loaded on first use. It is the heaviest module the CLI depends on (about 0.6 s of CPU
+ * to load, half of the CLI's start-up), and only `ohs report` (xlsx) and write-back input from an
+ * .xlsx file need it, so every other command (and `ohs --help`) starts without it. exceljs is
+ * CommonJS: `require` gives what `import ExcelJS from 'exceljs'` gives, synchronously.
+ */
+let loaded: typeof ExcelJS | undefined;
+
+export function exceljs(): typeof ExcelJS {
+  loaded ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJS;
+  return loaded;
+}
