@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
-import { type PgServer, startPgServer } from '../helpers/pg-server.js';
 import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
 
 /**
@@ -13,13 +13,12 @@ import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
  * appears in any output.
  */
 const SECRET = 'Pw-7f3k-never-shown';
-let server: PgServer;
-beforeAll(async () => {
-  server = await startPgServer();
-});
-afterAll(() => server?.stop());
+/** PostgreSQL is under test in this run (OHS_TEST_ENGINES); its one server is the run's. */
+const noPg = !engines.includes('postgres');
+const newDatabase = withTargets('postgres');
+beforeAll(async () => {});
 
-describe('ohs on a PostgreSQL mirror', () => {
+describe.skipIf(noPg)('ohs on a PostgreSQL mirror', () => {
   const sim = withSim({ scale: 0.03 });
   const tmp = withTmpDir('ohs-pg-cli-');
 
@@ -28,7 +27,7 @@ describe('ohs on a PostgreSQL mirror', () => {
     const config = cliConfig(dir);
     const env = cliEnv(sim());
     // Trust authentication ignores the password: it is there to be hidden.
-    const url = server.createDatabase('cli').replace('postgres://ohs@', `postgres://ohs:${SECRET}@`);
+    const url = (await newDatabase()).replace('postgres://ohs@', `postgres://ohs:${SECRET}@`);
     const file = join(dir, 'copied.sqlite');
     const outputs: string[] = [];
     const ohs = async (args: string[]) => {
@@ -41,10 +40,10 @@ describe('ohs on a PostgreSQL mirror', () => {
     // The same data on SQLite: the mirror copied (run times, first-seen times and ids included).
     const copy = await ohs(['mirror', 'copy', '--from', url, '--to', file]);
     expect(copy.stdout).toMatch(
-      /^copied \d+ rows in \d+ tables from postgres:\/\/ohs@127\.0\.0\.1:\d+\/cli to /,
+      /^copied \d+ rows in \d+ tables from postgres:\/\/ohs@127\.0\.0\.1:\d+\/t_\w+ to /,
     );
     const status = await ohs(['status', '--db', url]);
-    expect(status.stdout).toContain(`postgres://ohs@127.0.0.1:${server.port}/cli`);
+    expect(status.stdout).toContain(url.replace(`:${SECRET}@`, '@'));
 
     const asOf = TEST_ANCHOR;
     await ohs([

@@ -9,21 +9,20 @@ import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { takeAdvisoryLock } from '../../src/mirror/postgres/lock.js';
 import { isPostgresUrl, pgTarget, redactUrl } from '../../src/mirror/postgres/url.js';
 import { LockedError } from '../../src/sync/types.js';
-import { type PgServer, startPgServer } from '../helpers/pg-server.js';
+import { engines, pgAdminUrl, withTargets } from '../helpers/engines.js';
 
 /**
  * Connecting to a PostgreSQL mirror: errors that name host and database with a stable code and
  * never the password; connection strings shown without it; named locks held across connections
  * and processes, released when the holder dies.
  */
-let server: PgServer;
+/** PostgreSQL is under test in this run (OHS_TEST_ENGINES); its one server is the run's. */
+const noPg = !engines.includes('postgres');
+const newDatabase = withTargets('postgres');
 const SECRET = 'pw-Zq81x-secret';
 const withPassword = (url: string) => url.replace('postgres://ohs@', `postgres://ohs:${SECRET}@`);
 
-beforeAll(async () => {
-  server = await startPgServer();
-});
-afterAll(() => server?.stop());
+beforeAll(async () => {});
 
 async function closedPort(): Promise<number> {
   return await new Promise((resolve) => {
@@ -46,7 +45,7 @@ async function failure(p: Promise<unknown>): Promise<PgMirrorError> {
   return e;
 }
 
-describe('connection strings', () => {
+describe.skipIf(noPg)('connection strings', () => {
   test('are told from file paths and shown without their password', () => {
     expect(isPostgresUrl('postgres://u@h/db')).toBe(true);
     expect(isPostgresUrl('postgresql://u@h/db')).toBe(true);
@@ -67,7 +66,7 @@ describe('connection strings', () => {
   });
 });
 
-describe('connection failures', () => {
+describe.skipIf(noPg)('connection failures', () => {
   test('no server at host:port: PG_UNREACHABLE naming host, port and database', async () => {
     const port = await closedPort();
     const e = await failure(connectPostgres(`postgres://ohs:${SECRET}@127.0.0.1:${port}/mirror`));
@@ -77,22 +76,22 @@ describe('connection failures', () => {
   });
 
   test('no such database: PG_NO_DATABASE', async () => {
-    const url = withPassword(server.url).replace(/\/postgres$/, '/no_such_db');
+    const url = withPassword(await pgAdminUrl()).replace(/\/postgres$/, '/no_such_db');
     const e = await failure(connectPostgres(url));
     expect(e.code).toBe('PG_NO_DATABASE');
     expect(e.message).toContain('no_such_db');
-    expect(e.message).toContain(`127.0.0.1:${server.port}`);
+    expect(e.message).toContain(`127.0.0.1:${new URL(await pgAdminUrl()).port}`);
   });
 
   test('an unknown role: PG_AUTH_FAILED', async () => {
-    const url = server.url.replace('postgres://ohs@', `postgres://nobody:${SECRET}@`);
+    const url = (await pgAdminUrl()).replace('postgres://ohs@', `postgres://nobody:${SECRET}@`);
     const e = await failure(connectPostgres(url));
     expect(e.code).toBe('PG_AUTH_FAILED');
     expect(e.message).toContain('nobody');
   });
 
   test('a role without the right to create the tables: PG_PERMISSION_DENIED', async () => {
-    const url = server.createDatabase('denied');
+    const url = await newDatabase();
     const admin = await connectPostgres(url);
     await admin.pool.query('CREATE ROLE weak LOGIN');
     await admin.db.destroy();
@@ -113,12 +112,12 @@ describe('connection failures', () => {
   });
 });
 
-describe('locks across connections and processes', () => {
+describe.skipIf(noPg)('locks across connections and processes', () => {
   let url: string;
   let a: pg.Pool;
   let b: pg.Pool;
   beforeAll(async () => {
-    url = server.createDatabase('locks');
+    url = await newDatabase();
     const m = await connectPostgres(url);
     await migrate(m.db, postgresDdl);
     await m.db.destroy();

@@ -10,29 +10,29 @@ import { migrate, migrationsFor, pendingMigrations } from '../../src/mirror/migr
 import { connectPostgres } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { sqliteDdl } from '../../src/mirror/sqlite/ddl.js';
-import { type PgServer, startPgServer } from '../helpers/pg-server.js';
+import { engines, withTargets } from '../helpers/engines.js';
 
 /**
  * The shared migrations on a real PostgreSQL server: the same tables, columns, indexes, views
  * and data dictionary as on SQLite, with PostgreSQL's types (numeric money, jsonb raw, identity
  * keys), camelCase surviving in the views, and an older mirror upgrading in place.
  */
-let server: PgServer;
+/** PostgreSQL is under test in this run (OHS_TEST_ENGINES); its one server is the run's. */
+const noPg = !engines.includes('postgres');
+const newDatabase = withTargets('postgres');
 let dir: string;
 const dbs: Kysely<Database>[] = [];
 
 beforeAll(async () => {
-  server = await startPgServer();
   dir = mkdtempSync(join(tmpdir(), 'ohs-pg-schema-'));
 });
 afterAll(async () => {
   for (const db of dbs) await db.destroy();
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function connect(name: string): Promise<Kysely<Database>> {
-  const { db } = await connectPostgres(server.createDatabase(name));
+async function connect(_name: string): Promise<Kysely<Database>> {
+  const { db } = await connectPostgres(await newDatabase());
   dbs.push(db);
   return db;
 }
@@ -57,7 +57,7 @@ async function columnTypes(db: Kysely<Database>, table: string): Promise<Record<
   );
 }
 
-describe('migrations on PostgreSQL', () => {
+describe.skipIf(noPg)('migrations on PostgreSQL', () => {
   test('make the tables, columns, indexes and views SQLite has, with PostgreSQL types', async () => {
     const db = await connect('fresh');
     await migrate(db, postgresDdl);
@@ -252,7 +252,7 @@ describe('migrations on PostgreSQL', () => {
   });
 
   test('two processes opening one new mirror at once both succeed', async () => {
-    const url = server.createDatabase('race');
+    const url = await newDatabase();
     const a = await connectPostgres(url);
     const b = await connectPostgres(url);
     dbs.push(a.db, b.db);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/index.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { expectMirrorEqualsTruth, streamTables, syncInto, withMirror } from '../helpers/mirror.js';
-import { type PgServer, startPgServer } from '../helpers/pg-server.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -9,13 +9,12 @@ import { withSim } from '../helpers/sim.js';
  * the truth as on SQLite; an incremental sync after live changes follows them; a second sync
  * on the mirror while one holds its lock is refused.
  */
-let server: PgServer;
-beforeAll(async () => {
-  server = await startPgServer();
-});
-afterAll(() => server?.stop());
+/** PostgreSQL is under test in this run (OHS_TEST_ENGINES); its one server is the run's. */
+const noPg = !engines.includes('postgres');
+const newDatabase = withTargets('postgres');
+beforeAll(async () => {});
 
-describe('sync into PostgreSQL', () => {
+describe.skipIf(noPg)('sync into PostgreSQL', () => {
   const sim = withSim({
     scale: 0.03,
     faultRate: 0.15,
@@ -26,7 +25,7 @@ describe('sync into PostgreSQL', () => {
   });
 
   it('a full sync equals the truth; a second one writes nothing new', async () => {
-    const url = server.createDatabase('sync_full');
+    const url = await newDatabase();
     const report = await syncInto(sim(), url, { full: true }, { maxRetries: 12 });
     expect(report.error, String(report.error)).toBeUndefined();
     expect(report.outcome).toBe('ok');
@@ -46,14 +45,14 @@ describe('sync into PostgreSQL', () => {
   });
 
   it('the sync lock is held across connections: a second sync is refused while one runs', async () => {
-    const url = server.createDatabase('sync_lock');
+    const url = await newDatabase();
     const holder = await openMirror(url);
     const lock = await holder.lock('sync');
     try {
       const err = await syncInto(sim(), url, { full: true }).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'LOCKED' });
       expect(String((err as Error).message)).toMatch(
-        /another sync is running on postgres:\/\/ohs@127\.0\.0\.1:\d+\/sync_lock \(pid \d+ on /,
+        /another sync is running on postgres:\/\/ohs@127\.0\.0\.1:\d+\/t_\w+ \(pid \d+ on /,
       );
     } finally {
       await lock.release();
