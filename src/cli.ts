@@ -34,7 +34,7 @@ export const commandModules: readonly CommandModule[] = [
 
 /** The program with its global options and no command. */
 function bareProgram(): Command {
-  return new Command('ohs')
+  const program = new Command('ohs')
     .description(
       'Mirror the Occupational Health and Screening Service into SQLite, report on it, write changes back.',
     )
@@ -47,6 +47,7 @@ function bareProgram(): Command {
     .option('--db <file>', 'the SQLite mirror (env OHS_DB)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
+  return program;
 }
 
 /**
