@@ -131,7 +131,8 @@ describe.each(engines)('overlapping applies and kills (%s)', (engine) => {
     sim().resetStats();
     sim().configure({ latencyMs: 300 });
     const first = [runOhs(['apply'], { cwd: dir, env }), runOhs(['apply'], { cwd: dir, env })];
-    while ((sim().stats.byOperation.createPayment ?? 0) < 10) await sleep(50);
+    const until = Date.now() + 120_000;
+    while ((sim().stats.byOperation.createPayment ?? 0) < 10 && Date.now() < until) await sleep(50);
     const third = runOhs(['apply'], { cwd: dir, env });
     // While an apply runs, the outbox can be listed and another file planned.
     const listed = await runOhs(['outbox', '--state', 'sending'], { cwd: dir, env });
