@@ -213,7 +213,7 @@ describe.each(engines)('%s: ohs run and ohs cron', (engine) => {
     // The mirror by its path, or its connection string (never a password).
     expect(lines[0]).toMatch(
       new RegExp(
-        `^ohs: LOCKED: another job is running on ${literal(redactTarget(db))} \\(pid \\d+ on .*\\); wait for it to finish$`,
+        `^ohs: LOCKED: another job is running on ${literal(engine === 'sqlite' ? 'ohs.sqlite' : redactTarget(db))} \\(pid \\d+ on .*\\); wait for it to finish$`,
       ),
     );
     const [code] = (await once(first.child, 'exit')) as [number | null];
