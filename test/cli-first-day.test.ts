@@ -14,12 +14,15 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metaKeys, readMeta, sqliteDriver } from '../src/mirror/index.js';
+import { metaKeys, readMeta, redactTarget, sqliteDriver } from '../src/mirror/index.js';
 import { OHS_BIN, runOhs } from './helpers/cli.js';
+import { engines, withTargets } from './helpers/engines.js';
 import { cliConfig, cliEnv, withMirror } from './helpers/mirror.js';
 import { withSim } from './helpers/sim.js';
 import {
@@ -270,6 +273,85 @@ describe('mirror files', () => {
       `ohs: MIRROR_OPEN_FAILED: ${old} is read-only here and needs upgrading (migrations 0005_mirror_meta): run ohs sync once as the user who owns it`,
     );
   });
+});
+
+describe.runIf(engines.includes('postgres'))('a postgres:// mirror', () => {
+  const target = withTargets('postgres');
+  const SECRET = 'pw-Zq81x-secret';
+  let url: string;
+  beforeAll(async () => {
+    url = await target();
+    const r = await runOhs(['sync', '--config', config, '--db', url], { env, timeoutMs: 240_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  }, 300_000);
+
+  it('status and report work on it as on a file, naming it without a password', slow, async () => {
+    const dir = newDir();
+    const status = await runOhs(['status', '--db', url], { env });
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`mirror ${redactTarget(url)}`);
+    const json = await runOhs(['status', '--db', url, '--json'], { env });
+    const streams = (JSON.parse(json.stdout) as { streams: { stream: string; rows: number }[] }).streams;
+    expect(streams.find((s) => s.stream === 'orderitem')?.rows).toBe(sim().tables.OrderItem.all().length);
+    const report = await runOhs(['report', 'all', '--db', url, '--out', join(dir, 'out')], { env });
+    expect(report.stderr).not.toMatch(/^ohs: /m);
+    expect(report.code).toBe(0);
+    expect(readdirSync(join(dir, 'out'))).toHaveLength(6);
+  });
+
+  it('an unreachable server: one line naming host, port and database, never the password', slow, async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const addr = srv.address();
+        srv.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 1));
+      });
+    });
+    const down = `postgres://ohs:${SECRET}@127.0.0.1:${port}/mirror`;
+    for (const args of [['status'], ['report', 'all', '--out', join(newDir(), 'out')], ['run', 'sync']]) {
+      const r = await runOhs([...args, '--db', down], { env, cwd: newDir() });
+      expect(r.code, args.join(' ')).not.toBe(0);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(1);
+      expect(lines[0]).toMatch(/^ohs: PG_UNREACHABLE: /);
+      expect(lines[0]).toContain(`127.0.0.1:${port}`);
+      expect(lines[0]).toContain('mirror');
+      expect(r.stderr + r.stdout).not.toContain(SECRET);
+    }
+  });
+
+  it(
+    'a role without rights: one line naming the role, host and database, never the password',
+    slow,
+    async () => {
+      const empty = await target();
+      await withMirror(url, async (m) => {
+        await sql`CREATE ROLE weak_cli LOGIN PASSWORD ${sql.lit(SECRET)}`.execute(m.db);
+      });
+      const as = (u: string) => u.replace('postgres://ohs@', `postgres://weak_cli:${SECRET}@`);
+      const database = (u: string) => new URL(u).pathname.slice(1);
+      // Creating the mirror's tables in a database it may not create in.
+      const sync = await runOhs(['sync', '--config', config, '--db', as(empty)], { env });
+      expect(sync.code).not.toBe(0);
+      const line = sync.stderr.trim().split('\n');
+      expect(line).toHaveLength(1);
+      expect(line[0]).toMatch(/^ohs: PG_PERMISSION_DENIED: /);
+      expect(line[0]).toContain('role weak_cli');
+      expect(line[0]).toContain(database(empty));
+      expect(line[0]).toContain(new URL(empty).host);
+      // Reading a mirror whose tables it was granted nothing on.
+      const status = await runOhs(['status', '--db', as(url)], { env });
+      expect(status.code).not.toBe(0);
+      const lines = status.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^ohs: PG_PERMISSION_DENIED: /);
+      expect(lines[0]).toContain('role weak_cli');
+      expect(lines[0]).toContain(database(url));
+      for (const r of [sync, status]) expect(r.stderr + r.stdout).not.toContain(SECRET);
+    },
+  );
 });
 
 describe('ohs policy import', () => {

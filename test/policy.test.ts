@@ -6,19 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { openMirror } from '../src/mirror/index.js';
 import { importPolicies } from '../src/policy/import.js';
 import { runOhs } from './helpers/cli.js';
+import { engines, withTargets } from './helpers/engines.js';
 
 function dir(): string {
   return mkdtempSync(join(tmpdir(), 'ohs-policy-'));
 }
 
-/** An empty mirror in `d` (policy import refuses a missing file, as a mistyped --db). */
-async function newMirror(d: string): Promise<string> {
-  const db = join(d, 'm.sqlite');
-  await (await openMirror(db)).close();
-  return db;
-}
+describe.each(engines)('%s: ohs policy import', (engine) => {
+  const target = withTargets(engine);
+  /** An empty mirror (policy import refuses a missing file, as a mistyped --db). */
+  const newMirror = async (): Promise<string> => {
+    const db = await target();
+    await (await openMirror(db)).close();
+    return db;
+  };
 
-describe('ohs policy import', () => {
   it('imports a CSV with interface or camelCase column names, deriving the program', async () => {
     const d = dir();
     const file = join(d, 'policy.csv');
@@ -26,7 +28,7 @@ describe('ohs policy import', () => {
       file,
       'OrgId,agency,rpMinDrug,rpMinAlc,rpDotRegistrationNumber,Parent~OrgId\r\n1001,FMCSA,50,10,123456,\r\n1002,,25,0,,1001\r\n',
     );
-    const db = await newMirror(d);
+    const db = await newMirror();
     const r = await runOhs(['policy', 'import', file, '--db', db]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('imported 2 org policies');
@@ -68,7 +70,7 @@ describe('ohs policy import', () => {
     ws.addRow(['orgId', 'program', 'agency', 'rpMinDrug', 'rpMinAlc']);
     ws.addRow([2001, 'dot', 'faa', 25, 10]);
     await wb.xlsx.writeFile(file);
-    const mirror = await openMirror(join(d, 'm.sqlite'));
+    const mirror = await openMirror(await target());
     try {
       expect(await importPolicies(mirror.db, file)).toBe(1);
       const csv = join(d, 'again.csv');
@@ -92,7 +94,7 @@ describe('ohs policy import', () => {
       file,
       'orgId,program,agency,rpMinDrug,color\n1001,DOT,FMCSA,50,red\nabc,MAYBE,NASA,150,\n1001,,,,\n',
     );
-    const db = await newMirror(d);
+    const db = await newMirror();
     const r = await runOhs(['policy', 'import', file, '--db', db]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
@@ -114,7 +116,7 @@ describe('ohs policy import', () => {
   });
 
   it('says what is wrong with an unreadable file', async () => {
-    const db = await newMirror(dir());
+    const db = await newMirror();
     const r = await runOhs(['policy', 'import', '/nonexistent/p.csv', '--db', db]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('ohs: INPUT_INVALID: /nonexistent/p.csv: cannot read: ENOENT');

@@ -3,14 +3,21 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { sqliteDriver } from '../../src/mirror/index.js';
-import { startSim } from '../../src/sim/index.js';
+import { engineOf, type Mirror, openMirror, redactTarget, sqliteDriver } from '../../src/mirror/index.js';
+import type { ResourceName } from '../../src/schema/index.js';
+import { type SimRecord, startSim } from '../../src/sim/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { rows, values, withMirror } from '../helpers/mirror.js';
 import { READ_TOKEN, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
 /** The mirror's own driver for this Node (better-sqlite3 12 aborts on Node 24). */
 const { Database } = sqliteDriver();
+
+/** A regular expression matching `text` literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A clean working folder with a config/local.json pointing at the sandbox. */
 function workdir(url: string, extra: Record<string, unknown> = {}): string {
@@ -37,24 +44,31 @@ type JobRow = {
   sync_run_id: number | null;
 };
 
-function jobRuns(db: string): JobRow[] {
-  if (!existsSync(db)) return [];
-  const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+/** The job runs recorded in the mirror so far (none while it does not exist yet). */
+async function jobRuns(db: string): Promise<JobRow[]> {
+  if (engineOf(db) === 'sqlite' && !existsSync(db)) return [];
+  let m: Mirror;
   try {
-    return sqlite
-      .prepare('SELECT id, job, outcome, error_code, outputs, sync_run_id FROM job_run ORDER BY id')
-      .all() as JobRow[];
+    m = await openMirror(db, { readonly: true, mustExist: true });
+  } catch {
+    return [];
+  }
+  try {
+    return await rows<JobRow>(
+      m,
+      sql`SELECT id, job, outcome, error_code, outputs, sync_run_id FROM job_run ORDER BY id`,
+    );
   } catch {
     return [];
   } finally {
-    sqlite.close();
+    await m.close();
   }
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v !== undefined) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -81,14 +95,48 @@ function spawnOhs(
   return { child, out: () => out, err: () => err };
 }
 
-describe('ohs demo', () => {
-  it('from a clean folder: syncs the built-in sandbox into demo.sqlite, writes every report to demo-out/, prints where', async () => {
+/** The demo's sandbox is deterministic (seed 1, today's date): a twin's truth, made once. */
+let twinTruth: Promise<Record<ResourceName, SimRecord[]>> | undefined;
+function demoTruth(): Promise<Record<ResourceName, SimRecord[]>> {
+  twinTruth ??= (async () => {
+    const twin = await startSim({
+      scale: 0.1,
+      anchorDate: new Date().toISOString().slice(0, 10),
+      token: WRITE_TOKEN,
+      readonlyToken: READ_TOKEN,
+    });
+    const truth = twin.truth();
+    await twin.close();
+    return truth;
+  })();
+  return twinTruth;
+}
+
+describe.each(engines)('%s: ohs demo', (engine) => {
+  const target = withTargets(engine);
+
+  it('from a clean folder: syncs the built-in sandbox into its mirror, writes every report to demo-out/, prints where', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ohs-demo-'));
-    const r = await runOhs(['demo', '--scale', '0.1'], { cwd: dir, timeoutMs: 120_000 });
-    expect(r.code).toBe(0);
-    const db = join(dir, 'demo.sqlite');
-    expect(r.stdout).toContain(`Mirror   ${db}  (mode 600;`);
-    expect(statSync(db).mode & 0o777).toBe(0o600);
+    // SQLite: the default demo.sqlite in the folder; PostgreSQL: --db names a new database.
+    const url = engine === 'postgres' ? await target() : undefined;
+    const r = await runOhs(['demo', '--scale', '0.1', ...(url === undefined ? [] : ['--db', url])], {
+      cwd: dir,
+      timeoutMs: 240_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const db = url ?? join(dir, 'demo.sqlite');
+    if (url === undefined) {
+      // The SQLite file itself: created private (0600), in the folder.
+      expect(r.stdout).toContain(`Mirror   ${db}  (mode 600;`);
+      expect(statSync(db).mode & 0o777).toBe(0o600);
+      expect(r.stdout).toContain('sqlite3 demo.sqlite "select org, count(*) as open_orders from v_orderitem');
+    } else {
+      expect(r.stdout).toContain(`Mirror   ${redactTarget(url)}  (PostgreSQL;`);
+      expect(r.stdout).toContain(
+        `psql '${redactTarget(url)}' -c "select org, count(*) as open_orders from v_orderitem`,
+      );
+      expect(readdirSync(dir)).toEqual(['demo-out']);
+    }
     const printed = r.stdout
       .split('\n')
       .map((l) => l.trim())
@@ -99,20 +147,10 @@ describe('ohs demo', () => {
       for (const ext of ['xlsx', 'csv'])
         expect(files.some((f) => f.includes(`${name}-`) && f.endsWith(ext))).toBe(true);
     }
-    expect(r.stdout).toContain('sqlite3 demo.sqlite "select org, count(*) as open_orders from v_orderitem');
 
-    // The demo's sandbox is deterministic (seed 1, today's date): the mirror equals a twin's truth.
-    const today = new Date().toISOString().slice(0, 10);
-    const twin = await startSim({
-      scale: 0.1,
-      anchorDate: today,
-      token: WRITE_TOKEN,
-      readonlyToken: READ_TOKEN,
-    });
-    const truth = twin.truth();
-    await twin.close();
-    const sqlite = new Database(db, { readonly: true });
-    try {
+    // The mirror equals a twin's truth.
+    const truth = await demoTruth();
+    await withMirror(db, async (m) => {
       for (const [table, resource] of [
         ['orderitem', 'OrderItem'],
         ['invoice', 'Invoice'],
@@ -122,39 +160,43 @@ describe('ohs demo', () => {
         ['applicant', 'Applicant'],
       ] as const) {
         const ids = (
-          sqlite.prepare(`SELECT id FROM "${table}" WHERE deleted_at IS NULL ORDER BY id`).pluck().all() as (
-            | number
-            | string
-          )[]
+          await values<number | string>(
+            m,
+            sql`SELECT id FROM ${sql.table(table)} WHERE deleted_at IS NULL ORDER BY id`,
+          )
         ).map(String);
         expect(ids.sort(), table).toEqual(truth[resource].map((r) => String(r.id)).sort());
       }
-      const run = sqlite.prepare('SELECT job, trigger, outcome, outputs FROM job_run').get() as Record<
-        string,
-        string
-      >;
+      const [run] = await rows<Record<string, string>>(
+        m,
+        sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
+      );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      expect(JSON.parse(run.outputs ?? '[]')).toHaveLength(6);
-      const csv = sqlite
-        .prepare("SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'")
-        .pluck()
-        .get() as number;
-      expect(csv).toBeGreaterThan(16);
-    } finally {
-      sqlite.close();
-    }
-  }, 180_000);
+      expect(JSON.parse(run?.outputs ?? '[]')).toHaveLength(6);
+      const described = await values(
+        m,
+        sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,
+      );
+      expect(Number(described[0])).toBeGreaterThan(16);
+    });
+  }, 300_000);
 });
 
-describe('ohs run and ohs cron', () => {
+describe.each(engines)('%s: ohs run and ohs cron', (engine) => {
   const sim = withSim({ scale: 0.1, latencyMs: 15 });
+  const target = withTargets(engine);
+  /** A working folder whose config names a new mirror of the engine. */
+  const setUp = async () => {
+    const url = engine === 'postgres' ? await target() : undefined;
+    const dir = workdir(sim().url, url === undefined ? {} : { db: url });
+    return { dir, db: url ?? join(dir, 'ohs.sqlite') };
+  };
 
   it('two overlapping `ohs run nightly`: one runs, the other exits at once with LOCKED', async () => {
-    const dir = workdir(sim().url);
-    const db = join(dir, 'ohs.sqlite');
+    const { dir, db } = await setUp();
     const first = spawnOhs(['run', 'nightly'], dir);
-    await waitFor('the first run to start', () =>
-      jobRuns(db).some((r) => r.outcome === 'running') ? true : undefined,
+    await waitFor('the first run to start', async () =>
+      (await jobRuns(db)).some((r) => r.outcome === 'running') ? true : undefined,
     );
     // Hold the first run there (slow answers) while the second starts: on a loaded machine the
     // second `node` may take seconds to start, and the first must not be done by then.
@@ -168,32 +210,37 @@ describe('ohs run and ohs cron', () => {
     expect(second.code).toBe(6);
     const lines = second.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
+    // The mirror by its path, or its connection string (never a password).
     expect(lines[0]).toMatch(
-      /^ohs: LOCKED: another job is running on .*ohs\.sqlite \(pid \d+ on .*\); wait for it to finish$/,
+      new RegExp(
+        `^ohs: LOCKED: another job is running on ${literal(engine === 'sqlite' ? 'ohs.sqlite' : redactTarget(db))} \\(pid \\d+ on .*\\); wait for it to finish$`,
+      ),
     );
     const [code] = (await once(first.child, 'exit')) as [number | null];
     expect(code, first.err()).toBe(0);
-    const runs = jobRuns(db);
+    const runs = await jobRuns(db);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
     expect(first.out().trim().split('\n')).toHaveLength(6);
-  }, 120_000);
+  }, 180_000);
 
   it('cron: two scheduled runs complete, SIGTERM during the third stops it, recorded as interrupted, exit 0', async () => {
-    const dir = workdir(sim().url);
-    const db = join(dir, 'ohs.sqlite');
+    const { dir, db } = await setUp();
     const worker = spawnOhs(['cron', '--schedule', 'sync=*/2 * * * * *'], dir);
     try {
       await waitFor(
         'two completed runs',
-        () => (jobRuns(db).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined),
+        async () => ((await jobRuns(db)).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined),
         90_000,
       );
       // Make the next run slow, so that SIGTERM lands in the middle of it.
       sim().configure({ latencyMs: 300 });
       await waitFor(
         'a third run under way',
-        () => (jobRuns(db).length >= 3 && jobRuns(db).at(-1)?.outcome === 'running' ? true : undefined),
+        async () => {
+          const runs = await jobRuns(db);
+          return runs.length >= 3 && runs.at(-1)?.outcome === 'running' ? true : undefined;
+        },
         30_000,
       );
       await new Promise((r) => setTimeout(r, 700));
@@ -207,36 +254,35 @@ describe('ohs run and ohs cron', () => {
       sim().configure({ latencyMs: 15 });
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     }
-    const runs = jobRuns(db);
+    const runs = await jobRuns(db);
     expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
     expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });
     expect(runs.every((r) => r.outcome !== 'running')).toBe(true);
-    const sqlite = new Database(db, { readonly: true });
-    try {
-      expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
-      const syncRuns = sqlite.prepare('SELECT outcome FROM sync_run ORDER BY id').pluck().all();
+    if (engine === 'sqlite') {
+      // SQLite only: the file itself survived the interruption intact.
+      const file = new Database(db, { readonly: true });
+      try {
+        expect(file.pragma('integrity_check', { simple: true })).toBe('ok');
+      } finally {
+        file.close();
+      }
+    }
+    await withMirror(db, async (m) => {
+      const syncRuns = await values(m, sql`SELECT outcome FROM sync_run ORDER BY id`);
       expect(syncRuns.at(-1)).toBe('interrupted');
       expect(syncRuns).not.toContain('running');
-      expect(sqlite.prepare('SELECT count(*) FROM sync_lock').pluck().get()).toBe(0);
-    } finally {
-      sqlite.close();
-    }
+      expect(Number((await values(m, sql`SELECT count(*) FROM sync_lock`))[0])).toBe(0);
+    });
     // The next run resumes and ends with the mirror equal to the sandbox.
     const again = await runOhs(['run', 'sync'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
     expect(again.code, again.stderr).toBe(0);
-    const sqlite2 = new Database(db, { readonly: true });
-    try {
-      const ids = sqlite2
-        .prepare('SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id')
-        .pluck()
-        .all();
+    await withMirror(db, async (m) => {
+      const ids = await values(m, sql`SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id`);
       expect(ids).toEqual(
         sim()
           .truth()
           .OrderItem.map((r) => r.id),
       );
-    } finally {
-      sqlite2.close();
-    }
-  }, 180_000);
+    });
+  }, 240_000);
 });

@@ -1,17 +1,79 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
+import { type EngineName, engines, withTargets } from '../helpers/engines.js';
+import { streamTables, withMirror } from '../helpers/mirror.js';
 import { TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
 /**
- * End to end: `ohs sync` the sandbox, `ohs report all`, and check the CSVs against figures
- * computed here, independently, from the sandbox's truth: totals per ageing bucket, each org's
- * annual targets, the set of open order items.
+ * End to end: `ohs sync` the sandbox into a mirror of each engine, `ohs report all` from each,
+ * and check the CSVs against figures computed here, independently, from the sandbox's truth:
+ * totals per ageing bucket, each org's annual targets, the set of open order items. The same
+ * truth synced into SQLite and into PostgreSQL gives the same CSVs, byte for byte.
  */
 const sim = withSim({ scale: 0.1 });
+const targets = new Map(engines.map((e) => [e, withTargets(e)] as const));
+
+interface Synced {
+  /** The working folder (its config/local.json points at the sandbox). */
+  dir: string;
+  db: string;
+  /** stderr of `ohs report all`. */
+  stderr: string;
+  stdout: string;
+}
+
+/**
+ * The moment the sync saw the truth, set to one fixed instant: each engine's sync ran at its own
+ * wall-clock time, and the reports read that time (order ageing: the time in status since an
+ * item was first seen; the as-of instant from the last sync), as they read the as-of date. With
+ * both fixed, what remains to differ between the engines is the engines.
+ */
+const SYNC_TIME = `${TEST_ANCHOR}T02:00:00.000Z`;
+async function observedAt(db: string, at: string): Promise<void> {
+  await withMirror(db, async (m) => {
+    for (const { table } of streamTables)
+      await sql`UPDATE ${sql.table(table)} SET synced_at = ${at}`.execute(m.db);
+    await sql`UPDATE orderitem_status_history SET first_seen_at = ${at}, last_seen_at = ${at}`.execute(m.db);
+    await sql`UPDATE sync_stream_state SET last_success_at = ${at}, last_full_at = ${at}`.execute(m.db);
+  });
+}
+
+const env = { OHS_TOKEN: WRITE_TOKEN, OHS_DB: '' };
+const syncs = new Map<EngineName, Promise<Synced>>();
+
+/** The sandbox synced into a new mirror of `engine` and every report written to out/ (once per engine). */
+function syncedAndReported(engine: EngineName): Promise<Synced> {
+  let p = syncs.get(engine);
+  if (p === undefined) {
+    p = (async () => {
+      const db = await (targets.get(engine) as () => Promise<string>)();
+      const dir = mkdtempSync(join(tmpdir(), `ohs-reports-e2e-${engine}-`));
+      mkdirSync(join(dir, 'config'));
+      writeFileSync(
+        join(dir, 'config', 'local.json'),
+        JSON.stringify({
+          baseUrl: sim().url,
+          db,
+          api: { requestsPerSecond: 5000 },
+          sync: { idStart: { invoice: 240001, staff: 6001, applicant: 9001 } },
+        }),
+      );
+      const synced = await runOhs(['sync'], { cwd: dir, env, timeoutMs: 240_000 });
+      expect(synced.code, synced.stderr).toBe(0);
+      await observedAt(db, SYNC_TIME);
+      const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out'], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(0);
+      return { dir, db, stderr: r.stderr, stdout: r.stdout };
+    })();
+    syncs.set(engine, p);
+  }
+  return p;
+}
 
 function csv(file: string): Record<string, string>[] {
   return parse(readFileSync(file, 'utf8'), { columns: true, bom: true }) as Record<string, string>[];
@@ -30,23 +92,10 @@ function parseLabel(label: unknown): [number, number] | undefined {
   return undefined;
 }
 
-describe('reports on a synced sandbox agree with the sandbox truth', () => {
+describe.each(engines)('%s: reports on a synced sandbox agree with the sandbox truth', (engine) => {
   it('unpaid-invoice buckets, compliance targets per org, and the open order items', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ohs-reports-e2e-'));
-    mkdirSync(join(dir, 'config'));
-    writeFileSync(
-      join(dir, 'config', 'local.json'),
-      JSON.stringify({
-        baseUrl: sim().url,
-        api: { requestsPerSecond: 5000 },
-        sync: { idStart: { invoice: 240001, staff: 6001, applicant: 9001 } },
-      }),
-    );
-    const env = { OHS_TOKEN: WRITE_TOKEN };
-    const synced = await runOhs(['sync'], { cwd: dir, env });
-    expect(synced.code, synced.stderr).toBe(0);
-    const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out'], { cwd: dir, env });
-    expect(r.code, r.stderr).toBe(0);
+    const { dir, stderr, stdout } = await syncedAndReported(engine);
+    const r = { stderr, stdout };
     // Every run says what it wrote, and the data's problems, on stderr.
     expect(r.stderr).toMatch(/^compliance: \d+ detail rows?, \d+ warnings?$/m);
     expect(r.stderr).toMatch(/^unpaid-invoices: \d+ detail rows?, \d+ warnings?$/m);
@@ -162,5 +211,44 @@ describe('reports on a synced sandbox agree with the sandbox truth', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown option 'agingBasi'");
     expect(bad.stderr).toContain('agingBasis, periodDays');
-  }, 180_000);
+  }, 300_000);
+});
+
+describe.runIf(engines.length > 1)('the same truth on every engine', () => {
+  it('gives the same CSV of every report, byte for byte, and the same stderr', async () => {
+    const all = await Promise.all(engines.map((e) => syncedAndReported(e)));
+    const [first, ...others] = all as [Synced, ...Synced[]];
+    const files = readdirSync(join(first.dir, 'out'))
+      .filter((f) => f.endsWith('.csv'))
+      .sort();
+    expect(files).toEqual(
+      ['compliance', 'order-ageing', 'unpaid-invoices'].map((n) => `${n}-${TEST_ANCHOR}.csv`),
+    );
+    for (const [i, other] of others.entries()) {
+      const engine = engines[i + 1];
+      expect(
+        readdirSync(join(other.dir, 'out'))
+          .filter((f) => f.endsWith('.csv'))
+          .sort(),
+      ).toEqual(files);
+      for (const f of files) {
+        const a = readFileSync(join(first.dir, 'out', f), 'utf8');
+        const b = readFileSync(join(other.dir, 'out', f), 'utf8');
+        expect(a.split('\n').length, f).toBeGreaterThan(2);
+        // Line by line first, so a difference names its row; then the whole file, byte for byte.
+        const al = a.split('\n');
+        const bl = b.split('\n');
+        for (let k = 0; k < Math.max(al.length, bl.length); k++) {
+          expect(bl[k], `${f} line ${k + 1}: ${engines[0]} vs ${engine}`).toBe(al[k]);
+        }
+        expect(
+          Buffer.compare(readFileSync(join(first.dir, 'out', f)), readFileSync(join(other.dir, 'out', f))),
+        ).toBe(0);
+      }
+      // The report lines and data warnings (the NDJSON log lines carry their time, pid and ms).
+      const said = (stderr: string) => stderr.split('\n').filter((l) => !l.startsWith('{'));
+      expect(said(first.stderr).length).toBeGreaterThan(3);
+      expect(said(other.stderr), `report warnings: ${engines[0]} vs ${engine}`).toEqual(said(first.stderr));
+    }
+  }, 300_000);
 });
