@@ -15,10 +15,10 @@ let onRequest: ((info: RequestInfo) => void) | undefined;
  * - probing upward for new ids must not skip a record created just after its id answered 404.
  */
 describe('resumed passes catch up; probing does not skip late records', () => {
-  // Small pages, so the order item pass is long enough to stop in the middle.
-  const sim = withSim({ scale: 0.05, pageCap: 37, onRequest: (info) => onRequest?.(info) });
-  // One sandbox for both engines: each test reads from it what it changes, at its start.
   describe.each(engines)('%s', (engine) => {
+    // A sandbox per engine: the first test pays the lowest unpaid invoices, which the same test
+    // on the next engine needs unpaid. Small pages, so the order item pass stops in the middle.
+    const sim = withSim({ scale: 0.05, pageCap: 37, onRequest: (info) => onRequest?.(info) });
     const target = withTargets(engine);
 
     it('an incremental run resuming a stopped --full pass also picks up later changes to rows it had read', async () => {

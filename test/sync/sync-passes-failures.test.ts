@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import {
   cliConfig,
   cliEnv,
@@ -14,7 +15,6 @@ import {
   value,
   values,
   withMirror,
-  withTmpDir,
 } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
@@ -30,16 +30,17 @@ function idAsked(path: string, stream: string): string | undefined {
 
 /**
  * Failure paths of the sync (issue 12, points 1, 2, 3, 4, 7, 8, 9, 14, 16), each against the
- * sandbox over real HTTP into a real SQLite file, each checked against the sandbox's own truth.
+ * sandbox over real HTTP into a real mirror of each engine, each checked against the sandbox's own
+ * truth. A sandbox per engine: some tests change its data for the ones after them.
  */
-describe('sync failure paths', () => {
+describe.each(engines)('sync failure paths (%s)', (engine) => {
   const sim = withSim({
     scale: 0.05,
     pageCap: 37,
     onRequest: (info) => onRequest?.(info),
     failRequest: (req) => failRequest?.(req) === true,
   });
-  const tmp = withTmpDir();
+  const target = withTargets(engine);
 
   /** Paths of the service requests made while `fn` runs. */
   async function watched<T>(fn: () => Promise<T>): Promise<{ result: T; paths: string[] }> {
@@ -53,7 +54,7 @@ describe('sync failure paths', () => {
   }
 
   it('1: --full after an interrupted incremental id pass reads every known id', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file)).outcome).toBe('ok');
     // An incremental invoice run stopped (SIGINT) in its re-read.
     const abort = new AbortController();
@@ -94,7 +95,7 @@ describe('sync failure paths', () => {
   });
 
   it('2: a SIGKILL right after an id pass starts leaves a whole pass that the next run completes', async () => {
-    const file = tmp();
+    const file = await target();
     const config = cliConfig(dirname(file));
     const env = cliEnv(sim());
     const first = await runOhs(['sync', 'invoice', '--db', file, '--config', config], {
@@ -129,7 +130,7 @@ describe('sync failure paths', () => {
   });
 
   it('3: a stream with 150,000 known ids still syncs (no spread into Math.max)', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['staff'] })).outcome).toBe('ok');
     await withMirror(file, async (m) => {
       await m.db.transaction().execute(async (trx) => {
@@ -150,7 +151,7 @@ describe('sync failure paths', () => {
   });
 
   it('4: a failing order item partition stops its siblings: no page is written after the failure is recorded', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file)).outcome).toBe('ok');
     const ids = sim()
       .tables.OrderItem.all()
@@ -206,7 +207,7 @@ describe('sync failure paths', () => {
   });
 
   it('7: a service reading listContains otherwise deletes nothing on its evidence', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['orderitem'] })).outcome).toBe('ok');
     sim().configure({ listContains: 'whole' });
     try {
@@ -243,7 +244,7 @@ describe('sync failure paths', () => {
   });
 
   it('8: incremental runs re-read every known id (and the holes below the top) within rereadRuns runs', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['staff', 'applicant', 'invoice'] })).outcome).toBe('ok');
     const runs = 4;
     const asked = new Map<string, Set<string>>();
@@ -283,7 +284,7 @@ describe('sync failure paths', () => {
   });
 
   it('9, 14: a tripped guard writes nothing, names the service that filled the mirror, and guards small tables', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['tenant', 'role'] })).outcome).toBe('ok');
     const tenants = [...sim().tables.Tenant.all()];
     const changed = tenants[0]!;
@@ -331,7 +332,7 @@ describe('sync failure paths', () => {
   });
 
   it('9: an incremental run whose id sweep trips the guard writes no new row either', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['orderitem'] })).outcome).toBe('ok');
     const items = sim().tables.OrderItem;
     const closed = items.all().filter((r) => r.isNotModifiable === true);
@@ -360,7 +361,7 @@ describe('sync failure paths', () => {
   });
 
   it('16: one record that cannot be read does not fail the stream; it is read next run, and nothing is deleted meanwhile', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await syncInto(sim(), file, { streams: ['invoice'] })).outcome).toBe('ok');
     const all = sim().tables.Invoice.all();
     const record = all[Math.floor(all.length / 2)]!;
