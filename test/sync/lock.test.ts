@@ -79,11 +79,8 @@ describe('ohs sync: one at a time per mirror', () => {
       // machine (a slow `node` start) cannot let the first finish before the second meets it.
       sim().configure({ latencyMs: 2_000 });
       let second: Awaited<ReturnType<typeof sync>>;
-      let took: number;
       try {
-        const t0 = Date.now();
         second = await sync(file);
-        took = Date.now() - t0;
       } finally {
         sim().configure({ latencyMs: 0 });
       }
@@ -93,8 +90,8 @@ describe('ohs sync: one at a time per mirror', () => {
           `^ohs: LOCKED: another sync is running on .+ \\(pid ${first.pid} on ${hostname()}, since `,
         ),
       );
-      // It did not wait for the first (which had minutes of 2-second answers ahead of it).
-      expect(took).toBeLessThan(30_000);
+      // It did not wait for the first: that one, with minutes of 2-second answers ahead of it, is
+      // still running (no wall-clock bound: a slow `node` start on a loaded machine is not a wait).
       expect(first.exitCode, 'the first sync was still running').toBeNull();
 
       const [code] = (await exited) as [number | null];
