@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -15,14 +15,17 @@ import { spawnSandbox } from './sandbox.js';
  * `npm run bench -- rate [--scale X]`: the adaptive rate (src/api/rate) against the sandbox in
  * its own process, every ratio against a baseline of the same run:
  * - no limit: a full sync beside a bare undici loop replaying exactly the requests the sandbox
- *   received from it (recorded by the sandbox), at the same concurrency;
+ *   received from it (recorded by the sandbox), at the same concurrency; once with the sandbox
+ *   answering at once (latency 0: a contest of CPU, so each side's CPU seconds are printed too)
+ *   and once with a service-like latency (20 ms +- 10, a LAN service), which both sides see;
  * - limits of 150 and 20 req/s the tool is not told: share of the limit used over the whole sync,
  *   share of 429s (and 20 req/s with RateLimit headers, planned instead of probed);
  * - a full sync and an apply of 200 payments, two real `ohs` processes on one mirror, against
  *   40 req/s: the worst 5-second window of both together, share of 429s;
  * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
  * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores); env
- * `OHS_BENCH_RATE=nolimit,150,20,headers,two` runs only the cases named.
+ * `OHS_BENCH_RATE=nolimit,latency,150,20,headers,two` runs only the cases named (nolimit: both
+ * latencies, latency: only the 20 ms one).
  */
 const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -58,20 +61,28 @@ async function sandbox(scale: number, extra: string[] = []): Promise<Sandbox> {
   return spawnSandbox([...args, ...extra]);
 }
 
+/** CPU seconds (user + system) of this process since `from`. */
+const cpuSince = (from: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1e6;
+};
+
 /** A full (or incremental) sync in this process, with the default adaptive client sharing the mirror's budget. */
 async function sync(
   url: string,
   db: string,
   full: boolean,
-): Promise<{ seconds: number; report: SyncReport; metrics: MetricsSnapshot }> {
+): Promise<{ seconds: number; cpu: number; report: SyncReport; metrics: MetricsSnapshot }> {
   const mirror = await openMirror(db);
   const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency: CONCURRENCY });
   client.transport.limiter.share(new MirrorRateBudget(mirror.db));
   const started = performance.now();
+  const cpu = process.cpuUsage();
   try {
     const report = await runSync(client, mirror, logger, { full, idStart: { ...ID_START }, progress: false });
     if (report.outcome !== 'ok') throw new Error(`sync ${report.outcome}`);
-    return { seconds: (performance.now() - started) / 1000, report, metrics: client.metrics() };
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, cpu: cpuSince(cpu), report, metrics: client.metrics() };
   } finally {
     await client.close();
     await mirror.close();
@@ -107,10 +118,17 @@ async function pooled(
 
 /**
  * The recorded requests again, as a bare undici loop (the ceiling): operation after operation in
- * the order the sync first used them (it runs its streams in turn), each at the concurrency the
- * sync gives it (GETs by id in batches of 16 at once, a query stream's partitions at once).
+ * the order the sync first used them, each at the concurrency the sync gives it (GETs by id in
+ * batches of 16 at once, a query stream's partitions at once). `flat`: all of them through
+ * CONCURRENCY workers in the order received, no batch and no operation waiting for another (the
+ * sync's streams run at once, so with latency it beats the shaped loop; this one it cannot).
  */
-async function replay(sb: Sandbox, recorded: Recorded[], via?: OhsClient): Promise<number> {
+async function replay(
+  sb: Sandbox,
+  recorded: Recorded[],
+  via?: OhsClient,
+  flat = false,
+): Promise<{ seconds: number; cpu: number }> {
   const url = new URL(sb.url);
   const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -143,14 +161,19 @@ async function replay(sb: Sandbox, recorded: Recorded[], via?: OhsClient): Promi
   };
   const send = via === undefined ? bare : client;
   const started = performance.now();
-  for (const [op, group] of groups) {
-    const shape = syncShape(op);
-    for (let i = 0; i < group.length; i += shape.batch)
-      await pooled(group.slice(i, i + shape.batch), shape.concurrency, send);
+  const cpu = process.cpuUsage();
+  if (flat) await pooled(recorded, CONCURRENCY, send);
+  else {
+    for (const [op, group] of groups) {
+      const shape = syncShape(op);
+      for (let i = 0; i < group.length; i += shape.batch)
+        await pooled(group.slice(i, i + shape.batch), shape.concurrency, send);
+    }
   }
   const seconds = (performance.now() - started) / 1000;
+  const used = cpuSince(cpu);
   await pool.close();
-  return seconds;
+  return { seconds, cpu: used };
 }
 
 function idStreamCost(report: SyncReport): string {
@@ -186,33 +209,64 @@ function minus(a: Record<string, number>, b: Record<string, number>): Record<str
 
 const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
 
-async function noLimit(scale: number, dir: string): Promise<string[]> {
-  const sb = await sandbox(scale, ['--record-requests']);
+interface Timed {
+  seconds: number;
+  cpu: number;
+}
+const best = (a: Timed | undefined, b: Timed) => (a === undefined || b.seconds < a.seconds ? b : a);
+
+/**
+ * A full sync beside the bare loop (and the client's transport alone) replaying its requests,
+ * best of two rounds each, interleaved (a shared machine has hiccups); the second full pass
+ * rewrites every row of the first. `latency`: the sandbox's added latency and jitter (ms), which
+ * the sync and both loops see alike.
+ */
+async function noLimit(
+  scale: number,
+  dir: string,
+  latency?: { ms: number; jitterMs: number },
+): Promise<string[]> {
+  const extra =
+    latency === undefined
+      ? []
+      : ['--latency-ms', String(latency.ms), '--latency-jitter-ms', String(latency.jitterMs)];
+  const sb = await sandbox(scale, ['--record-requests', ...extra]);
   try {
-    const db = join(dir, 'nolimit.sqlite');
-    // Best of two rounds each, interleaved (a shared machine has hiccups); the second full pass
-    // rewrites every row of the first.
+    const db = join(dir, `nolimit-${latency?.ms ?? 0}.sqlite`);
     let full: Awaited<ReturnType<typeof sync>> | undefined;
-    let bare = Number.POSITIVE_INFINITY;
-    let viaClient = Number.POSITIVE_INFINITY;
+    let bare: Timed | undefined;
+    let viaClient: Timed | undefined;
+    let flat: Timed | undefined;
     let recorded: Recorded[] = [];
     for (let round = 0; round < 2; round++) {
       await hook(sb, 'GET', '/requests');
       const run = await sync(sb.url, db, true);
       if (full === undefined || run.seconds < full.seconds) full = run;
       recorded = await hook<Recorded[]>(sb, 'GET', '/requests');
-      bare = Math.min(bare, await replay(sb, recorded));
+      bare = best(bare, await replay(sb, recorded));
+      flat = best(flat, await replay(sb, recorded, undefined, true));
       const c = new OhsClient({ baseUrl: sb.url, token: TOKEN, concurrency: CONCURRENCY });
-      viaClient = Math.min(viaClient, await replay(sb, recorded, c));
+      viaClient = best(viaClient, await replay(sb, recorded, c));
       await c.close();
     }
-    if (full === undefined) throw new Error('no full sync');
+    if (full === undefined || bare === undefined || viaClient === undefined || flat === undefined)
+      throw new Error('no full sync');
+    const load = loadavg()[0]?.toFixed(1);
+    const where =
+      latency === undefined
+        ? `sandbox answering at once: a contest of CPU`
+        : `sandbox latency ${latency.ms + latency.jitterMs / 2} ms +- ${latency.jitterMs / 2}`;
+    const lines = [
+      `no limit (scale ${scale}, ${where}, load ${load}): full sync ${recorded.length} requests in ${full.seconds.toFixed(2)} s (${full.cpu.toFixed(2)} s CPU), bare loop of the same requests at the sync's concurrency ${bare.seconds.toFixed(2)} s (${bare.cpu.toFixed(2)} s CPU): sync at ${(bare.seconds / full.seconds).toFixed(2)}x the bare loop (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
+      `  the same requests as one flat bare loop (8 workers, no batches, no operation waiting for another) ${flat.seconds.toFixed(2)} s (${flat.cpu.toFixed(2)} s CPU): sync at ${(flat.seconds / full.seconds).toFixed(2)}x it`,
+      `  the same requests through the client (its queue, adaptive rate, retries, JSON) ${viaClient.seconds.toFixed(2)} s (${viaClient.cpu.toFixed(2)} s CPU): ${(bare.seconds / viaClient.seconds).toFixed(2)}x the bare loop (the transport's own cost); the rest of the sync's time is its own work per record (parse, map, SQLite)`,
+    ];
+    if (latency !== undefined) return lines;
     await hook(sb, 'POST', '/reset-stats');
     await sync(sb.url, db, false);
     const incremental = await hook<SimStats>(sb, 'GET', '/stats');
     return [
-      `no limit (scale ${scale}): full sync ${recorded.length} requests in ${full.seconds.toFixed(1)} s, bare loop of the same requests at the sync's concurrency ${bare.toFixed(1)} s: sync at ${(bare / full.seconds).toFixed(2)}x the bare loop (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
-      `  the same requests through the client (its queue, adaptive rate, retries, JSON) ${viaClient.toFixed(1)} s: ${(bare / viaClient).toFixed(2)}x the bare loop (the rate limiter's own cost); the rest of the sync's time is its own work per record (parse, map, SQLite)`,
+      ...lines,
       `  requests per id-stream record, full pass: ${idStreamCost(full.report)}`,
       `  incremental with nothing changed: ${incremental.requests} requests, ${pct(incremental.requests, recorded.length)} of the full sync's (target <= 20%)`,
     ];
@@ -310,6 +364,8 @@ export async function benchRate(scale: number): Promise<string> {
     const only = process.env.OHS_BENCH_RATE?.split(',');
     const run = (name: string) => only === undefined || only.includes(name);
     if (run('nolimit')) lines.push(...(await noLimit(0.3 * scale, dir)));
+    if (run('nolimit') || run('latency'))
+      lines.push(...(await noLimit(0.3 * scale, dir, { ms: 10, jitterMs: 20 })));
     if (run('150')) lines.push(await limited(0.3 * scale, dir, 150));
     if (run('20')) lines.push(await limited(0.05 * scale, dir, 20));
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));

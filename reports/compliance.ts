@@ -27,6 +27,7 @@ import {
   withDescendants,
 } from './params.js';
 import { ratesOf } from './rates.js';
+import { rawWhereNull, withSentValues } from './sent-values.js';
 import { lastSyncLines } from './sync-info.js';
 import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
@@ -1109,10 +1110,22 @@ async function orgMonthRows(db: Kysely<Database>) {
       'dropCoveredEmployee',
       'dropMisReport',
     ])
+    .select(rawWhereNull(SENT).as('sent'))
     .where('deleted_at', 'is', null)
     .orderBy('id')
-    .execute();
+    .execute()
+    .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
 }
+
+/** The counts whose unreadable values the report lists (see sent-values.ts). */
+const SENT = [
+  'countEligibleRandomPool',
+  'countEligibleAll',
+  'countPickedDrug',
+  'countPickedDrugResult',
+  'countPickedAlcohol',
+  'countPickedAlcoholResult',
+] as const;
 
 export const compliance: ReportDefinition = {
   name: 'compliance',

@@ -12,6 +12,7 @@ import {
   parseOptions,
   withDescendants,
 } from './params.js';
+import { rawWhereNull, withSentValues } from './sent-values.js';
 import { lastSyncLines } from './sync-info.js';
 import { reportDb } from './tables.js';
 import type { ReportContext, ReportDefinition } from './types.js';
@@ -137,15 +138,34 @@ type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
 /** Invoices with a non-zero (or unreadable) balance: the query of the report. */
 function invoiceRows(db: ReportContext['db']) {
   // |balance| >= 0.005 is decided in cents below; the query only skips zero balances (an
-  // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning).
-  return reportDb(db)
-    .selectFrom('invoice')
-    .select(['id', 'OrgId', 'c_org', 'date', 'dateDue', 'balance', 'lateFee', 'month', 'year', 'dropInvoice'])
-    .where('deleted_at', 'is', null)
-    .where('balance', 'is not', null)
-    .where('balance', '<>', 0)
-    .execute();
+  // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning;
+  // an invoice without a balance at all is skipped below).
+  return (
+    reportDb(db)
+      .selectFrom('invoice')
+      .select([
+        'id',
+        'OrgId',
+        'c_org',
+        'date',
+        'dateDue',
+        'balance',
+        'lateFee',
+        'month',
+        'year',
+        'dropInvoice',
+      ])
+      .select(rawWhereNull(SENT).as('sent'))
+      .where('deleted_at', 'is', null)
+      // A null balance comes back too: on PostgreSQL an unreadable one is null here (sent-values.ts).
+      .where((eb) => eb.or([eb('balance', 'is', null), eb('balance', '<>', 0)]))
+      .execute()
+      .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)))
+  );
 }
+
+/** The number columns whose unreadable values the report lists (see sent-values.ts). */
+const SENT = ['balance', 'lateFee'] as const;
 
 /** Ages each invoice; cancelled ones apart (VOID), unreadable ones counted and listed. */
 function classify(
@@ -171,6 +191,7 @@ function classify(
     const orgId = asInteger(r.OrgId);
     if (scope !== null && (orgId === null || !scope.has(orgId))) continue;
     const id = String(r.id);
+    if (r.balance === null) continue;
     const balance = toCents(r.balance);
     if (balance === null) {
       // Never silently dropped (issue 12 point 15): counted and listed.

@@ -1,24 +1,43 @@
 import { Command, CommanderError, Option } from 'commander';
-import { registerCron } from './commands/cron.js';
-import { registerDemo } from './commands/demo.js';
-import { registerMirror } from './commands/mirror.js';
-import { registerPolicy } from './commands/policy.js';
-import { registerProbe } from './commands/probe.js';
-import { registerReport } from './commands/report.js';
-import { registerRun } from './commands/run.js';
-import { registerSim } from './commands/sim.js';
-import { registerStatus } from './commands/status.js';
-import { registerSync } from './commands/sync.js';
-import { registerWriteback } from './commands/writeback.js';
-import { logLevels } from './config/index.js';
+import { logLevels } from './config/log-levels.js';
 import { describeError, isOhsError, UsageError } from './errors.js';
 import { packageVersion } from './util/package-root.js';
 
-/** The `ohs` program with every command registered. */
-export function buildProgram(): Command {
+/** A module of `src/commands/` and the commands it registers. */
+interface CommandModule {
+  readonly names: readonly string[];
+  readonly load: () => Promise<(program: Command) => void>;
+}
+
+/**
+ * Every module of commands, in the order `ohs --help` lists them. A command line loads only the
+ * module of the command it runs (each imports much: kysely, undici, zod, sim, reports...), so
+ * `ohs status` does not pay for the sandbox and the write-back; help, an unknown command or no
+ * command loads them all. A new command: one line here (a name missing from this table still
+ * works, through loading everything).
+ */
+export const commandModules: readonly CommandModule[] = [
+  { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemo },
+  { names: ['sim'], load: async () => (await import('./commands/sim.js')).registerSim },
+  { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbe },
+  { names: ['sync'], load: async () => (await import('./commands/sync.js')).registerSync },
+  { names: ['status'], load: async () => (await import('./commands/status.js')).registerStatus },
+  { names: ['policy'], load: async () => (await import('./commands/policy.js')).registerPolicy },
+  { names: ['mirror'], load: async () => (await import('./commands/mirror.js')).registerMirror },
+  {
+    names: ['plan', 'apply', 'outbox'],
+    load: async () => (await import('./commands/writeback.js')).registerWriteback,
+  },
+  { names: ['report'], load: async () => (await import('./commands/report.js')).registerReport },
+  { names: ['run'], load: async () => (await import('./commands/run.js')).registerRun },
+  { names: ['cron'], load: async () => (await import('./commands/cron.js')).registerCron },
+];
+
+/** The program with its global options and no command. */
+function bareProgram(): Command {
   const program = new Command('ohs')
     .description(
-      'Mirror the Occupational Health and Screening Service into SQLite, report on it, write changes back.',
+      'Mirror the Occupational Health and Screening Service into SQLite or PostgreSQL, report on it, write changes back.',
     )
     .version(packageVersion(), '-V, --version')
     .option('--config <file>', 'configuration file (default ./config/local.json)')
@@ -29,17 +48,44 @@ export function buildProgram(): Command {
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
-  registerDemo(program);
-  registerSim(program);
-  registerProbe(program);
-  registerSync(program);
-  registerStatus(program);
-  registerPolicy(program);
-  registerMirror(program);
-  registerWriteback(program);
-  registerReport(program);
-  registerRun(program);
-  registerCron(program);
+  return program;
+}
+
+/**
+ * The modules a command line needs: the one of the command it names (after the global options
+ * and their values; `ohs help X` is X's), none for a lone `--version`, every module otherwise
+ * (help, no command, an unknown command or option, anything unusual before the command).
+ */
+function modulesFor(program: Command, args: readonly string[]): readonly CommandModule[] {
+  if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) return [];
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const arg = args[i] ?? '';
+    if (arg.startsWith('-') && words.length === 0) {
+      const option = program.options.find((o) => o.long === arg || o.short === arg);
+      // `--help` before the command, `--`, `--x=y`, an unknown option: load everything.
+      if (option === undefined) return commandModules;
+      if (option.required || option.optional) i++;
+      continue;
+    }
+    if (arg.startsWith('-')) break;
+    words.push(arg);
+  }
+  const name = words[0] === 'help' ? words[1] : words[0];
+  const module = commandModules.find((m) => name !== undefined && m.names.includes(name));
+  return module === undefined ? commandModules : [module];
+}
+
+/**
+ * The `ohs` program with the commands `args` (the command line after `node ohs`) needs
+ * registered: only the one it runs, so start-up loads only that command's code; with no
+ * `args`, every command.
+ */
+export async function buildProgram(args?: readonly string[]): Promise<Command> {
+  const program = bareProgram();
+  const modules = args === undefined ? commandModules : modulesFor(program, args);
+  const registers = await Promise.all(modules.map((m) => m.load()));
+  for (const register of registers) register(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ outputError: () => {} });
   return program;
 }
@@ -72,7 +118,7 @@ export function commandPath(program: Command, args: readonly string[]): string[]
  * `ohs: CODE: message`, and the status of its class (2 for usage and configuration).
  */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv.slice(2));
   const help = ['ohs', ...commandPath(program, argv.slice(2)), '--help'].join(' ');
   try {
     await program.parseAsync([...argv]);

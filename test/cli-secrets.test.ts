@@ -203,13 +203,13 @@ describe('the token never reaches the output (issue 16)', () => {
     const dir = workdir();
     await ohs('help', ['--help'], dir);
     const lines: string[][] = [];
-    const walk = (path: string[], cmd: ReturnType<typeof buildProgram>) => {
+    const walk = (path: string[], cmd: Awaited<ReturnType<typeof buildProgram>>) => {
       for (const sub of cmd.commands) {
         lines.push([...path, sub.name()]);
         walk([...path, sub.name()], sub);
       }
     };
-    walk([], buildProgram());
+    walk([], await buildProgram());
     // Four at a time: each is a whole node start-up.
     for (let i = 0; i < lines.length; i += 4)
       await Promise.all(

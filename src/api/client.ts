@@ -221,8 +221,23 @@ export class OhsClient {
 
   // Read and list operations.
 
+  /** The query string of 'all' per resource, worked out once (every GET of an id stream uses it). */
+  private readonly allQuery = new Map<ResourceName, string>();
+
   private selectionQuery<R extends ResourceName>(resource: R, selection: Selection<R> | undefined): string {
     if (selection === undefined) return '';
+    if (selection === 'all') {
+      let query = this.allQuery.get(resource);
+      if (query === undefined) {
+        query = this.buildSelectionQuery(resource, selection);
+        this.allQuery.set(resource, query);
+      }
+      return query;
+    }
+    return this.buildSelectionQuery(resource, selection);
+  }
+
+  private buildSelectionQuery<R extends ResourceName>(resource: R, selection: Selection<R>): string {
     const fields = selection === 'all' ? allFields(resources[resource].spec) : selection.fields;
     const additional = selection === 'all' ? true : (selection.isAdditionalData ?? false);
     const params = new URLSearchParams({ [this.fieldsParam]: fields.join(',') });

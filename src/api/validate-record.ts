@@ -68,6 +68,17 @@ function planOf(spec: ObjectSpec): Plan {
 /** Fields of `record` whose value has another type than the schema's; null and absent are fine. */
 export function typeIssues(spec: ObjectSpec, record: Record<string, unknown>, prefix = ''): TypeIssue[] {
   const out: TypeIssue[] = [];
+  collectTypeIssues(spec, record, prefix, out);
+  return out;
+}
+
+/** typeIssues into one array for the whole record (no array per nested item: this runs per record read). */
+function collectTypeIssues(
+  spec: ObjectSpec,
+  record: Record<string, unknown>,
+  prefix: string,
+  out: TypeIssue[],
+): void {
   const plan = planOf(spec);
   for (const [name, expected] of plan.fields) {
     const value = record[name];
@@ -81,13 +92,12 @@ export function typeIssues(spec: ObjectSpec, record: Record<string, unknown>, pr
       out.push({ field: `${prefix}${name}`, expected: 'array' });
       continue;
     }
+    const inner = `${prefix}${name}[].`;
     for (const item of value) {
-      if (fits('object', item))
-        out.push(...typeIssues(sub, item as Record<string, unknown>, `${prefix}${name}[].`));
+      if (fits('object', item)) collectTypeIssues(sub, item as Record<string, unknown>, inner, out);
       else out.push({ field: `${prefix}${name}[]`, expected: 'object' });
     }
   }
-  return out;
 }
 
 /**

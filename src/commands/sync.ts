@@ -48,7 +48,7 @@ export function readIdFile(file: string): string[] {
 export function registerSync(program: Command): void {
   program
     .command('sync')
-    .description('sync the service into the SQLite mirror (incremental by default)')
+    .description('sync the service into the mirror (SQLite or PostgreSQL) (incremental by default)')
     .argument('[streams...]', `streams to sync (default all: ${streamNames.join(', ')})`)
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option('--full', 'a complete pass: re-read everything, soft-delete what is gone', false)

@@ -1,12 +1,13 @@
 import cron from 'node-cron';
 import { z } from 'zod';
+import { logLevels } from './log-levels.js';
+
+export { logLevels };
 
 /**
  * Every configuration key, with its default in config/default.json. Unknown keys are errors
  * (a misspelt key would otherwise be ignored silently).
  */
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 export const apiConfigSchema = z
   .object({
     /** Requests in flight at once. */

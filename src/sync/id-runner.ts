@@ -124,10 +124,7 @@ async function runPass(
   const table = tableOf(decl.resource).table as ResourceTableName;
   const todo = (await ctx.mirror.seenIds(decl.name, seenState.todo)).sort(byId);
   const failures = failureBudget(todo.length);
-  for (let i = 0; i < todo.length; i += BATCH) {
-    await readBatch(decl, ctx, todo.slice(i, i + BATCH), failures);
-    if (ctx.signal.aborted) throw new InterruptedError();
-  }
+  await readBatches(decl, ctx, todo, failures);
   if (opts.probe) await probeUpward(decl, ctx, table, failures);
 
   const failed = await ctx.mirror.seenIds(decl.name, seenState.failed);
@@ -148,14 +145,48 @@ async function runPass(
   await recordFailures(decl, ctx, failed, failures.errors);
 }
 
-/** Reads one batch of ids at once, noting each outcome with the records staged. */
-async function readBatch(
+type Fetched = Awaited<ReturnType<typeof fetchOne>>;
+
+/**
+ * Reads the ids in batches fetched at once, each batch asked for before the one before it is
+ * written (the service works on the next batch while the mirror writes this one, as a query
+ * stream's scan prefetches its next page). A batch fetched but not written when the run dies is
+ * still `todo`: the next run asks it again.
+ */
+async function readBatches(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  todo: string[],
+  failures: FailureBudget,
+): Promise<void> {
+  const fetchBatch = (i: number): Promise<Fetched[]> | undefined => {
+    if (i >= todo.length) return undefined;
+    const p = Promise.all(todo.slice(i, i + BATCH).map((id) => fetchOne(decl, ctx, id, failures)));
+    // Handled here too: a prefetch left behind (its stream failed meanwhile) is no unhandled rejection.
+    p.catch(() => undefined);
+    return p;
+  };
+  let next = fetchBatch(0);
+  try {
+    for (let i = 0; next !== undefined; i += BATCH) {
+      const results = await next;
+      next = fetchBatch(i + BATCH);
+      await writeBatch(decl, ctx, todo.slice(i, i + BATCH), results);
+      if (ctx.signal.aborted) throw new InterruptedError();
+    }
+  } finally {
+    // Leaves no request of this stream in flight behind it.
+    if (next !== undefined) await next.catch(() => undefined);
+  }
+}
+
+/** Notes each outcome of a batch of ids with the records staged. */
+async function writeBatch(
   decl: IdStreamDecl,
   ctx: StreamContext,
   batch: string[],
-  failures: FailureBudget,
+  results: Fetched[],
 ): Promise<void> {
-  const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
   const found = results.filter((r): r is Record<string, unknown> => typeof r === 'object');
   const missing = batch.filter((_, k) => results[k] === undefined);
   const failed = batch.filter((_, k) => results[k] === 'failed');

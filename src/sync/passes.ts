@@ -20,7 +20,8 @@ import { MassDeleteError, type StreamContext } from './types.js';
  * before anything is written, then the staged records and the deletions are written in one
  * transaction. A tripped guard leaves the mirror as it was (the pass waits for
  * --allow-mass-delete). A pass killed midway is resumed by the next run: its notes add up.
- * Unchanged rows are never rewritten, so a pass that changes nothing adds little to the WAL.
+ * Unchanged rows are never rewritten, so a pass that changes nothing adds little to the WAL (which
+ * runSync checkpoints once, after its streams).
  */
 export interface PassState {
   passId: string;
@@ -187,5 +188,4 @@ export async function finishPass(
     });
     await w.setPass(target.stream, null, now, opts.completed);
   });
-  await ctx.mirror.maintain();
 }

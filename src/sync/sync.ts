@@ -142,6 +142,9 @@ export async function runSync(
     const env = { client, mirror, logger, runId, opts, signal, board };
     const chosen = streams.filter((s) => names.includes(s.name));
     const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
+    // Once per run, not per pass: a checkpoint per pass (seven per sync) cost the sync 0.2 to 0.3 s
+    // here; the WAL's own auto-checkpoint still runs every 1,000 pages meanwhile.
+    await mirror.maintain();
     const failed = reports.find((r) => r.outcome === 'failed');
     const interrupted = reports.some((r) => r.outcome === 'interrupted');
     const outcome = failed !== undefined ? 'failed' : interrupted ? 'interrupted' : 'ok';

@@ -5,13 +5,16 @@ import { sql } from 'kysely';
 import { beforeAll, expect } from 'vitest';
 import type { RequestInfo } from '../../src/sim/server.js';
 import { OHS_BIN, runOhs } from './cli.js';
+import { engines, withTargets } from './engines.js';
 import { cliConfig, cliEnv, expectMirrorEqualsTruth, one, withMirror, withTmpDir } from './mirror.js';
 import { withSim } from './sim.js';
 
 /**
- * The fixture of the SIGKILL tests: a sandbox, temporary mirror files, `ohs sync` run to the end
- * or killed with SIGKILL once the service has seen some requests, and the checks that a resumed
- * mirror holds nothing twice. `fresh()` is the requests of a fresh sync into an empty mirror.
+ * The fixture of the SIGKILL tests: a sandbox, `ohs sync` run to the end or killed with SIGKILL
+ * once the service has seen some requests, and the checks that a resumed mirror holds nothing
+ * twice. `fresh()` is the requests of a fresh sync into an empty mirror (of the first engine
+ * under test: the requests do not depend on the engine). Call it outside `describe.each(engines)`
+ * so the engines share the sandbox; the tests take their mirrors from `withTargets(engine)`.
  */
 export function killHarness() {
   let onRequest: ((info: RequestInfo) => void) | undefined;
@@ -73,9 +76,11 @@ export function killHarness() {
     });
   }
 
+  const baseline = withTargets(engines[0] ?? 'sqlite');
+
   beforeAll(async () => {
     config = cliConfig(dirname(tmp()));
-    const file = tmp();
+    const file = await baseline();
     const before = sim().stats.requests;
     const r = await sync(file);
     expect(r.code, r.stderr).toBe(0);
@@ -89,7 +94,6 @@ export function killHarness() {
   };
   return {
     sim,
-    tmp,
     sync,
     syncKilledAfter,
     expectNoDuplicates,

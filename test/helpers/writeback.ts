@@ -13,22 +13,28 @@ export const silent = createLogger({ level: 'silent', pretty: false });
 
 export const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 
-/** A clean folder with config/local.json pointing at the sandbox (fast client); returns it and its mirror path. */
-export function workdir(url: string): { dir: string; db: string } {
+/**
+ * A clean folder with config/local.json pointing at the sandbox (fast client) and at the mirror:
+ * `target` (a SQLite path or a `postgres://` URL from `withTargets`), or `ohs.sqlite` in the
+ * folder. Returns the folder and the mirror target, which the CLI run in the folder uses.
+ */
+export function workdir(url: string, target?: string): { dir: string; db: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-wb-'));
   mkdirSync(join(dir, 'config'));
+  const db = target ?? join(dir, 'ohs.sqlite');
   writeFileSync(
     join(dir, 'config', 'local.json'),
     JSON.stringify({
       baseUrl: url,
+      db,
       api: { requestsPerSecond: 5000, retryBaseMs: 5, retryMaxMs: 100, maxRetries: 10 },
       sync: { idStart: ID_START },
     }),
   );
-  return { dir, db: join(dir, 'ohs.sqlite') };
+  return { dir, db };
 }
 
-/** Syncs the given streams of the sandbox into a mirror file (in-process, fast client). */
+/** Syncs the given streams of the sandbox into a mirror (in-process, fast client). */
 export async function syncStreams(sim: RunningSim, db: string, streams: string[]): Promise<void> {
   const client = clientFor(sim, { concurrency: 8, requestsPerSecond: 5000 });
   const mirror = await openMirror(db);

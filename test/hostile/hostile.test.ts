@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import {
   always200,
   editRecords,
@@ -43,168 +44,175 @@ function peakMb(stderr: string): number {
 }
 
 describe('ohs sync against a hostile service', () => {
+  // One sandbox and one hostile server for both engines: the sync only reads the service.
   const sim = withSim({ scale: 0.02 });
   const tmp = withTmpDir('ohs-hostile-');
   let hostile: Hostile;
   let config = '';
-  let file = '';
-
   beforeAll(async () => {
     hostile = await startHostile(sim().url);
     config = cliConfig(dirname(tmp()), { maxRetries: 1, requestDeadlineMs: 3000 });
-    file = tmp();
-    // A good mirror first, through the hostile server behaving.
-    const first = await sync('--full');
-    expect(first.code, first.stderr).toBe(0);
   });
   afterAll(async () => {
     await hostile?.close();
   });
 
-  const sync = (...args: string[]) =>
-    runOhs(['sync', '--db', file, '--config', config, ...args], {
-      env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url, NODE_OPTIONS: PEAK },
-      timeoutMs: 90_000,
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
+    let file = '';
+
+    beforeAll(async () => {
+      file = await target();
+      // A good mirror first, through the hostile server behaving.
+      const first = await sync('--full');
+      expect(first.code, first.stderr).toBe(0);
     });
 
-  /** The mirror still equals the sandbox: nothing invented, nothing deleted. */
-  const untouched = () => withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
+    const sync = (...args: string[]) =>
+      runOhs(['sync', '--db', file, '--config', config, ...args], {
+        env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url, NODE_OPTIONS: PEAK },
+        timeoutMs: 90_000,
+      });
 
-  it('an endless chunked body is cut off at maxResponseBytes: PROTOCOL, memory bounded', async () => {
-    hostile.use(endlessBody(pathIs(USER)));
-    const r = await sync('user');
-    hostile.use(undefined);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(
-      /PROTOCOL: response body over maxResponseBytes \(67108864 bytes\); cut off: GET \/v2\/action\/core\/user/,
-    );
-    expect(peakMb(r.stderr)).toBeLessThan(300);
-    await untouched();
-  });
+    /** The mirror still equals the sandbox: nothing invented, nothing deleted. */
+    const untouched = () => withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
 
-  it('a body trickled a byte a second ends at the request deadline, not never', async () => {
-    hostile.use(trickledBody(pathIs(USER), 1000));
-    const r = await sync('user');
-    hostile.use(undefined);
-    expect(r.code, r.stderr).toBe(4);
-    expect(r.stderr).toMatch(
-      /NETWORK: timeout \(OHS_REQUEST_DEADLINE\) on each of 2 attempts: GET \/v2\/action\/core\/user/,
-    );
-    await untouched();
-  });
+    it('an endless chunked body is cut off at maxResponseBytes: PROTOCOL, memory bounded', async () => {
+      hostile.use(endlessBody(pathIs(USER)));
+      const r = await sync('user');
+      hostile.use(undefined);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(
+        /PROTOCOL: response body over maxResponseBytes \(67108864 bytes\); cut off: GET \/v2\/action\/core\/user/,
+      );
+      expect(peakMb(r.stderr)).toBeLessThan(300);
+      await untouched();
+    });
 
-  it('a page of 400,000 records where 500 were asked is a protocol error, not stored', async () => {
-    hostile.use(oversizedPage(pathIs(ROLE), 400_000));
-    const r = await sync('role', '--full');
-    hostile.use(undefined);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(
-      /PROTOCOL: a page of 400000 records where pageSize \d+ was asked: POST \/v2\/query\/core\/role/,
-    );
-    expect(peakMb(r.stderr)).toBeLessThan(300);
-    await untouched();
-  });
+    it('a body trickled a byte a second ends at the request deadline, not never', async () => {
+      hostile.use(trickledBody(pathIs(USER), 1000));
+      const r = await sync('user');
+      hostile.use(undefined);
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(
+        /NETWORK: timeout \(OHS_REQUEST_DEADLINE\) on each of 2 attempts: GET \/v2\/action\/core\/user/,
+      );
+      await untouched();
+    });
 
-  it('200 for any id (another record, or {"error":"not found"}) is a protocol error, never a row', async () => {
-    const someone = sim().truth().Staff[0];
-    hostile.use(always200(pathIs(STAFF), someone));
-    const other = await sync('staff', '--full');
-    expect(other.code).toBe(4);
-    expect(other.stderr).toMatch(
-      /PROTOCOL: asked for id \d+, got the record of id \d+: GET \/v2\/action\/core\/staff\//,
-    );
-    hostile.use(always200(pathIs(STAFF), { error: 'not found' }));
-    const notFound = await sync('staff', '--full');
-    hostile.use(undefined);
-    expect(notFound.code).toBe(4);
-    expect(notFound.stderr).toMatch(
-      /PROTOCOL: a record without an id, not stored: GET \/v2\/action\/core\/staff\//,
-    );
-    await untouched();
-  });
+    it('a page of 400,000 records where 500 were asked is a protocol error, not stored', async () => {
+      hostile.use(oversizedPage(pathIs(ROLE), 400_000));
+      const r = await sync('role', '--full');
+      hostile.use(undefined);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(
+        /PROTOCOL: a page of 400000 records where pageSize \d+ was asked: POST \/v2\/query\/core\/role/,
+      );
+      expect(peakMb(r.stderr)).toBeLessThan(300);
+      await untouched();
+    });
 
-  it('an empty page carrying an error member is an error, not "everything was deleted"', async () => {
-    hostile.use(always200(pathIs(USER, ROLE), { rows: [], error: 'internal failure' }));
-    const r = await sync('user', 'role', '--full');
-    hostile.use(undefined);
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(
-      /PROTOCOL: not a list response: the service answered with an error member \("internal failure"\)/,
-    );
-    await untouched();
-    await withMirror(file, async (m) => {
-      expect(await one(m, sql`SELECT count(*) AS n FROM user WHERE deleted_at IS NOT NULL`)).toEqual({
-        n: 0,
+    it('200 for any id (another record, or {"error":"not found"}) is a protocol error, never a row', async () => {
+      const someone = sim().truth().Staff[0];
+      hostile.use(always200(pathIs(STAFF), someone));
+      const other = await sync('staff', '--full');
+      expect(other.code).toBe(4);
+      expect(other.stderr).toMatch(
+        /PROTOCOL: asked for id \d+, got the record of id \d+: GET \/v2\/action\/core\/staff\//,
+      );
+      hostile.use(always200(pathIs(STAFF), { error: 'not found' }));
+      const notFound = await sync('staff', '--full');
+      hostile.use(undefined);
+      expect(notFound.code).toBe(4);
+      expect(notFound.stderr).toMatch(
+        /PROTOCOL: a record without an id, not stored: GET \/v2\/action\/core\/staff\//,
+      );
+      await untouched();
+    });
+
+    it('an empty page carrying an error member is an error, not "everything was deleted"', async () => {
+      hostile.use(always200(pathIs(USER, ROLE), { rows: [], error: 'internal failure' }));
+      const r = await sync('user', 'role', '--full');
+      hostile.use(undefined);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(
+        /PROTOCOL: not a list response: the service answered with an error member \("internal failure"\)/,
+      );
+      await untouched();
+      await withMirror(file, async (m) => {
+        expect(await one(m, sql`SELECT count(*) AS n FROM "user" WHERE deleted_at IS NOT NULL`)).toEqual({
+          n: 0,
+        });
       });
     });
-  });
 
-  it('a null id on a list row, or an id beyond 2^53, is a protocol error: no phantom row, no deletion', async () => {
-    hostile.use(editRecords(pathIs(USER), (r, i) => (i === 3 ? { ...r, id: null } : r)));
-    const nullId = await sync('user');
-    expect(nullId.code).toBe(4);
-    expect(nullId.stderr).toMatch(
-      /PROTOCOL: a record whose id is null \(record 4 of \d+\), not stored: GET \/v2\/action\/core\/user/,
-    );
-    hostile.use(rewriteText(pathIs(USER), (t) => t.replace(/"id":\d+/, '"id":9007199254740993')));
-    const big = await sync('user');
-    hostile.use(undefined);
-    expect(big.code).toBe(4);
-    expect(big.stderr).toMatch(
-      /PROTOCOL: an integer beyond 2\^53 \(9007199254740993\) that JSON would round: GET/,
-    );
-    await untouched();
-  });
+    it('a null id on a list row, or an id beyond 2^53, is a protocol error: no phantom row, no deletion', async () => {
+      hostile.use(editRecords(pathIs(USER), (r, i) => (i === 3 ? { ...r, id: null } : r)));
+      const nullId = await sync('user');
+      expect(nullId.code).toBe(4);
+      expect(nullId.stderr).toMatch(
+        /PROTOCOL: a record whose id is null \(record 4 of \d+\), not stored: GET \/v2\/action\/core\/user/,
+      );
+      hostile.use(rewriteText(pathIs(USER), (t) => t.replace(/"id":\d+/, '"id":9007199254740993')));
+      const big = await sync('user');
+      hostile.use(undefined);
+      expect(big.code).toBe(4);
+      expect(big.stderr).toMatch(
+        /PROTOCOL: an integer beyond 2\^53 \(9007199254740993\) that JSON would round: GET/,
+      );
+      await untouched();
+    });
 
-  it('wrong types are kept as sent, counted per stream and field, warned and shown by ohs status', async () => {
-    const wrongFile = tmp();
-    hostile.use(
-      editRecords(pathIs(USER, INVOICE), (r, i) =>
-        'balance' in r
-          ? { ...r, OrgId: 'abc', balance: 'lots', c_org: { name: 'an object' } }
-          : i < 5
-            ? { ...r, isSuspended: 'yes' }
-            : r,
-      ),
-    );
-    const r = await runOhs(['sync', 'user', 'invoice', '--db', wrongFile, '--config', config], {
-      env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url, OHS_LOG_LEVEL: 'warn' },
-      timeoutMs: 90_000,
+    it('wrong types are kept as sent, counted per stream and field, warned and shown by ohs status', async () => {
+      const wrongFile = await target();
+      hostile.use(
+        editRecords(pathIs(USER, INVOICE), (r, i) =>
+          'balance' in r
+            ? { ...r, OrgId: 'abc', balance: 'lots', c_org: { name: 'an object' } }
+            : i < 5
+              ? { ...r, isSuspended: 'yes' }
+              : r,
+        ),
+      );
+      const r = await runOhs(['sync', 'user', 'invoice', '--db', wrongFile, '--config', config], {
+        env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url, OHS_LOG_LEVEL: 'warn' },
+        timeoutMs: 90_000,
+      });
+      hostile.use(undefined);
+      expect(r.code, r.stderr).toBe(0);
+      const warnings = r.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'records kept with a field of the wrong type');
+      const invoices = sim().truth().Invoice.length;
+      expect(warnings.map((w) => [w.stream, w.field, w.expected, w.records]).sort()).toEqual(
+        [
+          ['invoice', 'OrgId', 'integer', invoices],
+          ['invoice', 'balance', 'number', invoices],
+          ['invoice', 'c_org', 'string', invoices],
+          ['user', 'isSuspended', 'boolean', 5],
+        ].sort(),
+      );
+      // Kept as sent: the raw record holds the wrong value; every invoice is there.
+      await withMirror(wrongFile, async (m) => {
+        expect(await one(m, sql`SELECT count(*) AS n FROM invoice`)).toEqual({ n: invoices });
+        const raw = JSON.parse(((await one(m, sql`SELECT raw FROM invoice LIMIT 1`)) as { raw: string }).raw);
+        expect(raw.balance).toBe('lots');
+      });
+      const status = await runOhs(['status', '--db', wrongFile, '--json'], { env: cliEnv(sim()) });
+      const report = JSON.parse(status.stdout) as {
+        streams: { stream: string; type_errors: Record<string, number> }[];
+      };
+      expect(report.streams.find((s) => s.stream === 'invoice')?.type_errors).toEqual({
+        OrgId: invoices,
+        balance: invoices,
+        c_org: invoices,
+      });
+      expect(report.streams.find((s) => s.stream === 'user')?.type_errors).toEqual({ isSuspended: 5 });
+      expect(report.streams.find((s) => s.stream === 'role')?.type_errors).toEqual({});
+      const text = await runOhs(['status', '--db', wrongFile], { env: cliEnv(sim()) });
+      expect(text.stdout).toMatch(/invoice .*OrgId ×\d+, balance ×\d+, c_org ×\d+/);
     });
-    hostile.use(undefined);
-    expect(r.code, r.stderr).toBe(0);
-    const warnings = r.stderr
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.msg === 'records kept with a field of the wrong type');
-    const invoices = sim().truth().Invoice.length;
-    expect(warnings.map((w) => [w.stream, w.field, w.expected, w.records]).sort()).toEqual(
-      [
-        ['invoice', 'OrgId', 'integer', invoices],
-        ['invoice', 'balance', 'number', invoices],
-        ['invoice', 'c_org', 'string', invoices],
-        ['user', 'isSuspended', 'boolean', 5],
-      ].sort(),
-    );
-    // Kept as sent: the raw record holds the wrong value; every invoice is there.
-    await withMirror(wrongFile, async (m) => {
-      expect(await one(m, sql`SELECT count(*) AS n FROM invoice`)).toEqual({ n: invoices });
-      const raw = JSON.parse(((await one(m, sql`SELECT raw FROM invoice LIMIT 1`)) as { raw: string }).raw);
-      expect(raw.balance).toBe('lots');
-    });
-    const status = await runOhs(['status', '--db', wrongFile, '--json'], { env: cliEnv(sim()) });
-    const report = JSON.parse(status.stdout) as {
-      streams: { stream: string; type_errors: Record<string, number> }[];
-    };
-    expect(report.streams.find((s) => s.stream === 'invoice')?.type_errors).toEqual({
-      OrgId: invoices,
-      balance: invoices,
-      c_org: invoices,
-    });
-    expect(report.streams.find((s) => s.stream === 'user')?.type_errors).toEqual({ isSuspended: 5 });
-    expect(report.streams.find((s) => s.stream === 'role')?.type_errors).toEqual({});
-    const text = await runOhs(['status', '--db', wrongFile], { env: cliEnv(sim()) });
-    expect(text.stdout).toMatch(/invoice .*OrgId ×\d+, balance ×\d+, c_org ×\d+/);
   });
 });

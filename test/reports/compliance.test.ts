@@ -4,6 +4,7 @@ import { annualTarget, rateUnits } from '../../reports/compliance-math.js';
 import { ReportParamError } from '../../reports/errors.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
+import { engines } from '../helpers/engines.js';
 import {
   aboutValue,
   params,
@@ -16,7 +17,6 @@ import {
 } from './fixture.js';
 
 /** REPORTS.md 1: the worked examples (drug / alcohol 50 / 10 unless stated) and the edge cases. */
-const mirror = tempMirrors();
 let nextId = 900001;
 
 interface MonthSpec {
@@ -71,624 +71,636 @@ const at = (rows: Row[], orgId: number, month: number) => {
   return r;
 };
 
-describe('compliance: worked examples of REPORTS.md 1.5', () => {
-  it('1. six months at pool 20: on track, target 10, 0.83 a month, 50% annualized', async () => {
-    const m = await mirror();
-    await named(m, 1, 'Acme Haulage');
-    await orgMonths(m, 1, 2025, {
-      ...range(1, 5, { pool: 20, drugPicked: 1, drugCompleted: 1 }),
-      6: { pool: 20, drugPicked: 1, drugCompleted: 0 },
-      3: { pool: 20, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 },
-    });
-    const ran = await runReport(compliance, m, params('2025-06-30'));
-    expect(ran.detail).toHaveLength(6);
-    const jun = at(ran.detail, 1, 6);
-    expect(jun).toMatchObject({
-      org: 'Acme Haulage',
-      year: 2025,
-      pool: 20,
-      exposure: 120,
-      drugRate: 50,
-      drugPicked: 1,
-      drugCompleted: 0,
-      drugPickedYtd: 6,
-      drugCompletedYtd: 5,
-      drugExpectedToDate: 5,
-      drugAnnualTarget: 10,
-      drugStatus: 'ON_TRACK',
-      drugRemaining: 5,
-      drugShortfall: 0,
-      drugAnnualizedRate: 0.5,
-      projectedAvg: 20,
-      avgPoolYtd: 20,
-      alcoholRate: 10,
-      alcoholPickedYtd: 1,
-      alcoholCompletedYtd: 1,
-      alcoholExpectedToDate: 1,
-      alcoholAnnualTarget: 2,
-      alcoholStatus: 'ON_TRACK',
-      rateSource: 'default:FMCSA',
-      // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
-      program: 'UNKNOWN',
-      flags: 'NO_POLICY',
-    });
-    expect(jun.drugNeededPerMonth as number).toBeCloseTo(0.83, 2);
-    // Each month row is the state at the end of that month: January expects 0.83 tests.
-    expect(at(ran.detail, 1, 1)).toMatchObject({ exposure: 20, drugCompletedYtd: 1, drugStatus: 'ON_TRACK' });
-    const ytd = await ran.summary('YTD by org');
-    expect(ytd).toHaveLength(2);
-    expect(ytd[0]).toMatchObject({
-      orgId: 1,
-      throughMonth: 6,
-      exposure: 120,
-      drugAnnualTarget: 10,
-      drugStatus: 'ON_TRACK',
-    });
-    expect(ytd[1]).toMatchObject({
-      org: 'Total without policy',
-      program: 'UNKNOWN',
-      exposure: 120,
-      drugAnnualTarget: 10,
-      drugCompletedYtd: 5,
-      alcoholAnnualTarget: 2,
-    });
-    expect(aboutValue(ran, 'Year and months')).toContain(
-      'month 6: the last full month before the as-of date',
-    );
-  });
+describe.each(engines)('%s', (engine) => {
+  const mirror = tempMirrors(engine);
 
-  it('throughMonth defaults to the last full month before the as-of date', async () => {
-    const m = await mirror();
-    await orgMonths(m, 1, 2025, range(1, 6, { pool: 20 }));
-    expect((await runReport(compliance, m, params('2025-06-29'))).detail.map((r) => r.month)).toEqual([
-      1, 2, 3, 4, 5,
-    ]);
-    expect((await runReport(compliance, m, params('2025-07-01'))).detail).toHaveLength(6);
-    // A past year runs to December; in January (no full month yet) the year before is reported.
-    expect((await runReport(compliance, m, params('2026-03-01', { year: 2025 }))).detail).toHaveLength(12);
-    const january = await runReport(compliance, m, params('2026-01-20'));
-    expect(january.detail.map((r) => [r.year, r.month])).toContainEqual([2025, 12]);
-    expect(aboutValue(january, 'Year and months')).toContain('the year before is reported');
-    await expect(
-      compliance.run({ db: m.db, params: params('2025-01-20', { year: 2025 }) }),
-    ).rejects.toMatchObject({
-      code: 'REPORT_PARAM_INVALID',
-      param: 'options.year',
-    });
-  });
-
-  it('2. small pool of 11 all year: targets ceil(5.5) = 6 and ceil(1.1) = 2', async () => {
-    const m = await mirror();
-    await orgMonths(m, 2, 2025, range(1, 12, { pool: 11, drugPicked: 1, drugCompleted: 1 }));
-    const ran = await runReport(compliance, m, params('2026-02-01', { year: 2025 }));
-    const dec = at(ran.detail, 2, 12);
-    expect(dec).toMatchObject({
-      exposure: 132,
-      drugAnnualTarget: 6,
-      alcoholAnnualTarget: 2,
-      drugStatus: 'MET',
-    });
-    expect(dec.alcoholStatus).toBe('NOT_MET');
-  });
-
-  it('targets use exact arithmetic: 7% of 100 is 7 (floating point says 8)', async () => {
-    expect(Math.ceil(0.07 * 100)).toBe(8);
-    expect(annualTarget(rateUnits(7), 1200, 100, 12)).toBe(7);
-    const m = await mirror();
-    await policy(m, [{ org_id: 7, program: 'NON_DOT', rp_min_drug: 7, rp_min_alc: 0 }]);
-    await orgMonths(m, 7, 2025, range(1, 12, { pool: 100 }));
-    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
-    expect(at(ran.detail, 7, 12)).toMatchObject({
-      drugRate: 7,
-      drugAnnualTarget: 7,
-      alcoholRate: 0,
-      alcoholStatus: 'N/A',
-      alcoholAnnualTarget: null,
-      rateSource: 'policy:import',
-      program: 'NON_DOT',
-    });
-  });
-
-  it('3. joined in July: at m = 12 exposure 60, targets 3 and 1; at m = 9 expected 1.25, target 3', async () => {
-    const m = await mirror();
-    await orgMonths(m, 3, 2025, range(7, 12, { pool: 10 }));
-    const year = await runReport(compliance, m, params('2025-12-31'));
-    expect(at(year.detail, 3, 12)).toMatchObject({
-      exposure: 60,
-      avgPoolYtd: 5,
-      drugAnnualTarget: 3,
-      alcoholAnnualTarget: 1,
-    });
-    // Before the org's first row its pool is 0: no DATA_GAP, only NO_POOL.
-    // A month with no pool is N/A (never MET on a target of 0).
-    expect(at(year.detail, 3, 6)).toMatchObject({
-      pool: 0,
-      exposure: 0,
-      flags: 'NO_POOL;NO_POLICY',
-      drugStatus: 'N/A',
-      alcoholStatus: 'N/A',
-    });
-    const sep = await runReport(compliance, m, params('2025-12-31', { throughMonth: 9 }));
-    expect(sep.detail).toHaveLength(9);
-    expect(at(sep.detail, 3, 9)).toMatchObject({
-      exposure: 30,
-      drugExpectedToDate: 1.25,
-      projectedAvg: 5,
-      drugAnnualTarget: 3,
-      drugStatus: 'BEHIND',
-    });
-  });
-
-  it('4. picks without results: pending results, shortfall 1, annualized 40%', async () => {
-    const m = await mirror();
-    await orgMonths(m, 4, 2025, {
-      1: { pool: 40, drugPicked: 2, drugCompleted: 2 },
-      2: { pool: 40, drugPicked: 2, drugCompleted: 2 },
-      3: { pool: 40, drugPicked: 2, drugCompleted: 0 },
-    });
-    const ran = await runReport(compliance, m, params('2025-04-15'));
-    expect(ran.detail).toHaveLength(3);
-    expect(at(ran.detail, 4, 3)).toMatchObject({
-      exposure: 120,
-      drugPickedYtd: 6,
-      drugCompletedYtd: 4,
-      drugExpectedToDate: 5,
-      drugStatus: 'PENDING_RESULTS',
-      drugShortfall: 1,
-      drugAnnualizedRate: 0.4,
-      drugCompletionRatio: 4 / 6,
-    });
-  });
-
-  describe('5. parent rollup: X (50%) pool 30 completes 15, Y (25%) pool 10 completes 3', () => {
-    async function family(): Promise<Mirror> {
+  describe('compliance: worked examples of REPORTS.md 1.5', () => {
+    it('1. six months at pool 20: on track, target 10, 0.83 a month, 50% annualized', async () => {
       const m = await mirror();
-      await named(m, 100, 'Consortium');
-      await named(m, 101, 'X Trucking');
-      await named(m, 102, 'Y Rail');
-      await policy(m, [
-        { org_id: 100, agency: 'FMCSA' },
-        { org_id: 101, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 100 },
-        { org_id: 102, agency: 'FRA', rp_min_drug: 25, rp_min_alc: 10, parent_org_id: 100 },
+      await named(m, 1, 'Acme Haulage');
+      await orgMonths(m, 1, 2025, {
+        ...range(1, 5, { pool: 20, drugPicked: 1, drugCompleted: 1 }),
+        6: { pool: 20, drugPicked: 1, drugCompleted: 0 },
+        3: { pool: 20, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 },
+      });
+      const ran = await runReport(compliance, m, params('2025-06-30'));
+      expect(ran.detail).toHaveLength(6);
+      const jun = at(ran.detail, 1, 6);
+      expect(jun).toMatchObject({
+        org: 'Acme Haulage',
+        year: 2025,
+        pool: 20,
+        exposure: 120,
+        drugRate: 50,
+        drugPicked: 1,
+        drugCompleted: 0,
+        drugPickedYtd: 6,
+        drugCompletedYtd: 5,
+        drugExpectedToDate: 5,
+        drugAnnualTarget: 10,
+        drugStatus: 'ON_TRACK',
+        drugRemaining: 5,
+        drugShortfall: 0,
+        drugAnnualizedRate: 0.5,
+        projectedAvg: 20,
+        avgPoolYtd: 20,
+        alcoholRate: 10,
+        alcoholPickedYtd: 1,
+        alcoholCompletedYtd: 1,
+        alcoholExpectedToDate: 1,
+        alcoholAnnualTarget: 2,
+        alcoholStatus: 'ON_TRACK',
+        rateSource: 'default:FMCSA',
+        // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
+        program: 'UNKNOWN',
+        flags: 'NO_POLICY',
+      });
+      expect(jun.drugNeededPerMonth as number).toBeCloseTo(0.83, 2);
+      // Each month row is the state at the end of that month: January expects 0.83 tests.
+      expect(at(ran.detail, 1, 1)).toMatchObject({
+        exposure: 20,
+        drugCompletedYtd: 1,
+        drugStatus: 'ON_TRACK',
+      });
+      const ytd = await ran.summary('YTD by org');
+      expect(ytd).toHaveLength(2);
+      expect(ytd[0]).toMatchObject({
+        orgId: 1,
+        throughMonth: 6,
+        exposure: 120,
+        drugAnnualTarget: 10,
+        drugStatus: 'ON_TRACK',
+      });
+      expect(ytd[1]).toMatchObject({
+        org: 'Total without policy',
+        program: 'UNKNOWN',
+        exposure: 120,
+        drugAnnualTarget: 10,
+        drugCompletedYtd: 5,
+        alcoholAnnualTarget: 2,
+      });
+      expect(aboutValue(ran, 'Year and months')).toContain(
+        'month 6: the last full month before the as-of date',
+      );
+    });
+
+    it('throughMonth defaults to the last full month before the as-of date', async () => {
+      const m = await mirror();
+      await orgMonths(m, 1, 2025, range(1, 6, { pool: 20 }));
+      expect((await runReport(compliance, m, params('2025-06-29'))).detail.map((r) => r.month)).toEqual([
+        1, 2, 3, 4, 5,
       ]);
-      await orgMonths(m, 101, 2025, {
-        ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1 }),
+      expect((await runReport(compliance, m, params('2025-07-01'))).detail).toHaveLength(6);
+      // A past year runs to December; in January (no full month yet) the year before is reported.
+      expect((await runReport(compliance, m, params('2026-03-01', { year: 2025 }))).detail).toHaveLength(12);
+      const january = await runReport(compliance, m, params('2026-01-20'));
+      expect(january.detail.map((r) => [r.year, r.month])).toContainEqual([2025, 12]);
+      expect(aboutValue(january, 'Year and months')).toContain('the year before is reported');
+      await expect(
+        compliance.run({ db: m.db, params: params('2025-01-20', { year: 2025 }) }),
+      ).rejects.toMatchObject({
+        code: 'REPORT_PARAM_INVALID',
+        param: 'options.year',
+      });
+    });
+
+    it('2. small pool of 11 all year: targets ceil(5.5) = 6 and ceil(1.1) = 2', async () => {
+      const m = await mirror();
+      await orgMonths(m, 2, 2025, range(1, 12, { pool: 11, drugPicked: 1, drugCompleted: 1 }));
+      const ran = await runReport(compliance, m, params('2026-02-01', { year: 2025 }));
+      const dec = at(ran.detail, 2, 12);
+      expect(dec).toMatchObject({
+        exposure: 132,
+        drugAnnualTarget: 6,
+        alcoholAnnualTarget: 2,
+        drugStatus: 'MET',
+      });
+      expect(dec.alcoholStatus).toBe('NOT_MET');
+    });
+
+    it('targets use exact arithmetic: 7% of 100 is 7 (floating point says 8)', async () => {
+      expect(Math.ceil(0.07 * 100)).toBe(8);
+      expect(annualTarget(rateUnits(7), 1200, 100, 12)).toBe(7);
+      const m = await mirror();
+      await policy(m, [{ org_id: 7, program: 'NON_DOT', rp_min_drug: 7, rp_min_alc: 0 }]);
+      await orgMonths(m, 7, 2025, range(1, 12, { pool: 100 }));
+      const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+      expect(at(ran.detail, 7, 12)).toMatchObject({
+        drugRate: 7,
+        drugAnnualTarget: 7,
+        alcoholRate: 0,
+        alcoholStatus: 'N/A',
+        alcoholAnnualTarget: null,
+        rateSource: 'policy:import',
+        program: 'NON_DOT',
+      });
+    });
+
+    it('3. joined in July: at m = 12 exposure 60, targets 3 and 1; at m = 9 expected 1.25, target 3', async () => {
+      const m = await mirror();
+      await orgMonths(m, 3, 2025, range(7, 12, { pool: 10 }));
+      const year = await runReport(compliance, m, params('2025-12-31'));
+      expect(at(year.detail, 3, 12)).toMatchObject({
+        exposure: 60,
+        avgPoolYtd: 5,
+        drugAnnualTarget: 3,
+        alcoholAnnualTarget: 1,
+      });
+      // Before the org's first row its pool is 0: no DATA_GAP, only NO_POOL.
+      // A month with no pool is N/A (never MET on a target of 0).
+      expect(at(year.detail, 3, 6)).toMatchObject({
+        pool: 0,
+        exposure: 0,
+        flags: 'NO_POOL;NO_POLICY',
+        drugStatus: 'N/A',
+        alcoholStatus: 'N/A',
+      });
+      const sep = await runReport(compliance, m, params('2025-12-31', { throughMonth: 9 }));
+      expect(sep.detail).toHaveLength(9);
+      expect(at(sep.detail, 3, 9)).toMatchObject({
+        exposure: 30,
+        drugExpectedToDate: 1.25,
+        projectedAvg: 5,
+        drugAnnualTarget: 3,
+        drugStatus: 'BEHIND',
+      });
+    });
+
+    it('4. picks without results: pending results, shortfall 1, annualized 40%', async () => {
+      const m = await mirror();
+      await orgMonths(m, 4, 2025, {
+        1: { pool: 40, drugPicked: 2, drugCompleted: 2 },
+        2: { pool: 40, drugPicked: 2, drugCompleted: 2 },
+        3: { pool: 40, drugPicked: 2, drugCompleted: 0 },
+      });
+      const ran = await runReport(compliance, m, params('2025-04-15'));
+      expect(ran.detail).toHaveLength(3);
+      expect(at(ran.detail, 4, 3)).toMatchObject({
+        exposure: 120,
+        drugPickedYtd: 6,
+        drugCompletedYtd: 4,
+        drugExpectedToDate: 5,
+        drugStatus: 'PENDING_RESULTS',
+        drugShortfall: 1,
+        drugAnnualizedRate: 0.4,
+        drugCompletionRatio: 4 / 6,
+      });
+    });
+
+    describe('5. parent rollup: X (50%) pool 30 completes 15, Y (25%) pool 10 completes 3', () => {
+      async function family(): Promise<Mirror> {
+        const m = await mirror();
+        await named(m, 100, 'Consortium');
+        await named(m, 101, 'X Trucking');
+        await named(m, 102, 'Y Rail');
+        await policy(m, [
+          { org_id: 100, agency: 'FMCSA' },
+          { org_id: 101, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 100 },
+          { org_id: 102, agency: 'FRA', rp_min_drug: 25, rp_min_alc: 10, parent_org_id: 100 },
+        ]);
+        await orgMonths(m, 101, 2025, {
+          ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1 }),
+          12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
+        });
+        await orgMonths(m, 102, 2025, {
+          ...range(1, 12, { pool: 10 }),
+          12: { pool: 10, drugPicked: 3, drugCompleted: 3 },
+        });
+        return m;
+      }
+
+      it('sumOfChildren: targets 15 + 3 = 18, met', async () => {
+        const m = await family();
+        const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
+        expect(at(ran.detail, 101, 12)).toMatchObject({
+          drugAnnualTarget: 15,
+          drugCompletedYtd: 15,
+          drugStatus: 'MET',
+        });
+        expect(at(ran.detail, 102, 12)).toMatchObject({
+          drugAnnualTarget: 3,
+          drugCompletedYtd: 3,
+          drugStatus: 'MET',
+        });
+        const rollups = await ran.summary('Rollups');
+        expect(rollups).toHaveLength(12);
+        expect(at(rollups, 100, 12)).toMatchObject({
+          org: 'Consortium',
+          program: 'DOT',
+          rollupMode: 'sumOfChildren',
+          members: '101;102',
+          pool: 40,
+          exposure: 480,
+          drugRate: null,
+          drugAnnualTarget: 18,
+          drugCompletedYtd: 18,
+          drugStatus: 'MET',
+        });
+        // Grand totals add the orgs (never the rollups).
+        const ytd = await ran.summary('YTD by org');
+        expect(ytd.at(-1)).toMatchObject({
+          org: 'Total DOT',
+          exposure: 480,
+          drugAnnualTarget: 18,
+          drugCompletedYtd: 18,
+        });
+      });
+
+      it('combinedPool: 50% of 40 = 20, not met', async () => {
+        const m = await family();
+        const ran = await runReport(
+          compliance,
+          m,
+          params('2026-01-15', { year: 2025, rollupMode: 'combinedPool' }),
+        );
+        expect(at(await ran.summary('Rollups'), 100, 12)).toMatchObject({
+          rollupMode: 'combinedPool',
+          drugRate: 50,
+          drugAnnualTarget: 20,
+          drugCompletedYtd: 18,
+          drugStatus: 'NOT_MET',
+          alcoholRate: 10,
+          alcoholAnnualTarget: 4,
+        });
+      });
+
+      it('the parent and its children are chosen by orgIds + includeChildren', async () => {
+        const m = await family();
+        const withChildren = await runReport(
+          compliance,
+          m,
+          params('2026-01-15', { year: 2025, includeChildren: true }, { orgIds: [100] }),
+        );
+        expect(new Set(withChildren.detail.map((r) => r.orgId))).toEqual(new Set([101, 102]));
+        expect(at(await withChildren.summary('Rollups'), 100, 12)).toMatchObject({ drugAnnualTarget: 18 });
+        const alone = await runReport(compliance, m, params('2026-01-15', { year: 2025 }, { orgIds: [100] }));
+        expect(alone.detail).toHaveLength(0);
+        expect(alone.summaries.map((s) => s.name)).toEqual(['YTD by org']);
+        expect(alone.warnings).toContain('Org 100 has no OrgMonth row for 2025 through month 12');
+      });
+
+      it('never combines DOT and non-DOT orgs', async () => {
+        const m = await family();
+        await policy(m, [
+          { org_id: 103, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0, parent_org_id: 100 },
+        ]);
+        await orgMonths(m, 103, 2025, range(1, 12, { pool: 50 }));
+        const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
+        const dec = (await ran.summary('Rollups')).filter((r) => r.month === 12);
+        expect(dec.map((r) => [r.program, r.members, r.pool])).toEqual([
+          ['DOT', '101;102', 40],
+          ['NON_DOT', '103', 50],
+        ]);
+        const dot = await runReport(compliance, m, params('2026-01-15', { year: 2025, program: 'DOT' }));
+        expect(new Set(dot.detail.map((r) => r.orgId))).toEqual(new Set([101, 102]));
+        const nonDot = await runReport(
+          compliance,
+          m,
+          params('2026-01-15', { year: 2025, program: 'non-dot' }),
+        );
+        expect(new Set(nonDot.detail.map((r) => r.orgId))).toEqual(new Set([103]));
+      });
+    });
+
+    it('gap rule: Jan, Feb, Apr at pool 10, Mar missing: Mar is 10 (DATA_GAP), exposure 40 at m = 4', async () => {
+      const m = await mirror();
+      await orgMonths(m, 5, 2025, { 1: { pool: 10 }, 2: { pool: 10 }, 4: { pool: 10 } });
+      const ran = await runReport(compliance, m, params('2025-04-30'));
+      expect(at(ran.detail, 5, 3)).toMatchObject({
+        pool: 10,
+        exposure: 30,
+        flags: 'DATA_GAP;NO_POLICY',
+        orgMonthId: null,
+      });
+      expect(at(ran.detail, 5, 4)).toMatchObject({ pool: 10, exposure: 40, flags: 'NO_POLICY' });
+      expect(
+        ran.warnings.some((w) => w.includes('2025-03: no OrgMonth row; pool 10 carried forward (DATA_GAP)')),
+      ).toBe(true);
+    });
+  });
+
+  describe('compliance: inputs and edge cases', () => {
+    it('reads every label form, lists unparseable labels and duplicates, ignores soft-deleted rows', async () => {
+      const m = await mirror();
+      await orgMonths(m, 6, 2025, {
+        1: { pool: 10, label: '2025-01' },
+        2: { pool: 10, label: '02/2025' },
+        3: { pool: 10, label: '2025-3' },
+        4: { pool: 99, label: 'n/a' },
+      });
+      await upsert(m, 'OrgMonth', [{ id: 1, OrgId: 6, label: '2025-04', countEligibleRandomPool: 12 }]);
+      await upsert(m, 'OrgMonth', [{ id: 2, OrgId: 6, label: '04/2025', countEligibleRandomPool: 14 }]);
+      await upsert(m, 'OrgMonth', [{ id: 3, OrgId: 6, label: '2025-05', countEligibleRandomPool: 500 }]);
+      await softDelete(m, 'orgmonth', 3);
+      const ran = await runReport(compliance, m, params('2025-05-31'));
+      expect(ran.detail.map((r) => r.pool)).toEqual([10, 10, 10, 14, 14]);
+      expect(at(ran.detail, 6, 5).flags).toBe('DATA_GAP;NO_POLICY');
+      expect(ran.warnings.some((w) => w.includes('label "n/a" is not a month'))).toBe(true);
+      expect(ran.warnings.some((w) => w.includes('are both 2025-04; row 2 is used'))).toBe(true);
+    });
+
+    it('flags DATA_CHECK when results exceed picks or picks have no pool', async () => {
+      const m = await mirror();
+      await orgMonths(m, 8, 2025, {
+        1: { pool: 5, drugPicked: 1, drugCompleted: 2 },
+        2: { pool: 0, alcoholPicked: 1 },
+      });
+      const ran = await runReport(compliance, m, params('2025-02-28'));
+      expect(at(ran.detail, 8, 1).flags).toBe('DATA_CHECK;NO_POLICY');
+      expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK;NO_POLICY');
+      expect(ran.warnings.filter((w) => w.includes('(DATA_CHECK)'))).toHaveLength(2);
+    });
+
+    it('takes rates from the policy, its agency table, or the defaults, and says which', async () => {
+      const m = await mirror();
+      await policy(m, [
+        { org_id: 11, agency: 'FAA' },
+        { org_id: 12, agency: 'USCG', source: 'writeback' },
+        { org_id: 13, rp_min_drug: 30, rp_min_alc: null },
+        { org_id: 14, agency: 'PHMSA', rp_min_drug: 60 },
+      ]);
+      for (const org of [10, 11, 12, 13, 14]) await orgMonths(m, org, 2025, range(1, 12, { pool: 20 }));
+      const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+      const dec = (org: number) => at(ran.detail, org, 12);
+      expect(dec(10)).toMatchObject({
+        rateSource: 'default:FMCSA',
+        drugRate: 50,
+        alcoholRate: 10,
+        program: 'UNKNOWN',
+      });
+      expect(dec(11)).toMatchObject({
+        rateSource: 'agency:FAA',
+        drugRate: 25,
+        alcoholRate: 10,
+        drugAnnualTarget: 5,
+      });
+      expect(dec(12)).toMatchObject({
+        rateSource: 'agency:USCG',
+        drugRate: 50,
+        alcoholRate: null,
+        alcoholStatus: 'N/A',
+      });
+      expect(dec(13)).toMatchObject({ rateSource: 'policy:import', drugRate: 30, alcoholStatus: 'N/A' });
+      expect(dec(14)).toMatchObject({
+        rateSource: 'policy:import+agency:PHMSA',
+        drugRate: 60,
+        alcoholStatus: 'N/A',
+      });
+      const rates = aboutValue(ran, 'Rates') ?? '';
+      expect(rates).toContain('default:FMCSA: 1 org');
+      expect(rates).toContain('agency:FAA: 1 org');
+      const other = await runReport(
+        compliance,
+        m,
+        params('2026-01-31', { year: 2025, defaultRates: { agency: 'FAA' } }, { orgIds: [10] }),
+      );
+      expect(at(other.detail, 10, 12)).toMatchObject({ rateSource: 'default:FAA', drugRate: 25 });
+      const none = await runReport(
+        compliance,
+        m,
+        params(
+          '2026-01-31',
+          { year: 2025, defaultRates: { agency: 'ACME', drug: 40, alcohol: null } },
+          { orgIds: [10] },
+        ),
+      );
+      expect(at(none.detail, 10, 12)).toMatchObject({
+        rateSource: 'default:ACME',
+        drugRate: 40,
+        alcoholStatus: 'N/A',
+      });
+    });
+
+    it('a policy without any rate reports NO_RATE', async () => {
+      const m = await mirror();
+      await policy(m, [{ org_id: 15, program: 'NON_DOT' }]);
+      await orgMonths(m, 15, 2025, range(1, 3, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
+      const ran = await runReport(compliance, m, params('2025-03-31'));
+      expect(at(ran.detail, 15, 3)).toMatchObject({
+        drugStatus: 'NO_RATE',
+        drugAnnualTarget: null,
+        drugCompletedYtd: 3,
+        alcoholStatus: 'N/A',
+        flags: 'NO_RATE',
+      });
+    });
+
+    it('names orgs by the latest c_org and passes formula-like names through untouched', async () => {
+      const m = await mirror();
+      const evil = '=HYPERLINK("http://x","y")';
+      await upsert(m, 'OrderItem', [{ id: 1, OrgId: 20, c_org: 'Old Name' }], '2025-01-01T00:00:00.000Z');
+      await named(m, 20, evil, '2025-02-01T00:00:00.000Z');
+      await named(m, 21, 'Zulu');
+      await named(m, 22, 'alpha');
+      for (const org of [20, 21, 22]) await orgMonths(m, org, 2025, { 1: { pool: 1 } });
+      const ran = await runReport(compliance, m, params('2025-01-31'));
+      expect(ran.detail.map((r) => r.org)).toEqual([evil, 'alpha', 'Zulu']);
+    });
+
+    it('rejects bad options with REPORT_PARAM_INVALID naming the option', async () => {
+      const m = await mirror();
+      const bad = async (options: Record<string, unknown>, more = {}) => {
+        try {
+          await compliance.run({ db: m.db, params: params('2025-06-30', options, more) });
+        } catch (err) {
+          return err;
+        }
+        throw new Error('no error');
+      };
+      const e = await bad({ rollupMode: 'bogus' });
+      expect(e).toBeInstanceOf(ReportParamError);
+      expect(e).toMatchObject({ code: 'REPORT_PARAM_INVALID', exitCode: 2, param: 'options.rollupMode' });
+      expect((e as Error).message).toBe(
+        'compliance: options.rollupMode: expected one of sumOfChildren, combinedPool, got `"bogus"`',
+      );
+      expect(await bad({ throughMonth: 13 })).toMatchObject({ param: 'options.throughMonth' });
+      expect(await bad({ defaultRates: { agency: 'ACME' } })).toMatchObject({
+        param: 'options.defaultRates.drug',
+      });
+      expect(await bad({}, { asOf: '30/06/2025' })).toMatchObject({ param: 'asOf' });
+      expect(await bad({}, { timezone: 'Mars/Olympus' })).toMatchObject({ param: 'timezone' });
+      // Strings from a command line are read as numbers and booleans.
+      const ran = await runReport(
+        compliance,
+        m,
+        params('2025-06-30', { throughMonth: '3', includeChildren: 'true' }),
+      );
+      expect(aboutValue(ran, 'Year and months')).toContain('month 3');
+    });
+
+    it('says on the About sheet where its inputs came from', async () => {
+      const m = await mirror();
+      await syncState(m, 'orgmonth', '2025-07-01T02:00:00.000Z');
+      await orgMonths(m, 1, 2025, { 1: { pool: 3 } });
+      const ran = await runReport(compliance, m, params('2025-01-31', { colour: 'red' }));
+      expect(aboutValue(ran, 'Last sync of orgmonth')).toBe(
+        '2025-07-01T02:00:00.000Z (last full pass: 2025-07-01T02:00:00.000Z)',
+      );
+      expect(aboutValue(ran, 'Last sync of invoice')).toBe('never (last full pass: never)');
+      expect(aboutValue(ran, 'Limitation')).toContain('rows synced after the as-of date are not excluded');
+      expect(aboutValue(ran, 'Detail rows')).toBe('1');
+      expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
+    });
+  });
+
+  describe('compliance: what an auditor asks (issue 13)', () => {
+    it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
+      // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
+      const m = await mirror();
+      await named(m, 200, 'Consortium');
+      await named(m, 201, 'X Trucking');
+      await named(m, 202, 'Y Rail');
+      await policy(m, [
+        { org_id: 200, agency: 'FMCSA', dot_registration_number: 'US1' },
+        { org_id: 201, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 200, dot_registration_number: 'US2' },
+        {
+          org_id: 202,
+          agency: 'FRA',
+          rp_min_drug: 25,
+          rp_min_alc: 10,
+          parent_org_id: 200,
+          dot_registration_number: 'US3',
+        },
+      ]);
+      await orgMonths(m, 201, 2025, {
+        ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
         12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
       });
-      await orgMonths(m, 102, 2025, {
-        ...range(1, 12, { pool: 10 }),
-        12: { pool: 10, drugPicked: 3, drugCompleted: 3 },
+      await orgMonths(m, 202, 2025, {
+        ...range(1, 12, { pool: 10, alcoholPicked: 1, alcoholCompleted: 1 }),
+        12: { pool: 10, drugPicked: 2, drugCompleted: 2 },
       });
-      return m;
-    }
-
-    it('sumOfChildren: targets 15 + 3 = 18, met', async () => {
-      const m = await family();
       const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
-      expect(at(ran.detail, 101, 12)).toMatchObject({
-        drugAnnualTarget: 15,
-        drugCompletedYtd: 15,
-        drugStatus: 'MET',
-      });
-      expect(at(ran.detail, 102, 12)).toMatchObject({
-        drugAnnualTarget: 3,
-        drugCompletedYtd: 3,
-        drugStatus: 'MET',
-      });
-      const rollups = await ran.summary('Rollups');
-      expect(rollups).toHaveLength(12);
-      expect(at(rollups, 100, 12)).toMatchObject({
-        org: 'Consortium',
-        program: 'DOT',
+      expect(at(ran.detail, 202, 12)).toMatchObject({ drugAnnualTarget: 3, drugStatus: 'NOT_MET' });
+      const dec = at(await ran.summary('Rollups'), 200, 12);
+      expect(dec).toMatchObject({
         rollupMode: 'sumOfChildren',
-        members: '101;102',
-        pool: 40,
-        exposure: 480,
-        drugRate: null,
         drugAnnualTarget: 18,
-        drugCompletedYtd: 18,
-        drugStatus: 'MET',
+        drugCompletedYtd: 17,
+        drugStatus: 'NOT_MET',
+        drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
+        alcoholStatus: 'MET',
+        alcoholMembersBelow: null,
       });
-      // Grand totals add the orgs (never the rollups).
-      const ytd = await ran.summary('YTD by org');
-      expect(ytd.at(-1)).toMatchObject({
-        org: 'Total DOT',
-        exposure: 480,
-        drugAnnualTarget: 18,
-        drugCompletedYtd: 18,
-      });
-    });
-
-    it('combinedPool: 50% of 40 = 20, not met', async () => {
-      const m = await family();
-      const ran = await runReport(
+      const combined = await runReport(
         compliance,
         m,
         params('2026-01-15', { year: 2025, rollupMode: 'combinedPool' }),
       );
-      expect(at(await ran.summary('Rollups'), 100, 12)).toMatchObject({
-        rollupMode: 'combinedPool',
-        drugRate: 50,
+      expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
         drugAnnualTarget: 20,
-        drugCompletedYtd: 18,
         drugStatus: 'NOT_MET',
-        alcoholRate: 10,
-        alcoholAnnualTarget: 4,
       });
     });
 
-    it('the parent and its children are chosen by orgIds + includeChildren', async () => {
-      const m = await family();
-      const withChildren = await runReport(
-        compliance,
-        m,
-        params('2026-01-15', { year: 2025, includeChildren: true }, { orgIds: [100] }),
-      );
-      expect(new Set(withChildren.detail.map((r) => r.orgId))).toEqual(new Set([101, 102]));
-      expect(at(await withChildren.summary('Rollups'), 100, 12)).toMatchObject({ drugAnnualTarget: 18 });
-      const alone = await runReport(compliance, m, params('2026-01-15', { year: 2025 }, { orgIds: [100] }));
-      expect(alone.detail).toHaveLength(0);
-      expect(alone.summaries.map((s) => s.name)).toEqual(['YTD by org']);
-      expect(alone.warnings).toContain('Org 100 has no OrgMonth row for 2025 through month 12');
-    });
-
-    it('never combines DOT and non-DOT orgs', async () => {
-      const m = await family();
+    it('DOT means a registration number; no agency takes the default; a rate below the minimum is raised', async () => {
+      const m = await mirror();
       await policy(m, [
-        { org_id: 103, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0, parent_org_id: 100 },
+        // Registered, no agency: the default agency (FMCSA) and its rates, not NO_RATE.
+        { org_id: 301, program: 'NON_DOT', dot_registration_number: 'US301' },
+        // Registered FMCSA carrier with a policy drug rate of 25: raised to 50, flagged.
+        { org_id: 302, agency: 'FMCSA', rp_min_drug: 25, rp_min_alc: 10, dot_registration_number: 'US302' },
+        // A home-health org: no registration, its own rates.
+        { org_id: 303, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0 },
       ]);
-      await orgMonths(m, 103, 2025, range(1, 12, { pool: 50 }));
-      const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
-      const dec = (await ran.summary('Rollups')).filter((r) => r.month === 12);
-      expect(dec.map((r) => [r.program, r.members, r.pool])).toEqual([
-        ['DOT', '101;102', 40],
-        ['NON_DOT', '103', 50],
-      ]);
-      const dot = await runReport(compliance, m, params('2026-01-15', { year: 2025, program: 'DOT' }));
-      expect(new Set(dot.detail.map((r) => r.orgId))).toEqual(new Set([101, 102]));
-      const nonDot = await runReport(compliance, m, params('2026-01-15', { year: 2025, program: 'non-dot' }));
-      expect(new Set(nonDot.detail.map((r) => r.orgId))).toEqual(new Set([103]));
-    });
-  });
-
-  it('gap rule: Jan, Feb, Apr at pool 10, Mar missing: Mar is 10 (DATA_GAP), exposure 40 at m = 4', async () => {
-    const m = await mirror();
-    await orgMonths(m, 5, 2025, { 1: { pool: 10 }, 2: { pool: 10 }, 4: { pool: 10 } });
-    const ran = await runReport(compliance, m, params('2025-04-30'));
-    expect(at(ran.detail, 5, 3)).toMatchObject({
-      pool: 10,
-      exposure: 30,
-      flags: 'DATA_GAP;NO_POLICY',
-      orgMonthId: null,
-    });
-    expect(at(ran.detail, 5, 4)).toMatchObject({ pool: 10, exposure: 40, flags: 'NO_POLICY' });
-    expect(
-      ran.warnings.some((w) => w.includes('2025-03: no OrgMonth row; pool 10 carried forward (DATA_GAP)')),
-    ).toBe(true);
-  });
-});
-
-describe('compliance: inputs and edge cases', () => {
-  it('reads every label form, lists unparseable labels and duplicates, ignores soft-deleted rows', async () => {
-    const m = await mirror();
-    await orgMonths(m, 6, 2025, {
-      1: { pool: 10, label: '2025-01' },
-      2: { pool: 10, label: '02/2025' },
-      3: { pool: 10, label: '2025-3' },
-      4: { pool: 99, label: 'n/a' },
-    });
-    await upsert(m, 'OrgMonth', [{ id: 1, OrgId: 6, label: '2025-04', countEligibleRandomPool: 12 }]);
-    await upsert(m, 'OrgMonth', [{ id: 2, OrgId: 6, label: '04/2025', countEligibleRandomPool: 14 }]);
-    await upsert(m, 'OrgMonth', [{ id: 3, OrgId: 6, label: '2025-05', countEligibleRandomPool: 500 }]);
-    await softDelete(m, 'orgmonth', 3);
-    const ran = await runReport(compliance, m, params('2025-05-31'));
-    expect(ran.detail.map((r) => r.pool)).toEqual([10, 10, 10, 14, 14]);
-    expect(at(ran.detail, 6, 5).flags).toBe('DATA_GAP;NO_POLICY');
-    expect(ran.warnings.some((w) => w.includes('label "n/a" is not a month'))).toBe(true);
-    expect(ran.warnings.some((w) => w.includes('are both 2025-04; row 2 is used'))).toBe(true);
-  });
-
-  it('flags DATA_CHECK when results exceed picks or picks have no pool', async () => {
-    const m = await mirror();
-    await orgMonths(m, 8, 2025, {
-      1: { pool: 5, drugPicked: 1, drugCompleted: 2 },
-      2: { pool: 0, alcoholPicked: 1 },
-    });
-    const ran = await runReport(compliance, m, params('2025-02-28'));
-    expect(at(ran.detail, 8, 1).flags).toBe('DATA_CHECK;NO_POLICY');
-    expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK;NO_POLICY');
-    expect(ran.warnings.filter((w) => w.includes('(DATA_CHECK)'))).toHaveLength(2);
-  });
-
-  it('takes rates from the policy, its agency table, or the defaults, and says which', async () => {
-    const m = await mirror();
-    await policy(m, [
-      { org_id: 11, agency: 'FAA' },
-      { org_id: 12, agency: 'USCG', source: 'writeback' },
-      { org_id: 13, rp_min_drug: 30, rp_min_alc: null },
-      { org_id: 14, agency: 'PHMSA', rp_min_drug: 60 },
-    ]);
-    for (const org of [10, 11, 12, 13, 14]) await orgMonths(m, org, 2025, range(1, 12, { pool: 20 }));
-    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
-    const dec = (org: number) => at(ran.detail, org, 12);
-    expect(dec(10)).toMatchObject({
-      rateSource: 'default:FMCSA',
-      drugRate: 50,
-      alcoholRate: 10,
-      program: 'UNKNOWN',
-    });
-    expect(dec(11)).toMatchObject({
-      rateSource: 'agency:FAA',
-      drugRate: 25,
-      alcoholRate: 10,
-      drugAnnualTarget: 5,
-    });
-    expect(dec(12)).toMatchObject({
-      rateSource: 'agency:USCG',
-      drugRate: 50,
-      alcoholRate: null,
-      alcoholStatus: 'N/A',
-    });
-    expect(dec(13)).toMatchObject({ rateSource: 'policy:import', drugRate: 30, alcoholStatus: 'N/A' });
-    expect(dec(14)).toMatchObject({
-      rateSource: 'policy:import+agency:PHMSA',
-      drugRate: 60,
-      alcoholStatus: 'N/A',
-    });
-    const rates = aboutValue(ran, 'Rates') ?? '';
-    expect(rates).toContain('default:FMCSA: 1 org');
-    expect(rates).toContain('agency:FAA: 1 org');
-    const other = await runReport(
-      compliance,
-      m,
-      params('2026-01-31', { year: 2025, defaultRates: { agency: 'FAA' } }, { orgIds: [10] }),
-    );
-    expect(at(other.detail, 10, 12)).toMatchObject({ rateSource: 'default:FAA', drugRate: 25 });
-    const none = await runReport(
-      compliance,
-      m,
-      params(
-        '2026-01-31',
-        { year: 2025, defaultRates: { agency: 'ACME', drug: 40, alcohol: null } },
-        { orgIds: [10] },
-      ),
-    );
-    expect(at(none.detail, 10, 12)).toMatchObject({
-      rateSource: 'default:ACME',
-      drugRate: 40,
-      alcoholStatus: 'N/A',
-    });
-  });
-
-  it('a policy without any rate reports NO_RATE', async () => {
-    const m = await mirror();
-    await policy(m, [{ org_id: 15, program: 'NON_DOT' }]);
-    await orgMonths(m, 15, 2025, range(1, 3, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
-    const ran = await runReport(compliance, m, params('2025-03-31'));
-    expect(at(ran.detail, 15, 3)).toMatchObject({
-      drugStatus: 'NO_RATE',
-      drugAnnualTarget: null,
-      drugCompletedYtd: 3,
-      alcoholStatus: 'N/A',
-      flags: 'NO_RATE',
-    });
-  });
-
-  it('names orgs by the latest c_org and passes formula-like names through untouched', async () => {
-    const m = await mirror();
-    const evil = '=HYPERLINK("http://x","y")';
-    await upsert(m, 'OrderItem', [{ id: 1, OrgId: 20, c_org: 'Old Name' }], '2025-01-01T00:00:00.000Z');
-    await named(m, 20, evil, '2025-02-01T00:00:00.000Z');
-    await named(m, 21, 'Zulu');
-    await named(m, 22, 'alpha');
-    for (const org of [20, 21, 22]) await orgMonths(m, org, 2025, { 1: { pool: 1 } });
-    const ran = await runReport(compliance, m, params('2025-01-31'));
-    expect(ran.detail.map((r) => r.org)).toEqual([evil, 'alpha', 'Zulu']);
-  });
-
-  it('rejects bad options with REPORT_PARAM_INVALID naming the option', async () => {
-    const m = await mirror();
-    const bad = async (options: Record<string, unknown>, more = {}) => {
-      try {
-        await compliance.run({ db: m.db, params: params('2025-06-30', options, more) });
-      } catch (err) {
-        return err;
-      }
-      throw new Error('no error');
-    };
-    const e = await bad({ rollupMode: 'bogus' });
-    expect(e).toBeInstanceOf(ReportParamError);
-    expect(e).toMatchObject({ code: 'REPORT_PARAM_INVALID', exitCode: 2, param: 'options.rollupMode' });
-    expect((e as Error).message).toBe(
-      'compliance: options.rollupMode: expected one of sumOfChildren, combinedPool, got `"bogus"`',
-    );
-    expect(await bad({ throughMonth: 13 })).toMatchObject({ param: 'options.throughMonth' });
-    expect(await bad({ defaultRates: { agency: 'ACME' } })).toMatchObject({
-      param: 'options.defaultRates.drug',
-    });
-    expect(await bad({}, { asOf: '30/06/2025' })).toMatchObject({ param: 'asOf' });
-    expect(await bad({}, { timezone: 'Mars/Olympus' })).toMatchObject({ param: 'timezone' });
-    // Strings from a command line are read as numbers and booleans.
-    const ran = await runReport(
-      compliance,
-      m,
-      params('2025-06-30', { throughMonth: '3', includeChildren: 'true' }),
-    );
-    expect(aboutValue(ran, 'Year and months')).toContain('month 3');
-  });
-
-  it('says on the About sheet where its inputs came from', async () => {
-    const m = await mirror();
-    await syncState(m, 'orgmonth', '2025-07-01T02:00:00.000Z');
-    await orgMonths(m, 1, 2025, { 1: { pool: 3 } });
-    const ran = await runReport(compliance, m, params('2025-01-31', { colour: 'red' }));
-    expect(aboutValue(ran, 'Last sync of orgmonth')).toBe(
-      '2025-07-01T02:00:00.000Z (last full pass: 2025-07-01T02:00:00.000Z)',
-    );
-    expect(aboutValue(ran, 'Last sync of invoice')).toBe('never (last full pass: never)');
-    expect(aboutValue(ran, 'Limitation')).toContain('rows synced after the as-of date are not excluded');
-    expect(aboutValue(ran, 'Detail rows')).toBe('1');
-    expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
-  });
-});
-
-describe('compliance: what an auditor asks (issue 13)', () => {
-  it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
-    // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
-    const m = await mirror();
-    await named(m, 200, 'Consortium');
-    await named(m, 201, 'X Trucking');
-    await named(m, 202, 'Y Rail');
-    await policy(m, [
-      { org_id: 200, agency: 'FMCSA', dot_registration_number: 'US1' },
-      { org_id: 201, rp_min_drug: 50, rp_min_alc: 10, parent_org_id: 200, dot_registration_number: 'US2' },
-      {
-        org_id: 202,
-        agency: 'FRA',
-        rp_min_drug: 25,
-        rp_min_alc: 10,
-        parent_org_id: 200,
-        dot_registration_number: 'US3',
-      },
-    ]);
-    await orgMonths(m, 201, 2025, {
-      ...range(1, 12, { pool: 30, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
-      12: { pool: 30, drugPicked: 4, drugCompleted: 4 },
-    });
-    await orgMonths(m, 202, 2025, {
-      ...range(1, 12, { pool: 10, alcoholPicked: 1, alcoholCompleted: 1 }),
-      12: { pool: 10, drugPicked: 2, drugCompleted: 2 },
-    });
-    const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
-    expect(at(ran.detail, 202, 12)).toMatchObject({ drugAnnualTarget: 3, drugStatus: 'NOT_MET' });
-    const dec = at(await ran.summary('Rollups'), 200, 12);
-    expect(dec).toMatchObject({
-      rollupMode: 'sumOfChildren',
-      drugAnnualTarget: 18,
-      drugCompletedYtd: 17,
-      drugStatus: 'NOT_MET',
-      drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
-      alcoholStatus: 'MET',
-      alcoholMembersBelow: null,
-    });
-    const combined = await runReport(
-      compliance,
-      m,
-      params('2026-01-15', { year: 2025, rollupMode: 'combinedPool' }),
-    );
-    expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
-      drugAnnualTarget: 20,
-      drugStatus: 'NOT_MET',
-    });
-  });
-
-  it('DOT means a registration number; no agency takes the default; a rate below the minimum is raised', async () => {
-    const m = await mirror();
-    await policy(m, [
-      // Registered, no agency: the default agency (FMCSA) and its rates, not NO_RATE.
-      { org_id: 301, program: 'NON_DOT', dot_registration_number: 'US301' },
-      // Registered FMCSA carrier with a policy drug rate of 25: raised to 50, flagged.
-      { org_id: 302, agency: 'FMCSA', rp_min_drug: 25, rp_min_alc: 10, dot_registration_number: 'US302' },
-      // A home-health org: no registration, its own rates.
-      { org_id: 303, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 0 },
-    ]);
-    for (const org of [300, 301, 302, 303])
-      await orgMonths(m, org, 2025, range(1, 12, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
-    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
-    const dec = (org: number) => at(ran.detail, org, 12);
-    expect(dec(300)).toMatchObject({ program: 'UNKNOWN', flags: 'NO_POLICY', drugRate: 50 });
-    expect(dec(301)).toMatchObject({
-      program: 'DOT',
-      agency: 'FMCSA',
-      drugRate: 50,
-      alcoholRate: 10,
-      drugAnnualTarget: 10,
-      rateSource: 'default-agency:FMCSA+agency:FMCSA',
-    });
-    expect(dec(302)).toMatchObject({
-      program: 'DOT',
-      drugRate: 50,
-      drugAnnualTarget: 10,
-      flags: 'BELOW_AGENCY_MIN',
-    });
-    expect(ran.warnings.some((w) => w.includes('drug rate 25% is below the FMCSA minimum 50%'))).toBe(true);
-    expect(dec(303)).toMatchObject({ program: 'NON_DOT', drugRate: 10, alcoholStatus: 'N/A' });
-    // Totals never mix programs; the UNKNOWN org stays out of the DOT total.
-    const ytd = await ran.summary('YTD by org');
-    const totals = ytd.filter((r) => typeof r.org === 'string' && r.org.startsWith('Total'));
-    expect(totals.map((r) => [r.org, r.exposure, r.drugAnnualTarget, r.drugPickedYtd])).toEqual([
-      ['Total DOT', 480, 20, 24],
-      ['Total non-DOT', 240, 2, 12],
-      ['Total without policy', 240, 10, 12],
-    ]);
-    // MIS-style summary: DOT orgs per agency.
-    expect(await ran.summary('MIS summary')).toEqual([
-      expect.objectContaining({
+      for (const org of [300, 301, 302, 303])
+        await orgMonths(m, org, 2025, range(1, 12, { pool: 20, drugPicked: 1, drugCompleted: 1 }));
+      const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+      const dec = (org: number) => at(ran.detail, org, 12);
+      expect(dec(300)).toMatchObject({ program: 'UNKNOWN', flags: 'NO_POLICY', drugRate: 50 });
+      expect(dec(301)).toMatchObject({
+        program: 'DOT',
         agency: 'FMCSA',
-        employers: 2,
-        averagePool: 40,
-        drugRequired: 20,
-        drugCompleted: 24,
-        drugRateAchieved: 0.6,
-        drugEmployersBelow: 0,
-        alcoholRequired: 4,
-        alcoholCompleted: 0,
-        alcoholEmployersBelow: 2,
-      }),
-    ]);
-  });
-
-  it('YTD totals leave out the picks of orgs without a target', async () => {
-    const m = await mirror();
-    await policy(m, [{ org_id: 401, program: 'NON_DOT' }]);
-    await policy(m, [{ org_id: 402, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 5 }]);
-    await orgMonths(m, 401, 2025, range(1, 12, { pool: 10, drugPicked: 3, drugCompleted: 3 }));
-    await orgMonths(m, 402, 2025, range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
-    const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
-    expect(at(ran.detail, 401, 12)).toMatchObject({ drugStatus: 'NO_RATE', drugPickedYtd: 36 });
-    const total = (await ran.summary('YTD by org')).find((r) => r.org === 'Total non-DOT');
-    expect(total).toMatchObject({ drugPickedYtd: 12, drugCompletedYtd: 12, drugAnnualTarget: 1 });
-  });
-
-  it('AT_RISK: on pace to date, but the remaining tests exceed the months left at its own pace', async () => {
-    const m = await mirror();
-    await policy(m, [{ org_id: 501, agency: 'FMCSA', dot_registration_number: 'US501' }]);
-    // Pool 40 from September (joined late): m = 9, exposure 40, target ceil(0.5 × 160/12) = 7...
-    await orgMonths(m, 501, 2025, {
-      9: { pool: 40, drugPicked: 2, drugCompleted: 2 },
+        drugRate: 50,
+        alcoholRate: 10,
+        drugAnnualTarget: 10,
+        rateSource: 'default-agency:FMCSA+agency:FMCSA',
+      });
+      expect(dec(302)).toMatchObject({
+        program: 'DOT',
+        drugRate: 50,
+        drugAnnualTarget: 10,
+        flags: 'BELOW_AGENCY_MIN',
+      });
+      expect(ran.warnings.some((w) => w.includes('drug rate 25% is below the FMCSA minimum 50%'))).toBe(true);
+      expect(dec(303)).toMatchObject({ program: 'NON_DOT', drugRate: 10, alcoholStatus: 'N/A' });
+      // Totals never mix programs; the UNKNOWN org stays out of the DOT total.
+      const ytd = await ran.summary('YTD by org');
+      const totals = ytd.filter((r) => typeof r.org === 'string' && r.org.startsWith('Total'));
+      expect(totals.map((r) => [r.org, r.exposure, r.drugAnnualTarget, r.drugPickedYtd])).toEqual([
+        ['Total DOT', 480, 20, 24],
+        ['Total non-DOT', 240, 2, 12],
+        ['Total without policy', 240, 10, 12],
+      ]);
+      // MIS-style summary: DOT orgs per agency.
+      expect(await ran.summary('MIS summary')).toEqual([
+        expect.objectContaining({
+          agency: 'FMCSA',
+          employers: 2,
+          averagePool: 40,
+          drugRequired: 20,
+          drugCompleted: 24,
+          drugRateAchieved: 0.6,
+          drugEmployersBelow: 0,
+          alcoholRequired: 4,
+          alcoholCompleted: 0,
+          alcoholEmployersBelow: 2,
+        }),
+      ]);
     });
-    const ran = await runReport(compliance, m, params('2025-09-30'));
-    // expected 0.5 × 40 / 12 = 1.67 (floor 1), completed 2: on pace to date; target
-    // ceil(0.5 × (40 + 40 × 3) / 12) = 7, remaining 5 > 3 months × ceil(2 / 9) = 3: AT_RISK.
-    expect(at(ran.detail, 501, 9)).toMatchObject({
-      drugAnnualTarget: 7,
-      drugCompletedYtd: 2,
-      drugStatus: 'AT_RISK',
+
+    it('YTD totals leave out the picks of orgs without a target', async () => {
+      const m = await mirror();
+      await policy(m, [{ org_id: 401, program: 'NON_DOT' }]);
+      await policy(m, [{ org_id: 402, program: 'NON_DOT', rp_min_drug: 10, rp_min_alc: 5 }]);
+      await orgMonths(m, 401, 2025, range(1, 12, { pool: 10, drugPicked: 3, drugCompleted: 3 }));
+      await orgMonths(m, 402, 2025, range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+      const ran = await runReport(compliance, m, params('2026-01-31', { year: 2025 }));
+      expect(at(ran.detail, 401, 12)).toMatchObject({ drugStatus: 'NO_RATE', drugPickedYtd: 36 });
+      const total = (await ran.summary('YTD by org')).find((r) => r.org === 'Total non-DOT');
+      expect(total).toMatchObject({ drugPickedYtd: 12, drugCompletedYtd: 12, drugAnnualTarget: 1 });
     });
-  });
 
-  it('an unreadable count or pool never disappears silently: it is listed in the warnings', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrgMonth', [
-      { id: 601, OrgId: 60, label: '2025-01', countEligibleRandomPool: 10, countPickedDrug: 'lots' },
-      { id: 602, OrgId: 60, label: '2025-02', countEligibleRandomPool: 'many' },
-    ]);
-    const ran = await runReport(compliance, m, params('2025-02-28'));
-    expect(at(ran.detail, 60, 1)).toMatchObject({ drugPicked: 0 });
-    expect(at(ran.detail, 60, 2)).toMatchObject({ pool: 10, flags: 'DATA_GAP;NO_POLICY' });
-    expect(ran.warnings).toEqual(
-      expect.arrayContaining([
-        'OrgMonth 601 of org (60): countPickedDrug "lots" is not a number; read as 0',
-        'OrgMonth 602 of org (60): pool "many" is not a number; read as missing',
-      ]),
-    );
-  });
+    it('AT_RISK: on pace to date, but the remaining tests exceed the months left at its own pace', async () => {
+      const m = await mirror();
+      await policy(m, [{ org_id: 501, agency: 'FMCSA', dot_registration_number: 'US501' }]);
+      // Pool 40 from September (joined late): m = 9, exposure 40, target ceil(0.5 × 160/12) = 7...
+      await orgMonths(m, 501, 2025, {
+        9: { pool: 40, drugPicked: 2, drugCompleted: 2 },
+      });
+      const ran = await runReport(compliance, m, params('2025-09-30'));
+      // expected 0.5 × 40 / 12 = 1.67 (floor 1), completed 2: on pace to date; target
+      // ceil(0.5 × (40 + 40 × 3) / 12) = 7, remaining 5 > 3 months × ceil(2 / 9) = 3: AT_RISK.
+      expect(at(ran.detail, 501, 9)).toMatchObject({
+        drugAnnualTarget: 7,
+        drugCompletedYtd: 2,
+        drugStatus: 'AT_RISK',
+      });
+    });
 
-  it('says when there is no data for the as-of', async () => {
-    const m = await mirror();
-    await orgMonths(m, 70, 2025, range(1, 3, { pool: 5 }));
-    const ran = await runReport(compliance, m, params('2024-06-30'));
-    expect(ran.detail).toHaveLength(0);
-    expect(ran.warnings).toContain('No data for this as-of: no OrgMonth row of 2024 through month 6');
+    it('an unreadable count or pool never disappears silently: it is listed in the warnings', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrgMonth', [
+        { id: 601, OrgId: 60, label: '2025-01', countEligibleRandomPool: 10, countPickedDrug: 'lots' },
+        { id: 602, OrgId: 60, label: '2025-02', countEligibleRandomPool: 'many' },
+      ]);
+      const ran = await runReport(compliance, m, params('2025-02-28'));
+      expect(at(ran.detail, 60, 1)).toMatchObject({ drugPicked: 0 });
+      expect(at(ran.detail, 60, 2)).toMatchObject({ pool: 10, flags: 'DATA_GAP;NO_POLICY' });
+      expect(ran.warnings).toEqual(
+        expect.arrayContaining([
+          'OrgMonth 601 of org (60): countPickedDrug "lots" is not a number; read as 0',
+          'OrgMonth 602 of org (60): pool "many" is not a number; read as missing',
+        ]),
+      );
+    });
+
+    it('says when there is no data for the as-of', async () => {
+      const m = await mirror();
+      await orgMonths(m, 70, 2025, range(1, 3, { pool: 5 }));
+      const ran = await runReport(compliance, m, params('2024-06-30'));
+      expect(ran.detail).toHaveLength(0);
+      expect(ran.warnings).toContain('No data for this as-of: no OrgMonth row of 2024 through month 6');
+    });
   });
 });

@@ -3,29 +3,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { afterAll, afterEach, expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { ReportDefinition, ReportParams } from '../../reports/index.js';
 import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/index.js';
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
+import { type EngineName, withTargets } from '../helpers/engines.js';
 
 /**
- * Fixtures of the report tests: a real temporary SQLite mirror per test, rows written the way the
- * sync writes them (adapter.upsert in a transaction, status history), and a report run whose
- * detail is read to the end before the summaries, as the renderers do.
+ * Fixtures of the report tests: a real temporary mirror of the engine under test per test (a
+ * SQLite file, or a new PostgreSQL database), rows written the way the sync writes them
+ * (writer.upsert in a transaction, status history), and a report run whose detail is read to the
+ * end before the summaries, as the renderers do.
  */
 export const SYNC_TIME = '2025-07-01T02:00:00.000Z';
 
-export function tempMirrors(): () => Promise<Mirror> {
-  const dir = mkdtempSync(join(tmpdir(), 'ohs-reports-'));
+/** For a describe block of `engine`: a fresh empty mirror per call, closed after each test. */
+export function tempMirrors(engine: EngineName): () => Promise<Mirror> {
+  const target = withTargets(engine);
   const open: Mirror[] = [];
-  let n = 0;
   afterEach(async () => {
     for (const m of open.splice(0)) await m.close();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return async () => {
-    const m = await openMirror(join(dir, `mirror-${++n}.sqlite`));
+    const m = await openMirror(await target());
     open.push(m);
     return m;
   };

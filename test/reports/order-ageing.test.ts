@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { orderAgeing } from '../../reports/order-ageing.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
+import { engines } from '../helpers/engines.js';
 import {
   aboutValue,
   history,
@@ -17,7 +18,6 @@ import {
 } from './fixture.js';
 
 /** REPORTS.md 3: the worked examples O1..O5 (as of 2025-06-10T12:00Z), their summary, the edge cases. */
-const mirror = tempMirrors();
 const AS_OF = '2025-06-10T12:00:00Z';
 const at = (options: Record<string, unknown> = {}, more = {}) =>
   params('2025-06-10', options, { asOfTimestamp: AS_OF, ...more });
@@ -93,399 +93,405 @@ const pick = (r: Row) => [
   r.flag,
 ];
 
-describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
-  it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
-    const m = await mirror();
-    await examples(m);
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail.map(pick)).toEqual([
-      [2, 'AT_LAB', 120, '3-7d', 72, '3-7d', false, 'WARN'],
-      [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'WARN'],
-      [1, 'ORDERED', 24, '1-2d', 24, '1-2d', false, 'WARN'],
-      [3, 'MRO', 216, '7-14d', 48, '2-3d', false, 'OK'],
-    ]);
-    expect(ran.detail[0]).toMatchObject({
-      orgId: 1,
-      org: 'Acme Haulage',
-      product: 'DOT Urine Drug Screen',
-      person: 'Pat Driver2',
-      status: 'At Lab',
-      createdAt: '2025-06-05T12:00:00Z',
-      statusSince: '2025-06-07T12:00:00Z',
-      dataFlags: null,
-    });
-    // O1: history starts within one poll interval of creation, so "since creation".
-    expect(ran.detail[2]).toMatchObject({ statusSince: '2025-06-09T12:00:00Z', sinceIsLowerBound: false });
-    // O4: history starts 06-09 00:00 as Collected, long after creation: at least 36 h.
-    expect(ran.detail[1]).toMatchObject({ statusSince: '2025-06-09T00:00:00Z', sinceIsLowerBound: true });
-  });
+describe.each(engines)('%s', (engine) => {
+  const mirror = tempMirrors(engine);
 
-  it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 3, STUCK 0', async () => {
-    const m = await mirror();
-    await examples(m);
-    const ran = await runReport(orderAgeing, m, at());
-    const byStatus = await ran.summary('By status');
-    expect(byStatus.map((r) => [r.status, r.stage, r.count, r.warn, r.stuck])).toEqual([
-      ['Ordered', 'ORDERED', 1, 1, 0],
-      ['Collected', 'COLLECTED', 1, 1, 0],
-      ['At Lab', 'AT_LAB', 1, 1, 0],
-      ['MRO Review', 'MRO', 1, 0, 0],
-      ['Total', null, 4, 3, 0],
-    ]);
-    expect(byStatus[4]).toMatchObject({
-      lt1d: 0,
-      d1_2: 2,
-      d2_3: 1,
-      d3_7: 1,
-      medianAgeHours: 168,
-      maxAgeHours: 504,
-      medianTimeInStatusHours: 42,
-      maxTimeInStatusHours: 72,
-    });
-    const byOrg = await ran.summary('By org');
-    expect(byOrg).toEqual([
-      {
+  describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
+    it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
+      const m = await mirror();
+      await examples(m);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail.map(pick)).toEqual([
+        [2, 'AT_LAB', 120, '3-7d', 72, '3-7d', false, 'WARN'],
+        [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'WARN'],
+        [1, 'ORDERED', 24, '1-2d', 24, '1-2d', false, 'WARN'],
+        [3, 'MRO', 216, '7-14d', 48, '2-3d', false, 'OK'],
+      ]);
+      expect(ran.detail[0]).toMatchObject({
         orgId: 1,
         org: 'Acme Haulage',
-        count: 4,
-        ordered: 1,
-        collected: 1,
-        atLab: 1,
-        mro: 1,
-        other: 0,
-        warn: 3,
-        stuck: 0,
-        oldestAgeHours: 504,
-      },
-      {
-        orgId: null,
-        org: 'Total',
-        count: 4,
-        ordered: 1,
-        collected: 1,
-        atLab: 1,
-        mro: 1,
-        other: 0,
-        warn: 3,
-        stuck: 0,
-        oldestAgeHours: 504,
-      },
-    ]);
-  });
-
-  it('includeTerminal adds O5, unflagged and last', async () => {
-    const m = await mirror();
-    await examples(m);
-    const ran = await runReport(orderAgeing, m, at({ includeTerminal: true }));
-    expect(ran.detail.map((r) => r.orderItemId)).toEqual([2, 4, 1, 3, 5]);
-    expect(ran.detail[4]).toMatchObject({
-      stage: 'CANCELLED',
-      flag: null,
-      timeInStatusHours: 167,
-      ageHours: 192,
-    });
-    const byOrg = await ran.summary('By org');
-    expect(byOrg[0]).toMatchObject({ count: 5, cancelled: 1, complete: 0 });
-  });
-});
-
-describe('order ageing: edge cases', () => {
-  it('STUCK beats WARN, then time in status, age and id order the rows', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [
-      item(10, 'Collected', '2025-06-07T12:00:00Z'),
-      item(11, 'Collected', '2025-06-07T12:00:00Z'),
-      item(12, 'Collected', '2025-06-06T12:00:00Z'),
-      item(13, 'Ordered', '2025-06-10T11:00:00Z'),
-    ]);
-    // 10 and 11 collected 50 h before the as-of (stuck at 48), 12 as well but older.
-    await history(m, [
-      seen(10, 'Ordered', '2025-06-07T12:00:00Z'),
-      seen(10, 'Collected', '2025-06-08T10:00:00Z'),
-      seen(11, 'Ordered', '2025-06-07T12:00:00Z'),
-      seen(11, 'Collected', '2025-06-08T10:00:00Z'),
-      seen(12, 'Ordered', '2025-06-06T12:00:00Z'),
-      seen(12, 'Collected', '2025-06-08T10:00:00Z'),
-      seen(13, 'Ordered', '2025-06-10T11:00:00Z'),
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail.map((r) => [r.orderItemId, r.flag, r.timeInStatusHours])).toEqual([
-      [12, 'STUCK', 50],
-      [10, 'STUCK', 50],
-      [11, 'STUCK', 50],
-      [13, 'OK', 1],
-    ]);
-  });
-
-  it('unmapped statuses count as OTHER with a warning; statusStage and thresholds configure them', async () => {
-    const m = await mirror();
-    await upsert(
-      m,
-      'OrderItem',
-      [
-        item(20, 'On Hold', '2025-06-01T12:00:00Z'),
-        item(21, 'Lab Rejected', '2025-06-01T12:00:00Z', { isNotModifiable: true }),
-      ],
-      '2025-06-05T00:00:00.000Z',
-    );
-    await history(m, [
-      { orderitem_id: 20, status_id: 199, status_name: 'On Hold', first_seen_at: '2025-06-01T12:00:00Z' },
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    // Unmapped and not modifiable: terminal, so left out.
-    expect(ran.detail.map((r) => [r.orderItemId, r.stage, r.flag, r.timeInStatusHours])).toEqual([
-      [20, 'OTHER', 'STUCK', 216],
-    ]);
-    expect(ran.warnings).toContain('Status "On Hold" (1 item) is not in statusStage: counted as OTHER');
-    const mapped = await runReport(
-      orderAgeing,
-      m,
-      at({
-        statusStage: { 'on hold': 'MRO', 'Lab Rejected': { stage: 'AT_LAB', terminal: false } },
-        thresholds: { MRO: { warn: 100, stuck: 300 } },
-      }),
-    );
-    expect(mapped.detail.map((r) => [r.orderItemId, r.stage, r.flag])).toEqual([
-      [21, 'AT_LAB', 'STUCK'],
-      [20, 'MRO', 'WARN'],
-    ]);
-    expect(mapped.warnings).toEqual([
-      '1 item(s) have no status history of their current status (NO_HISTORY): time in status counts from their last sync, a lower bound',
-    ]);
-  });
-
-  it('an item created after the as-of instant is not in the report (it did not exist then)', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [
-      item(30, 'Ordered', '2025-06-11T12:00:00Z'),
-      item(31, 'Ordered', '2025-06-10T06:00:00Z'),
-    ]);
-    await history(m, [
-      seen(30, 'Ordered', '2025-06-11T12:30:00Z'),
-      seen(31, 'Ordered', '2025-06-10T06:30:00Z'),
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail.map((r) => r.orderItemId)).toEqual([31]);
-    expect(ran.warnings[0]).toBe('1 item(s) created after the as-of instant are not in the report: 30');
-    expect(aboutValue(ran, 'Created after the as-of instant (left out)')).toBe('1');
-    // An as-of date before the data: nothing, rather than every item at age 0.
-    const early = await runReport(orderAgeing, m, params('2025-01-31'));
-    expect(early.detail).toHaveLength(0);
-    expect(early.warnings[0]).toBe('No data for this as-of: no order item in the report');
-  });
-
-  it('reads history written by the adapter at each poll, and a move back starts a new row', async () => {
-    const m = await mirror();
-    const polls: [string, Name][] = [
-      ['2025-06-08T00:00:00.000Z', 'Ordered'],
-      ['2025-06-08T06:00:00.000Z', 'Collected'],
-      ['2025-06-08T12:00:00.000Z', 'Ordered'],
-      ['2025-06-09T00:00:00.000Z', 'Ordered'],
-    ];
-    for (const [now, name] of polls) {
-      const record = item(40, name, '2025-06-07T23:00:00Z');
-      await m.write(async (w) => {
-        await w.upsert('OrderItem', [record], { now });
-        await w.recordStatus([record], now);
+        product: 'DOT Urine Drug Screen',
+        person: 'Pat Driver2',
+        status: 'At Lab',
+        createdAt: '2025-06-05T12:00:00Z',
+        statusSince: '2025-06-07T12:00:00Z',
+        dataFlags: null,
       });
-    }
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail[0]).toMatchObject({
-      status: 'Ordered',
-      statusSince: '2025-06-08T12:00:00Z',
-      sinceIsLowerBound: false,
-      timeInStatusHours: 48,
-      flag: 'WARN',
+      // O1: history starts within one poll interval of creation, so "since creation".
+      expect(ran.detail[2]).toMatchObject({ statusSince: '2025-06-09T12:00:00Z', sinceIsLowerBound: false });
+      // O4: history starts 06-09 00:00 as Collected, long after creation: at least 36 h.
+      expect(ran.detail[1]).toMatchObject({ statusSince: '2025-06-09T00:00:00Z', sinceIsLowerBound: true });
+    });
+
+    it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 3, STUCK 0', async () => {
+      const m = await mirror();
+      await examples(m);
+      const ran = await runReport(orderAgeing, m, at());
+      const byStatus = await ran.summary('By status');
+      expect(byStatus.map((r) => [r.status, r.stage, r.count, r.warn, r.stuck])).toEqual([
+        ['Ordered', 'ORDERED', 1, 1, 0],
+        ['Collected', 'COLLECTED', 1, 1, 0],
+        ['At Lab', 'AT_LAB', 1, 1, 0],
+        ['MRO Review', 'MRO', 1, 0, 0],
+        ['Total', null, 4, 3, 0],
+      ]);
+      expect(byStatus[4]).toMatchObject({
+        lt1d: 0,
+        d1_2: 2,
+        d2_3: 1,
+        d3_7: 1,
+        medianAgeHours: 168,
+        maxAgeHours: 504,
+        medianTimeInStatusHours: 42,
+        maxTimeInStatusHours: 72,
+      });
+      const byOrg = await ran.summary('By org');
+      expect(byOrg).toEqual([
+        {
+          orgId: 1,
+          org: 'Acme Haulage',
+          count: 4,
+          ordered: 1,
+          collected: 1,
+          atLab: 1,
+          mro: 1,
+          other: 0,
+          warn: 3,
+          stuck: 0,
+          oldestAgeHours: 504,
+        },
+        {
+          orgId: null,
+          org: 'Total',
+          count: 4,
+          ordered: 1,
+          collected: 1,
+          atLab: 1,
+          mro: 1,
+          other: 0,
+          warn: 3,
+          stuck: 0,
+          oldestAgeHours: 504,
+        },
+      ]);
+    });
+
+    it('includeTerminal adds O5, unflagged and last', async () => {
+      const m = await mirror();
+      await examples(m);
+      const ran = await runReport(orderAgeing, m, at({ includeTerminal: true }));
+      expect(ran.detail.map((r) => r.orderItemId)).toEqual([2, 4, 1, 3, 5]);
+      expect(ran.detail[4]).toMatchObject({
+        stage: 'CANCELLED',
+        flag: null,
+        timeInStatusHours: 167,
+        ageHours: 192,
+      });
+      const byOrg = await ran.summary('By org');
+      expect(byOrg[0]).toMatchObject({ count: 5, cancelled: 1, complete: 0 });
     });
   });
 
-  it('without history of the current status, the last sync is a lower bound', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [item(50, 'At Lab', '2025-06-01T00:00:00Z')], '2025-06-09T12:00:00.000Z');
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail[0]).toMatchObject({
-      statusSince: '2025-06-09T12:00:00Z',
-      sinceIsLowerBound: true,
-      timeInStatusHours: 24,
-      dataFlags: 'NO_HISTORY',
-      // 24 h is only a lower bound; 9.5 days since creation reach AT_LAB's stuck 120 h: at least WARN.
-      flag: 'WARN',
-      flagBasis: 'unknown since',
+  describe('order ageing: edge cases', () => {
+    it('STUCK beats WARN, then time in status, age and id order the rows', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [
+        item(10, 'Collected', '2025-06-07T12:00:00Z'),
+        item(11, 'Collected', '2025-06-07T12:00:00Z'),
+        item(12, 'Collected', '2025-06-06T12:00:00Z'),
+        item(13, 'Ordered', '2025-06-10T11:00:00Z'),
+      ]);
+      // 10 and 11 collected 50 h before the as-of (stuck at 48), 12 as well but older.
+      await history(m, [
+        seen(10, 'Ordered', '2025-06-07T12:00:00Z'),
+        seen(10, 'Collected', '2025-06-08T10:00:00Z'),
+        seen(11, 'Ordered', '2025-06-07T12:00:00Z'),
+        seen(11, 'Collected', '2025-06-08T10:00:00Z'),
+        seen(12, 'Ordered', '2025-06-06T12:00:00Z'),
+        seen(12, 'Collected', '2025-06-08T10:00:00Z'),
+        seen(13, 'Ordered', '2025-06-10T11:00:00Z'),
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail.map((r) => [r.orderItemId, r.flag, r.timeInStatusHours])).toEqual([
+        [12, 'STUCK', 50],
+        [10, 'STUCK', 50],
+        [11, 'STUCK', 50],
+        [13, 'OK', 1],
+      ]);
+    });
+
+    it('unmapped statuses count as OTHER with a warning; statusStage and thresholds configure them', async () => {
+      const m = await mirror();
+      await upsert(
+        m,
+        'OrderItem',
+        [
+          item(20, 'On Hold', '2025-06-01T12:00:00Z'),
+          item(21, 'Lab Rejected', '2025-06-01T12:00:00Z', { isNotModifiable: true }),
+        ],
+        '2025-06-05T00:00:00.000Z',
+      );
+      await history(m, [
+        { orderitem_id: 20, status_id: 199, status_name: 'On Hold', first_seen_at: '2025-06-01T12:00:00Z' },
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      // Unmapped and not modifiable: terminal, so left out.
+      expect(ran.detail.map((r) => [r.orderItemId, r.stage, r.flag, r.timeInStatusHours])).toEqual([
+        [20, 'OTHER', 'STUCK', 216],
+      ]);
+      expect(ran.warnings).toContain('Status "On Hold" (1 item) is not in statusStage: counted as OTHER');
+      const mapped = await runReport(
+        orderAgeing,
+        m,
+        at({
+          statusStage: { 'on hold': 'MRO', 'Lab Rejected': { stage: 'AT_LAB', terminal: false } },
+          thresholds: { MRO: { warn: 100, stuck: 300 } },
+        }),
+      );
+      expect(mapped.detail.map((r) => [r.orderItemId, r.stage, r.flag])).toEqual([
+        [21, 'AT_LAB', 'STUCK'],
+        [20, 'MRO', 'WARN'],
+      ]);
+      expect(mapped.warnings).toEqual([
+        '1 item(s) have no status history of their current status (NO_HISTORY): time in status counts from their last sync, a lower bound',
+      ]);
+    });
+
+    it('an item created after the as-of instant is not in the report (it did not exist then)', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [
+        item(30, 'Ordered', '2025-06-11T12:00:00Z'),
+        item(31, 'Ordered', '2025-06-10T06:00:00Z'),
+      ]);
+      await history(m, [
+        seen(30, 'Ordered', '2025-06-11T12:30:00Z'),
+        seen(31, 'Ordered', '2025-06-10T06:30:00Z'),
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail.map((r) => r.orderItemId)).toEqual([31]);
+      expect(ran.warnings[0]).toBe('1 item(s) created after the as-of instant are not in the report: 30');
+      expect(aboutValue(ran, 'Created after the as-of instant (left out)')).toBe('1');
+      // An as-of date before the data: nothing, rather than every item at age 0.
+      const early = await runReport(orderAgeing, m, params('2025-01-31'));
+      expect(early.detail).toHaveLength(0);
+      expect(early.warnings[0]).toBe('No data for this as-of: no order item in the report');
+    });
+
+    it('reads history written by the adapter at each poll, and a move back starts a new row', async () => {
+      const m = await mirror();
+      const polls: [string, Name][] = [
+        ['2025-06-08T00:00:00.000Z', 'Ordered'],
+        ['2025-06-08T06:00:00.000Z', 'Collected'],
+        ['2025-06-08T12:00:00.000Z', 'Ordered'],
+        ['2025-06-09T00:00:00.000Z', 'Ordered'],
+      ];
+      for (const [now, name] of polls) {
+        const record = item(40, name, '2025-06-07T23:00:00Z');
+        await m.write(async (w) => {
+          await w.upsert('OrderItem', [record], { now });
+          await w.recordStatus([record], now);
+        });
+      }
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail[0]).toMatchObject({
+        status: 'Ordered',
+        statusSince: '2025-06-08T12:00:00Z',
+        sinceIsLowerBound: false,
+        timeInStatusHours: 48,
+        flag: 'WARN',
+      });
+    });
+
+    it('without history of the current status, the last sync is a lower bound', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [item(50, 'At Lab', '2025-06-01T00:00:00Z')], '2025-06-09T12:00:00.000Z');
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail[0]).toMatchObject({
+        statusSince: '2025-06-09T12:00:00Z',
+        sinceIsLowerBound: true,
+        timeInStatusHours: 24,
+        dataFlags: 'NO_HISTORY',
+        // 24 h is only a lower bound; 9.5 days since creation reach AT_LAB's stuck 120 h: at least WARN.
+        flag: 'WARN',
+        flagBasis: 'unknown since',
+      });
+    });
+
+    it('filters by stages, product and orgIds; leaves soft-deleted items out', async () => {
+      const m = await mirror();
+      await examples(m);
+      await upsert(m, 'OrderItem', [
+        item(6, 'Ordered', '2025-06-10T00:00:00Z', {
+          OrgId: 2,
+          c_org: 'Beta',
+          c_productName: 'Breath Alcohol Test',
+        }),
+        item(7, 'Ordered', '2025-06-10T00:00:00Z'),
+      ]);
+      await softDelete(m, 'orderitem', 7);
+      const ids = async (options: Record<string, unknown>, more = {}) =>
+        (await runReport(orderAgeing, m, at(options, more))).detail.map((r) => r.orderItemId);
+      expect(await ids({})).toEqual([2, 4, 1, 3, 6]);
+      expect(await ids({ stages: ['AT_LAB', 'mro'] })).toEqual([2, 3]);
+      expect(await ids({ stages: 'CANCELLED' })).toEqual([5]);
+      expect(await ids({ product: 'alcohol' })).toEqual([6]);
+      expect(await ids({}, { orgIds: [2] })).toEqual([6]);
+      await expect(orderAgeing.run({ db: m.db, params: at({ stages: ['LOST'] }) })).rejects.toMatchObject({
+        code: 'REPORT_PARAM_INVALID',
+        param: 'options.stages.0',
+      });
+      await expect(
+        orderAgeing.run({ db: m.db, params: at({ pollIntervalHours: -1 }) }),
+      ).rejects.toMatchObject({
+        param: 'options.pollIntervalHours',
+      });
+    });
+
+    it('sorts a large detail through temporary files in bounded memory, and removes them', async () => {
+      const m = await mirror();
+      const items = [];
+      const rows = [];
+      for (let i = 1; i <= 57; i++) {
+        const created = new Date(Date.parse('2025-06-01T00:00:00Z') + i * 3_600_000 * 3.7).toISOString();
+        const names: Name[] = ['Ordered', 'Collected', 'At Lab', 'MRO Review'];
+        const name = names[i % 4] as Name;
+        items.push(item(1000 + i, name, created, { OrgId: (i % 3) + 1, c_org: `Org ${(i % 3) + 1}` }));
+        rows.push(seen(1000 + i, name, new Date(Date.parse(created) + (i % 5) * 7_200_000).toISOString()));
+      }
+      await upsert(m, 'OrderItem', items);
+      await history(m, rows);
+      const before = readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length;
+      const inMemory = await runReport(orderAgeing, m, at());
+      const spilled = await runReport(orderAgeing, m, at({ sortChunkRows: 5 }));
+      expect(spilled.detail).toEqual(inMemory.detail);
+      expect(inMemory.detail).toHaveLength(57);
+      expect(await spilled.summary('By status')).toEqual(await inMemory.summary('By status'));
+      expect(readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length).toBe(before);
+      // The detail order: flag rank, then time in status descending.
+      const rank = { STUCK: 0, WARN: 1, OK: 2 } as Record<string, number>;
+      for (let i = 1; i < spilled.detail.length; i++) {
+        const a = spilled.detail[i - 1] as Row;
+        const b = spilled.detail[i] as Row;
+        const byFlag = (rank[String(a.flag)] ?? 3) - (rank[String(b.flag)] ?? 3);
+        expect(
+          byFlag < 0 || (byFlag === 0 && (a.timeInStatusHours as number) >= (b.timeInStatusHours as number)),
+        ).toBe(true);
+      }
+      // The detail can be read again (each reading queries anew and refills the summaries).
+      expect(await rowsOf(spilled.result.detail)).toEqual(spilled.detail);
+      expect(aboutValue(spilled, 'Detail rows')).toBe('57');
+    });
+
+    it('passes a formula-like org name through untouched and names the sources on About', async () => {
+      const m = await mirror();
+      const evil = '=HYPERLINK("http://x","y")';
+      await syncState(m, 'orderitem', '2025-06-10T06:00:00.000Z');
+      await upsert(m, 'OrderItem', [
+        item(60, 'Ordered', '2025-06-10T00:00:00Z', { c_org: evil, c_personNameFirst: '+1 555' }),
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail[0]).toMatchObject({ org: evil, person: '+1 555 Driver60' });
+      expect(aboutValue(ran, 'Last sync of orderitem')).toContain('2025-06-10T06:00:00.000Z');
+      expect(aboutValue(ran, 'As-of instant')).toBe('2025-06-10T12:00:00Z: as given (--as-of-time)');
+      expect(aboutValue(ran, 'Status stages')).toContain('MRO Review → MRO');
+    });
+
+    it('the as-of instant defaults to the end of the as-of day in the reporting time zone', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [item(70, 'Ordered', '2025-06-10T00:00:00Z')]);
+      const utc = await runReport(orderAgeing, m, params('2025-06-10'));
+      expect(utc.detail[0]?.ageHours).toBe(24);
+      const ny = await runReport(orderAgeing, m, params('2025-06-10', {}, { timezone: 'America/New_York' }));
+      expect(ny.detail[0]?.ageHours).toBe(28);
+      expect(aboutValue(ny, 'As-of instant')).toBe(
+        '2025-06-11T04:00:00Z: the end of 2025-06-10 (America/New_York)',
+      );
     });
   });
 
-  it('filters by stages, product and orgIds; leaves soft-deleted items out', async () => {
-    const m = await mirror();
-    await examples(m);
-    await upsert(m, 'OrderItem', [
-      item(6, 'Ordered', '2025-06-10T00:00:00Z', {
-        OrgId: 2,
-        c_org: 'Beta',
-        c_productName: 'Breath Alcohol Test',
-      }),
-      item(7, 'Ordered', '2025-06-10T00:00:00Z'),
-    ]);
-    await softDelete(m, 'orderitem', 7);
-    const ids = async (options: Record<string, unknown>, more = {}) =>
-      (await runReport(orderAgeing, m, at(options, more))).detail.map((r) => r.orderItemId);
-    expect(await ids({})).toEqual([2, 4, 1, 3, 6]);
-    expect(await ids({ stages: ['AT_LAB', 'mro'] })).toEqual([2, 3]);
-    expect(await ids({ stages: 'CANCELLED' })).toEqual([5]);
-    expect(await ids({ product: 'alcohol' })).toEqual([6]);
-    expect(await ids({}, { orgIds: [2] })).toEqual([6]);
-    await expect(orderAgeing.run({ db: m.db, params: at({ stages: ['LOST'] }) })).rejects.toMatchObject({
-      code: 'REPORT_PARAM_INVALID',
-      param: 'options.stages.0',
+  describe('order ageing: what an operations lead asks (issue 13)', () => {
+    it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [
+        item(6, 'Ordered', '2024-12-01T12:00:00Z'),
+        item(7, 'Collected', '2025-05-20T12:00:00Z'),
+      ]);
+      await history(m, [
+        seen(6, 'Ordered', '2025-06-09T00:00:00.000Z'),
+        seen(7, 'Collected', '2025-06-10T06:00:00.000Z'),
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      const o6 = ran.detail.find((r) => r.orderItemId === 6);
+      expect(o6).toMatchObject({
+        ageHours: 4584,
+        ageBucket: '30d+',
+        timeInStatusHours: 36,
+        sinceIsLowerBound: true,
+        flag: 'STUCK',
+        flagBasis: 'creation',
+      });
+      // A later stage: 6 h in COLLECTED is a lower bound; 21 days since creation prove only that
+      // something is slow: WARN, since unknown.
+      expect(ran.detail.find((r) => r.orderItemId === 7)).toMatchObject({
+        timeInStatusHours: 6,
+        flag: 'WARN',
+        flagBasis: 'unknown since',
+      });
+      expect(ran.detail[0]?.orderItemId).toBe(6);
+      expect(aboutValue(ran, 'Flag basis')).toContain('unknown since');
     });
-    await expect(orderAgeing.run({ db: m.db, params: at({ pollIntervalHours: -1 }) })).rejects.toMatchObject({
-      param: 'options.pollIntervalHours',
+
+    it('the nightly 02:00 run ages to the last order item sync, not to the end of the day', async () => {
+      const m = await mirror();
+      const now = new Date();
+      const today = now.toISOString().slice(0, 10);
+      const sync = Date.parse(`${today}T02:00:00.000Z`);
+      await syncState(m, 'orderitem', new Date(sync).toISOString());
+      // Created 23.6 h before the sync started: under a day old, OK (at the end of the day it
+      // would read 45.6 h, WARN).
+      const created = new Date(sync - 23.6 * 3_600_000).toISOString();
+      await upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
+      await history(m, [seen(8, 'Ordered', new Date(sync - 20 * 3_600_000).toISOString())]);
+      const ran = await runReport(orderAgeing, m, params(today));
+      expect(ran.detail[0]).toMatchObject({ orderItemId: 8, ageHours: 23.6, flag: 'OK' });
+      expect(aboutValue(ran, 'As-of instant')).toBe(
+        `${today}T02:00:00Z: the start of the last completed order item sync (${today}T02:00:00Z): the mirror knows nothing later`,
+      );
+      // --as-of-time: an explicit instant.
+      const later = await runReport(
+        orderAgeing,
+        m,
+        params(today, {}, { asOfTimestamp: new Date(sync + 6 * 3_600_000).toISOString() }),
+      );
+      expect(later.detail[0]).toMatchObject({ ageHours: 29.6, flag: 'WARN' });
     });
-  });
 
-  it('sorts a large detail through temporary files in bounded memory, and removes them', async () => {
-    const m = await mirror();
-    const items = [];
-    const rows = [];
-    for (let i = 1; i <= 57; i++) {
-      const created = new Date(Date.parse('2025-06-01T00:00:00Z') + i * 3_600_000 * 3.7).toISOString();
-      const names: Name[] = ['Ordered', 'Collected', 'At Lab', 'MRO Review'];
-      const name = names[i % 4] as Name;
-      items.push(item(1000 + i, name, created, { OrgId: (i % 3) + 1, c_org: `Org ${(i % 3) + 1}` }));
-      rows.push(seen(1000 + i, name, new Date(Date.parse(created) + (i % 5) * 7_200_000).toISOString()));
-    }
-    await upsert(m, 'OrderItem', items);
-    await history(m, rows);
-    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length;
-    const inMemory = await runReport(orderAgeing, m, at());
-    const spilled = await runReport(orderAgeing, m, at({ sortChunkRows: 5 }));
-    expect(spilled.detail).toEqual(inMemory.detail);
-    expect(inMemory.detail).toHaveLength(57);
-    expect(await spilled.summary('By status')).toEqual(await inMemory.summary('By status'));
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('ohs-sort-')).length).toBe(before);
-    // The detail order: flag rank, then time in status descending.
-    const rank = { STUCK: 0, WARN: 1, OK: 2 } as Record<string, number>;
-    for (let i = 1; i < spilled.detail.length; i++) {
-      const a = spilled.detail[i - 1] as Row;
-      const b = spilled.detail[i] as Row;
-      const byFlag = (rank[String(a.flag)] ?? 3) - (rank[String(b.flag)] ?? 3);
-      expect(
-        byFlag < 0 || (byFlag === 0 && (a.timeInStatusHours as number) >= (b.timeInStatusHours as number)),
-      ).toBe(true);
-    }
-    // The detail can be read again (each reading queries anew and refills the summaries).
-    expect(await rowsOf(spilled.result.detail)).toEqual(spilled.detail);
-    expect(aboutValue(spilled, 'Detail rows')).toBe('57');
-  });
-
-  it('passes a formula-like org name through untouched and names the sources on About', async () => {
-    const m = await mirror();
-    const evil = '=HYPERLINK("http://x","y")';
-    await syncState(m, 'orderitem', '2025-06-10T06:00:00.000Z');
-    await upsert(m, 'OrderItem', [
-      item(60, 'Ordered', '2025-06-10T00:00:00Z', { c_org: evil, c_personNameFirst: '+1 555' }),
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail[0]).toMatchObject({ org: evil, person: '+1 555 Driver60' });
-    expect(aboutValue(ran, 'Last sync of orderitem')).toContain('2025-06-10T06:00:00.000Z');
-    expect(aboutValue(ran, 'As-of instant')).toBe('2025-06-10T12:00:00Z: as given (--as-of-time)');
-    expect(aboutValue(ran, 'Status stages')).toContain('MRO Review → MRO');
-  });
-
-  it('the as-of instant defaults to the end of the as-of day in the reporting time zone', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [item(70, 'Ordered', '2025-06-10T00:00:00Z')]);
-    const utc = await runReport(orderAgeing, m, params('2025-06-10'));
-    expect(utc.detail[0]?.ageHours).toBe(24);
-    const ny = await runReport(orderAgeing, m, params('2025-06-10', {}, { timezone: 'America/New_York' }));
-    expect(ny.detail[0]?.ageHours).toBe(28);
-    expect(aboutValue(ny, 'As-of instant')).toBe(
-      '2025-06-11T04:00:00Z: the end of 2025-06-10 (America/New_York)',
-    );
-  });
-});
-
-describe('order ageing: what an operations lead asks (issue 13)', () => {
-  it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [
-      item(6, 'Ordered', '2024-12-01T12:00:00Z'),
-      item(7, 'Collected', '2025-05-20T12:00:00Z'),
-    ]);
-    await history(m, [
-      seen(6, 'Ordered', '2025-06-09T00:00:00.000Z'),
-      seen(7, 'Collected', '2025-06-10T06:00:00.000Z'),
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    const o6 = ran.detail.find((r) => r.orderItemId === 6);
-    expect(o6).toMatchObject({
-      ageHours: 4584,
-      ageBucket: '30d+',
-      timeInStatusHours: 36,
-      sinceIsLowerBound: true,
-      flag: 'STUCK',
-      flagBasis: 'creation',
+    it('a background check is not aged against drug-test thresholds; a configured family has its own', async () => {
+      const m = await mirror();
+      await upsert(m, 'OrderItem', [
+        item(9, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'County Criminal Background Check' }),
+        item(10, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'Hair Follicle 5-Panel' }),
+      ]);
+      await history(m, [
+        seen(9, 'Ordered', '2025-06-01T13:00:00.000Z'),
+        seen(10, 'Ordered', '2025-06-01T13:00:00.000Z'),
+      ]);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([[10, 'drug', 'STUCK']]);
+      expect(ran.warnings).toContain(
+        '1 item(s) of products in no product family are not aged (configure options.families to age them): County Criminal Background Check 1',
+      );
+      const families = {
+        background: { match: ['background'], thresholds: { ORDERED: { warn: 168, stuck: 336 } } },
+      };
+      const configured = await runReport(orderAgeing, m, at({ families }));
+      expect(configured.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([
+        [10, 'drug', 'STUCK'],
+        [9, 'background', 'WARN'],
+      ]);
+      expect(aboutValue(configured, 'Thresholds (warn/stuck hours) by product family')).toContain(
+        'background (products containing background): ORDERED 168/336',
+      );
     });
-    // A later stage: 6 h in COLLECTED is a lower bound; 21 days since creation prove only that
-    // something is slow: WARN, since unknown.
-    expect(ran.detail.find((r) => r.orderItemId === 7)).toMatchObject({
-      timeInStatusHours: 6,
-      flag: 'WARN',
-      flagBasis: 'unknown since',
-    });
-    expect(ran.detail[0]?.orderItemId).toBe(6);
-    expect(aboutValue(ran, 'Flag basis')).toContain('unknown since');
-  });
-
-  it('the nightly 02:00 run ages to the last order item sync, not to the end of the day', async () => {
-    const m = await mirror();
-    const now = new Date();
-    const today = now.toISOString().slice(0, 10);
-    const sync = Date.parse(`${today}T02:00:00.000Z`);
-    await syncState(m, 'orderitem', new Date(sync).toISOString());
-    // Created 23.6 h before the sync started: under a day old, OK (at the end of the day it
-    // would read 45.6 h, WARN).
-    const created = new Date(sync - 23.6 * 3_600_000).toISOString();
-    await upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
-    await history(m, [seen(8, 'Ordered', new Date(sync - 20 * 3_600_000).toISOString())]);
-    const ran = await runReport(orderAgeing, m, params(today));
-    expect(ran.detail[0]).toMatchObject({ orderItemId: 8, ageHours: 23.6, flag: 'OK' });
-    expect(aboutValue(ran, 'As-of instant')).toBe(
-      `${today}T02:00:00Z: the start of the last completed order item sync (${today}T02:00:00Z): the mirror knows nothing later`,
-    );
-    // --as-of-time: an explicit instant.
-    const later = await runReport(
-      orderAgeing,
-      m,
-      params(today, {}, { asOfTimestamp: new Date(sync + 6 * 3_600_000).toISOString() }),
-    );
-    expect(later.detail[0]).toMatchObject({ ageHours: 29.6, flag: 'WARN' });
-  });
-
-  it('a background check is not aged against drug-test thresholds; a configured family has its own', async () => {
-    const m = await mirror();
-    await upsert(m, 'OrderItem', [
-      item(9, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'County Criminal Background Check' }),
-      item(10, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'Hair Follicle 5-Panel' }),
-    ]);
-    await history(m, [
-      seen(9, 'Ordered', '2025-06-01T13:00:00.000Z'),
-      seen(10, 'Ordered', '2025-06-01T13:00:00.000Z'),
-    ]);
-    const ran = await runReport(orderAgeing, m, at());
-    expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([[10, 'drug', 'STUCK']]);
-    expect(ran.warnings).toContain(
-      '1 item(s) of products in no product family are not aged (configure options.families to age them): County Criminal Background Check 1',
-    );
-    const families = {
-      background: { match: ['background'], thresholds: { ORDERED: { warn: 168, stuck: 336 } } },
-    };
-    const configured = await runReport(orderAgeing, m, at({ families }));
-    expect(configured.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([
-      [10, 'drug', 'STUCK'],
-      [9, 'background', 'WARN'],
-    ]);
-    expect(aboutValue(configured, 'Thresholds (warn/stuck hours) by product family')).toContain(
-      'background (products containing background): ORDERED 168/336',
-    );
   });
 });

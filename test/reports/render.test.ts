@@ -8,6 +8,7 @@ import { reportByName, reports } from '../../reports/index.js';
 import type { ReportDefinition, ReportParams } from '../../reports/types.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
+import { engines } from '../helpers/engines.js';
 import { history, params, syncState, tempMirrors, upsert } from './fixture.js';
 
 /**
@@ -15,7 +16,6 @@ import { history, params, syncState, tempMirrors, upsert } from './fixture.js';
  * column keys in order, holds the detail rows; the xlsx has the detail, the summaries, Warnings
  * and About, with typed cells. A formula-like org name reaches the files neutralised.
  */
-const mirror = tempMirrors();
 const EVIL = '=HYPERLINK("http://x","y")';
 
 const csvKeys: Record<ReportDefinition['name'], string> = {
@@ -74,165 +74,174 @@ describe('the report registry', () => {
   });
 });
 
-describe('reports written by writeReport', () => {
-  it('unpaid-invoices: the CSV of REPORTS.md 2.4 and its xlsx', async () => {
-    const m = await mirror();
-    await syncState(m, 'invoice', '2025-07-01T02:00:00.000Z');
-    await upsert(m, 'Invoice', [
-      {
-        id: '240006',
+describe.each(engines)('%s', (engine) => {
+  const mirror = tempMirrors(engine);
+
+  describe('reports written by writeReport', () => {
+    it('unpaid-invoices: the CSV of REPORTS.md 2.4 and its xlsx', async () => {
+      const m = await mirror();
+      await syncState(m, 'invoice', '2025-07-01T02:00:00.000Z');
+      await upsert(m, 'Invoice', [
+        {
+          id: '240006',
+          OrgId: 1,
+          c_org: EVIL,
+          date: '2025-03-01',
+          dateDue: '2025-03-31',
+          balance: 300,
+          lateFee: 15,
+          month: 3,
+          year: 2025,
+        },
+        {
+          id: '240003',
+          OrgId: 1,
+          c_org: EVIL,
+          date: '2025-03-01',
+          dateDue: '2025-05-31',
+          balance: 25.5,
+          month: 3,
+          year: 2025,
+        },
+        { id: '240007', OrgId: 1, c_org: EVIL, date: '2025-03-01', balance: -40 },
+      ]);
+      const { out, csv, wb } = await write(
+        reportByName('unpaid-invoices') as ReportDefinition,
+        m,
+        params('2025-06-30'),
+      );
+      expect(out.rows).toBe(3);
+      const keys = csvKeys['unpaid-invoices'].split(', ');
+      expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
+      expect(csv.slice(1, 4)).toEqual([
+        `1,"'=HYPERLINK(""http://x"",""y"")",240007,2025-03-01,2025-03-01,,121,Credits,-40.00,0.00,-40.00,NO_DUE_DATE,false`,
+        `1,"'=HYPERLINK(""http://x"",""y"")",240006,2025-03-01,2025-03-31,2025-03,91,91+,300.00,15.00,300.00,,false`,
+        `1,"'=HYPERLINK(""http://x"",""y"")",240003,2025-03-01,2025-05-31,2025-03,30,1-30,25.50,0.00,25.50,,false`,
+      ]);
+      // The workbook opens on the summary; the detail follows it.
+      expect(wb.worksheets.map((w) => w.name)).toEqual([
+        'By org',
+        'Buckets',
+        'Unpaid invoices',
+        'Warnings',
+        'About',
+      ]);
+      const detail = wb.getWorksheet('Unpaid invoices') as ExcelJS.Worksheet;
+      expect(detail.getRow(1).getCell(9).value).toBe('Balance');
+      // A typed text cell is never a formula: the name is stored as it is, no apostrophe.
+      expect(detail.getRow(3).getCell(2).value).toBe(EVIL);
+      // The org's subtotal, then the grand total, bold (xlsx only).
+      expect(detail.getRow(5).getCell(2).value).toBe(`Subtotal ${EVIL}`);
+      expect(detail.getRow(5).getCell(9).value).toBe(285.5);
+      expect(detail.getRow(6).getCell(2).value).toBe('Total');
+      expect(detail.getRow(6).font?.bold ?? detail.getRow(6).getCell(9).font?.bold).toBe(true);
+      expect(detail.getRow(3).getCell(9).value).toBe(300);
+      expect(detail.getRow(3).getCell(4).value).toEqual(new Date(Date.UTC(2025, 2, 1)));
+      const byOrg = wb.getWorksheet('By org') as ExcelJS.Worksheet;
+      expect(byOrg.getRow(3).getCell(2).value).toBe('Total');
+      expect(byOrg.getRow(3).getCell(9).value).toBe(285.5);
+      expect(byOrg.getRow(3).getCell(10).value).toBe(15);
+      const about = wb.getWorksheet('About') as ExcelJS.Worksheet;
+      const lines = new Map<string, string>();
+      about.eachRow((row) => lines.set(String(row.getCell(1).value), String(row.getCell(2).value)));
+      expect(lines.get('Last sync of invoice')).toContain('2025-07-01T02:00:00.000Z');
+      expect(lines.get('Limitation')).toContain('changes the aging, not the amounts');
+      noFormulas(wb);
+    });
+
+    it('compliance: the CSV of example 1 and its xlsx', async () => {
+      const m = await mirror();
+      await upsert(m, 'Invoice', [{ id: 'n', OrgId: 1, c_org: EVIL, balance: 0 }]);
+      await upsert(
+        m,
+        'OrgMonth',
+        [1, 2, 3, 4, 5, 6].map((month) => ({
+          id: month,
+          OrgId: 1,
+          label: `2025-0${month}`,
+          countEligibleRandomPool: 20,
+          countPickedDrug: 1,
+          countPickedDrugResult: month === 6 ? 0 : 1,
+          countPickedAlcohol: month === 3 ? 1 : 0,
+          countPickedAlcoholResult: month === 3 ? 1 : 0,
+        })),
+      );
+      const { out, csv, wb } = await write(
+        reportByName('compliance') as ReportDefinition,
+        m,
+        params('2025-06-30'),
+      );
+      expect(out.rows).toBe(6);
+      const keys = csvKeys.compliance.split(', ');
+      expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
+      expect(cells(csv[6]).slice(2, keys.length)).toEqual(
+        '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK,10.0,0,0,1,1,1.00,2,ON_TRACK,default:FMCSA,NO_POLICY'.split(
+          ',',
+        ),
+      );
+      expect(csv[6]).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
+      expect(wb.worksheets.map((w) => w.name)).toEqual(['YTD by org', 'Compliance', 'About']);
+      const ytd = wb.getWorksheet('YTD by org') as ExcelJS.Worksheet;
+      expect(ytd.getRow(2).getCell(2).value).toBe(EVIL);
+      noFormulas(wb);
+    });
+
+    it('order-ageing: the CSV of O1..O4 and its xlsx', async () => {
+      const m = await mirror();
+      const base = {
         OrgId: 1,
         c_org: EVIL,
-        date: '2025-03-01',
-        dateDue: '2025-03-31',
-        balance: 300,
-        lateFee: 15,
-        month: 3,
-        year: 2025,
-      },
-      {
-        id: '240003',
-        OrgId: 1,
-        c_org: EVIL,
-        date: '2025-03-01',
-        dateDue: '2025-05-31',
-        balance: 25.5,
-        month: 3,
-        year: 2025,
-      },
-      { id: '240007', OrgId: 1, c_org: EVIL, date: '2025-03-01', balance: -40 },
-    ]);
-    const { out, csv, wb } = await write(
-      reportByName('unpaid-invoices') as ReportDefinition,
-      m,
-      params('2025-06-30'),
-    );
-    expect(out.rows).toBe(3);
-    const keys = csvKeys['unpaid-invoices'].split(', ');
-    expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
-    expect(csv.slice(1, 4)).toEqual([
-      `1,"'=HYPERLINK(""http://x"",""y"")",240007,2025-03-01,2025-03-01,,121,Credits,-40.00,0.00,-40.00,NO_DUE_DATE,false`,
-      `1,"'=HYPERLINK(""http://x"",""y"")",240006,2025-03-01,2025-03-31,2025-03,91,91+,300.00,15.00,300.00,,false`,
-      `1,"'=HYPERLINK(""http://x"",""y"")",240003,2025-03-01,2025-05-31,2025-03,30,1-30,25.50,0.00,25.50,,false`,
-    ]);
-    // The workbook opens on the summary; the detail follows it.
-    expect(wb.worksheets.map((w) => w.name)).toEqual([
-      'By org',
-      'Buckets',
-      'Unpaid invoices',
-      'Warnings',
-      'About',
-    ]);
-    const detail = wb.getWorksheet('Unpaid invoices') as ExcelJS.Worksheet;
-    expect(detail.getRow(1).getCell(9).value).toBe('Balance');
-    // A typed text cell is never a formula: the name is stored as it is, no apostrophe.
-    expect(detail.getRow(3).getCell(2).value).toBe(EVIL);
-    // The org's subtotal, then the grand total, bold (xlsx only).
-    expect(detail.getRow(5).getCell(2).value).toBe(`Subtotal ${EVIL}`);
-    expect(detail.getRow(5).getCell(9).value).toBe(285.5);
-    expect(detail.getRow(6).getCell(2).value).toBe('Total');
-    expect(detail.getRow(6).font?.bold ?? detail.getRow(6).getCell(9).font?.bold).toBe(true);
-    expect(detail.getRow(3).getCell(9).value).toBe(300);
-    expect(detail.getRow(3).getCell(4).value).toEqual(new Date(Date.UTC(2025, 2, 1)));
-    const byOrg = wb.getWorksheet('By org') as ExcelJS.Worksheet;
-    expect(byOrg.getRow(3).getCell(2).value).toBe('Total');
-    expect(byOrg.getRow(3).getCell(9).value).toBe(285.5);
-    expect(byOrg.getRow(3).getCell(10).value).toBe(15);
-    const about = wb.getWorksheet('About') as ExcelJS.Worksheet;
-    const lines = new Map<string, string>();
-    about.eachRow((row) => lines.set(String(row.getCell(1).value), String(row.getCell(2).value)));
-    expect(lines.get('Last sync of invoice')).toContain('2025-07-01T02:00:00.000Z');
-    expect(lines.get('Limitation')).toContain('changes the aging, not the amounts');
-    noFormulas(wb);
-  });
-
-  it('compliance: the CSV of example 1 and its xlsx', async () => {
-    const m = await mirror();
-    await upsert(m, 'Invoice', [{ id: 'n', OrgId: 1, c_org: EVIL, balance: 0 }]);
-    await upsert(
-      m,
-      'OrgMonth',
-      [1, 2, 3, 4, 5, 6].map((month) => ({
-        id: month,
-        OrgId: 1,
-        label: `2025-0${month}`,
-        countEligibleRandomPool: 20,
-        countPickedDrug: 1,
-        countPickedDrugResult: month === 6 ? 0 : 1,
-        countPickedAlcohol: month === 3 ? 1 : 0,
-        countPickedAlcoholResult: month === 3 ? 1 : 0,
-      })),
-    );
-    const { out, csv, wb } = await write(
-      reportByName('compliance') as ReportDefinition,
-      m,
-      params('2025-06-30'),
-    );
-    expect(out.rows).toBe(6);
-    const keys = csvKeys.compliance.split(', ');
-    expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
-    expect(cells(csv[6]).slice(2, keys.length)).toEqual(
-      '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK,10.0,0,0,1,1,1.00,2,ON_TRACK,default:FMCSA,NO_POLICY'.split(
-        ',',
-      ),
-    );
-    expect(csv[6]).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['YTD by org', 'Compliance', 'About']);
-    const ytd = wb.getWorksheet('YTD by org') as ExcelJS.Worksheet;
-    expect(ytd.getRow(2).getCell(2).value).toBe(EVIL);
-    noFormulas(wb);
-  });
-
-  it('order-ageing: the CSV of O1..O4 and its xlsx', async () => {
-    const m = await mirror();
-    const base = {
-      OrgId: 1,
-      c_org: EVIL,
-      c_productName: 'DOT Urine',
-      c_personNameFirst: 'Pat',
-      c_personNameLast: 'Lee',
-    };
-    await upsert(m, 'OrderItem', [
-      {
-        ...base,
-        id: 1,
-        c_currentStatusCodeName: 'Ordered',
-        CurrentStatusId: 101,
-        CreationTimestamp: '2025-06-09T12:00:00Z',
-      },
-      {
-        ...base,
-        id: 4,
-        c_currentStatusCodeName: 'Collected',
-        CurrentStatusId: 103,
-        CreationTimestamp: '2025-05-20T12:00:00Z',
-      },
-    ]);
-    await history(m, [
-      { orderitem_id: 1, status_id: 101, status_name: 'Ordered', first_seen_at: '2025-06-09T13:00:00.000Z' },
-      {
-        orderitem_id: 4,
-        status_id: 103,
-        status_name: 'Collected',
-        first_seen_at: '2025-06-09T00:00:00.000Z',
-      },
-    ]);
-    const p = params('2025-06-10', {}, { asOfTimestamp: '2025-06-10T12:00:00Z' });
-    const { out, csv, wb } = await write(reportByName('order-ageing') as ReportDefinition, m, p);
-    expect(out.rows).toBe(2);
-    const keys = csvKeys['order-ageing'].split(', ');
-    expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
-    expect(csv[1]).toBe(
-      `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,drug,,,`,
-    );
-    expect(cells(csv[2]).slice(5, 15).join(',')).toBe(
-      'Ordered,ORDERED,2025-06-09T12:00:00Z,24.0,1-2d,2025-06-09T12:00:00Z,false,24.0,1-2d,WARN',
-    );
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['By org', 'By status', 'Order ageing', 'About']);
-    const detail = wb.getWorksheet('Order ageing') as ExcelJS.Worksheet;
-    expect(detail.getRow(2).getCell(9).value).toBe(504);
-    expect(detail.getRow(2).getCell(12).value).toBe(true);
-    expect(detail.getRow(2).getCell(11).value).toEqual(new Date('2025-06-09T00:00:00Z'));
-    noFormulas(wb);
+        c_productName: 'DOT Urine',
+        c_personNameFirst: 'Pat',
+        c_personNameLast: 'Lee',
+      };
+      await upsert(m, 'OrderItem', [
+        {
+          ...base,
+          id: 1,
+          c_currentStatusCodeName: 'Ordered',
+          CurrentStatusId: 101,
+          CreationTimestamp: '2025-06-09T12:00:00Z',
+        },
+        {
+          ...base,
+          id: 4,
+          c_currentStatusCodeName: 'Collected',
+          CurrentStatusId: 103,
+          CreationTimestamp: '2025-05-20T12:00:00Z',
+        },
+      ]);
+      await history(m, [
+        {
+          orderitem_id: 1,
+          status_id: 101,
+          status_name: 'Ordered',
+          first_seen_at: '2025-06-09T13:00:00.000Z',
+        },
+        {
+          orderitem_id: 4,
+          status_id: 103,
+          status_name: 'Collected',
+          first_seen_at: '2025-06-09T00:00:00.000Z',
+        },
+      ]);
+      const p = params('2025-06-10', {}, { asOfTimestamp: '2025-06-10T12:00:00Z' });
+      const { out, csv, wb } = await write(reportByName('order-ageing') as ReportDefinition, m, p);
+      expect(out.rows).toBe(2);
+      const keys = csvKeys['order-ageing'].split(', ');
+      expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
+      expect(csv[1]).toBe(
+        `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,drug,,,`,
+      );
+      expect(cells(csv[2]).slice(5, 15).join(',')).toBe(
+        'Ordered,ORDERED,2025-06-09T12:00:00Z,24.0,1-2d,2025-06-09T12:00:00Z,false,24.0,1-2d,WARN',
+      );
+      expect(wb.worksheets.map((w) => w.name)).toEqual(['By org', 'By status', 'Order ageing', 'About']);
+      const detail = wb.getWorksheet('Order ageing') as ExcelJS.Worksheet;
+      expect(detail.getRow(2).getCell(9).value).toBe(504);
+      expect(detail.getRow(2).getCell(12).value).toBe(true);
+      expect(detail.getRow(2).getCell(11).value).toEqual(new Date('2025-06-09T00:00:00Z'));
+      noFormulas(wb);
+    });
   });
 });

@@ -1,14 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SimOptions } from '../../src/sim/index.js';
-import {
-  expectMirrorEqualsTruth,
-  one,
-  streamTables,
-  syncInto,
-  withMirror,
-  withTmpDir,
-} from '../helpers/mirror.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { expectMirrorEqualsTruth, one, streamTables, syncInto, withMirror } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 type Setting = Pick<SimOptions, 'envelope' | 'pageCap' | 'defaultOrder'>;
@@ -42,34 +36,41 @@ describe('a full sync through faults and a rate limit: the mirror equals the tru
     rateBurst: 4,
     retryAfter: 0,
   });
-  const tmp = withTmpDir();
+  // One sandbox for both engines: each test sets its reading of the gaps and resets the stats.
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it.each(settings)('envelope $envelope, page cap $pageCap, default order $defaultOrder', async (setting) => {
-    sim().configure(setting);
-    sim().resetStats();
-    const file = tmp();
-    const report = await syncInto(sim(), file, { full: true }, { maxRetries: 12 });
-    expect(report.error, String(report.error)).toBeUndefined();
-    expect(report.outcome).toBe('ok');
-    expect(report.streams.map((s) => s.outcome)).toEqual(streamTables.map(() => 'ok'));
+    it.each(settings)(
+      'envelope $envelope, page cap $pageCap, default order $defaultOrder',
+      async (setting) => {
+        sim().configure(setting);
+        sim().resetStats();
+        const file = await target();
+        const report = await syncInto(sim(), file, { full: true }, { maxRetries: 12 });
+        expect(report.error, String(report.error)).toBeUndefined();
+        expect(report.outcome).toBe('ok');
+        expect(report.streams.map((s) => s.outcome)).toEqual(streamTables.map(() => 'ok'));
 
-    // The run met what it was meant to meet.
-    const stats = sim().stats;
-    const faults = Object.values(stats.faults).reduce((a, b) => a + b, 0);
-    expect(faults / (stats.requests - stats.rateLimited)).toBeGreaterThan(0.12);
-    expect(stats.rateLimited).toBeGreaterThan(0);
+        // The run met what it was meant to meet.
+        const stats = sim().stats;
+        const faults = Object.values(stats.faults).reduce((a, b) => a + b, 0);
+        expect(faults / (stats.requests - stats.rateLimited)).toBeGreaterThan(0.12);
+        expect(stats.rateLimited).toBeGreaterThan(0);
 
-    const truth = sim().truth();
-    await withMirror(file, async (m) => {
-      await expectMirrorEqualsTruth(m, truth);
-      const run = await m.db
-        .selectFrom('sync_run')
-        .selectAll()
-        .where('id', '=', report.runId)
-        .executeTakeFirstOrThrow();
-      expect(run).toMatchObject({ outcome: 'ok', mode: 'full', error_code: null });
-      expect(run.retries).toBeGreaterThan(0);
-      expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
-    });
+        const truth = sim().truth();
+        await withMirror(file, async (m) => {
+          expect(m.engine).toBe(engine);
+          await expectMirrorEqualsTruth(m, truth);
+          const run = await m.db
+            .selectFrom('sync_run')
+            .selectAll()
+            .where('id', '=', report.runId)
+            .executeTakeFirstOrThrow();
+          expect(run).toMatchObject({ outcome: 'ok', mode: 'full', error_code: null });
+          expect(run.retries).toBeGreaterThan(0);
+          expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
+        });
+      },
+    );
   });
 });

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { OHS_BIN } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { killHarness } from '../helpers/kill.js';
 import { cliEnv, expectMirrorEqualsTruth, one, rows, streamTables, withMirror } from '../helpers/mirror.js';
 
@@ -13,82 +14,87 @@ import { cliEnv, expectMirrorEqualsTruth, one, rows, streamTables, withMirror } 
  * and asks the service for less than a fresh sync does.
  */
 describe('a sync killed with SIGKILL, then rerun', () => {
-  const { sim, tmp, sync, syncKilledAfter, expectNoDuplicates, setOnRequest, fresh, config } = killHarness();
+  const { sim, sync, syncKilledAfter, expectNoDuplicates, setOnRequest, fresh, config } = killHarness();
 
-  // Kill points as shares of a fresh sync's requests, spread from early (the first pages of each
-  // stream) to late (the id streams probing past their last ids).
-  it.each([0.1, 0.3, 0.5, 0.7, 0.9])('killed after %s of the requests', async (share) => {
-    const file = tmp();
-    const killedAt = Math.round(share * fresh());
-    const killed = await syncKilledAfter(file, killedAt);
-    expect(killed.signal, 'the sync was still running when killed').toBe('SIGKILL');
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-    // The killed run left its rows, its checkpoints and a lock held by a dead process.
-    await withMirror(file, async (m) => {
-      let written = 0;
-      for (const { table } of streamTables)
-        written += ((await one(m, sql`SELECT count(*) AS n FROM ${sql.table(table)}`)) as { n: number }).n;
-      expect(written).toBeGreaterThan(0);
-      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 1 });
-      const run = await rows(m, sql`SELECT outcome, ended_at FROM sync_run`);
-      expect(run).toEqual([{ outcome: 'running', ended_at: null }]);
+    // Kill points as shares of a fresh sync's requests, spread from early (the first pages of each
+    // stream) to late (the id streams probing past their last ids).
+    it.each([0.1, 0.3, 0.5, 0.7, 0.9])('killed after %s of the requests', async (share) => {
+      const file = await target();
+      const killedAt = Math.round(share * fresh());
+      const killed = await syncKilledAfter(file, killedAt);
+      expect(killed.signal, 'the sync was still running when killed').toBe('SIGKILL');
+
+      // The killed run left its rows, its checkpoints and a lock held by a dead process.
+      await withMirror(file, async (m) => {
+        expect(m.engine).toBe(engine);
+        let written = 0;
+        for (const { table } of streamTables)
+          written += ((await one(m, sql`SELECT count(*) AS n FROM ${sql.table(table)}`)) as { n: number }).n;
+        expect(written).toBeGreaterThan(0);
+        expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 1 });
+        const run = await rows(m, sql`SELECT outcome, ended_at FROM sync_run`);
+        expect(run).toEqual([{ outcome: 'running', ended_at: null }]);
+      });
+
+      const before = sim().stats.requests;
+      const r = await sync(file);
+      expect(r.code, r.stderr).toBe(0);
+      const rerun = sim().stats.requests - before;
+      expect(rerun, `rerun asked ${rerun} requests, a fresh sync ${fresh()}`).toBeLessThan(fresh());
+      // What the killed run fetched is kept: the two runs together ask little more than one fresh
+      // sync (the rerun also re-asks what was in flight, and catches up incrementally on the
+      // streams the killed run finished).
+      expect(killedAt + rerun - fresh()).toBeLessThan(0.2 * fresh());
+
+      await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
+      await expectNoDuplicates(file);
     });
 
-    const before = sim().stats.requests;
-    const r = await sync(file);
-    expect(r.code, r.stderr).toBe(0);
-    const rerun = sim().stats.requests - before;
-    expect(rerun, `rerun asked ${rerun} requests, a fresh sync ${fresh()}`).toBeLessThan(fresh());
-    // What the killed run fetched is kept: the two runs together ask little more than one fresh
-    // sync (the rerun also re-asks what was in flight, and catches up incrementally on the
-    // streams the killed run finished).
-    expect(killedAt + rerun - fresh()).toBeLessThan(0.2 * fresh());
-
-    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
-    await expectNoDuplicates(file);
-  });
-
-  it('SIGTERM stops after the page under way: exit 0, run recorded as interrupted, lock released', async () => {
-    const file = tmp();
-    const start = sim().stats.requests;
-    const child = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', config()], {
-      env: { ...process.env, ...cliEnv(sim()) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    let signalledAt = 0;
-    setOnRequest(() => {
-      if (signalledAt === 0 && sim().stats.requests - start >= Math.round(0.3 * fresh())) {
-        signalledAt = Date.now();
-        child.kill('SIGTERM');
+    it('SIGTERM stops after the page under way: exit 0, run recorded as interrupted, lock released', async () => {
+      const file = await target();
+      const start = sim().stats.requests;
+      const child = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', config()], {
+        env: { ...process.env, ...cliEnv(sim()) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      let signalledAt = 0;
+      setOnRequest(() => {
+        if (signalledAt === 0 && sim().stats.requests - start >= Math.round(0.3 * fresh())) {
+          signalledAt = Date.now();
+          child.kill('SIGTERM');
+        }
+      });
+      try {
+        const [code] = (await once(child, 'exit')) as [number | null];
+        expect(code, stderr).toBe(0);
+      } finally {
+        setOnRequest(undefined);
       }
+      expect(signalledAt).toBeGreaterThan(0);
+      // It stopped after the page under way (the run is recorded interrupted, below), not after the
+      // whole sync; the bound is loose on purpose, a loaded machine is slow to start and stop.
+      expect(Date.now() - signalledAt).toBeLessThan(30_000);
+      await withMirror(file, async (m) => {
+        expect(await rows(m, sql`SELECT outcome FROM sync_run`)).toEqual([{ outcome: 'interrupted' }]);
+        expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
+        const open = (await one(
+          m,
+          sql`SELECT count(*) AS n FROM sync_stream_state WHERE pass_id IS NOT NULL`,
+        )) as {
+          n: number;
+        };
+        expect(open.n).toBeGreaterThan(0);
+      });
+      const r = await sync(file);
+      expect(r.code, r.stderr).toBe(0);
+      await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
     });
-    try {
-      const [code] = (await once(child, 'exit')) as [number | null];
-      expect(code, stderr).toBe(0);
-    } finally {
-      setOnRequest(undefined);
-    }
-    expect(signalledAt).toBeGreaterThan(0);
-    // It stopped after the page under way (the run is recorded interrupted, below), not after the
-    // whole sync; the bound is loose on purpose, a loaded machine is slow to start and stop.
-    expect(Date.now() - signalledAt).toBeLessThan(30_000);
-    await withMirror(file, async (m) => {
-      expect(await rows(m, sql`SELECT outcome FROM sync_run`)).toEqual([{ outcome: 'interrupted' }]);
-      expect(await one(m, sql`SELECT count(*) AS n FROM sync_lock`)).toEqual({ n: 0 });
-      const open = (await one(
-        m,
-        sql`SELECT count(*) AS n FROM sync_stream_state WHERE pass_id IS NOT NULL`,
-      )) as {
-        n: number;
-      };
-      expect(open.n).toBeGreaterThan(0);
-    });
-    const r = await sync(file);
-    expect(r.code, r.stderr).toBe(0);
-    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
   });
 });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { engines, withTargets } from '../helpers/engines.js';
 import { killHarness } from '../helpers/kill.js';
 import { expectMirrorEqualsTruth, one, withMirror } from '../helpers/mirror.js';
 
@@ -10,7 +11,7 @@ import { expectMirrorEqualsTruth, one, withMirror } from '../helpers/mirror.js';
  * are counted in service requests, never in wall-clock time, so a loaded machine changes nothing.
  */
 describe('kill storms', () => {
-  const { sim, tmp, sync, syncKilledAfter, fresh } = killHarness();
+  const { sim, sync, syncKilledAfter, fresh } = killHarness();
 
   /** Kills `ohs sync ARGS` after a random share (5% to 60%) of a fresh sync's requests. */
   async function killAtRandom(file: string, times: number, ...args: string[]): Promise<number[]> {
@@ -57,14 +58,19 @@ describe('kill storms', () => {
     }
   }
 
-  it('--full killed at 10 random instants with faults and live mutation, then run to the end', async () => {
-    await storm(tmp(), 10, '--full');
-  }, 600_000);
+  // One sandbox for both engines (each storm leaves it static, its faults off, again).
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it('an incremental run killed three times, then --full', async () => {
-    const file = tmp();
-    const first = await sync(file);
-    expect(first.code, first.stderr).toBe(0);
-    await storm(file, 3);
-  }, 600_000);
+    it('--full killed at 10 random instants with faults and live mutation, then run to the end', async () => {
+      await storm(await target(), 10, '--full');
+    }, 600_000);
+
+    it('an incremental run killed three times, then --full', async () => {
+      const file = await target();
+      const first = await sync(file);
+      expect(first.code, first.stderr).toBe(0);
+      await storm(file, 3);
+    }, 600_000);
+  });
 });

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/index.js';
-import { expectMirrorEqualsTruth, one, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { expectMirrorEqualsTruth, one, syncInto, withMirror } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -17,47 +18,56 @@ import { withSim } from '../helpers/sim.js';
 describe('sync during live mutation, then one more incremental sync', () => {
   // A mutation step (5 of each kind of change) after every 100 service requests.
   const sim = withSim({ scale: 0.1, mutateEveryRequests: 100, mutationSize: 5 });
-  const tmp = withTmpDir();
+  // One sandbox for both engines: each test turns the changes on, and counts only its own.
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it('ends equal to the truth; deleted rows keep their data with deleted_at set', async () => {
-    const file = tmp();
-    const first = await syncInto(sim(), file);
-    expect(first.outcome, String(first.error)).toBe('ok');
-    const second = await syncInto(sim(), file);
-    expect(second.outcome, String(second.error)).toBe('ok');
-    expect(second.streams.find((s) => s.stream === 'orderitem')?.stats.mode).toBe('incremental');
-    expect(sim().stats.mutations).toBeGreaterThan(10);
+    it('ends equal to the truth; deleted rows keep their data with deleted_at set', async () => {
+      sim().configure({ mutateEveryRequests: 100 });
+      const mutationsAtStart = sim().stats.mutations;
+      const deletedAtStart = sim().changes().deleted.length;
+      const file = await target();
+      const first = await syncInto(sim(), file);
+      expect(first.outcome, String(first.error)).toBe('ok');
+      const second = await syncInto(sim(), file);
+      expect(second.outcome, String(second.error)).toBe('ok');
+      expect(second.streams.find((s) => s.stream === 'orderitem')?.stats.mode).toBe('incremental');
+      expect(sim().stats.mutations - mutationsAtStart).toBeGreaterThan(10);
 
-    // The changes stop; one more incremental sync.
-    sim().configure({ mutateEveryRequests: 0 });
-    const mutationsBefore = sim().stats.mutations;
-    const last = await syncInto(sim(), file);
-    expect(last.outcome, String(last.error)).toBe('ok');
-    expect(last.streams.find((s) => s.stream === 'orderitem')?.stats.mode).toBe('incremental');
-    expect(sim().stats.mutations).toBe(mutationsBefore);
+      // The changes stop; one more incremental sync.
+      sim().configure({ mutateEveryRequests: 0 });
+      const mutationsBefore = sim().stats.mutations;
+      const last = await syncInto(sim(), file);
+      expect(last.outcome, String(last.error)).toBe('ok');
+      expect(last.streams.find((s) => s.stream === 'orderitem')?.stats.mode).toBe('incremental');
+      expect(sim().stats.mutations).toBe(mutationsBefore);
 
-    const truth = sim().truth();
-    const { deleted } = sim().changes();
-    const deletedItems = new Set(deleted.filter((d) => d.resource === 'OrderItem').map((d) => String(d.id)));
-    const deletedUsers = new Set(deleted.filter((d) => d.resource === 'User').map((d) => String(d.id)));
-    expect(deletedItems.size).toBeGreaterThan(5);
-    expect(deletedUsers.size).toBeGreaterThan(0);
+      const truth = sim().truth();
+      const deleted = sim().changes().deleted.slice(deletedAtStart);
+      const deletedItems = new Set(
+        deleted.filter((d) => d.resource === 'OrderItem').map((d) => String(d.id)),
+      );
+      const deletedUsers = new Set(deleted.filter((d) => d.resource === 'User').map((d) => String(d.id)));
+      expect(deletedItems.size).toBeGreaterThan(5);
+      expect(deletedUsers.size).toBeGreaterThan(0);
 
-    await withMirror(file, async (m) => {
-      await expectMirrorEqualsTruth(m, truth);
-      const closed = await expectDeletedKept(m, 'orderitem', deletedItems);
-      // The case only the sweep catches was met: closed items deleted after the mirror had them.
-      expect(closed, 'closed order items deleted upstream after they were mirrored').toBeGreaterThan(0);
-      await expectDeletedKept(m, 'user', deletedUsers);
+      await withMirror(file, async (m) => {
+        expect(m.engine).toBe(engine);
+        await expectMirrorEqualsTruth(m, truth);
+        const closed = await expectDeletedKept(m, 'orderitem', deletedItems);
+        // The case only the sweep catches was met: closed items deleted after the mirror had them.
+        expect(closed, 'closed order items deleted upstream after they were mirrored').toBeGreaterThan(0);
+        await expectDeletedKept(m, 'user', deletedUsers);
+      });
+
+      // Nothing was left for a full pass to reconcile.
+      const full = await syncInto(sim(), file, { full: true });
+      expect(full.outcome, String(full.error)).toBe('ok');
+      for (const s of full.streams) {
+        expect(s.stats, s.stream).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
+      }
+      await withMirror(file, (m) => expectMirrorEqualsTruth(m, truth));
     });
-
-    // Nothing was left for a full pass to reconcile.
-    const full = await syncInto(sim(), file, { full: true });
-    expect(full.outcome, String(full.error)).toBe('ok');
-    for (const s of full.streams) {
-      expect(s.stats, s.stream).toMatchObject({ inserted: 0, updated: 0, deleted: 0 });
-    }
-    await withMirror(file, (m) => expectMirrorEqualsTruth(m, truth));
   });
 });
 

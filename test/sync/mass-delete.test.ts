@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResourceName } from '../../src/schema/index.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import {
   cliConfig,
   cliEnv,
@@ -20,9 +21,11 @@ import { withSim } from '../helpers/sim.js';
  * stream (query pass, whole list, id re-read answering 404), unless --allow-mass-delete is
  * given; smaller deletions go through. Every soft-deletion is audited in sync_deletion.
  */
-describe('ohs sync: the mass-delete guard and the deletion audit', () => {
+describe.each(engines)('ohs sync: the mass-delete guard and the deletion audit (%s)', (engine) => {
+  // A sandbox per engine: the tests delete upstream, and the shares above are of a whole one.
   const sim = withSim({ scale: 0.05 });
   const tmp = withTmpDir();
+  const target = withTargets(engine);
   let config = '';
   let file = '';
   const sync = (...args: string[]) =>
@@ -40,7 +43,7 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
 
   beforeAll(async () => {
     config = cliConfig(dirname(tmp()));
-    file = tmp();
+    file = await target();
     const r = await sync();
     expect(r.code, r.stderr).toBe(0);
   });
@@ -52,6 +55,7 @@ describe('ohs sync: the mass-delete guard and the deletion audit', () => {
     const r = await sync();
     expect(r.code, r.stderr).toBe(0);
     await withMirror(file, async (m) => {
+      expect(m.engine).toBe(engine);
       await expectMirrorEqualsTruth(m, sim().truth());
       const run = (await one(m, sql`SELECT max(id) AS id FROM sync_run`)) as { id: number };
       const audit = async (table: string) =>

@@ -19,6 +19,7 @@ import { withSim } from '../helpers/sim.js';
  * and by default no SSN, birth date or licence number of the service reaches its bytes, in typed
  * columns, in `raw`, in free pages or in the write-ahead log.
  */
+// SQLite-only: about the bytes and the file modes of the SQLite file and its -wal/-shm.
 describe('the mirror file and personal data', () => {
   const sim = withSim({ scale: 0.1 });
   const tmp = withTmpDir();

@@ -1,7 +1,8 @@
 import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../../src/sim/server.js';
-import { expectMirrorEqualsTruth, one, rows, syncInto, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { expectMirrorEqualsTruth, one, rows, syncInto, withMirror } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 let onRequest: ((info: RequestInfo) => void) | undefined;
@@ -16,104 +17,107 @@ let onRequest: ((info: RequestInfo) => void) | undefined;
 describe('resumed passes catch up; probing does not skip late records', () => {
   // Small pages, so the order item pass is long enough to stop in the middle.
   const sim = withSim({ scale: 0.05, pageCap: 37, onRequest: (info) => onRequest?.(info) });
-  const tmp = withTmpDir();
+  // One sandbox for both engines: each test reads from it what it changes, at its start.
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it('an incremental run resuming a stopped --full pass also picks up later changes to rows it had read', async () => {
-    const file = tmp();
-    expect((await syncInto(sim(), file)).outcome).toBe('ok');
+    it('an incremental run resuming a stopped --full pass also picks up later changes to rows it had read', async () => {
+      const file = await target();
+      expect((await syncInto(sim(), file)).outcome).toBe('ok');
 
-    // A --full run stopped (SIGINT) with the order item and invoice passes half done.
-    const abort = new AbortController();
-    const ops = sim().stats.byOperation;
-    const q0 = ops.queryOrderItem ?? 0;
-    const g0 = ops.getInvoice ?? 0;
-    onRequest = () => {
-      if ((ops.queryOrderItem ?? 0) - q0 >= 12 && (ops.getInvoice ?? 0) - g0 >= 40) abort.abort();
-    };
-    try {
-      const stopped = await syncInto(sim(), file, { full: true, signal: abort.signal });
-      expect(stopped.outcome).toBe('interrupted');
-    } finally {
-      onRequest = undefined;
-    }
-
-    // Rows those passes had already read change upstream.
-    const read = await withMirror(file, async (m) => {
-      const pass = async (stream: string) =>
-        (
-          (await one(m, sql`SELECT pass_id FROM sync_stream_state WHERE stream = ${stream}`)) as {
-            pass_id: string | null;
-          }
-        ).pass_id;
-      expect(await pass('orderitem'), 'order item pass left open').not.toBeNull();
-      expect(await pass('invoice'), 'invoice pass left open').not.toBeNull();
-      // Rows the open passes have read (sync_pass_seen state 1).
-      const ids = async (table: string, where: RawBuilder<unknown>) =>
-        (
-          await rows<{ id: number | string }>(
-            m,
-            sql`SELECT t.id FROM ${sql.table(table)} t JOIN sync_pass_seen s ON s.stream = ${table} AND s.state = 1 AND s.id = CAST(t.id AS TEXT) WHERE ${where} LIMIT 3`,
-          )
-        ).map((r) => r.id);
-      return {
-        closed: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 1`),
-        open: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 0`),
-        unpaid: await ids('invoice', sql`t.balance > 0`),
+      // A --full run stopped (SIGINT) with the order item and invoice passes half done.
+      const abort = new AbortController();
+      const ops = sim().stats.byOperation;
+      const q0 = ops.queryOrderItem ?? 0;
+      const g0 = ops.getInvoice ?? 0;
+      onRequest = () => {
+        if ((ops.queryOrderItem ?? 0) - q0 >= 12 && (ops.getInvoice ?? 0) - g0 >= 40) abort.abort();
       };
-    });
-    expect(read.closed).toHaveLength(3);
-    expect(read.open.length).toBeGreaterThan(0);
-    expect(read.unpaid).toHaveLength(3);
-    const t = sim().tables;
-    for (const id of read.closed) t.OrderItem.delete(id);
-    const cancelled = sim().statuses.find((s) => s.code === 'CAN')!;
-    for (const id of read.open) {
-      t.OrderItem.update(id, {
-        CurrentStatusId: cancelled.id,
-        c_currentStatusCodeId: cancelled.code,
-        c_currentStatusCodeName: cancelled.name,
-        isNotModifiable: true,
-      });
-    }
-    for (const id of read.unpaid) t.Invoice.update(id, { balance: 0 });
-
-    // One incremental run: it finishes the stopped passes, and catches up.
-    const next = await syncInto(sim(), file);
-    expect(next.outcome, String(next.error)).toBe('ok');
-    await withMirror(file, async (m) => {
-      await expectMirrorEqualsTruth(m, sim().truth());
-      for (const id of read.open)
-        expect(
-          await one(
-            m,
-            sql`SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ${id} ORDER BY id DESC LIMIT 1`,
-          ),
-        ).toEqual({ status_id: cancelled.id });
-    });
-  });
-
-  it('a record created just after its id answered 404, below one found later, is mirrored', async () => {
-    const file = tmp();
-    const staff = sim().tables.Staff;
-    const template = staff.all()[0]!;
-    const first = Number(staff.maxId()) + 1;
-    // When the first id above the last record answers 404, two records appear: that very id, and
-    // one 20 ids up (beyond the batch being asked), as a busy service would give them.
-    onRequest = (info) => {
-      if (info.path.endsWith(`/staff/${first}`) && info.status === 404 && staff.get(first) === undefined) {
-        staff.insert({ ...template, id: first });
-        staff.insert({ ...template, id: first + 20 });
+      try {
+        const stopped = await syncInto(sim(), file, { full: true, signal: abort.signal });
+        expect(stopped.outcome).toBe('interrupted');
+      } finally {
+        onRequest = undefined;
       }
-    };
-    try {
-      const report = await syncInto(sim(), file, { streams: ['staff'] });
-      expect(report.outcome, String(report.error)).toBe('ok');
-    } finally {
-      onRequest = undefined;
-    }
-    expect(staff.get(first)).toBeDefined();
-    await withMirror(file, async (m) => {
-      await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['staff'] });
+
+      // Rows those passes had already read change upstream.
+      const read = await withMirror(file, async (m) => {
+        const pass = async (stream: string) =>
+          (
+            (await one(m, sql`SELECT pass_id FROM sync_stream_state WHERE stream = ${stream}`)) as {
+              pass_id: string | null;
+            }
+          ).pass_id;
+        expect(await pass('orderitem'), 'order item pass left open').not.toBeNull();
+        expect(await pass('invoice'), 'invoice pass left open').not.toBeNull();
+        // Rows the open passes have read (sync_pass_seen state 1).
+        const ids = async (table: string, where: RawBuilder<unknown>) =>
+          (
+            await rows<{ id: number | string }>(
+              m,
+              sql`SELECT t.id FROM ${sql.table(table)} t JOIN sync_pass_seen s ON s.stream = ${table} AND s.state = 1 AND s.id = CAST(t.id AS TEXT) WHERE ${where} LIMIT 3`,
+            )
+          ).map((r) => r.id);
+        return {
+          closed: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 1`),
+          open: await ids('orderitem', sql`${sql.ref('t.isNotModifiable')} = 0`),
+          unpaid: await ids('invoice', sql`t.balance > 0`),
+        };
+      });
+      expect(read.closed).toHaveLength(3);
+      expect(read.open.length).toBeGreaterThan(0);
+      expect(read.unpaid).toHaveLength(3);
+      const t = sim().tables;
+      for (const id of read.closed) t.OrderItem.delete(id);
+      const cancelled = sim().statuses.find((s) => s.code === 'CAN')!;
+      for (const id of read.open) {
+        t.OrderItem.update(id, {
+          CurrentStatusId: cancelled.id,
+          c_currentStatusCodeId: cancelled.code,
+          c_currentStatusCodeName: cancelled.name,
+          isNotModifiable: true,
+        });
+      }
+      for (const id of read.unpaid) t.Invoice.update(id, { balance: 0 });
+
+      // One incremental run: it finishes the stopped passes, and catches up.
+      const next = await syncInto(sim(), file);
+      expect(next.outcome, String(next.error)).toBe('ok');
+      await withMirror(file, async (m) => {
+        await expectMirrorEqualsTruth(m, sim().truth());
+        for (const id of read.open)
+          expect(
+            await one(
+              m,
+              sql`SELECT status_id FROM orderitem_status_history WHERE orderitem_id = ${id} ORDER BY id DESC LIMIT 1`,
+            ),
+          ).toEqual({ status_id: cancelled.id });
+      });
+    });
+
+    it('a record created just after its id answered 404, below one found later, is mirrored', async () => {
+      const file = await target();
+      const staff = sim().tables.Staff;
+      const template = staff.all()[0]!;
+      const first = Number(staff.maxId()) + 1;
+      // When the first id above the last record answers 404, two records appear: that very id, and
+      // one 20 ids up (beyond the batch being asked), as a busy service would give them.
+      onRequest = (info) => {
+        if (info.path.endsWith(`/staff/${first}`) && info.status === 404 && staff.get(first) === undefined) {
+          staff.insert({ ...template, id: first });
+          staff.insert({ ...template, id: first + 20 });
+        }
+      };
+      try {
+        const report = await syncInto(sim(), file, { streams: ['staff'] });
+        expect(report.outcome, String(report.error)).toBe('ok');
+      } finally {
+        onRequest = undefined;
+      }
+      expect(staff.get(first)).toBeDefined();
+      await withMirror(file, async (m) => {
+        await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['staff'] });
+      });
     });
   });
 });

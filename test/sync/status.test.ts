@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/commands/status.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { activeCounts, cliConfig, cliEnv, streamTables, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
@@ -9,9 +10,11 @@ import { withSim } from '../helpers/sim.js';
  * `ohs status --json`: the last runs, and per stream its rows, deletions and freshness, from
  * the mirror alone (read-only).
  */
-describe('ohs status --json', () => {
+describe.each(engines)('ohs status --json (%s)', (engine) => {
+  // A sandbox per engine: the tests delete upstream (a role; 12 of the 20 vendors).
   const sim = withSim({ scale: 0.05 });
   const tmp = withTmpDir();
+  const target = withTargets(engine);
   let config = '';
   const sync = (file: string, ...args: string[]) =>
     runOhs(['sync', '--db', file, '--config', config, ...args], { env: cliEnv(sim()), timeoutMs: 120_000 });
@@ -23,7 +26,7 @@ describe('ohs status --json', () => {
   });
 
   it('ohs status --json: the runs, and per stream its rows, deletions and freshness', async () => {
-    const file = tmp();
+    const file = await target();
     const t0 = new Date().toISOString();
     expect((await sync(file)).code).toBe(0);
     sim().tables.Role.delete(sim().tables.Role.all()[0]!.id);
@@ -65,7 +68,7 @@ describe('ohs status --json', () => {
   });
 
   it('ohs status --json after a failed run: its error code, and the pass left for the next run', async () => {
-    const file = tmp();
+    const file = await target();
     expect((await sync(file)).code).toBe(0);
     // 12 of the 20 vendors gone: over the mass-delete guard.
     const vendors = sim().tables.HsVendor;

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SimRecord } from '../../src/sim/index.js';
-import { syncInto, values, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { syncInto, values, withMirror } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -30,32 +31,35 @@ function deletedIds(file: string): Promise<number[]> {
 describe.each(['object', 'array'] as const)('incremental order item sweep, envelope %s', (envelope) => {
   // Scale 0.3: 9,000 order items, enough ids for the sweep to split its range (README, sweep.ts).
   const sim = withSim({ scale: 0.3, envelope, pageCap: PAGE_CAP });
-  const tmp = withTmpDir();
+  // One sandbox per envelope for both engines: each test puts back what it deleted.
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it('finds closed items deleted upstream, in fewer requests than a scan of every id', async () => {
-    const file = tmp();
-    const s = sim();
-    expect((await syncInto(s, file, { streams: ['orderitem'] })).outcome).toBe('ok');
-    const items = s.tables.OrderItem.size;
-    const scanPages = Math.ceil(items / PAGE_CAP);
+    it('finds closed items deleted upstream, in fewer requests than a scan of every id', async () => {
+      const file = await target();
+      const s = sim();
+      expect((await syncInto(s, file, { streams: ['orderitem'] })).outcome).toBe('ok');
+      const items = s.tables.OrderItem.size;
+      const scanPages = Math.ceil(items / PAGE_CAP);
 
-    const quiet = await syncInto(s, file, { streams: ['orderitem'] });
-    const stream = quiet.streams[0];
-    expect(stream?.stats.mode).toBe('incremental');
-    expect(stream?.stats.deleted).toBe(0);
-    // Sweep + rows above the top + re-poll of the open rows (one page each at this scale).
-    expect(stream?.requests).toBeLessThanOrEqual(4);
+      const quiet = await syncInto(s, file, { streams: ['orderitem'] });
+      const stream = quiet.streams[0];
+      expect(stream?.stats.mode).toBe('incremental');
+      expect(stream?.stats.deleted).toBe(0);
+      // Sweep + rows above the top + re-poll of the open rows (one page each at this scale).
+      expect(stream?.requests).toBeLessThanOrEqual(4);
 
-    const removed = await deleteClosed(s, 2);
-    try {
-      const after = await syncInto(s, file, { streams: ['orderitem'] });
-      const swept = after.streams[0];
-      expect(swept?.outcome).toBe('ok');
-      expect(swept?.stats.deleted).toBe(2);
-      expect(await deletedIds(file)).toEqual(removed.map((r) => Number(r.id)).sort((a, b) => a - b));
-      expect(swept?.requests).toBeLessThan(scanPages);
-    } finally {
-      for (const r of removed) s.tables.OrderItem.insert(r);
-    }
+      const removed = await deleteClosed(s, 2);
+      try {
+        const after = await syncInto(s, file, { streams: ['orderitem'] });
+        const swept = after.streams[0];
+        expect(swept?.outcome).toBe('ok');
+        expect(swept?.stats.deleted).toBe(2);
+        expect(await deletedIds(file)).toEqual(removed.map((r) => Number(r.id)).sort((a, b) => a - b));
+        expect(swept?.requests).toBeLessThan(scanPages);
+      } finally {
+        for (const r of removed) s.tables.OrderItem.insert(r);
+      }
+    });
   });
 });

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { applyOutbox, listOutbox, planFile } from '../../src/writeback/index.js';
 import { clientFor } from '../helpers/client.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { rows as mirrorRows } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 import {
@@ -20,11 +21,13 @@ import {
  * replies lost after the write): each is made exactly once upstream, every unknown outcome is
  * reconciled (or left listed as unknown), and the mirror's balances equal the service's.
  */
-describe('write-back under faults', () => {
+describe.each(engines)('write-back under faults (%s)', (engine) => {
+  // A sandbox per engine: the checks count payments by amount over the whole sandbox.
   const sim = withSim({ scale: 0.2 });
+  const target = withTargets(engine);
 
   it('500 payments with faultRate 0.2 end applied exactly once, the mirror balances equal the truth', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     await syncStreams(sim(), db, ['invoice']);
     const invoices = openInvoices(sim()).slice(0, 120);
     expect(invoices.length).toBeGreaterThan(50);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import {
   configure,
@@ -22,11 +23,13 @@ const env = { OHS_TOKEN: WRITE_TOKEN };
  * writes): an unknown outcome is never resent in the run that produced it, and is settled by
  * reading the invoice back once it had time to land.
  */
-describe('late and slow writes', { timeout: 300_000 }, () => {
+describe.each(engines)('late and slow writes (%s)', { timeout: 300_000 }, (engine) => {
+  // A sandbox per engine: the checks count payments by amount over the whole sandbox.
   const sim = withSim({ scale: 0.2 });
+  const target = withTargets(engine);
 
   it('200 payments, 30% late writes: each paid exactly once within three ohs apply runs', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     await syncStreams(sim(), db, ['invoice']);
     const invoices = openInvoices(sim());
     expect(invoices.length).toBeGreaterThan(80);
@@ -81,7 +84,7 @@ describe('late and slow writes', { timeout: 300_000 }, () => {
   });
 
   it('slow writes past the client timeout are unknown, then settled as applied, never sent twice', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     configure(dir, { api: { timeoutMs: 1000 } });
     await syncStreams(sim(), db, ['invoice']);
     const rows = paymentRows(openInvoices(sim()).slice(0, 20), 20, 20, 1000);

@@ -3,6 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { one } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
@@ -11,11 +12,13 @@ const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
 /** Each example file, planned and applied against the sandbox's default data, and its effect read back. */
-describe('examples/', () => {
+describe.each(engines)('examples/ (%s)', (engine) => {
+  // A sandbox per engine: the examples pay, update and delete fixed ids of the default data.
   const sim = withSim({ scale: 1 });
+  const target = withTargets(engine);
 
   it('every example applies, and the service and the mirror show the change', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     await syncStreams(sim(), db, ['invoice', 'applicant']);
     const before = sim().truth();
     const balance = (t: typeof before, id: string) => Number(t.Invoice.find((i) => i.id === id)?.balance);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { rows } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { configure, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
@@ -17,11 +18,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * or answered 504 while the backend carries them out, they are never sent twice; and the outbox
  * keeps no personal data it does not need, nor prints any, nor echoes terminal escapes.
  */
-describe('nested writes and personal data', { timeout: 300_000 }, () => {
+describe.each(engines)('nested writes and personal data (%s)', { timeout: 300_000 }, (engine) => {
+  // A sandbox per engine: the tests count what they made by name and by operation.
   const sim = withSim({ scale: 0.05 });
+  const target = withTargets(engine);
 
   it('person create with nested staff and user, killed after the send: the rerun finds it, no second person', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     configure(dir, { writeback: { settleMs: 500 } });
     const org = sim().truth().Org[0];
     const file = writeCsv(
@@ -75,7 +78,7 @@ describe('nested writes and personal data', { timeout: 300_000 }, () => {
   });
 
   it('a PATCH with nested arrays answered 504 is not resent; an applicant info PATCH is settled by its info count', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     configure(dir, { writeback: { settleMs: 1500 } });
     const person = sim().truth().Person[1];
     const applicant = sim().truth().Applicant[0];
@@ -122,7 +125,7 @@ describe('nested writes and personal data', { timeout: 300_000 }, () => {
   });
 
   it('the outbox masks personal data once sent and never prints it; control characters are printed escaped', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     await syncStreams(sim(), db, ['applicant']);
     const applicant = sim().truth().Applicant[2];
     const org = sim().truth().Org[0];

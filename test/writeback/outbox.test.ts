@@ -2,16 +2,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
-describe('ohs outbox and the push job', () => {
+describe.each(engines)('ohs outbox and the push job (%s)', (engine) => {
+  // A sandbox per engine: both tests look for what they made by name, and delete a person.
   const sim = withSim({ scale: 0.05 });
+  const target = withTargets(engine);
 
   it('an org create whose reply is lost stays unknown, is listed, and is resolved by hand', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     const file = writeCsv(join(dir, 'org.csv'), ['name', 'zip'], [['Lost Reply Ltd', '10001']]);
     await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', file, '--op', 'org.create'], { cwd: dir, env })).code).toBe(0);
@@ -45,7 +48,7 @@ describe('ohs outbox and the push job', () => {
   });
 
   it('the push job applies the outbox but leaves unconfirmed person deletions queued', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     const person = sim().truth().Person[0];
     const del = writeCsv(join(dir, 'del.csv'), ['id'], [[String(person?.id)]]);
     const upd = writeCsv(join(dir, 'upd.csv'), ['id', 'city'], [[String(person?.id), 'Pushville']]);

@@ -4,108 +4,115 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
 describe('ohs plan', () => {
+  // One sandbox for both engines: these tests only plan, never apply.
   const sim = withSim({ scale: 0.1 });
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
 
-  it('rejects a file with bad rows whole, listing every error as file:row: field: message; the outbox stays empty', async () => {
-    const { dir, db } = workdir(sim().url);
-    await syncStreams(sim(), db, ['invoice']);
-    const inv = openInvoices(sim())[0]?.id ?? '';
-    const file = join(dir, 'bad.csv');
-    writeFileSync(
-      file,
-      [
-        'op,id,InvoiceId,amountToPay,nameFirst,nameLast,OrgId,staff,colour',
-        `payment,,${inv},12.50,,,,,`, // fine
-        'payment,,,-3,,,,,', // no invoice, negative amount
-        'payment,,999999999,abc,,,,,', // unknown... and not a number
-        'person.create,,,,Ann,,12.5,not json,', // no nameLast, OrgId not whole, staff not JSON
-        'person.update,,,,Bob,,,,', // no id
-        'teleport,,,,,,,,', // unknown op
-        `payment,7,${inv},1.234,,,,,blue`, // id on a create, 3 decimals, unknown column
-        '',
-      ].join('\n'),
-    );
-    const r = await runOhs(['plan', file], { cwd: dir, env });
-    expect(r.code).toBe(2);
-    const lines = r.stderr.split('\n').map((l) => l.trim());
-    expect(r.stderr).toMatch(/INPUT_INVALID: .*problem\(s\), nothing planned/);
-    for (const expected of [
-      `${file}:1: colour: unknown column`,
-      `${file}:3: InvoiceId: required`,
-      `${file}:3: amountToPay: must be greater than 0`,
-      `${file}:4: amountToPay: expected a number`,
-      `${file}:5: nameLast: required`,
-      `${file}:5: OrgId: expected a whole number`,
-      `${file}:5: staff: expected a JSON array of objects`,
-      `${file}:6: id: required`,
-      `${file}:7: op: 'teleport' is not one of`,
-      `${file}:8: id: not used by payment`,
-      `${file}:8: amountToPay: at most 2 decimals (cents)`,
-    ]) {
-      expect(
-        lines.some((l) => l.startsWith(expected)),
-        `${expected}\n${r.stderr}`,
-      ).toBe(true);
-    }
-    expect(lines.some((l) => l.startsWith(`${file}:2:`))).toBe(false);
-    expect(await withMirror(db, (m) => listOutbox(m))).toEqual([]);
+    it('rejects a file with bad rows whole, listing every error as file:row: field: message; the outbox stays empty', async () => {
+      const { dir, db } = workdir(sim().url, await target());
+      await syncStreams(sim(), db, ['invoice']);
+      const inv = openInvoices(sim())[0]?.id ?? '';
+      const file = join(dir, 'bad.csv');
+      writeFileSync(
+        file,
+        [
+          'op,id,InvoiceId,amountToPay,nameFirst,nameLast,OrgId,staff,colour',
+          `payment,,${inv},12.50,,,,,`, // fine
+          'payment,,,-3,,,,,', // no invoice, negative amount
+          'payment,,999999999,abc,,,,,', // unknown... and not a number
+          'person.create,,,,Ann,,12.5,not json,', // no nameLast, OrgId not whole, staff not JSON
+          'person.update,,,,Bob,,,,', // no id
+          'teleport,,,,,,,,', // unknown op
+          `payment,7,${inv},1.234,,,,,blue`, // id on a create, 3 decimals, unknown column
+          '',
+        ].join('\n'),
+      );
+      const r = await runOhs(['plan', file], { cwd: dir, env });
+      expect(r.code).toBe(2);
+      const lines = r.stderr.split('\n').map((l) => l.trim());
+      expect(r.stderr).toMatch(/INPUT_INVALID: .*problem\(s\), nothing planned/);
+      for (const expected of [
+        `${file}:1: colour: unknown column`,
+        `${file}:3: InvoiceId: required`,
+        `${file}:3: amountToPay: must be greater than 0`,
+        `${file}:4: amountToPay: expected a number`,
+        `${file}:5: nameLast: required`,
+        `${file}:5: OrgId: expected a whole number`,
+        `${file}:5: staff: expected a JSON array of objects`,
+        `${file}:6: id: required`,
+        `${file}:7: op: 'teleport' is not one of`,
+        `${file}:8: id: not used by payment`,
+        `${file}:8: amountToPay: at most 2 decimals (cents)`,
+      ]) {
+        expect(
+          lines.some((l) => l.startsWith(expected)),
+          `${expected}\n${r.stderr}`,
+        ).toBe(true);
+      }
+      expect(lines.some((l) => l.startsWith(`${file}:2:`))).toBe(false);
+      expect(await withMirror(db, (m) => listOutbox(m))).toEqual([]);
 
-    // A payment on an invoice the mirror does not know is refused too (the file with it).
-    const unknown = writeCsv(
-      join(dir, 'unknown.csv'),
-      ['InvoiceId', 'amountToPay'],
-      [
-        [inv, 5],
-        ['999999999', 5],
-      ],
-    );
-    const u = await runOhs(['plan', unknown, '--op', 'payment'], { cwd: dir, env });
-    expect(u.code).toBe(2);
-    expect(u.stderr).toContain(`${unknown}:3: InvoiceId: invoice 999999999 is not in the mirror`);
-    expect(await withMirror(db, (m) => listOutbox(m))).toEqual([]);
-  });
+      // A payment on an invoice the mirror does not know is refused too (the file with it).
+      const unknown = writeCsv(
+        join(dir, 'unknown.csv'),
+        ['InvoiceId', 'amountToPay'],
+        [
+          [inv, 5],
+          ['999999999', 5],
+        ],
+      );
+      const u = await runOhs(['plan', unknown, '--op', 'payment'], { cwd: dir, env });
+      expect(u.code).toBe(2);
+      expect(u.stderr).toContain(`${unknown}:3: InvoiceId: invoice 999999999 is not in the mirror`);
+      expect(await withMirror(db, (m) => listOutbox(m))).toEqual([]);
+    });
 
-  it('planning the same file twice queues nothing new; identical rows are two items; flags and skips are shown', async () => {
-    const { dir, db } = workdir(sim().url);
-    await syncStreams(sim(), db, ['invoice', 'applicant']);
-    const [a, b] = openInvoices(sim());
-    const applicant = sim()
-      .truth()
-      .Applicant.find((x) => typeof x.priorAddressCity === 'string');
-    const file = writeCsv(
-      join(dir, 'mixed.csv'),
-      ['op', 'id', 'InvoiceId', 'amountToPay', 'priorAddressCity'],
-      [
-        ['payment', '', a?.id ?? '', 10],
-        ['payment', '', a?.id ?? '', 10], // the same payment again: a second item
-        ['payment', '', b?.id ?? '', (b?.balance ?? 0) + 100], // above the balance: flagged
-        ['applicant.update', String(applicant?.id), '', '', String(applicant?.priorAddressCity)], // no change
-      ],
-    );
-    const first = await runOhs(['plan', file], { cwd: dir, env });
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain('3 new, 0 already queued, 1 skipped (no change)');
-    expect(first.stdout).toMatch(/above balance/);
-    expect(first.stdout).toMatch(/no change: every field equals the mirror/);
-    const second = await runOhs(['plan', file], { cwd: dir, env });
-    expect(second.stdout).toContain('0 new, 3 already queued, 1 skipped (no change)');
-    const items = await withMirror(db, (m) => listOutbox(m));
-    expect(items.map((i) => i.state)).toEqual(['queued', 'queued', 'queued']);
-    expect(new Set(items.map((i) => i.idempotency_key)).size).toBe(3);
+    it('planning the same file twice queues nothing new; identical rows are two items; flags and skips are shown', async () => {
+      const { dir, db } = workdir(sim().url, await target());
+      await syncStreams(sim(), db, ['invoice', 'applicant']);
+      const [a, b] = openInvoices(sim());
+      const applicant = sim()
+        .truth()
+        .Applicant.find((x) => typeof x.priorAddressCity === 'string');
+      const file = writeCsv(
+        join(dir, 'mixed.csv'),
+        ['op', 'id', 'InvoiceId', 'amountToPay', 'priorAddressCity'],
+        [
+          ['payment', '', a?.id ?? '', 10],
+          ['payment', '', a?.id ?? '', 10], // the same payment again: a second item
+          ['payment', '', b?.id ?? '', (b?.balance ?? 0) + 100], // above the balance: flagged
+          ['applicant.update', String(applicant?.id), '', '', String(applicant?.priorAddressCity)], // no change
+        ],
+      );
+      const first = await runOhs(['plan', file], { cwd: dir, env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain('3 new, 0 already queued, 1 skipped (no change)');
+      expect(first.stdout).toMatch(/above balance/);
+      expect(first.stdout).toMatch(/no change: every field equals the mirror/);
+      const second = await runOhs(['plan', file], { cwd: dir, env });
+      expect(second.stdout).toContain('0 new, 3 already queued, 1 skipped (no change)');
+      const items = await withMirror(db, (m) => listOutbox(m));
+      expect(items.map((i) => i.state)).toEqual(['queued', 'queued', 'queued']);
+      expect(new Set(items.map((i) => i.idempotency_key)).size).toBe(3);
+    });
   });
 });
 
-describe('ohs apply killed midway', () => {
+describe.each(engines)('ohs apply killed midway (%s)', (engine) => {
+  // A sandbox per engine: the checks count the sandbox's payments.
   const sim = withSim({ scale: 0.1 });
+  const target = withTargets(engine);
 
   it('a rerun after SIGKILL reconciles what was in flight and sends nothing twice', async () => {
-    const { dir, db } = workdir(sim().url);
+    const { dir, db } = workdir(sim().url, await target());
     await syncStreams(sim(), db, ['invoice']);
     const invoices = openInvoices(sim());
     const rows = Array.from({ length: 60 }, (_, i) => [invoices[i % 20]?.id ?? '', (200 + i) / 100]);

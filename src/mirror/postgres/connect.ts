@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
-import { Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { OhsError } from '../../errors.js';
 import type { Database as MirrorDb } from '../db-types.js';
-import { MirrorPostgresDialect } from './dialect.js';
 import { passwordOf, pgTarget, redactUrl } from './url.js';
 
 /**
@@ -126,6 +126,16 @@ export const typeParsers: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/**
+ * The cursor of Kysely's `stream()` (the order-ageing report streams its items): pg-cursor with
+ * the mirror's type parsers, which a cursor does not take from its pool.
+ */
+export class MirrorCursor<R> extends Cursor<R> {
+  constructor(text: string, values?: unknown[]) {
+    super(text, values, { types: typeParsers });
+  }
+}
+
 export interface PoolOptions {
   /** Connections at most. @default 4 */
   max?: number;
@@ -170,6 +180,6 @@ export async function connectPostgres(
     await pool.end().catch(() => undefined);
     throw pgError(err, url, 'connect');
   }
-  const db = new Kysely<MirrorDb>({ dialect: new MirrorPostgresDialect({ pool }) });
+  const db = new Kysely<MirrorDb>({ dialect: new PostgresDialect({ pool, cursor: MirrorCursor }) });
   return { pool, db };
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kysely, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { ResourceName } from '../../schema/index.js';
 import type { Database as MirrorDb } from '../db-types.js';
@@ -16,8 +16,7 @@ import {
   type UpsertOptions,
   type WriteOptions,
 } from '../store.js';
-import { pgError } from './connect.js';
-import { MirrorPostgresDialect } from './dialect.js';
+import { MirrorCursor, pgError } from './connect.js';
 import { takeAdvisoryLock } from './locks.js';
 import { PgStatements } from './writer.js';
 
@@ -34,7 +33,7 @@ function kyselyOn(client: pg.PoolClient): Kysely<MirrorDb> {
     release: () => undefined, // the transaction returns the connection, not Kysely
   } as unknown as PostgresPoolClient;
   const pool: PostgresPool = { connect: async () => conn, end: async () => undefined };
-  const db = new Kysely<MirrorDb>({ dialect: new MirrorPostgresDialect({ pool }) });
+  const db = new Kysely<MirrorDb>({ dialect: new PostgresDialect({ pool, cursor: MirrorCursor }) });
   onClient.set(client, db);
   return db;
 }

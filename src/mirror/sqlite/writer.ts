@@ -26,6 +26,12 @@ type Sqlite = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;
 type SqlValue = string | number | bigint | Buffer | null;
 
+/** A row's state against a record: whether its stored JSON is the record's, and its deletion. */
+interface Current {
+  same: number | null;
+  deleted_at: string | null;
+}
+
 interface TableStatements {
   def: TableDef;
   current: Statement;
@@ -91,7 +97,9 @@ export class SqliteStatements {
     const updates = [...cols.filter((c) => c !== '"id"').map((c) => `${c} = excluded.${c}`)];
     const statements: TableStatements = {
       def,
-      current: this.sqlite.prepare(`SELECT raw, deleted_at FROM ${t} WHERE id = ?`),
+      // The stored JSON is compared in SQLite, not read into a JS string per record: `same` is 1
+      // when it equals the record's (no row: undefined).
+      current: this.sqlite.prepare(`SELECT raw = ? AS same, deleted_at FROM ${t} WHERE id = ?`),
       upsert: this.sqlite.prepare(
         `INSERT INTO ${t} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})
          ON CONFLICT (id) DO UPDATE SET ${[...updates, 'raw = excluded.raw', 'synced_at = excluded.synced_at', 'deleted_at = NULL', `seen_pass = coalesce(excluded.seen_pass, ${t}.seen_pass)`].join(', ')}`,
@@ -144,11 +152,8 @@ export class SqliteStatements {
       const record = options.prepared === true ? original : this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const current = fresh
-        ? undefined
-        : (s.current.get(id) as { raw: string; deleted_at: string | null } | undefined);
-      const before = current?.raw;
-      if (before === raw) {
+      const current = fresh ? undefined : (s.current.get(raw, id) as Current | undefined);
+      if (current?.same === 1) {
         // Unchanged and active: nothing is written (a rewrite per row per run grew the WAL by the
         // table's size on every pass). A soft-deleted row seen again is restored.
         if (current?.deleted_at !== null || pass !== null) s.touch.run(options.now, pass, id);
@@ -156,7 +161,7 @@ export class SqliteStatements {
         continue;
       }
       s.upsert.run(...columnValues(s.def.columns, record), raw, options.now, null, pass);
-      if (before === undefined) counts.inserted++;
+      if (current === undefined) counts.inserted++;
       else counts.updated++;
       if (s.children.length > 0) this.writeChildren(s, record);
     }
@@ -289,9 +294,9 @@ export class SqliteStatements {
       const record = this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const before = s.current.get(id) as { raw: string; deleted_at: string | null } | undefined;
+      const before = s.current.get(raw, id) as Current | undefined;
       p.seen.run(stream, String(id), seenState.seen);
-      if (before !== undefined && before.raw === raw && before.deleted_at === null) {
+      if (before?.same === 1 && before.deleted_at === null) {
         // Staged earlier in this pass (a record seen twice): unstaged. Nothing staged yet (the
         // usual case of a pass over an unchanged mirror): no DELETE per unchanged record.
         if (this.mayHaveStaged(stream)) p.unstage.run(stream, String(id));
