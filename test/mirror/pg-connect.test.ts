@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { migrate } from '../../src/mirror/migrations.js';
 import { connectPostgres, createPool, PgMirrorError, pgError } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
-import { takeAdvisoryLock } from '../../src/mirror/postgres/lock.js';
+import { takeAdvisoryLock } from '../../src/mirror/postgres/locks.js';
 import { isPostgresUrl, pgTarget, redactUrl } from '../../src/mirror/postgres/url.js';
 import { LockedError } from '../../src/sync/types.js';
 import { engines, pgAdminUrl, withTargets } from '../helpers/engines.js';
@@ -154,7 +154,7 @@ describe.skipIf(noPg)('locks across connections and processes', () => {
   });
 
   test('a lock whose process is killed (SIGKILL) is free at once', async () => {
-    const lockModule = fileURLToPath(new URL('../../dist/src/mirror/postgres/lock.js', import.meta.url));
+    const lockModule = fileURLToPath(new URL('../../dist/src/mirror/postgres/locks.js', import.meta.url));
     const connectModule = fileURLToPath(
       new URL('../../dist/src/mirror/postgres/connect.js', import.meta.url),
     );

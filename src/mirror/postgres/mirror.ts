@@ -17,7 +17,7 @@ import {
   type WriteOptions,
 } from '../store.js';
 import { MirrorCursor, pgError } from './connect.js';
-import { takeAdvisoryLock } from './lock.js';
+import { takeAdvisoryLock } from './locks.js';
 import { PgStatements } from './writer.js';
 
 /** The write transaction under way in this async context, to refuse a nested one. */
@@ -42,7 +42,7 @@ function kyselyOn(client: pg.PoolClient): Kysely<MirrorDb> {
  * The PostgreSQL engine of the mirror seam. A pool of connections: each write transaction takes
  * one for its whole length (BEGIN ... COMMIT, every page statement and Kysely query of the writer
  * on it), so streams written at once run in parallel on the server; named locks hold a
- * connection each (advisory locks, see lock.ts).
+ * connection each (advisory locks, see locks.ts).
  */
 export class PgMirror implements Mirror {
   readonly engine = 'postgres' as const;
