@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type pg from 'pg';
 import { type Mirror, maskRecord, openMirror, tableOf } from '../src/mirror/index.js';
 import { migrate } from '../src/mirror/migrations.js';
@@ -11,7 +14,7 @@ import { sqliteDriver } from '../src/mirror/sqlite/driver.js';
 import { resources } from '../src/schema/index.js';
 import { seedData } from '../src/sim/seed.js';
 import { startPgServer } from '../test/helpers/pg-server.js';
-import { table } from './sandbox.js';
+import { spawnSandbox, table } from './sandbox.js';
 
 /**
  * Page upserts of the mirror on each engine, with raw JSON, against a bare driver loop doing the
@@ -191,6 +194,70 @@ async function pgRound(
 const best = (a: number[] | undefined, b: number[] | undefined): number[] =>
   a === undefined ? (b ?? []) : b === undefined ? a : a.map((x, i) => Math.min(x, b[i] ?? x));
 
+const ohsBin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
+const SYNC_TOKEN = 'bench-token';
+
+/**
+ * A full `ohs sync` of the sandbox into `db` (a SQLite file or a postgres:// URL), in a child
+ * process of its own under /usr/bin/time: wall seconds and the child's peak RSS (its own, not
+ * this process's, so the two engines are measured alike).
+ */
+async function fullSync(url: string, db: string, cwd: string): Promise<{ seconds: number; peakMb: number }> {
+  const { stderr } = await promisify(execFile)(
+    '/usr/bin/time',
+    [
+      '-f',
+      'OHS_TIME %e %M',
+      process.execPath,
+      ohsBin,
+      'sync',
+      '--full',
+      '--db',
+      db,
+      '--base-url',
+      url,
+      '--log-level',
+      'warn',
+    ],
+    { cwd, env: { ...process.env, OHS_TOKEN: SYNC_TOKEN }, maxBuffer: 1 << 24 },
+  );
+  const m = /OHS_TIME ([\d.]+) (\d+)/.exec(stderr);
+  if (m === null) throw new Error(`no timing from ohs sync: ${stderr.slice(-500)}`);
+  return { seconds: Number(m[1]), peakMb: Math.round(Number(m[2]) / 1024) };
+}
+
+/** A full sync of the sandbox into each engine, one after the other, same sandbox. */
+async function fullSyncs(
+  scale: number,
+  server: { createDatabase(name: string): string },
+  dir: string,
+): Promise<string> {
+  const sandbox = await spawnSandbox([
+    '--scale',
+    String(scale),
+    '--token',
+    SYNC_TOKEN,
+    '--anchor-date',
+    '2026-06-15',
+  ]);
+  try {
+    const rows: Record<string, string | number>[] = [];
+    for (const [engine, db] of [
+      ['sqlite', join(dir, 'full.sqlite')],
+      ['postgres', server.createDatabase('fullsync')],
+    ] as const) {
+      const r = await fullSync(sandbox.url, db, dir);
+      rows.push({ engine, 'full sync s': r.seconds.toFixed(1), 'peak RSS MB': r.peakMb });
+    }
+    return [
+      `full sync of the sandbox (scale ${scale}) by \`ohs sync --full\` into each engine:`,
+      table(rows),
+    ].join('\n');
+  } finally {
+    await sandbox.stop();
+  }
+}
+
 export async function benchMirror(scale: number): Promise<string> {
   const { fresh, changed } = records(scale);
   const data: Record<Pass, Rec[][]> = {
@@ -245,6 +312,8 @@ export async function benchMirror(scale: number): Promise<string> {
     return [
       `mirror: ${n} order items with raw JSON, pages of ${PAGE} (one transaction each), best of ${ROUNDS} interleaved rounds; ratios against the bare driver loop of the same engine (goal >= 0.8)`,
       table(rows),
+      '',
+      await fullSyncs(scale, server, dir),
     ].join('\n');
   } finally {
     server.stop();
