@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { ResourceName } from '../schema/index.js';
-import type { Database as MirrorDb } from './db-types.js';
+import type { Database as MirrorDb, SyncCheckpointTable } from './db-types.js';
 
 /**
  * The mirror seam, shaped like kysely's dialects: what sync, write-back, locks, jobs and reports
@@ -51,15 +51,8 @@ export interface UpsertOptions {
 export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3 } as const;
 export type SeenState = (typeof seenState)[keyof typeof seenState];
 
-export interface CheckpointRow {
-  stream: string;
-  part: number;
-  pass_id: string;
-  mode: string;
-  cursor: string | null;
-  upper: string | null;
-  done: number;
-}
+/** A checkpoint of a stream's partition, as `sync_checkpoint` holds it (less its update time). */
+export type CheckpointRow = Omit<SyncCheckpointTable, 'updated_at'>;
 
 /** Who wrote a soft deletion (one sync_deletion row per row deleted). */
 export interface DeletionAudit {

@@ -1,5 +1,6 @@
 import { type ResourceName, resources } from '../../schema/index.js';
 import { maskRecord } from '../mask.js';
+import type { CheckpointRow } from '../store.js';
 import { q, tableOf } from '../tables.js';
 import { type PageMethod, type PgClientLike, upsertPage } from './page.js';
 import { pgValue, rawJson, rounds } from './values.js';
@@ -15,16 +16,6 @@ export interface Counts {
   inserted: number;
   updated: number;
   unchanged: number;
-}
-
-export interface PgCheckpoint {
-  stream: string;
-  part: number;
-  pass_id: string;
-  mode: string;
-  cursor: string | null;
-  upper: string | null;
-  done: number;
 }
 
 type Rec = Record<string, unknown>;
@@ -263,7 +254,7 @@ export class PgStatements {
     );
   }
 
-  async saveCheckpoint(c: PgClientLike, row: PgCheckpoint, now: string): Promise<void> {
+  async saveCheckpoint(c: PgClientLike, row: CheckpointRow, now: string): Promise<void> {
     await c.query(
       `INSERT INTO sync_checkpoint (stream, part, pass_id, mode, cursor, upper, done, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
