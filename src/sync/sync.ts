@@ -139,7 +139,7 @@ export async function runSync(
     const source = displayBaseUrl(client.baseUrl);
     await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
     await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
-    const env = { client, mirror, logger, runId, opts, signal, board };
+    const env = { client, mirror, logger, runId, opts, signal, board, rowsInOrder: inOrder() };
     const chosen = streams.filter((s) => names.includes(s.name));
     const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
     // Once per run, not per pass: a checkpoint per pass (seven per sync) cost the sync 0.2 to 0.3 s
@@ -181,31 +181,49 @@ interface RunEnv {
   opts: SyncOptions;
   signal: AbortSignal;
   board: ProgressBoard;
+  /** Each stream's sync_stream_run row is inserted in declaration order (see inOrder). */
+  rowsInOrder: <T>(insert: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Runs the calls one after another in the order they were made: streams start at once, and on a
+ * pooled engine (PostgreSQL) their first inserts would otherwise race for ids, so a run's
+ * sync_stream_run rows would not follow the declaration order as they do on SQLite.
+ */
+function inOrder(): <T>(insert: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(insert: () => Promise<T>) => {
+    const next = last.then(insert, insert);
+    last = next.catch(() => undefined);
+    return next;
+  };
 }
 
 async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
   const { mirror, logger, runId } = env;
   const started = nowIso();
-  const { id: rowId } = await mirror.db
-    .insertInto('sync_stream_run')
-    .values({
-      run_id: runId,
-      stream: decl.name,
-      mode: env.opts.full ? 'full' : 'incremental',
-      started_at: started,
-      ended_at: null,
-      outcome: 'running',
-      pages: 0,
-      inserted: 0,
-      updated: 0,
-      unchanged: 0,
-      deleted: 0,
-      requests: 0,
-      retries: 0,
-      error: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const { id: rowId } = await env.rowsInOrder(() =>
+    mirror.db
+      .insertInto('sync_stream_run')
+      .values({
+        run_id: runId,
+        stream: decl.name,
+        mode: env.opts.full ? 'full' : 'incremental',
+        started_at: started,
+        ended_at: null,
+        outcome: 'running',
+        pages: 0,
+        inserted: 0,
+        updated: 0,
+        unchanged: 0,
+        deleted: 0,
+        requests: 0,
+        retries: 0,
+        error: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  );
   const stats = newStats(env.opts.full ? 'full' : 'incremental');
   const counter: RequestCounter = { requests: 0, retries: 0 };
   const ctx: StreamContext = {

@@ -15,6 +15,7 @@ import {
   value,
   values,
   withMirror,
+  withTmpDir,
 } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
@@ -41,6 +42,8 @@ describe.each(engines)('sync failure paths (%s)', (engine) => {
     failRequest: (req) => failRequest?.(req) === true,
   });
   const target = withTargets(engine);
+  // The CLI's config folder: beside a SQLite file, but a PostgreSQL target is a URL, not a path.
+  const configDir = withTmpDir('ohs-spf-');
 
   /** Paths of the service requests made while `fn` runs. */
   async function watched<T>(fn: () => Promise<T>): Promise<{ result: T; paths: string[] }> {
@@ -96,7 +99,7 @@ describe.each(engines)('sync failure paths (%s)', (engine) => {
 
   it('2: a SIGKILL right after an id pass starts leaves a whole pass that the next run completes', async () => {
     const file = await target();
-    const config = cliConfig(dirname(file));
+    const config = cliConfig(dirname(configDir()));
     const env = cliEnv(sim());
     const first = await runOhs(['sync', 'invoice', '--db', file, '--config', config], {
       env,
