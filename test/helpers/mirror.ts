@@ -175,9 +175,18 @@ export async function expectMirrorEqualsTruth(
     const truthIds = records.map((r) => String(r.id));
     const truthSet = new Set(truthIds);
     const active = all.filter((r) => r.deleted_at === null).sort(byId);
+    // Which ids differ, and how: absent from the mirror, soft-deleted, or active but gone upstream.
+    const byKey = new Map(all.map((r) => [String(r.id), r]));
+    const activeSet = new Set(active.map((r) => String(r.id)));
+    const diff = [
+      ...truthIds
+        .filter((id) => !activeSet.has(id))
+        .map((id) => `${id} ${byKey.has(id) ? `soft-deleted at ${String(byKey.get(id)?.deleted_at)}` : 'absent'}`),
+      ...[...activeSet].filter((id) => !truthSet.has(id)).map((id) => `${id} active but gone upstream`),
+    ];
     expect(
       active.map((r) => String(r.id)),
-      `${table}: active ids`,
+      `${table}: active ids (${diff.join('; ')})`,
     ).toEqual(truthIds);
     // Ids are keys: no duplicates anywhere in the table.
     expect(new Set(all.map((r) => String(r.id))).size, `${table}: duplicate ids`).toBe(all.length);
