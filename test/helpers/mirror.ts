@@ -181,7 +181,10 @@ export async function expectMirrorEqualsTruth(
     const diff = [
       ...truthIds
         .filter((id) => !activeSet.has(id))
-        .map((id) => `${id} ${byKey.has(id) ? `soft-deleted at ${String(byKey.get(id)?.deleted_at)}` : 'absent'}`),
+        .map(
+          (id) =>
+            `${id} ${byKey.has(id) ? `soft-deleted at ${String(byKey.get(id)?.deleted_at)}` : 'absent'}`,
+        ),
       ...[...activeSet].filter((id) => !truthSet.has(id)).map((id) => `${id} active but gone upstream`),
     ];
     expect(
