@@ -227,11 +227,11 @@ export class RateLimiter {
   private cut(now: number, sentAt: number, reason: CutReason, why?: Record<string, unknown>): void {
     // With a shared budget this process sends only its share: the rate in force, not what this
     // process measured, is what the service saw.
-    // Alone, what the service answered (not refused) in the last second (per second, in the first
-    // second of a process) is the best estimate of
-    // its limit: the plateau of the curve.
+    // Alone, what the service answered (not refused) in the last second is the best estimate of
+    // its limit: the plateau of the curve. (Not extrapolated in a process's first second: against
+    // 20 req/s that took the discovery burst for the rate and tripled the 429s, 2.9% -> 8.6%.)
     const shared = this.budget !== undefined && Number.isFinite(this.rate);
-    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.perSecond(now));
+    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.rate(now));
     if (!this.controller.throttle(now, sentAt, measured)) return;
     // Paced from here, not a burst: the bucket is emptied (it may hold the tokens of a long wait,
     // or none was kept while the rate was unlimited), else the next requests go out at once and
