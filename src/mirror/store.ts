@@ -47,8 +47,11 @@ export interface UpsertOptions {
   prepared?: boolean;
 }
 
-/** What a pass knows of an id: to read, seen upstream, answered 404, or could not be read. */
-export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3 } as const;
+/**
+ * What a pass knows of an id: to read, seen upstream, answered 404, could not be read, or a hole
+ * (an id probed above the highest known one that answered 404: asked again, never deleted).
+ */
+export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3, hole: 4 } as const;
 export type SeenState = (typeof seenState)[keyof typeof seenState];
 
 /** A checkpoint of a stream's partition, as `sync_checkpoint` holds it (less its update time). */

@@ -368,8 +368,8 @@ async function rotation(
  * record if the id was asked before the service got there: with ids asked at once, or one after
  * another, a record created just after its 404 is followed by higher ones that are found, and
  * probing goes on above it. So once probing ends, the 404s it left below the highest id found
- * (within the window) are asked again. Those 404s are noted in the pass (as missing: an unknown id
- * is never a deletion candidate), so a run killed before asking them again leaves them to the run
+ * (within the window) are asked again. Those 404s are noted in the pass (as holes), so a run
+ * killed before asking them again leaves them to the run
  * that resumes the pass, which asks them again with its own.
  * Probing stops at a bound derived from what is known: the known span (or 100 windows, when less
  * is known) above the highest known id. A service answering 200 for every id thus adds at most
@@ -396,12 +396,12 @@ async function probeUpward(
   const span = layout.top === undefined || layout.low === undefined ? 0 : layout.top - layout.low;
   const bound = top + Math.max(span, 100 * window * step);
   let next = top + step;
-  // The 404s a killed run's probing left below what it found (noted as missing, above every
-  // mirrored id): a record may have been created there after its 404, and probing goes on above
-  // them, so they are asked again now or never.
-  const carried = (await ctx.mirror.seenIds(decl.name, seenState.missing))
+  // The 404s a killed run's probing left below what it found (noted as holes), within the window
+  // below it as at the end of a probe: a record may have been created there after its 404, and
+  // probing goes on above them, so they are asked again now or never.
+  const carried = (await ctx.mirror.seenIds(decl.name, seenState.hole))
     .map(Number)
-    .filter((n) => Number.isSafeInteger(n) && n > (layout.top ?? Number.NEGATIVE_INFINITY) && n < top);
+    .filter((n) => Number.isSafeInteger(n) && n < top && n > top - window * step);
   const holes: number[] = [];
   let misses = 0;
   while (misses < window) {
@@ -437,8 +437,7 @@ async function probeUpward(
     await stagePage(ctx, decl.name, decl.resource, found, {
       also: async (w) => {
         await w.markSeen(decl.name, failed, seenState.failed);
-        // Unknown ids: never deletion candidates, but holes a resumed pass asks again.
-        await w.markSeen(decl.name, missing, seenState.missing);
+        await w.markSeen(decl.name, missing, seenState.hole);
       },
     });
     ctx.progress.add(batch.length);
