@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { SimOptions } from '../../src/sim/index.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { expectMirrorEqualsTruth, one, streamTables, syncInto, withMirror } from '../helpers/mirror.js';
@@ -28,47 +28,51 @@ describe('a full sync through faults and a rate limit: the mirror equals the tru
   // full-sync-more.test.ts (each stalls a batch of id reads for the client's timeout).
   // The burst is small so that 429s come from the client's 8 requests at once, whatever the
   // machine's load: a larger one was only met when the client ran fast enough.
-  const sim = withSim({
-    scale: 0.05,
-    faultRate: 0.2,
-    faultKinds: ['503', '500', 'drop', 'truncate'],
-    rateLimit: 800,
-    rateBurst: 4,
-    retryAfter: 0,
-  });
-  // One sandbox for both engines: each test sets its reading of the gaps and resets the stats.
-  describe.each(engines)('%s', (engine) => {
+  // Each sync has its own sandbox (its own rate limit and stats), so the twelve run at once (up
+  // to vitest's maxConcurrency): each spends most of its time waiting out the rate it learned from
+  // the first 429s (CUBIC climbing back from a cut taken on a few answers), not on CPU.
+  describe.concurrent.each(engines)('%s', (engine) => {
     const target = withTargets(engine);
 
-    it.each(settings)(
+    describe.concurrent.each(settings)(
       'envelope $envelope, page cap $pageCap, default order $defaultOrder',
-      async (setting) => {
-        sim().configure(setting);
-        sim().resetStats();
-        const file = await target();
-        const report = await syncInto(sim(), file, { full: true }, { maxRetries: 12 });
-        expect(report.error, String(report.error)).toBeUndefined();
-        expect(report.outcome).toBe('ok');
-        expect(report.streams.map((s) => s.outcome)).toEqual(streamTables.map(() => 'ok'));
+      (setting) => {
+        const sim = withSim({
+          scale: 0.05,
+          faultRate: 0.2,
+          faultKinds: ['503', '500', 'drop', 'truncate'],
+          rateLimit: 800,
+          rateBurst: 4,
+          retryAfter: 0,
+          ...setting,
+        });
 
-        // The run met what it was meant to meet.
-        const stats = sim().stats;
-        const faults = Object.values(stats.faults).reduce((a, b) => a + b, 0);
-        expect(faults / (stats.requests - stats.rateLimited)).toBeGreaterThan(0.12);
-        expect(stats.rateLimited).toBeGreaterThan(0);
+        it('the mirror equals the truth', async ({ expect }) => {
+          const file = await target();
+          const report = await syncInto(sim(), file, { full: true }, { maxRetries: 12 });
+          expect(report.error, String(report.error)).toBeUndefined();
+          expect(report.outcome).toBe('ok');
+          expect(report.streams.map((s) => s.outcome)).toEqual(streamTables.map(() => 'ok'));
 
-        const truth = sim().truth();
-        await withMirror(file, async (m) => {
-          expect(m.engine).toBe(engine);
-          await expectMirrorEqualsTruth(m, truth);
-          const run = await m.db
-            .selectFrom('sync_run')
-            .selectAll()
-            .where('id', '=', report.runId)
-            .executeTakeFirstOrThrow();
-          expect(run).toMatchObject({ outcome: 'ok', mode: 'full', error_code: null });
-          expect(run.retries).toBeGreaterThan(0);
-          expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
+          // The run met what it was meant to meet.
+          const stats = sim().stats;
+          const faults = Object.values(stats.faults).reduce((a, b) => a + b, 0);
+          expect(faults / (stats.requests - stats.rateLimited)).toBeGreaterThan(0.12);
+          expect(stats.rateLimited).toBeGreaterThan(0);
+
+          const truth = sim().truth();
+          await withMirror(file, async (m) => {
+            expect(m.engine).toBe(engine);
+            await expectMirrorEqualsTruth(m, truth);
+            const run = await m.db
+              .selectFrom('sync_run')
+              .selectAll()
+              .where('id', '=', report.runId)
+              .executeTakeFirstOrThrow();
+            expect(run).toMatchObject({ outcome: 'ok', mode: 'full', error_code: null });
+            expect(run.retries).toBeGreaterThan(0);
+            expect(await one(m, sql`SELECT count(*) AS n FROM sync_deletion`)).toEqual({ n: 0 });
+          });
         });
       },
     );

@@ -21,8 +21,9 @@ import {
  * replies lost after the write): each is made exactly once upstream, every unknown outcome is
  * reconciled (or left listed as unknown), and the mirror's balances equal the service's.
  */
-describe.each(engines)('write-back under faults (%s)', (engine) => {
-  // A sandbox per engine: the checks count payments by amount over the whole sandbox.
+describe.concurrent.each(engines)('write-back under faults (%s)', (engine) => {
+  // A sandbox per engine: the checks count payments by amount over the whole sandbox. The engines
+  // run at once: each mostly waits (retries, one payment at a time per invoice).
   const sim = withSim({ scale: 0.2 });
   const target = withTargets(engine);
 
