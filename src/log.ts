@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -101,6 +102,9 @@ export function createLogger(options: LoggerOptions): Logger {
   if (usePretty) {
     const destination =
       options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;
+    // Loaded when a terminal is there to read it (a CommonJS module, so synchronously): a cron
+    // job's or a test's NDJSON logs never pay its start-up.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(base, pretty({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
   }
   if (options.destination !== undefined) return pino(base, options.destination);

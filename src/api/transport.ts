@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import PQueue from 'p-queue';
-import { type Dispatcher, Pool } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
 import {
   ForbiddenError,
@@ -158,7 +159,10 @@ export class Transport {
     this.logger = options.logger;
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, {
+    // undici (a CommonJS module) is loaded by the first client: commands that never speak to the
+    // service (plan, report, status) do not pay its start-up.
+    const { Pool: UndiciPool } = createRequire(import.meta.url)('undici') as typeof import('undici');
+    this.pool = new UndiciPool(url.origin, {
       connections: this.o.concurrency,
       pipelining: 1,
       keepAliveTimeout: 4_000, // below Node's default server keep-alive (5 s)

@@ -9,7 +9,8 @@ import {
   type ResourceTableName,
 } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
-import { type StreamEconomy, streamEconomy, streams } from '../sync/index.js';
+import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
+import { streams } from '../sync/streams.js';
 import { commandContext } from './context.js';
 import { intArg } from './parse.js';
 

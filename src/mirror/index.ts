@@ -5,7 +5,7 @@ export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
-export { PgMirrorError } from './postgres/connect.js';
+export { PgMirrorError } from './postgres/errors.js';
 export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';
 export {

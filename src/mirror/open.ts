@@ -1,6 +1,4 @@
-import { openPostgresMirror } from './postgres/open.js';
 import { isPostgresUrl, redactUrl } from './postgres/url.js';
-import { openSqliteMirror } from './sqlite/open.js';
 import type { Mirror, MirrorEngine, MirrorOptions } from './store.js';
 
 /** The engine a mirror target names: a postgres:// (or postgresql://) URL, else a SQLite file path. */
@@ -18,6 +16,12 @@ export function redactTarget(target: string): string {
  * mirror (src/mirror/sqlite/open.ts); a postgres:// URL a PostgreSQL one.
  */
 export async function openMirror(target: string, options: MirrorOptions = {}): Promise<Mirror> {
-  if (engineOf(target) === 'postgres') return openPostgresMirror(target, options);
+  // Each engine (and its driver) is loaded by the first open on it: a SQLite command never loads
+  // pg, and the reverse (about 75 ms of CPU per CLI start).
+  if (engineOf(target) === 'postgres') {
+    const { openPostgresMirror } = await import('./postgres/open.js');
+    return openPostgresMirror(target, options);
+  }
+  const { openSqliteMirror } = await import('./sqlite/open.js');
   return openSqliteMirror(target, options);
 }

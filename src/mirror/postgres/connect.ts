@@ -4,6 +4,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { OhsError } from '../../errors.js';
 import type { Database as MirrorDb } from '../db-types.js';
+import { PgMirrorError } from './errors.js';
 import { passwordOf, pgTarget, redactUrl } from './url.js';
 
 /**
@@ -12,27 +13,7 @@ import { passwordOf, pgTarget, redactUrl } from './url.js';
  * database (never the password), each with its own stable code.
  */
 
-/** Why a PostgreSQL mirror could not be used; `code` says which (see `pgError`). */
-export class PgMirrorError extends OhsError {
-  override name = 'PgMirrorError';
-  override readonly exitCode: number;
-  constructor(code: PgErrorCode, message: string, cause?: unknown) {
-    super(code, message, { cause });
-    this.exitCode = code === 'PG_UNREACHABLE' ? 3 : 2;
-  }
-}
-
-export type PgErrorCode =
-  /** No server answered at host:port (refused, unknown host, timeout). */
-  | 'PG_UNREACHABLE'
-  /** The server answered but has no such database. */
-  | 'PG_NO_DATABASE'
-  /** The server refused the role or its password. */
-  | 'PG_AUTH_FAILED'
-  /** The role may connect but lacks a right the mirror needs (create tables, write a table). */
-  | 'PG_PERMISSION_DENIED'
-  /** Anything else the server or driver said. */
-  | 'PG_FAILED';
+export { type PgErrorCode, PgMirrorError } from './errors.js';
 
 const unreachable = new Set([
   'ECONNREFUSED',
