@@ -182,7 +182,7 @@ describe.each(engines)('%s: ohs demo', (engine) => {
   }, 300_000);
 });
 
-describe.each(engines)('%s: ohs run and ohs cron', (engine) => {
+describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
   const sim = withSim({ scale: 0.1, latencyMs: 15 });
   const target = withTargets(engine);
   /** A working folder whose config names a new mirror of the engine. */
@@ -192,97 +192,101 @@ describe.each(engines)('%s: ohs run and ohs cron', (engine) => {
     return { dir, db: url ?? join(dir, 'ohs.sqlite') };
   };
 
-  it('two overlapping `ohs run nightly`: one runs, the other exits at once with LOCKED', async () => {
-    const { dir, db } = await setUp();
-    const first = spawnOhs(['run', 'nightly'], dir);
-    await waitFor('the first run to start', async () =>
-      (await jobRuns(db)).some((r) => r.outcome === 'running') ? true : undefined,
-    );
-    // Hold the first run there (slow answers) while the second starts: on a loaded machine the
-    // second `node` may take seconds to start, and the first must not be done by then.
-    sim().configure({ latencyMs: 1_000 });
-    let second: Awaited<ReturnType<typeof runOhs>>;
-    try {
-      second = await runOhs(['run', 'nightly'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
-    } finally {
-      sim().configure({ latencyMs: 15 });
-    }
-    expect(second.code).toBe(6);
-    const lines = second.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    // The mirror by its path, or its connection string (never a password).
-    expect(lines[0]).toMatch(
-      new RegExp(
-        `^ohs: LOCKED: another job is running on ${literal(engine === 'sqlite' ? 'ohs.sqlite' : redactTarget(db))} \\(pid \\d+ on .*\\); wait for it to finish$`,
-      ),
-    );
-    const [code] = (await once(first.child, 'exit')) as [number | null];
-    expect(code, first.err()).toBe(0);
-    const runs = await jobRuns(db);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
-    expect(first.out().trim().split('\n')).toHaveLength(6);
-  }, 180_000);
-
-  it('cron: two scheduled runs complete, SIGTERM during the third stops it, recorded as interrupted, exit 0', async () => {
-    const { dir, db } = await setUp();
-    const worker = spawnOhs(['cron', '--schedule', 'sync=*/2 * * * * *'], dir);
-    try {
-      await waitFor(
-        'two completed runs',
-        async () => ((await jobRuns(db)).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined),
-        90_000,
+  // The engines run at once, each with its own sandbox (the tests mostly wait on slow answers
+  // and child processes); an engine's tests run in turn, since they configure its sandbox.
+  describe.sequential('in turn', () => {
+    it('two overlapping `ohs run nightly`: one runs, the other exits at once with LOCKED', async () => {
+      const { dir, db } = await setUp();
+      const first = spawnOhs(['run', 'nightly'], dir);
+      await waitFor('the first run to start', async () =>
+        (await jobRuns(db)).some((r) => r.outcome === 'running') ? true : undefined,
       );
-      // Make the next run slow, so that SIGTERM lands in the middle of it.
-      sim().configure({ latencyMs: 300 });
-      await waitFor(
-        'a third run under way',
-        async () => {
-          const runs = await jobRuns(db);
-          return runs.length >= 3 && runs.at(-1)?.outcome === 'running' ? true : undefined;
-        },
-        30_000,
-      );
-      await new Promise((r) => setTimeout(r, 700));
-      const stopping = Date.now();
-      worker.child.kill('SIGTERM');
-      const [code] = (await once(worker.child, 'exit')) as [number | null];
-      expect(code, worker.err()).toBe(0);
-      // Loose on purpose: a loaded machine is slow; what matters is the run recorded interrupted.
-      expect(Date.now() - stopping).toBeLessThan(30_000);
-    } finally {
-      sim().configure({ latencyMs: 15 });
-      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
-    }
-    const runs = await jobRuns(db);
-    expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
-    expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });
-    expect(runs.every((r) => r.outcome !== 'running')).toBe(true);
-    if (engine === 'sqlite') {
-      // SQLite only: the file itself survived the interruption intact.
-      const file = new Database(db, { readonly: true });
+      // Hold the first run there (slow answers) while the second starts: on a loaded machine the
+      // second `node` may take seconds to start, and the first must not be done by then.
+      sim().configure({ latencyMs: 1_000 });
+      let second: Awaited<ReturnType<typeof runOhs>>;
       try {
-        expect(file.pragma('integrity_check', { simple: true })).toBe('ok');
+        second = await runOhs(['run', 'nightly'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
       } finally {
-        file.close();
+        sim().configure({ latencyMs: 15 });
       }
-    }
-    await withMirror(db, async (m) => {
-      const syncRuns = await values(m, sql`SELECT outcome FROM sync_run ORDER BY id`);
-      expect(syncRuns.at(-1)).toBe('interrupted');
-      expect(syncRuns).not.toContain('running');
-      expect(Number((await values(m, sql`SELECT count(*) FROM sync_lock`))[0])).toBe(0);
-    });
-    // The next run resumes and ends with the mirror equal to the sandbox.
-    const again = await runOhs(['run', 'sync'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
-    expect(again.code, again.stderr).toBe(0);
-    await withMirror(db, async (m) => {
-      const ids = await values(m, sql`SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id`);
-      expect(ids).toEqual(
-        sim()
-          .truth()
-          .OrderItem.map((r) => r.id),
+      expect(second.code).toBe(6);
+      const lines = second.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      // The mirror by its path, or its connection string (never a password).
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^ohs: LOCKED: another job is running on ${literal(engine === 'sqlite' ? 'ohs.sqlite' : redactTarget(db))} \\(pid \\d+ on .*\\); wait for it to finish$`,
+        ),
       );
-    });
-  }, 240_000);
+      const [code] = (await once(first.child, 'exit')) as [number | null];
+      expect(code, first.err()).toBe(0);
+      const runs = await jobRuns(db);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
+      expect(first.out().trim().split('\n')).toHaveLength(6);
+    }, 180_000);
+
+    it('cron: two scheduled runs complete, SIGTERM during the third stops it, recorded as interrupted, exit 0', async () => {
+      const { dir, db } = await setUp();
+      const worker = spawnOhs(['cron', '--schedule', 'sync=*/2 * * * * *'], dir);
+      try {
+        await waitFor(
+          'two completed runs',
+          async () => ((await jobRuns(db)).filter((r) => r.outcome === 'ok').length >= 2 ? true : undefined),
+          90_000,
+        );
+        // Make the next run slow, so that SIGTERM lands in the middle of it.
+        sim().configure({ latencyMs: 300 });
+        await waitFor(
+          'a third run under way',
+          async () => {
+            const runs = await jobRuns(db);
+            return runs.length >= 3 && runs.at(-1)?.outcome === 'running' ? true : undefined;
+          },
+          30_000,
+        );
+        await new Promise((r) => setTimeout(r, 700));
+        const stopping = Date.now();
+        worker.child.kill('SIGTERM');
+        const [code] = (await once(worker.child, 'exit')) as [number | null];
+        expect(code, worker.err()).toBe(0);
+        // Loose on purpose: a loaded machine is slow; what matters is the run recorded interrupted.
+        expect(Date.now() - stopping).toBeLessThan(30_000);
+      } finally {
+        sim().configure({ latencyMs: 15 });
+        if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+      }
+      const runs = await jobRuns(db);
+      expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
+      expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });
+      expect(runs.every((r) => r.outcome !== 'running')).toBe(true);
+      if (engine === 'sqlite') {
+        // SQLite only: the file itself survived the interruption intact.
+        const file = new Database(db, { readonly: true });
+        try {
+          expect(file.pragma('integrity_check', { simple: true })).toBe('ok');
+        } finally {
+          file.close();
+        }
+      }
+      await withMirror(db, async (m) => {
+        const syncRuns = await values(m, sql`SELECT outcome FROM sync_run ORDER BY id`);
+        expect(syncRuns.at(-1)).toBe('interrupted');
+        expect(syncRuns).not.toContain('running');
+        expect(Number((await values(m, sql`SELECT count(*) FROM sync_lock`))[0])).toBe(0);
+      });
+      // The next run resumes and ends with the mirror equal to the sandbox.
+      const again = await runOhs(['run', 'sync'], { cwd: dir, env: { OHS_TOKEN: WRITE_TOKEN } });
+      expect(again.code, again.stderr).toBe(0);
+      await withMirror(db, async (m) => {
+        const ids = await values(m, sql`SELECT id FROM orderitem WHERE deleted_at IS NULL ORDER BY id`);
+        expect(ids).toEqual(
+          sim()
+            .truth()
+            .OrderItem.map((r) => r.id),
+        );
+      });
+    }, 240_000);
+  });
 });
