@@ -1,15 +1,19 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/helpers/longest-first.js';
 
 /**
- * Sized for CI's two cores: one forked worker per core. Most files spend much of their time
- * waiting (the sandbox over real HTTP, child `ohs` processes, SQLite commits), but each also runs
- * its own sandbox and children, so more workers than cores made every test slower on a loaded
- * machine (measured: 7 of 46 files tripped their own child-process and rate timings at 3 workers
- * under a load average of 20). OHS_TEST_WORKERS overrides (e.g. 3 on an idle machine).
+ * One forked worker per core, and one more when the machine is idle at the start (load average
+ * under half the cores). Most files spend much of their time waiting (the sandbox over real HTTP,
+ * child `ohs` processes, rate limits, PostgreSQL), so on an idle 2-core machine a third worker
+ * fills those waits: the whole `npm test` went from 6 min 51 s to 6 min 12 s (2026-11-25). On a
+ * loaded machine more workers than cores made every test slower (measured: 7 of 46 files tripped
+ * their own child-process and rate timings at 3 workers under a load average of 20), hence the
+ * load check. OHS_TEST_WORKERS overrides.
  */
-const workers = Number(process.env.OHS_TEST_WORKERS) || availableParallelism();
+const cores = availableParallelism();
+const idle = (loadavg()[0] ?? cores) < cores / 2;
+const workers = Number(process.env.OHS_TEST_WORKERS) || (idle ? cores + 1 : cores);
 
 /**
  * Files that run everything in their own process (sandbox, client, sync, mirror, reports) and
