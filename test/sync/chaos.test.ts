@@ -6,6 +6,13 @@ import { withSim } from '../helpers/sim.js';
 
 let onRequest: ((info: RequestInfo) => void) | undefined;
 
+/** An error with what the service said (a sandbox's 500 names the exception it threw). */
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const detail = (err as { detail?: unknown }).detail;
+  return detail === undefined ? String(err) : `${String(err)}; the service said ${JSON.stringify(detail)}`;
+}
+
 /**
  * Everything at once, several times over: 20% faults, live mutation every 40 requests, and each
  * sync stopped (SIGINT) at a different point, some of them --full; once the changes stop, one
@@ -44,7 +51,7 @@ describe.each([1, 2, 3])('chaos, seed %s', (seed) => {
             { signal: abort.signal, full: round % 3 === 2, massDeleteMinRows: 1000 },
             { maxRetries: 12 },
           );
-          expect(['ok', 'interrupted'], String(report.error)).toContain(report.outcome);
+          expect(['ok', 'interrupted'], describeError(report.error)).toContain(report.outcome);
         } finally {
           onRequest = undefined;
         }
