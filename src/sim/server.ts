@@ -43,6 +43,8 @@ export interface SimStats {
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
+  /** The last (up to 10) exceptions the sandbox itself threw while answering (its own 500s). */
+  internalErrors: string[];
 }
 
 export interface RequestInfo {
@@ -114,6 +116,7 @@ function freshStats(): SimStats {
     slowWrites: 0,
     writesApplied: {},
     mutations: 0,
+    internalErrors: [],
   };
 }
 
@@ -529,6 +532,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       send(res, okStatus, body, rateHeaders);
     } catch (err) {
+      if (!(err instanceof SimHttpError)) {
+        stats.internalErrors.push(`${method} ${path}: ${err instanceof Error ? err.stack : String(err)}`);
+        if (stats.internalErrors.length > 10) stats.internalErrors.shift();
+      }
       const e =
         err instanceof SimHttpError
           ? err

@@ -51,7 +51,10 @@ describe.each([1, 2, 3])('chaos, seed %s', (seed) => {
             { signal: abort.signal, full: round % 3 === 2, massDeleteMinRows: 1000 },
             { maxRetries: 12 },
           );
-          expect(['ok', 'interrupted'], describeError(report.error)).toContain(report.outcome);
+          expect(
+            ['ok', 'interrupted'],
+            `${describeError(report.error)}; the sandbox's own exceptions: ${JSON.stringify(sim().stats.internalErrors)}`,
+          ).toContain(report.outcome);
         } finally {
           onRequest = undefined;
         }
