@@ -1,9 +1,12 @@
-import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { lazyRequire } from './util/lazy-require.js';
 
 export type { Logger };
+
+/** pino-pretty, loaded when a terminal is there to read it: NDJSON logs (cron, tests) never pay its start-up. */
+const pinoPretty = lazyRequire<typeof PinoPretty>('pino-pretty');
 
 /**
  * Paths never written to a log line: credentials and personal data. Log calls pass structured
@@ -102,10 +105,7 @@ export function createLogger(options: LoggerOptions): Logger {
   if (usePretty) {
     const destination =
       options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;
-    // Loaded when a terminal is there to read it (a CommonJS module, so synchronously): a cron
-    // job's or a test's NDJSON logs never pay its start-up.
-    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
-    return pino(base, pretty({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
+    return pino(base, pinoPretty()({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
   }
   if (options.destination !== undefined) return pino(base, options.destination);
   return pino(base, tty ? terminalStream() : pino.destination({ dest: 2, sync: true }));

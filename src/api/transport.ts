@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createRequire } from 'node:module';
 import PQueue from 'p-queue';
 import type { Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
+import { lazyRequire } from '../util/lazy-require.js';
 import {
   ForbiddenError,
   InvalidRequestError,
@@ -117,6 +117,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** undici, loaded by the first client: commands that never speak to the service (plan, report, status) do not pay its start-up. */
+const undici = lazyRequire<typeof import('undici')>('undici');
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -159,9 +162,7 @@ export class Transport {
     this.logger = options.logger;
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
-    // undici (a CommonJS module) is loaded by the first client: commands that never speak to the
-    // service (plan, report, status) do not pay its start-up.
-    const { Pool: UndiciPool } = createRequire(import.meta.url)('undici') as typeof import('undici');
+    const { Pool: UndiciPool } = undici();
     this.pool = new UndiciPool(url.origin, {
       connections: this.o.concurrency,
       pipelining: 1,

@@ -532,14 +532,14 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
       send(res, okStatus, body, rateHeaders);
     } catch (err) {
-      if (!(err instanceof SimHttpError)) {
+      let e: SimHttpError;
+      if (err instanceof SimHttpError) e = err;
+      else {
+        // The sandbox's own failure: kept (with its stack) for a test to name the cause.
         stats.internalErrors.push(`${method} ${path}: ${err instanceof Error ? err.stack : String(err)}`);
         if (stats.internalErrors.length > 10) stats.internalErrors.shift();
+        e = new SimHttpError(500, 'INTERNAL', (err as Error).message ?? 'error');
       }
-      const e =
-        err instanceof SimHttpError
-          ? err
-          : new SimHttpError(500, 'INTERNAL', (err as Error).message ?? 'error');
       status = e.status;
       sendError(res, e);
     } finally {

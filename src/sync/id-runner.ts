@@ -369,8 +369,8 @@ async function rotation(
  * another, a record created just after its 404 is followed by higher ones that are found, and
  * probing goes on above it. So once probing ends, the 404s it left below the highest id found
  * (within the window) are asked again. Those 404s are noted in the pass (as holes), so a run
- * killed before asking them again leaves them to the run
- * that resumes the pass, which asks them again with its own.
+ * killed before asking them again leaves them to the run that resumes the pass, which asks them
+ * again with its own.
  * Probing stops at a bound derived from what is known: the known span (or 100 windows, when less
  * is known) above the highest known id. A service answering 200 for every id thus adds at most
  * that much per run, and says so, instead of growing the table without end.
@@ -396,12 +396,12 @@ async function probeUpward(
   const span = layout.top === undefined || layout.low === undefined ? 0 : layout.top - layout.low;
   const bound = top + Math.max(span, 100 * window * step);
   let next = top + step;
-  // The 404s a killed run's probing left below what it found (noted as holes), within the window
-  // below it as at the end of a probe: a record may have been created there after its 404, and
-  // probing goes on above them, so they are asked again now or never.
-  const carried = (await ctx.mirror.seenIds(decl.name, seenState.hole))
-    .map(Number)
-    .filter((n) => Number.isSafeInteger(n) && n < top && n > top - window * step);
+  /** Ids within the probe window below `highest`: where a 404 may have become a record since. */
+  const belowWithin = (highest: number) => (id: number) => id < highest && id > highest - window * step;
+  // The 404s a killed run's probing left below what it found (noted as holes): a record may have
+  // been created there after its 404, and probing goes on above them, so they are asked again
+  // now or never.
+  const carried = (await ctx.mirror.seenIds(decl.name, seenState.hole)).map(Number).filter(belowWithin(top));
   const holes: number[] = [];
   let misses = 0;
   while (misses < window) {
@@ -443,7 +443,7 @@ async function probeUpward(
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
-  const again = [...new Set([...carried, ...holes.filter((id) => id < top && id > top - window * step)])]
+  const again = [...new Set([...carried, ...holes.filter(belowWithin(top))])]
     .sort((a, b) => a - b)
     .map(String);
   for (let i = 0; i < again.length; i += BATCH) {

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type ExcelJS from 'exceljs';
+import { lazyRequire } from './lazy-require.js';
 
 /**
  * exceljs, loaded on first use. It is the heaviest module the CLI depends on (about 0.6 s of CPU
@@ -7,9 +7,4 @@ import type ExcelJS from 'exceljs';
  * .xlsx file need it, so every other command (and `ohs --help`) starts without it. exceljs is
  * CommonJS: `require` gives what `import ExcelJS from 'exceljs'` gives, synchronously.
  */
-let loaded: typeof ExcelJS | undefined;
-
-export function exceljs(): typeof ExcelJS {
-  loaded ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJS;
-  return loaded;
-}
+export const exceljs = lazyRequire<typeof ExcelJS>('exceljs');

@@ -10,6 +10,19 @@ export const READ_TOKEN = 'test-read-token';
  * Starts one sandbox for the test file (real HTTP on port 0, hooks on) and closes it after.
  * Returns a getter, since the sandbox exists only once `beforeAll` has run.
  */
+/**
+ * A small sandbox that fails 20% of the requests it lets through (503, 500, connection dropped,
+ * body cut short) behind a token bucket of 800 requests/s answering 429 (Retry-After 0) beyond
+ * it; callers choose the bucket's depth (`rateBurst`).
+ */
+export const FAULTY_AND_LIMITED: StartSimOptions = {
+  scale: 0.05,
+  faultRate: 0.2,
+  faultKinds: ['503', '500', 'drop', 'truncate'],
+  rateLimit: 800,
+  retryAfter: 0,
+};
+
 export function withSim(options: StartSimOptions = {}): () => RunningSim {
   let sim: RunningSim | undefined;
   beforeAll(async () => {

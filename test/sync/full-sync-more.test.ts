@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { engines, withTargets } from '../helpers/engines.js';
 import { activeCounts, expectMirrorEqualsTruth, one, syncInto, withMirror } from '../helpers/mirror.js';
-import { withSim } from '../helpers/sim.js';
+import { FAULTY_AND_LIMITED, withSim } from '../helpers/sim.js';
 
 describe('a full sync: hangs past the client timeout, and a second pass over an unchanged service', () => {
   // A sandbox per engine, so the engines run at once (each sync mostly waits: hangs, the rate
@@ -10,12 +10,8 @@ describe('a full sync: hangs past the client timeout, and a second pass over an 
   // the sandbox before its syncs.
   describe.concurrent.each(engines)('%s', (engine) => {
     const sim = withSim({
-      scale: 0.05,
-      faultRate: 0.2,
-      faultKinds: ['503', '500', 'drop', 'truncate'],
-      rateLimit: 800,
+      ...FAULTY_AND_LIMITED,
       rateBurst: 20,
-      retryAfter: 0,
     });
     const target = withTargets(engine);
     describe.sequential('in turn', () => {

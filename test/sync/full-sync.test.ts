@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import type { SimOptions } from '../../src/sim/index.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { expectMirrorEqualsTruth, one, streamTables, syncInto, withMirror } from '../helpers/mirror.js';
-import { withSim } from '../helpers/sim.js';
+import { FAULTY_AND_LIMITED, withSim } from '../helpers/sim.js';
 
 type Setting = Pick<SimOptions, 'envelope' | 'pageCap' | 'defaultOrder'>;
 
@@ -38,12 +38,8 @@ describe('a full sync through faults and a rate limit: the mirror equals the tru
       'envelope $envelope, page cap $pageCap, default order $defaultOrder',
       (setting) => {
         const sim = withSim({
-          scale: 0.05,
-          faultRate: 0.2,
-          faultKinds: ['503', '500', 'drop', 'truncate'],
-          rateLimit: 800,
+          ...FAULTY_AND_LIMITED,
           rateBurst: 4,
-          retryAfter: 0,
           ...setting,
         });
 

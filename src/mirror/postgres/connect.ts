@@ -13,8 +13,6 @@ import { passwordOf, pgTarget, redactUrl } from './url.js';
  * database (never the password), each with its own stable code.
  */
 
-export { type PgErrorCode, PgMirrorError } from './errors.js';
-
 const unreachable = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
