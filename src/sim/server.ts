@@ -67,6 +67,12 @@ export interface StartSimOptions extends SimOptionsInput {
    * e.g. one partition of a scan failing while its siblings run.
    */
   failRequest?: (req: { method: string; path: string; body: unknown }) => boolean;
+  /**
+   * Test hook: a service request for which this returns a promise is held (after it is counted and
+   * let through the rate limit) until the promise settles, e.g. to keep one stream's pass open
+   * until a test has stopped the run, whatever the machine's pace.
+   */
+  holdRequest?: (req: { method: string; path: string; operation: string }) => Promise<void> | undefined;
 }
 
 export interface RunningSim {
@@ -161,7 +167,7 @@ function rateLimitHeaders(options: SimOptions, tokens: number, capacity: number)
 
 /** Starts the sandbox of the service on an HTTP port. */
 export async function startSim(input: StartSimOptions = {}): Promise<RunningSim> {
-  const { port = 0, host = '127.0.0.1', onRequest, failRequest, ...rest } = input;
+  const { port = 0, host = '127.0.0.1', onRequest, failRequest, holdRequest, ...rest } = input;
   const parsed = simOptionsSchema.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -458,6 +464,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
           ...rateHeaders,
         });
       }
+      const held = holdRequest?.({ method, path, operation: route.name });
+      if (held !== undefined) await held;
       const delay =
         options.latencyMs +
         (options.latencyJitterMs > 0 ? faultRng.int(0, options.latencyJitterMs) : 0) +

@@ -6,6 +6,7 @@ import { expectMirrorEqualsTruth, one, rows, syncInto, withMirror } from '../hel
 import { withSim } from '../helpers/sim.js';
 
 let onRequest: ((info: RequestInfo) => void) | undefined;
+let holdRequest: ((req: { operation: string }) => Promise<void> | undefined) | undefined;
 
 /**
  * Two ways a sync could leave the mirror behind the service for good, found by syncs interrupted
@@ -18,7 +19,12 @@ describe('resumed passes catch up; probing does not skip late records', () => {
   describe.each(engines)('%s', (engine) => {
     // A sandbox per engine: the first test pays the lowest unpaid invoices, which the same test
     // on the next engine needs unpaid. Small pages, so the order item pass stops in the middle.
-    const sim = withSim({ scale: 0.05, pageCap: 37, onRequest: (info) => onRequest?.(info) });
+    const sim = withSim({
+      scale: 0.05,
+      pageCap: 37,
+      onRequest: (info) => onRequest?.(info),
+      holdRequest: (req) => holdRequest?.(req),
+    });
     const target = withTargets(engine);
 
     it('an incremental run resuming a stopped --full pass also picks up later changes to rows it had read', async () => {
@@ -30,14 +36,34 @@ describe('resumed passes catch up; probing does not skip late records', () => {
       const ops = sim().stats.byOperation;
       const q0 = ops.queryOrderItem ?? 0;
       const g0 = ops.getInvoice ?? 0;
+      // The order item pass is held at its mark until the stop, and the invoice pass, once past
+      // its own, slowed while the order item pass has not reached its mark: neither can finish
+      // before the stop, however the machine paces them. (Invoice gets are only slowed, not
+      // held: held, they would fill every request slot and stall the order item pass.)
+      const stopped$ = new Promise<void>((resolve) =>
+        abort.signal.addEventListener('abort', () => resolve()),
+      );
+      const itemMark = q0 + 12;
+      const invoiceMark = g0 + 40;
+      holdRequest = (req) => {
+        if (req.operation === 'queryOrderItem' && (ops.queryOrderItem ?? 0) > itemMark) return stopped$;
+        if (
+          req.operation === 'getInvoice' &&
+          (ops.getInvoice ?? 0) > invoiceMark &&
+          (ops.queryOrderItem ?? 0) < itemMark
+        )
+          return new Promise((resolve) => setTimeout(resolve, 100));
+        return undefined;
+      };
       onRequest = () => {
-        if ((ops.queryOrderItem ?? 0) - q0 >= 12 && (ops.getInvoice ?? 0) - g0 >= 40) abort.abort();
+        if ((ops.queryOrderItem ?? 0) >= itemMark && (ops.getInvoice ?? 0) >= invoiceMark) abort.abort();
       };
       try {
         const stopped = await syncInto(sim(), file, { full: true, signal: abort.signal });
         expect(stopped.outcome).toBe('interrupted');
       } finally {
         onRequest = undefined;
+        holdRequest = undefined;
       }
 
       // Rows those passes had already read change upstream.
