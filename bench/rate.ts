@@ -292,7 +292,11 @@ async function limited(scale: number, dir: string, limit: number, headers = 'non
   }
 }
 
-async function ohs(args: string[], cwd: string): Promise<{ code: number | null; err: string }> {
+async function ohs(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; err: string; seconds: number }> {
+  const started = performance.now();
   const child = spawn(process.execPath, [bin, ...args], {
     cwd,
     env: { ...process.env, OHS_TOKEN: TOKEN },
@@ -303,7 +307,7 @@ async function ohs(args: string[], cwd: string): Promise<{ code: number | null; 
     err += d.toString();
   });
   const [code] = (await once(child, 'close')) as [number | null];
-  return { code, err };
+  return { code, err, seconds: (performance.now() - started) / 1000 };
 }
 
 /** A full sync and an apply of 200 payments, two `ohs` processes at once on one mirror. */
@@ -349,7 +353,7 @@ async function twoProcesses(scale: number, dir: string, limit: number): Promise<
     if (payments !== 200) throw new Error(`${payments} payments made, not 200`);
     const sent = worstWindow(st.bySecond);
     const answered = worstWindow(minus(st.bySecond, st.rateLimitedBySecond));
-    return `two processes on one mirror (ohs sync --full and ohs apply of 200 payments, scale ${scale}) against ${limit} req/s: ${st.requests} requests in ${seconds.toFixed(1)} s, ${(st.requests / seconds).toFixed(1)} req/s together; worst 5 s window ${answered.toFixed(1)} req/s answered, ${sent.toFixed(1)} sent with the 429s (target <= ${limit}); 429: ${pct(st.rateLimited, st.requests)} (target <= 3%); 200 payments, each once`;
+    return `two processes on one mirror (ohs sync --full and ohs apply of 200 payments, scale ${scale}) against ${limit} req/s: ${st.requests} requests in ${seconds.toFixed(1)} s (sync ${s.seconds.toFixed(1)} s, apply ${a.seconds.toFixed(1)} s), ${(st.requests / seconds).toFixed(1)} req/s together; worst 5 s window ${answered.toFixed(1)} req/s answered, ${sent.toFixed(1)} sent with the 429s (target <= ${limit}); 429: ${pct(st.rateLimited, st.requests)} (target <= 3%); 200 payments, each once`;
   } finally {
     await sb.stop();
   }

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, type OhsClient, parseRateLimit, plannedRate } from '../../src/api/index.js';
+import {
+  budgetKey,
+  NotFoundError,
+  type OhsClient,
+  parseRateLimit,
+  plannedRate,
+} from '../../src/api/index.js';
+import { MirrorRateBudget, openMirror } from '../../src/mirror/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
-import { withSim } from '../helpers/sim.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
 /**
  * The adaptive rate (src/api/rate) over real HTTP against the sandbox's token-bucket limit:
@@ -135,6 +143,51 @@ describe('RateLimit headers, parsed', () => {
     expect(parseRateLimit({ 'content-type': 'application/json' })).toBeUndefined();
     expect(plannedRate({ limit: 100, windowMs: 60_000 }, 0)).toBeCloseTo(100 / 60);
     expect(plannedRate({ limit: 25, remaining: 3, resetMs: 1000 }, 1000)).toBe(25);
+  });
+});
+
+// Two clients on one mirror's budget (two connections, as two processes have), beside the groups
+// above, one sandbox per engine.
+describe.concurrent.each(engines)('one budget shared by two clients, %s', (engine) => {
+  const sim = withSim({ scale: 0.1, rateLimit: 40, retryAfter: 1 });
+  const target = withTargets(engine);
+
+  it('climbs back from a low shared rate together (each sending half of it must not pin it)', async () => {
+    const s = sim();
+    const file = await target();
+    const mirrors = [await openMirror(file), await openMirror(file)];
+    const clients = mirrors.map((m) => {
+      const c = adaptive(s);
+      c.transport.limiter.share(new MirrorRateBudget(m.db));
+      return c;
+    });
+    try {
+      // A shared state cut to 2 req/s a moment ago (as a burst at start-up leaves it), no rate
+      // learned: both clients start from it.
+      const now = Date.now();
+      await mirrors[0]!.db
+        .insertInto('rate_budget')
+        .values({
+          key: budgetKey(s.url, WRITE_TOKEN),
+          rate: 2,
+          w_max: 2,
+          cut_at: now,
+          tat: now,
+          good_rate: null,
+          version: 0,
+          updated_ms: now,
+        })
+        .execute();
+      s.resetStats();
+      await Promise.all(clients.map((c) => load(s, c, 200)));
+      // Each sent about half; together they climbed to the neighbourhood of the limit (pinned,
+      // the rate stays at 2 and the 400 requests would take over three minutes).
+      for (const c of clients) expect(c.metrics().rate?.rate).toBeGreaterThan(15);
+      expect(s.stats.rateLimited).toBeLessThanOrEqual(0.15 * s.stats.requests);
+    } finally {
+      for (const c of clients) await c.close();
+      for (const m of mirrors) await m.close();
+    }
   });
 });
 

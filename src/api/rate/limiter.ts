@@ -77,6 +77,8 @@ export class RateLimiter {
   private leaseFrom = 0;
   private leaseUntil = 0;
   private leasing: Promise<void> | undefined;
+  /** When a lease last had to wait: the shared schedule was fully booked (by every process on it). */
+  private scheduleFullAt = 0;
   private seenCutAt = 0;
   private lastSync = 0;
   private goodSince = Date.now();
@@ -220,8 +222,22 @@ export class RateLimiter {
       });
       return;
     }
-    this.controller.success(now, this.measured(now));
+    this.controller.success(now, this.usedForCap(now));
     this.maybeSaveGood(now);
+  }
+
+  /**
+   * The rate the controller's "twice what was used" cap counts as used. Alone, what this process
+   * sent. Sharing a budget, this process sends only its share of the rate; while the shared
+   * schedule is fully booked (its last lease had to wait), the whole rate is in use by the
+   * processes together, and the curve may climb. (Counting this process's share alone, two
+   * processes each sending half capped the shared rate at what it was: the bench's sync and
+   * apply sat at 12 req/s under a limit of 40 for a minute.)
+   */
+  private usedForCap(now: number): number {
+    const mine = this.measured(now);
+    if (this.budget === undefined || now - this.scheduleFullAt > 1000) return mine;
+    return Math.max(mine, this.rate);
   }
 
   private cut(now: number, sentAt: number, reason: CutReason, why?: Record<string, unknown>): void {
@@ -320,6 +336,7 @@ export class RateLimiter {
       const granted = result?.granted ?? want;
       this.leased = granted;
       this.leaseFrom = Date.now() + (result?.waitMs ?? 0);
+      if (result !== undefined && result.granted > 0 && result.waitMs > 0) this.scheduleFullAt = Date.now();
       this.leaseUntil = this.leaseFrom + (granted * 1000) / rate + LEASE_GRACE_MS;
       if (result === undefined) return;
       if (result.granted === 0) await sleep(result.waitMs);
