@@ -23,6 +23,7 @@ function shared(row: RateBudgetTable): SharedRate {
     cutAt: row.cut_at,
     goodRate: row.good_rate ?? undefined,
     updatedAt: row.updated_ms,
+    version: row.version,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   parseRateLimit,
   plannedRate,
 } from '../../src/api/index.js';
+import { createLogger } from '../../src/log.js';
 import { MirrorRateBudget, openMirror } from '../../src/mirror/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
@@ -149,7 +150,8 @@ describe('RateLimit headers, parsed', () => {
 // Two clients on one mirror's budget (two connections, as two processes have), beside the groups
 // above, one sandbox per engine.
 describe.concurrent.each(engines)('one budget shared by two clients, %s', (engine) => {
-  const sim = withSim({ scale: 0.1, rateLimit: 40, retryAfter: 1 });
+  // A shallow bucket (a quarter second): what was answered in a second is then the limit's.
+  const sim = withSim({ scale: 0.1, rateLimit: 40, rateBurst: 10, retryAfter: 1 });
   const target = withTargets(engine);
 
   it('climbs back from a low shared rate together (each sending half of it must not pin it)', async () => {
@@ -187,6 +189,44 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
     } finally {
       for (const c of clients) await c.close();
       for (const m of mirrors) await m.close();
+    }
+  });
+
+  it('alone on the budget, a cut starts from what the service answered, not from the rate in force', async () => {
+    const s = sim();
+    const mirror = await openMirror(await target());
+    const cuts: number[] = [];
+    const logger = createLogger({
+      level: 'info',
+      pretty: false,
+      destination: {
+        write: (line: string) => {
+          const l = JSON.parse(line) as { msg?: string; rate?: number };
+          if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
+        },
+      },
+    });
+    const client = clientFor(s, {
+      concurrency: 8,
+      requestsPerSecond: 'auto',
+      maxRateLimitRetries: 100,
+      retryMaxMs: 2000,
+      logger,
+    });
+    client.transport.limiter.share(new MirrorRateBudget(mirror.db));
+    try {
+      // The sandbox answers 40 req/s: a cut from what was answered lands near 0.7 x 40 = 28 (means
+      // of 26 to 29 measured). From the rate in force, which climbs above what is sent while 429s
+      // hold the client, the cuts landed at 31 to 39 (means of 34), twice as many.
+      await new Promise((r) => setTimeout(r, 1200)); // a full bucket, as the other tests left it
+      await load(s, client, 400);
+      const later = cuts.slice(2); // the start-up burst's, from no rate at all
+      expect(later.length).toBeGreaterThanOrEqual(1);
+      const mean = later.reduce((a, b) => a + b, 0) / later.length;
+      expect(mean, `cuts ${JSON.stringify(cuts)}`).toBeLessThan(31);
+    } finally {
+      await client.close();
+      await mirror.close();
     }
   });
 });

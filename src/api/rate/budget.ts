@@ -12,6 +12,11 @@ export interface SharedRate extends CubicState {
   goodRate: number | undefined;
   /** When any process last wrote the row (epoch ms). */
   updatedAt: number;
+  /**
+   * Bumped by every lease and cut of any process: a process that sees it move by more than its
+   * own writes is not alone on the budget.
+   */
+  version: number;
 }
 
 export interface LeaseRequest {
