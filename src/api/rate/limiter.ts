@@ -247,15 +247,14 @@ export class RateLimiter {
   }
 
   private cut(now: number, sentAt: number, reason: CutReason, why?: Record<string, unknown>): void {
+    // Alone (no budget, or no other process wrote the budget lately), what the service answered
+    // (not refused) in the last second is the best estimate of its limit: the plateau of the
+    // curve. (Not extrapolated in a process's first second: against 20 req/s that took the
+    // discovery burst for the rate and tripled the 429s, 2.9% -> 8.6%. Nor the rate in force
+    // when alone on a budget: it climbs above what is sent while a Retry-After holds the client,
+    // and put the plateau of a 20 req/s limit at 31 to 35 req/s, a cut every 2.3 s.)
     // While other processes send on the shared budget, this one sends only its share: the rate
-    // in force, not what this process measured, is what the service saw. Alone on the budget
-    // (no other process wrote it lately), the rate in force may be above what was sent (the
-    // curve climbs while 429 holds pause the client), so what was answered is the measure, as
-    // without a budget: the rate in force put the plateau of a 20 req/s limit at 31 to 35 req/s,
-    // a cut every 2.3 s.
-    // Alone, what the service answered (not refused) in the last second is the best estimate of
-    // its limit: the plateau of the curve. (Not extrapolated in a process's first second: against
-    // 20 req/s that took the discovery burst for the rate and tripled the 429s, 2.9% -> 8.6%.)
+    // in force, not what this process measured, is what the service saw.
     const shared =
       this.budget !== undefined && Number.isFinite(this.rate) && now - this.othersAt < OTHERS_ACTIVE_MS;
     const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.rate(now));
