@@ -181,10 +181,13 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
         })
         .execute();
       s.resetStats();
+      const started = Date.now();
       await Promise.all(clients.map((c) => load(s, c, 200)));
-      // Each sent about half; together they climbed to the neighbourhood of the limit (pinned,
-      // the rate stays at 2 and the 400 requests would take over three minutes).
-      for (const c of clients) expect(c.metrics().rate?.rate).toBeGreaterThan(15);
+      const seconds = (Date.now() - started) / 1000;
+      // Each sent about half; together they climbed towards the limit: 400 requests in about 15 s
+      // on an idle machine. Pinned at 2 req/s they take 200 s. (Not the rate at the end: that is
+      // wherever the last cut left it, 5 req/s once under CI's load.)
+      expect(seconds).toBeLessThan(60);
       expect(s.stats.rateLimited).toBeLessThanOrEqual(0.15 * s.stats.requests);
     } finally {
       for (const c of clients) await c.close();
