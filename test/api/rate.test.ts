@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   budgetKey,
+  type ClientOptions,
   NotFoundError,
   type OhsClient,
   parseRateLimit,
@@ -35,8 +36,14 @@ async function load(sim: RunningSim, client: OhsClient, n: number): Promise<void
   );
 }
 
-const adaptive = (sim: RunningSim) =>
-  clientFor(sim, { concurrency: 8, requestsPerSecond: 'auto', maxRateLimitRetries: 100, retryMaxMs: 2000 });
+const adaptive = (sim: RunningSim, extra: Partial<ClientOptions> = {}) =>
+  clientFor(sim, {
+    concurrency: 8,
+    requestsPerSecond: 'auto',
+    maxRateLimitRetries: 100,
+    retryMaxMs: 2000,
+    ...extra,
+  });
 
 // Each group has its own sandbox and runs beside the others (but latency inflation, last) (they mostly wait, at 15 to 40 req/s);
 // within a group the tests share the sandbox and run in turn.
@@ -209,13 +216,7 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
         },
       },
     });
-    const client = clientFor(s, {
-      concurrency: 8,
-      requestsPerSecond: 'auto',
-      maxRateLimitRetries: 100,
-      retryMaxMs: 2000,
-      logger,
-    });
+    const client = adaptive(s, { logger });
     client.transport.limiter.share(new MirrorRateBudget(mirror.db));
     try {
       // The sandbox answers 40 req/s: a cut from what was answered lands near 0.7 x 40 = 28 (means

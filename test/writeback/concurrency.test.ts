@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openMirror } from '../../src/mirror/index.js';
+import { type Mirror, openMirror } from '../../src/mirror/index.js';
 import { Claims, listOutbox } from '../../src/writeback/index.js';
 import { type CliResult, OHS_BIN, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -41,6 +41,24 @@ function startApply(cwd: string): { child: ChildProcess; done: Promise<CliResult
 }
 
 /**
+ * Two claimants of the outbox of `db` on two connections of their own (as two processes have),
+ * closed after `fn`; `a` also serves the test's reads.
+ */
+async function withTwoClaimants(
+  db: string,
+  fn: (a: Mirror, claimants: [Claims, Claims]) => Promise<void>,
+): Promise<void> {
+  const [a, b] = [await openMirror(db), await openMirror(db)];
+  try {
+    const now = () => new Date().toISOString();
+    await fn(a, [new Claims(a, '1@a r1', 'r1', now), new Claims(b, '2@b r2', 'r2', now)]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+/**
  * Overlapping applies and SIGKILLs: exactly once, checked against the sandbox's own truth, on
  * each engine. A sandbox per engine: the checks count payments by amount over the whole sandbox.
  */
@@ -61,24 +79,17 @@ describe.concurrent.each(engines)('overlapping applies and kills (%s)', (engine)
         paymentRows(openInvoices(sim()), 1),
       );
       expect((await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env })).code).toBe(0);
-      const [a, b] = [await openMirror(db), await openMirror(db)];
-      try {
-        const now = () => new Date().toISOString();
+      await withTwoClaimants(db, async (a, claimants) => {
         const [item] = await listOutbox(a);
         if (item === undefined) throw new Error('nothing planned');
         const wins = await Promise.all(
-          [new Claims(a, '1@a r1', 'r1', now), new Claims(b, '2@b r2', 'r2', now)].map((c) =>
-            c.claim({ ...item }, { balance: 1 }, { method: 'POST', path: '/x' }),
-          ),
+          claimants.map((c) => c.claim({ ...item }, { balance: 1 }, { method: 'POST', path: '/x' })),
         );
         expect(wins.filter(Boolean)).toHaveLength(1);
         const [after] = await listOutbox(a);
         expect(after).toMatchObject({ state: 'sending', attempts: 1 });
         expect(after?.claimed_by).toBe(wins[0] ? '1@a r1' : '2@b r2');
-      } finally {
-        await a.close();
-        await b.close();
-      }
+      });
     });
 
     it('two claimants on two connections racing over 100 items: each item claimed once, by one of them', async () => {
@@ -97,20 +108,17 @@ describe.concurrent.each(engines)('overlapping applies and kills (%s)', (engine)
       );
       const planned = await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
       expect(planned.code, planned.stderr).toBe(0);
-      const [a, b] = [await openMirror(db), await openMirror(db)];
-      try {
-        const now = () => new Date().toISOString();
+      await withTwoClaimants(db, async (a, claimants) => {
         const items = await listOutbox(a);
         expect(items).toHaveLength(100);
-        const claimants = [new Claims(a, '1@a r1', 'r1', now), new Claims(b, '2@b r2', 'r2', now)];
         // One in id order, the other in reverse, several claims in flight each: they meet midway.
         const race = (c: Claims, order: typeof items) =>
           Promise.all(
             order.map((item) => c.claim({ ...item }, { balance: 1 }, { method: 'POST', path: '/x' })),
           );
         const [wonA, wonB] = await Promise.all([
-          race(claimants[0] as Claims, items),
-          race(claimants[1] as Claims, [...items].reverse()),
+          race(claimants[0], items),
+          race(claimants[1], [...items].reverse()),
         ]);
         const byA = new Set(items.filter((_, i) => wonA[i]).map((i) => i.id));
         const byB = new Set(
@@ -126,10 +134,7 @@ describe.concurrent.each(engines)('overlapping applies and kills (%s)', (engine)
           expect(item).toMatchObject({ state: 'sending', attempts: 1 });
           expect(item.claimed_by).toBe(byA.has(item.id) ? '1@a r1' : '2@b r2');
         }
-      } finally {
-        await a.close();
-        await b.close();
-      }
+      });
     });
 
     it('two ohs apply started together on 100 payments, a third while they run: paid exactly once, the others say LOCKED', async () => {

@@ -49,6 +49,8 @@ const GOOD_AFTER_MS = 2000;
 const STALE_CUT_MS = 60_000;
 /** How often the good rate is written. */
 const SAVE_GOOD_EVERY_MS = 5000;
+/** A lease that waited this recently says the shared schedule is fully booked (one meter window). */
+const SCHEDULE_FULL_MS = 1000;
 /** Another process that wrote the shared budget this recently is still sending. */
 const OTHERS_ACTIVE_MS = 2000;
 
@@ -242,7 +244,7 @@ export class RateLimiter {
    */
   private usedForCap(now: number): number {
     const mine = this.measured(now);
-    if (this.budget === undefined || now - this.scheduleFullAt > 1000) return mine;
+    if (this.budget === undefined || now - this.scheduleFullAt > SCHEDULE_FULL_MS) return mine;
     return Math.max(mine, this.rate);
   }
 
@@ -334,7 +336,7 @@ export class RateLimiter {
   private noteVersion(version: number, mine: boolean): void {
     const expected = mine ? this.myVersion + 1 : this.myVersion;
     if (this.myVersion >= 0 && version !== expected) this.othersAt = Date.now();
-    if (mine || this.myVersion < 0 || version > this.myVersion) this.myVersion = version;
+    if (mine || version > this.myVersion) this.myVersion = version;
   }
 
   /** Reserves a batch of requests on the shared schedule. */
@@ -362,10 +364,10 @@ export class RateLimiter {
       const granted = result?.granted ?? want;
       this.leased = granted;
       this.leaseFrom = Date.now() + (result?.waitMs ?? 0);
-      if (result !== undefined && result.granted > 0 && result.waitMs > 0) this.scheduleFullAt = Date.now();
-      if (result !== undefined) this.noteVersion(result.shared.version, result.granted > 0);
       this.leaseUntil = this.leaseFrom + (granted * 1000) / rate + LEASE_GRACE_MS;
       if (result === undefined) return;
+      if (result.granted > 0 && result.waitMs > 0) this.scheduleFullAt = Date.now();
+      this.noteVersion(result.shared.version, result.granted > 0);
       if (result.granted === 0) await sleep(result.waitMs);
       this.merge(result.shared);
     })().finally(() => {
