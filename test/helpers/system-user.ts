@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * A service account as `useradd -r` makes one: no home directory (HOME=/nonexistent), no login
@@ -24,6 +25,30 @@ export function createSystemUser(): SystemUser | string {
   execFileSync('/usr/sbin/useradd', ['-r', '-M', '-d', '/nonexistent', '-s', '/usr/sbin/nologin', name]);
   const id = (flag: string) => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
   return { name, uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * The first folder on the way to `path` that another user cannot pass through (no `x` for
+ * others), or undefined when every folder is open. A checkout in a private folder (`/root`, a
+ * 0700 home, a `mktemp -d`) keeps another user from its `bin/ohs.js` and `node_modules`, and a Node
+ * unpacked under root's home keeps them from `node`: a test running either as another user then
+ * skips, saying which folder is closed.
+ */
+export function closedFolderOnPath(path: string): string | undefined {
+  for (let p = dirname(path); ; p = dirname(p)) {
+    if ((statSync(p).mode & 0o001) === 0) return p;
+    if (p === dirname(p)) return undefined;
+  }
+}
+
+/** Why `argv[0]` (a Node) or any script in `argv` cannot be run by another user, if so. */
+export function whyNotRunnableByOthers(paths: readonly string[]): string | undefined {
+  for (const path of paths) {
+    const closed = closedFolderOnPath(path);
+    if (closed !== undefined)
+      return `${path} cannot be reached by another user (${closed} is closed to others)`;
+  }
+  return undefined;
 }
 
 export function removeSystemUser(user: SystemUser | string | undefined): void {
