@@ -77,6 +77,20 @@ function modulesFor(program: Command, args: readonly string[]): readonly Command
 }
 
 /**
+ * `ohs report --list | head -1`: when whoever reads standard output goes away, the command ends
+ * quietly with exit 0, as a Unix tool killed by SIGPIPE would (Node ignores SIGPIPE and reports
+ * EPIPE as an error event instead, which would otherwise crash with a stack trace). Work already
+ * committed stays committed; a command half-way through a write transaction rolls it back on exit.
+ */
+function exitQuietlyWhenReaderGoes(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
+/**
  * The `ohs` program with the commands `args` (the command line after `node ohs`) needs
  * registered: only the one it runs, so start-up loads only that command's code; with no
  * `args`, every command.
@@ -118,6 +132,7 @@ export function commandPath(program: Command, args: readonly string[]): string[]
  * `ohs: CODE: message`, and the status of its class (2 for usage and configuration).
  */
 export async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyWhenReaderGoes();
   const program = await buildProgram(argv.slice(2));
   const help = ['ohs', ...commandPath(program, argv.slice(2)), '--help'].join(' ');
   try {

@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runOhs, startOhs } from './helpers/cli.js';
+import { OHS_BIN, runOhs, startOhs } from './helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -15,6 +16,21 @@ describe('ohs CLI', () => {
     expect(r.stdout).toMatch(/\bsim \[options\]/);
     expect(r.stdout).toContain('--log-level');
   });
+
+  it.each([[['report', '--list']], [['help', 'sync']]])(
+    'ohs %j whose reader has gone away (`| head -1`) ends quietly with exit 0',
+    async (args) => {
+      const child = spawn(process.execPath, [OHS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // the reader closes its end before the command prints anything
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+    },
+  );
 
   it('prints the package version', async () => {
     const r = await runOhs(['--version']);
