@@ -56,7 +56,13 @@ export interface Sheet {
    * value, a bold subtotal row summing the `sum` columns, labelled in the `label` column; a
    * grand total at the end. Running sums only, so the detail still streams.
    */
-  subtotals?: { by: string; label: string; sum: string[] };
+  subtotals?: { by: string; label: string; sum: string[]; skip?: { key: string; values: string[] } };
+  /**
+   * xlsx only: the print view of a wide sheet. Columns not in `columns` are grouped and
+   * collapsed (shown with the outline's +; not printed); the first `titleColumns` columns are
+   * frozen and repeated on every printed page.
+   */
+  print?: { columns: string[]; titleColumns: number };
 }
 
 export interface ReportResult {
