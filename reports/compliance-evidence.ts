@@ -54,7 +54,9 @@ function named(rows: Row[], detail?: (r: Row) => string): string | null {
   if (rows.length === 0) return null;
   const list = rows
     .slice(0, EXAMPLES)
-    .map((r) => `${String(r.org ?? 'org')} (${String(r.orgId)})${detail === undefined ? '' : ` ${detail(r)}`}`);
+    .map(
+      (r) => `${String(r.org ?? 'org')} (${String(r.orgId)})${detail === undefined ? '' : ` ${detail(r)}`}`,
+    );
   return `${list.join('; ')}${rows.length > EXAMPLES ? `; ... ${rows.length - EXAMPLES} more` : ''}`;
 }
 
@@ -106,8 +108,16 @@ export function problemRows(ytd: readonly Row[], year: number, m: number): Row[]
       count: sum(noCovered, 'monthsWithoutCoveredList'),
       orgs: named(noCovered, (r) => `${num(r.monthsWithoutCoveredList)} months`),
     },
-    { problem: 'Orgs with a month missing (pool carried forward, DATA_GAP)', count: gaps.length, orgs: named(gaps) },
-    { problem: 'Orgs with results above picks, or picks with pool 0 (DATA_CHECK)', count: checks.length, orgs: named(checks) },
+    {
+      problem: 'Orgs with a month missing (pool carried forward, DATA_GAP)',
+      count: gaps.length,
+      orgs: named(gaps),
+    },
+    {
+      problem: 'Orgs with results above picks, or picks with pool 0 (DATA_CHECK)',
+      count: checks.length,
+      orgs: named(checks),
+    },
   ];
 }
 
@@ -155,7 +165,14 @@ export function misRows(ytd: readonly Row[], year: number, m: number): Row[] {
       averagePool: 0,
     };
     for (const r of list) {
-      const row: Row = { agency, orgId: r.orgId, org: r.org, year, throughMonth: m, averagePool: r.projectedAvg };
+      const row: Row = {
+        agency,
+        orgId: r.orgId,
+        org: r.org,
+        year,
+        throughMonth: m,
+        averagePool: r.projectedAvg,
+      };
       total.averagePool = num(total.averagePool) + num(r.projectedAvg);
       for (const kind of kinds) {
         const required = r[`${kind}AnnualTarget`];

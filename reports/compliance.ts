@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, OrgPolicyTable } from '../src/mirror/index.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
+import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './compliance-evidence.js';
 import {
   annualTarget,
   type ComplianceStatus,
@@ -13,7 +14,6 @@ import {
   statusOf,
   statusRank,
 } from './compliance-math.js';
-import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './compliance-evidence.js';
 import { daysInMonth } from './dates.js';
 import { ReportParamError } from './errors.js';
 import { orgNames } from './org-names.js';
@@ -296,7 +296,12 @@ const ytdColumns: Column[] = [
   { key: 'picksNotCompleted', title: 'Picks not completed YTD', type: 'integer', width: 10 },
   { key: 'monthsPicksNotCompleted', title: 'Months with picks not completed', type: 'integer', width: 10 },
   { key: 'quartersWithoutSelection', title: 'Quarters with no selection', type: 'string', width: 12 },
-  { key: 'monthsWithoutCoveredList', title: 'Months with no covered-employee list', type: 'integer', width: 12 },
+  {
+    key: 'monthsWithoutCoveredList',
+    title: 'Months with no covered-employee list',
+    type: 'integer',
+    width: 12,
+  },
   { key: 'randomPickDocuments', title: 'Months with a random pick document', type: 'integer', width: 12 },
   { key: 'misReportDocument', title: 'MIS report document', type: 'string', width: 30 },
 ];
@@ -315,8 +320,18 @@ const rollupColumns: Column[] = [
   ...kindColumns('alcohol', 'Alcohol'),
   ...kindExtraColumns('drug', 'Drug'),
   ...kindExtraColumns('alcohol', 'Alcohol'),
-  { key: 'drugMembersBelow', title: 'Drug: members below ON_TRACK or with no pool', type: 'string', width: 40 },
-  { key: 'alcoholMembersBelow', title: 'Alcohol: members below ON_TRACK or with no pool', type: 'string', width: 40 },
+  {
+    key: 'drugMembersBelow',
+    title: 'Drug: members below ON_TRACK or with no pool',
+    type: 'string',
+    width: 40,
+  },
+  {
+    key: 'alcoholMembersBelow',
+    title: 'Alcohol: members below ON_TRACK or with no pool',
+    type: 'string',
+    width: 40,
+  },
   { key: 'flags', title: 'Flags', type: 'string', width: 20 },
 ];
 
