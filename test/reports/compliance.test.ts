@@ -599,9 +599,7 @@ describe.each(engines)('%s', (engine) => {
       });
       // A member with a pool of 0 all year is listed with N/A, not dropped.
       await named(m, 203, 'Z Idle');
-      await policy(m, [
-        { org_id: 203, agency: 'FMCSA', parent_org_id: 200, dot_registration_number: 'US4' },
-      ]);
+      await policy(m, [{ org_id: 203, agency: 'FMCSA', parent_org_id: 200, dot_registration_number: 'US4' }]);
       await orgMonths(m, 203, 2025, range(1, 12, { pool: 0 }));
       for (const rollupMode of ['sumOfChildren', 'combinedPool']) {
         const idle = await runReport(compliance, m, params('2026-01-15', { year: 2025, rollupMode }));
