@@ -330,7 +330,7 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
     // On Hold, by its code, is a stage of its own.
     const held = rows[rows.length - 1]?.orderItemId ?? '';
     await withMirror(db, (m) =>
-      sql`UPDATE orderitem SET c_currentStatusCodeId = 'ON_HOLD', c_currentStatusCodeName = 'On Hold' WHERE id = ${Number(held)}`.execute(
+      sql`UPDATE orderitem SET ${sql.ref('c_currentStatusCodeId')} = 'ON_HOLD', ${sql.ref('c_currentStatusCodeName')} = 'On Hold' WHERE id = ${Number(held)}`.execute(
         m.db,
       ),
     );
