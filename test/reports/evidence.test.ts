@@ -43,6 +43,13 @@ function about(wb: ExcelJS.Workbook): Map<string, string> {
   return new Map(rowsOf(ws).map((r) => [String(r.Item), String(r.Value)]));
 }
 
+/** `ohs ARGS` in the synced folder; it must succeed. */
+async function ohs(dir: string, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await runOhs(args, { cwd: dir, env });
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
 const FAILING = /^(NOT_MET|BEHIND|AT_RISK)( \(assumed rate\))?$/;
 const file = (dir: string, out: string, name: string, ext: string) =>
   join(dir, out, `${name}-${TEST_ANCHOR}.${ext}`);
@@ -177,10 +184,10 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
         ...members.map((r, i) => `${r.orgId},FMCSA,${1000002 + i},${parent.orgId}`),
       ].join('\n'),
     );
-    const imported = await runOhs(['policy', 'import', 'policy.csv'], { cwd: dir, env });
-    expect(imported.code, imported.stderr).toBe(0);
-    const r = await runOhs(
-      [
+    await ohs(dir, 'policy', 'import', 'policy.csv');
+    const r = await ohs(
+      dir,
+      ...[
         'report',
         'compliance',
         '--as-of',
@@ -190,9 +197,7 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
         '--option',
         'rollupMode=combinedPool',
       ],
-      { cwd: dir, env },
     );
-    expect(r.code, r.stderr).toBe(0);
     const all = csv(file(dir, 'out-policy', 'compliance', 'csv'));
     const orgs = new Set(all.map((x) => x.orgId));
     expect(r.stderr).toContain(
@@ -267,11 +272,17 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
     expect(stderr).not.toContain('BALANCES NEWER');
     expect(lines.get('Balances as of')).toContain('those known at the as-of date');
     // An as-of date before the mirror's first sync, and balances read after the as-of date: loud.
-    const before = await runOhs(
-      ['report', 'unpaid-invoices', '--as-of', '2026-06-14', '--out', 'out-past', '--format', 'csv'],
-      { cwd: dir, env },
+    const before = await ohs(
+      dir,
+      'report',
+      'unpaid-invoices',
+      '--as-of',
+      '2026-06-14',
+      '--out',
+      'out-past',
+      '--format',
+      'csv',
     );
-    expect(before.code, before.stderr).toBe(0);
     expect(before.stderr).toContain(
       "unpaid-invoices: warning: AS-OF BEFORE THE MIRROR: the as-of date 2026-06-14 is before the mirror's first sync",
     );
@@ -279,13 +290,7 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
       sql`UPDATE invoice SET synced_at = ${'2026-06-20T02:00:00.000Z'}`.execute(m.db),
     );
     try {
-      const newer = await runOhs(
-        ['report', 'unpaid-invoices', '--as-of', TEST_ANCHOR, '--out', 'out-newer'],
-        {
-          cwd: dir,
-          env,
-        },
-      );
+      const newer = await ohs(dir, 'report', 'unpaid-invoices', '--as-of', TEST_ANCHOR, '--out', 'out-newer');
       expect(newer.stderr).toContain('unpaid-invoices: warning: BALANCES NEWER THAN THE AS-OF DATE');
       expect(
         about(await book(file(dir, 'out-newer', 'unpaid-invoices', 'xlsx'))).get('Balances as of'),
@@ -335,20 +340,17 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
       ),
     );
     // As of 01:00, before the sync saw any status (02:00): time in status unknown, never 0.
-    const early = await runOhs(
-      [
-        'report',
-        'order-ageing',
-        '--as-of-time',
-        `${TEST_ANCHOR}T01:00:00Z`,
-        '--out',
-        'out-early',
-        '--format',
-        'csv',
-      ],
-      { cwd: dir, env },
+    await ohs(
+      dir,
+      'report',
+      'order-ageing',
+      '--as-of-time',
+      `${TEST_ANCHOR}T01:00:00Z`,
+      '--out',
+      'out-early',
+      '--format',
+      'csv',
     );
-    expect(early.code, early.stderr).toBe(0);
     const earlyRows = csv(file(dir, 'out-early', 'order-ageing', 'csv'));
     expect(earlyRows.find((r) => r.orderItemId === held)?.stage).toBe('ON_HOLD');
     const unknown = earlyRows.filter((r) => r.statusBucket === 'unknown');
@@ -384,11 +386,7 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
     expect(counted).toBe(total);
     const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
     expect((wb.getWorksheet('Warnings') as ExcelJS.Worksheet).rowCount - 1).toBe(total);
-    const quiet = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out-quiet', '--quiet'], {
-      cwd: dir,
-      env,
-    });
-    expect(quiet.code, quiet.stderr).toBe(0);
+    const quiet = await ohs(dir, 'report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out-quiet', '--quiet');
     const said = quiet.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
     expect(said).toHaveLength(3);
     for (const l of said) expect(l).toMatch(/^[a-z-]+: \d+ detail rows?, \d+ warnings?/);
