@@ -985,7 +985,13 @@ async function run(ctx: ReportContext) {
     }
     const byOrg = failingFirst(ytd);
     sheets = [
-      { name: 'Problems', columns: problemColumns, rows: problemRows(byOrg, year, m), totals: 'none' },
+      {
+        name: 'Problems',
+        columns: problemColumns,
+        rows: problemRows(byOrg, year, m),
+        totals: 'none',
+        wrap: true,
+      },
       { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals] },
     ];
     if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });

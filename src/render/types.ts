@@ -51,6 +51,8 @@ export interface Sheet {
    * starts with "Total"; `'none'`: none.
    */
   totals?: 'label' | 'none';
+  /** xlsx: wrap text cells, rows as tall as their lines (a one-page list with long cells). */
+  wrap?: boolean;
   /**
    * xlsx only (the CSV stays one record per row): after each run of rows with the same `by`
    * value, a bold subtotal row summing the `sum` columns, labelled in the `label` column; a

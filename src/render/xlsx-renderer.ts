@@ -162,6 +162,7 @@ export class XlsxRenderer implements Renderer {
         sample: rows.length,
         totals: summary.totals,
         subtotals: summary.subtotals,
+        wrap: summary.wrap,
       });
       for (const row of rows) {
         if (this.failure !== undefined) throw this.failure;

@@ -150,6 +150,12 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
     }
     const problems = wb.getWorksheet('Problems') as ExcelJS.Worksheet;
     expect(problems.pageSetup.printArea).toBe(`A1:C${problems.rowCount}`);
+    // The one-page list wraps its long cells, each row as tall as its lines.
+    problems.eachRow((row, n) => {
+      const text = String(row.getCell(3).value ?? '');
+      const lines = Math.ceil(text.length / ((problems.getColumn(3).width ?? 70) - 1));
+      if (n > 1 && lines > 1) expect(row.height, `Problems row ${n}`).toBeGreaterThanOrEqual(15 * lines);
+    });
     // Wrapped text has the height of its lines: no About line overprints the next.
     const aboutSheet = wb.getWorksheet('About') as ExcelJS.Worksheet;
     const width = aboutSheet.getColumn(2).width ?? 100;
