@@ -1,7 +1,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ReportParamError, reports } from '../reports/index.js';
+import { mirrorIdentity } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
+import { warningLines } from '../reports/warning-groups.js';
 import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
@@ -24,6 +26,8 @@ export interface WriteReportsOptions {
    * Absent (jobs): the logger gets them, one warn entry per warning, so NDJSON logs stay NDJSON.
    */
   out?: { write(text: string): unknown };
+  /** `--quiet`: only the one summary line per report on `out` (the Warnings sheet keeps them all). */
+  quiet?: boolean;
 }
 
 /**
@@ -42,6 +46,7 @@ export async function writeReports(
   // Config options first, command-line ones over them.
   const options = { ...config.reports.options, ...o.options };
   checkOptionNames(chosen, options);
+  const identity = await mirrorIdentity(mirror.db, mirror.engine);
   for (const report of chosen) {
     const started = Date.now();
     const result = await report.run({
@@ -63,7 +68,11 @@ export async function writeReports(
       csv,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
-        ['Mirror', mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location],
+        ['Mirror', identity],
+        [
+          'Mirror location at report time',
+          mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location,
+        ],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
         ['Parameters', JSON.stringify(options)],
@@ -77,10 +86,12 @@ export async function writeReports(
     // Warnings sheet is only in the xlsx).
     const out = o.out;
     if (out !== undefined) {
+      const kinds = warningLines(report.name, written.warnings);
       out.write(
-        `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}\n`,
+        `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
-      for (const w of written.warnings) out.write(`${report.name}: warning: ${w}\n`);
+      // Grouped: one line per kind, with its count and first example.
+      if (!o.quiet) for (const line of kinds) out.write(`${line}\n`);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {

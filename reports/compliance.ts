@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database, OrgPolicyTable } from '../src/mirror/index.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
+import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './compliance-evidence.js';
 import {
   annualTarget,
   type ComplianceStatus,
@@ -93,6 +94,11 @@ interface OrgRates {
   drug: bigint | null;
   alcohol: bigint | null;
   source: string;
+  /**
+   * The rates are assumed, not the org's own: no policy (the default agency's rates) or a DOT
+   * policy without an agency (the default agency). Its statuses say so (REPORTS.md 1.2, turn 3).
+   */
+  assumed: boolean;
   /** Flags of every month of the org: NO_POLICY, BELOW_AGENCY_MIN. */
   flags: string[];
 }
@@ -106,9 +112,10 @@ interface MonthInput {
   drugCompleted: number;
   alcoholPicked: number;
   alcoholCompleted: number;
-  randomPickDocument: boolean;
-  coveredEmployeeDocument: boolean;
-  misReportDocument: boolean;
+  /** The documents the mirror has for the month, by name (the `drop*` value), or null. */
+  randomPickDocument: string | null;
+  coveredEmployeeDocument: string | null;
+  misReportDocument: string | null;
 }
 
 interface KindCalc {
@@ -126,6 +133,8 @@ interface MonthCalc {
   input: MonthInput | undefined;
   drug: KindCalc;
   alcohol: KindCalc;
+  /** Picks of the month (drug and alcohol) without a result. */
+  picksNotCompleted: number;
 }
 
 interface OrgCalc {
@@ -142,7 +151,12 @@ interface KindFigures extends KindCalc {
   expectedNum: bigint | null;
   /** Status when there is no rate: NO_RATE (drug) or N/A (alcohol). */
   noRate: string;
+  /** On an assumed rate: the status says so. */
+  assumed?: boolean;
 }
+
+/** The text of a status computed on an assumed rate: never the bare (red) status of a finding. */
+export const ASSUMED = ' (assumed rate)';
 
 const kinds = ['drug', 'alcohol'] as const;
 type Kind = (typeof kinds)[number];
@@ -225,11 +239,33 @@ export const complianceColumns: Column[] = [
   ...kindExtraColumns('drug', 'Drug'),
   ...kindExtraColumns('alcohol', 'Alcohol'),
   { key: 'eligibleAll', title: 'Eligible, all', type: 'integer', width: 9 },
-  { key: 'randomPickDocument', title: 'Random pick document', type: 'boolean', width: 9 },
-  { key: 'coveredEmployeeDocument', title: 'Covered-employee document', type: 'boolean', width: 9 },
-  { key: 'misReportDocument', title: 'MIS report document', type: 'boolean', width: 9 },
+  { key: 'randomPickDocument', title: 'Random pick document', type: 'string', width: 30 },
+  { key: 'coveredEmployeeDocument', title: 'Covered-employee list', type: 'string', width: 30 },
+  { key: 'misReportDocument', title: 'MIS report document', type: 'string', width: 30 },
+  { key: 'picksNotCompleted', title: 'Picks not completed (month)', type: 'integer', width: 10 },
   { key: 'orgMonthId', title: 'OrgMonth id', type: 'integer', width: 10 },
   { key: 'label', title: 'OrgMonth label', type: 'string', width: 10 },
+];
+
+/**
+ * The detail's print view (issue 22): the columns a person reads on paper; the others are
+ * grouped and collapsed in the workbook (a click on + shows them), so they do not print. The
+ * org id and name are frozen and repeated on every page.
+ */
+const printColumns = [
+  'orgId',
+  'org',
+  'month',
+  'pool',
+  'drugCompletedYtd',
+  'drugExpectedToDate',
+  'drugAnnualTarget',
+  'drugStatus',
+  'alcoholCompletedYtd',
+  'alcoholExpectedToDate',
+  'alcoholAnnualTarget',
+  'alcoholStatus',
+  'flags',
 ];
 
 const ytdColumns: Column[] = [
@@ -257,6 +293,17 @@ const ytdColumns: Column[] = [
     ];
   }),
   { key: 'flags', title: 'Flags (months)', type: 'string', width: 24 },
+  { key: 'picksNotCompleted', title: 'Picks not completed YTD', type: 'integer', width: 10 },
+  { key: 'monthsPicksNotCompleted', title: 'Months with picks not completed', type: 'integer', width: 10 },
+  { key: 'quartersWithoutSelection', title: 'Quarters with no selection', type: 'string', width: 12 },
+  {
+    key: 'monthsWithoutCoveredList',
+    title: 'Months with no covered-employee list',
+    type: 'integer',
+    width: 12,
+  },
+  { key: 'randomPickDocuments', title: 'Months with a random pick document', type: 'integer', width: 12 },
+  { key: 'misReportDocument', title: 'MIS report document', type: 'string', width: 30 },
 ];
 
 const rollupColumns: Column[] = [
@@ -273,8 +320,18 @@ const rollupColumns: Column[] = [
   ...kindColumns('alcohol', 'Alcohol'),
   ...kindExtraColumns('drug', 'Drug'),
   ...kindExtraColumns('alcohol', 'Alcohol'),
-  { key: 'drugMembersBelow', title: 'Drug: members below ON_TRACK', type: 'string', width: 40 },
-  { key: 'alcoholMembersBelow', title: 'Alcohol: members below ON_TRACK', type: 'string', width: 40 },
+  {
+    key: 'drugMembersBelow',
+    title: 'Drug: members below ON_TRACK or with no pool',
+    type: 'string',
+    width: 40,
+  },
+  {
+    key: 'alcoholMembersBelow',
+    title: 'Alcohol: members below ON_TRACK or with no pool',
+    type: 'string',
+    width: 40,
+  },
   { key: 'flags', title: 'Flags', type: 'string', width: 20 },
 ];
 
@@ -312,7 +369,7 @@ function kindCells(kind: Kind, m: number, exposure: number, f: KindFigures): Row
     ...row,
     [`${kind}ExpectedToDate`]: d.expectedToDate,
     [`${kind}AnnualTarget`]: f.target,
-    [`${kind}Status`]: status,
+    [`${kind}Status`]: f.assumed && status !== 'N/A' ? `${status}${ASSUMED}` : status,
     [`${kind}Shortfall`]: d.shortfall,
     [`${kind}Remaining`]: d.remaining,
     [`${kind}NeededPerMonth`]: d.neededPerMonth,
@@ -340,6 +397,7 @@ function orgFigures(calc: OrgCalc, mc: MonthCalc, kind: Kind): KindFigures {
     target: has ? annualTarget(units, mc.exposure, mc.pool, mc.month) : null,
     expectedNum: has ? expectedNumerator(units, mc.exposure) : null,
     noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
+    assumed: calc.rates.assumed,
   };
 }
 
@@ -434,6 +492,7 @@ function resolveDefaults(
       drug: drug === null ? null : rateUnits(drug),
       alcohol: alcohol === null ? null : rateUnits(alcohol),
       source: `default:${agency}`,
+      assumed: true,
       flags: ['NO_POLICY'],
     },
     note: `${agency}: drug ${drug ?? 'none'}%, alcohol ${alcohol ?? 'none'}% (from ${from})`,
@@ -490,7 +549,8 @@ function policyRates(p: OrgPolicyTable, year: number, defaults: OrgRates, warn: 
   const drug = pick('drug', p.rp_min_drug, table?.rates.drug);
   const alcohol = pick('alcohol', p.rp_min_alc, table === undefined ? undefined : table.rates.alcohol);
   if (sources.size === 0) sources.add(`policy:${p.source}`);
-  return { program, agency, drug, alcohol, source: [...sources].join('+'), flags };
+  const source = [...sources].join('+');
+  return { program, agency, drug, alcohol, source, assumed: source.includes('default-agency:'), flags };
 }
 
 /** A pool that is not a number is a missing pool (DATA_GAP); a non-empty one is also listed. */
@@ -530,6 +590,7 @@ function computeOrg(
   let exposure = 0;
   const ytd = { drug: { picked: 0, completed: 0 }, alcohol: { picked: 0, completed: 0 } };
   const name = `${org ?? 'org'} (${orgId})`;
+  const quarter = { picks: 0, pool: 0 };
   for (let i = 1; i <= m; i++) {
     const input = rows.get(i);
     const flags: string[] = [];
@@ -567,10 +628,22 @@ function computeOrg(
     };
     const drug = kindCalc('drug');
     const alcohol = kindCalc('alcohol');
+    // Evidence an auditor asks for: picks never completed, and a quarter with no selection
+    // (selections are spread over the year; at least quarterly is DOT best practice [S20]).
+    const picksNotCompleted =
+      Math.max(0, drug.picked - drug.completed) + Math.max(0, alcohol.picked - alcohol.completed);
+    if (picksNotCompleted > 0) flags.push('PICKS_NOT_COMPLETED');
+    quarter.picks += drug.picked + alcohol.picked;
+    quarter.pool += pool;
+    if (i % 3 === 0) {
+      if (quarter.picks === 0 && quarter.pool > 0) flags.push(`NO_SELECTION_Q${i / 3}`);
+      quarter.picks = 0;
+      quarter.pool = 0;
+    }
     if (exposure === 0) flags.push('NO_POOL');
     if (rates.drug === null) flags.push('NO_RATE');
     flags.push(...rates.flags);
-    months.push({ month: i, pool, exposure, flags, input, drug, alcohol });
+    months.push({ month: i, pool, exposure, flags, input, drug, alcohol, picksNotCompleted });
   }
   return { orgId, org, rates, months };
 }
@@ -593,6 +666,7 @@ function detailRow(calc: OrgCalc, mc: MonthCalc, year: number): Row {
     randomPickDocument: input?.randomPickDocument ?? null,
     coveredEmployeeDocument: input?.coveredEmployeeDocument ?? null,
     misReportDocument: input?.misReportDocument ?? null,
+    picksNotCompleted: mc.picksNotCompleted,
     orgMonthId: input?.id ?? null,
     label: input?.label ?? null,
   };
@@ -604,8 +678,18 @@ function ytdRow(calc: OrgCalc, year: number): Row {
   for (const mc of calc.months) for (const f of mc.flags) flagCounts.set(f, (flagCounts.get(f) ?? 0) + 1);
   const row = detailRow(calc, last, year);
   delete row.month;
+  const quarters = calc.months.flatMap((mc) =>
+    mc.flags.filter((f) => f.startsWith('NO_SELECTION_')).map((f) => f.slice('NO_SELECTION_'.length)),
+  );
   return {
     ...row,
+    picksNotCompleted: calc.months.reduce((sum, mc) => sum + mc.picksNotCompleted, 0),
+    monthsPicksNotCompleted: calc.months.filter((mc) => mc.picksNotCompleted > 0).length,
+    quartersWithoutSelection: quarters.length === 0 ? null : quarters.join(';'),
+    monthsWithoutCoveredList: calc.months.filter((mc) => mc.input?.coveredEmployeeDocument == null).length,
+    randomPickDocuments: calc.months.filter((mc) => mc.input?.randomPickDocument != null).length,
+    misReportDocument:
+      calc.months.map((mc) => mc.input?.misReportDocument ?? null).findLast((d) => d !== null) ?? null,
     throughMonth: last.month,
     flags: flagCounts.size === 0 ? null : [...flagCounts].map(([f, n]) => `${f}(${n})`).join(';'),
   };
@@ -626,7 +710,11 @@ function worstMember(
     const own = orgFigures(calc, mc, kind);
     if (own.target === null || own.expectedNum === null) continue;
     const st = statusOf(month, own.target, own.expectedNum, own.pickedYtd, own.completedYtd, mc.exposure);
-    if (st === 'N/A') continue;
+    if (st === 'N/A') {
+      // A member with no pool so far is not judged, but listed, never dropped.
+      below.push(`${calc.org ?? 'org'} (${calc.orgId}) N/A (pool 0)`);
+      continue;
+    }
     if (worst === null || statusRank[st] < statusRank[worst]) worst = st;
     if (statusRank[st] < statusRank.ON_TRACK)
       below.push(`${calc.org ?? 'org'} (${calc.orgId}) ${st} ${own.completedYtd}/${own.target}`);
@@ -742,13 +830,12 @@ function rollupRows(
       } else f = combinedFigures(at, kind, i, pool, exposure);
       if (kind === 'drug' && f.target === null) flags.add('NO_RATE');
       Object.assign(row, kindCells(kind, i, exposure, f));
-      if (mode === 'sumOfChildren') {
-        // Each employer outside a consortium meets its own rate (49 CFR 382.305): the summed
-        // figures are for information; the status is the worst member's, naming those below pace.
-        const worst = worstMember(at, kind, i);
-        row[`${kind}Status`] = worst.status;
-        row[`${kind}MembersBelow`] = worst.below.length === 0 ? null : worst.below.join('; ');
-      }
+      // Each employer outside a consortium meets its own rate (49 CFR 382.305): in sumOfChildren
+      // the summed figures are for information and the status is the worst member's. In a
+      // combined pool the pool's status stands, and the weakest members are still named.
+      const worst = worstMember(at, kind, i);
+      if (mode === 'sumOfChildren') row[`${kind}Status`] = worst.status;
+      row[`${kind}MembersBelow`] = worst.below.length === 0 ? null : worst.below.join('; ');
     }
     row.flags = flags.size === 0 ? null : [...flags].join(';');
     rows.push(row);
@@ -804,63 +891,8 @@ const programLabel: Record<Program, string> = {
   UNKNOWN: 'without policy',
 };
 
-const misColumns: Column[] = [
-  { key: 'agency', title: 'Agency', type: 'string', width: 10 },
-  { key: 'year', title: 'Year', type: 'integer', width: 6 },
-  { key: 'throughMonth', title: 'Through month', type: 'integer', width: 8 },
-  { key: 'employers', title: 'Employers', type: 'integer', width: 10 },
-  { key: 'averagePool', title: 'Average covered employees (pool)', type: 'number', decimals: 2, width: 14 },
-  ...kinds.flatMap((kind): Column[] => {
-    const title = kind === 'drug' ? 'Drug' : 'Alcohol';
-    return [
-      { key: `${kind}Required`, title: `${title} random tests required`, type: 'integer', width: 12 },
-      { key: `${kind}Completed`, title: `${title} random tests completed`, type: 'integer', width: 12 },
-      { key: `${kind}RateAchieved`, title: `${title} rate achieved`, type: 'percent', width: 10 },
-      { key: `${kind}EmployersBelow`, title: `${title} employers not on pace`, type: 'integer', width: 12 },
-    ];
-  }),
-];
-
-/**
- * The MIS-style annual random-testing summary of DOT orgs, per agency: average pool (projected
- * to the year end, the actual average at month 12), tests required (the sum of each employer's
- * target), completed, and the rate achieved (completed / average pool).
- */
-function misRows(calcs: OrgCalc[], year: number, m: number): Row[] {
-  const byAgency = new Map<string, OrgCalc[]>();
-  for (const c of calcs) {
-    if (c.rates.program !== 'DOT') continue;
-    const key = c.rates.agency ?? '(none)';
-    byAgency.set(key, [...(byAgency.get(key) ?? []), c]);
-  }
-  return [...byAgency.keys()].sort().map((agency) => {
-    const list = byAgency.get(agency) as OrgCalc[];
-    let avgNum = 0;
-    const row: Row = { agency, year, throughMonth: m, employers: list.length };
-    for (const c of list) {
-      const last = c.months[c.months.length - 1] as MonthCalc;
-      avgNum += last.exposure + last.pool * (12 - m);
-    }
-    const averagePool = avgNum / 12;
-    row.averagePool = averagePool;
-    for (const kind of kinds) {
-      let required = 0;
-      let done = 0;
-      let below = 0;
-      for (const { last, f } of withTargets(list, kind)) {
-        required += f.target;
-        done += f.completedYtd;
-        const st = statusOf(m, f.target, f.expectedNum, f.pickedYtd, f.completedYtd, last.exposure);
-        if (statusRank[st] < statusRank.ON_TRACK) below++;
-      }
-      row[`${kind}Required`] = required;
-      row[`${kind}Completed`] = done;
-      row[`${kind}RateAchieved`] = averagePool === 0 ? null : done / averagePool;
-      row[`${kind}EmployersBelow`] = below;
-    }
-    return row;
-  });
-}
+/** Orgs whose OrgMonth rows are read by one query of the walk (REPORTS.md: memory by org). */
+const ORGS_PER_QUERY = 200;
 
 async function run(ctx: ReportContext) {
   const { db, params } = ctx;
@@ -881,62 +913,135 @@ async function run(ctx: ReportContext) {
       : opts.includeChildren
         ? withDescendants(common.orgIds, parentOf)
         : new Set(common.orgIds);
-
+  // Orgs of a rollup (a parent and every org with one): their months are kept for the Rollups
+  // sheet; of every other org only its last month (YTD, totals, MIS) is kept.
+  const inFamilies = new Set<number>();
+  for (const p of policies)
+    if (p.parent_org_id !== null) {
+      inFamilies.add(p.org_id);
+      inFamilies.add(p.parent_org_id);
+    }
   const names = await orgNames(db);
-  const rows = await orgMonthRows(db);
-  const byOrg = monthsByOrg(rows, names, scope, year, m, warn);
-  for (const id of common.orgIds) {
-    if (!byOrg.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
-  }
-  if (byOrg.size === 0)
-    warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+  const walk = (await orgMonthOrgs(db))
+    .filter((id) => scope === null || scope.has(id))
+    .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
+    .sort(compareOrgs);
+  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
 
   const rateCounts = new Map<string, number>();
-  const calcs: OrgCalc[] = [];
-  for (const [orgId, months] of byOrg) {
-    const policy = policyOf.get(orgId);
-    const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, warn);
-    rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
-    calcs.push(computeOrg(orgId, names.get(orgId) ?? null, months, m, year, rates, warn));
-  }
-  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
-  const shown = calcs.filter((c) => inProgram(c.rates.program)).sort((a, b) => compareOrgs(a, b));
-  const detail: Row[] = shown.flatMap((c) => c.months.map((mc) => detailRow(c, mc, year)));
-
-  const rollups = rollupsOf(policies, parentOf, names, scope, calcs, opts, m, year);
-
-  const ytd = shown.map((c) => ytdRow(c, year));
-  for (const program of programs) {
-    const members = shown.filter((c) => c.rates.program === program);
-    if (members.length > 0) ytd.push(totalRow(members, program, year, m));
+  const kept: OrgCalc[] = [];
+  const lasts: OrgCalc[] = [];
+  const ytd: Row[] = [];
+  const seen = new Set<number>();
+  let details = 0;
+  /**
+   * The detail, org by org in name order: one query per ORGS_PER_QUERY orgs, each org's months
+   * computed, its rows yielded and only its YTD row (and last month) kept, so memory grows with
+   * the orgs, not with the org-months (issue 21).
+   */
+  async function* detail(): AsyncGenerator<Row> {
+    for (let k = 0; k < walk.length; k += ORGS_PER_QUERY) {
+      const chunk = walk.slice(k, k + ORGS_PER_QUERY);
+      const byOrg = monthsByOrg(
+        await orgMonthRows(
+          db,
+          chunk.map((c) => c.orgId),
+        ),
+        names,
+        null,
+        year,
+        m,
+        warn,
+      );
+      for (const { orgId, org } of chunk) {
+        const months = byOrg.get(orgId);
+        if (months === undefined) continue;
+        seen.add(orgId);
+        const policy = policyOf.get(orgId);
+        const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, warn);
+        if (!inProgram(rates.program)) continue;
+        rateCounts.set(rates.source, (rateCounts.get(rates.source) ?? 0) + 1);
+        const calc = computeOrg(orgId, org, months, m, year, rates, warn);
+        for (const mc of calc.months) {
+          details++;
+          yield detailRow(calc, mc, year);
+        }
+        ytd.push(ytdRow(calc, year));
+        lasts.push({ ...calc, months: calc.months.slice(-1) });
+        if (inFamilies.has(orgId)) kept.push(calc);
+      }
+    }
   }
   const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
-  const sourceLine = [...rateCounts]
-    .sort()
-    .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
-    .join('; ');
-  const about = aboutLines({
-    year,
-    m,
-    monthNote,
-    defaultsNote,
-    sourceLine,
-    opts,
-    rollups: rollups.length,
-    syncLines,
-    orgs: shown.length,
-    details: detail.length,
-  });
 
-  const sheets: Sheet[] = [{ name: 'YTD by org', columns: ytdColumns, rows: ytd }];
-  if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
-  const mis = misRows(shown, year, m);
-  if (mis.length > 0) sheets.push({ name: 'MIS summary', columns: misColumns, rows: mis });
+  let sheets: Sheet[] | null = null;
+  const summaries = (): Sheet[] => {
+    if (sheets !== null) return sheets;
+    const rollups = rollupsOf(policies, parentOf, names, scope, kept, opts, m, year);
+    const totals: Row[] = [];
+    for (const program of programs) {
+      const members = lasts.filter((c) => c.rates.program === program);
+      if (members.length > 0) totals.push(totalRow(members, program, year, m));
+    }
+    const byOrg = failingFirst(ytd);
+    sheets = [
+      {
+        name: 'Problems',
+        columns: problemColumns,
+        rows: problemRows(byOrg, year, m),
+        totals: 'none',
+        wrap: true,
+      },
+      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals] },
+    ];
+    if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
+    const mis = misRows(byOrg, year, m);
+    if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
+    return sheets;
+  };
+  const warnings = (): string[] => {
+    for (const id of common.orgIds)
+      if (!seen.has(id)) warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
+    if (seen.size === 0)
+      warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+    const assumed = lasts.filter((c) => c.rates.assumed);
+    const first =
+      assumed.length === 0
+        ? []
+        : [
+            `${assumed.length} org(s) scored on an assumed rate (no policy, or no agency: ${[...new Set(assumed.map((c) => c.rates.source))].join(', ')}): their statuses read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE) to score them on their own rates`,
+          ];
+    return [...first, ...warn.lines()];
+  };
+  const about = (): [string, string][] => {
+    const sourceLine = [...rateCounts]
+      .sort()
+      .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
+      .join('; ');
+    return aboutLines({
+      year,
+      m,
+      monthNote,
+      defaultsNote,
+      sourceLine,
+      opts,
+      rollups: rollupCount(summaries()),
+      syncLines,
+      orgs: lasts.length,
+      details,
+      assumed: lasts.filter((c) => c.rates.assumed).length,
+    });
+  };
   return {
-    detail: { name: 'Compliance', columns: complianceColumns, rows: detail },
-    summaries: () => sheets,
-    warnings: () => warn.lines(),
-    about: () => about,
+    detail: {
+      name: 'Compliance',
+      columns: complianceColumns,
+      rows: { [Symbol.asyncIterator]: detail },
+      print: { columns: printColumns, titleColumns: 2 },
+    },
+    summaries,
+    warnings,
+    about,
   };
 }
 
@@ -978,9 +1083,9 @@ function monthsByOrg(
       drugCompleted: count(r.countPickedDrugResult, 'countPickedDrugResult', where, warn),
       alcoholPicked: count(r.countPickedAlcohol, 'countPickedAlcohol', where, warn),
       alcoholCompleted: count(r.countPickedAlcoholResult, 'countPickedAlcoholResult', where, warn),
-      randomPickDocument: asText(r.dropRandomPick) !== null,
-      coveredEmployeeDocument: asText(r.dropCoveredEmployee) !== null,
-      misReportDocument: asText(r.dropMisReport) !== null,
+      randomPickDocument: asText(r.dropRandomPick),
+      coveredEmployeeDocument: asText(r.dropCoveredEmployee),
+      misReportDocument: asText(r.dropMisReport),
     };
     const months = byOrg.get(orgId) ?? new Map<number, MonthInput>();
     const prev = months.get(parsedLabel.month);
@@ -1047,12 +1152,18 @@ interface AboutFacts {
   syncLines: [string, string][];
   orgs: number;
   details: number;
+  /** Orgs scored on an assumed rate. */
+  assumed: number;
 }
 
 /** The About sheet: what the report read and how. */
 function aboutLines(f: AboutFacts): [string, string][] {
   const { year, m, monthNote, defaultsNote, sourceLine, opts, syncLines } = f;
   const about: [string, string][] = [
+    [
+      'Orgs on an assumed rate',
+      `${f.assumed} of ${f.orgs}: no policy (or a DOT policy without an agency), so scored on the default rates; their statuses read "...${ASSUMED}" and are not coloured as a measured failure`,
+    ],
     ['Year and months', `${year}, ${MONTHS[0]} to ${MONTHS[m - 1]} (month ${m}: ${monthNote})`],
     [
       'Rates',
@@ -1093,7 +1204,26 @@ function aboutLines(f: AboutFacts): [string, string][] {
   return about;
 }
 
-async function orgMonthRows(db: Kysely<Database>) {
+/** Rows of the Rollups sheet. */
+function rollupCount(sheets: Sheet[]): number {
+  const rows = sheets.find((x) => x.name === 'Rollups')?.rows;
+  return Array.isArray(rows) ? rows.length : 0;
+}
+
+/** The orgs with an OrgMonth row (one row per org: the walk's list). */
+async function orgMonthOrgs(db: Kysely<Database>): Promise<number[]> {
+  const rows = await reportDb(db)
+    .selectFrom('orgmonth')
+    .select('OrgId')
+    .distinct()
+    .where('deleted_at', 'is', null)
+    .where('OrgId', 'is not', null)
+    .execute();
+  return rows.map((r) => asInteger(r.OrgId)).filter((id): id is number => id !== null);
+}
+
+/** The OrgMonth rows of some orgs, by org then id. */
+async function orgMonthRows(db: Kysely<Database>, orgIds: number[]) {
   return reportDb(db)
     .selectFrom('orgmonth')
     .select([
@@ -1112,6 +1242,8 @@ async function orgMonthRows(db: Kysely<Database>) {
     ])
     .select(rawWhereNull(SENT).as('sent'))
     .where('deleted_at', 'is', null)
+    .where('OrgId', 'in', orgIds)
+    .orderBy('OrgId')
     .orderBy('id')
     .execute()
     .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));

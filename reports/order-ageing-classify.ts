@@ -13,6 +13,7 @@ export const stages = [
   'COLLECTED',
   'AT_LAB',
   'MRO',
+  'ON_HOLD',
   'COMPLETE',
   'CANCELLED',
   'EXPIRED',
@@ -36,6 +37,35 @@ export const defaultStatusStage: Readonly<Record<string, StageOf>> = {
   Completed: { stage: 'COMPLETE', terminal: true },
   Cancelled: { stage: 'CANCELLED', terminal: true },
   Expired: { stage: 'EXPIRED', terminal: true },
+  'Specimen Collected': { stage: 'COLLECTED', terminal: false },
+  'At Laboratory': { stage: 'AT_LAB', terminal: false },
+  'On Hold': { stage: 'ON_HOLD', terminal: false },
+};
+
+/**
+ * Status codes (`c_currentStatusCodeId`), read before the name (REPORTS.md 3.2, turn 3): the
+ * service's own codes and the sandbox's short ones [K]. options.statusStage keys match either.
+ */
+export const defaultStatusCodeStage: Readonly<Record<string, StageOf>> = {
+  ORDERED: { stage: 'ORDERED', terminal: false },
+  ORD: { stage: 'ORDERED', terminal: false },
+  SCHEDULED: { stage: 'ORDERED', terminal: false },
+  SCH: { stage: 'ORDERED', terminal: false },
+  COLLECTED: { stage: 'COLLECTED', terminal: false },
+  COL: { stage: 'COLLECTED', terminal: false },
+  AT_LAB: { stage: 'AT_LAB', terminal: false },
+  LAB: { stage: 'AT_LAB', terminal: false },
+  MRO_REVIEW: { stage: 'MRO', terminal: false },
+  MRO: { stage: 'MRO', terminal: false },
+  ON_HOLD: { stage: 'ON_HOLD', terminal: false },
+  HOLD: { stage: 'ON_HOLD', terminal: false },
+  COMPLETED: { stage: 'COMPLETE', terminal: true },
+  COMPLETE: { stage: 'COMPLETE', terminal: true },
+  CMP: { stage: 'COMPLETE', terminal: true },
+  CANCELLED: { stage: 'CANCELLED', terminal: true },
+  CAN: { stage: 'CANCELLED', terminal: true },
+  EXPIRED: { stage: 'EXPIRED', terminal: true },
+  EXP: { stage: 'EXPIRED', terminal: true },
 };
 
 export type Thresholds = Partial<Record<Stage, { warn: number; stuck: number }>>;
@@ -46,8 +76,14 @@ export const defaultThresholds: Readonly<Thresholds> = {
   COLLECTED: { warn: 24, stuck: 48 },
   AT_LAB: { warn: 48, stuck: 120 },
   MRO: { warn: 72, stuck: 240 },
+  ON_HOLD: { warn: 72, stuck: 168 },
   OTHER: { warn: 72, stuck: 168 },
 };
+
+/** An item 30 days old or more is never OK, whatever its time in status (REPORTS.md 3.3). */
+export const NEVER_OK_HOURS = 720;
+/** The family of a product no configured family matches: aged on the generic thresholds. */
+export const GENERIC_FAMILY = 'generic';
 
 export interface Family {
   /** Lower-case texts; a product whose name contains one belongs to the family. */
@@ -82,7 +118,13 @@ export function bucketOf(ms: number): (typeof ageBuckets)[number] {
 
 export type Flag = 'STUCK' | 'WARN' | 'OK';
 /** Where the time behind the flag comes from (a column of every row). */
-export type Basis = 'history' | 'creation' | 'lower bound' | 'unknown since';
+export type Basis =
+  | 'history'
+  | 'creation'
+  | 'lower bound'
+  | 'unknown since'
+  | 'unknown since the first sync'
+  | 'age 30d+';
 
 export const norm = (s: string | null) => (s === null ? '' : s.trim().toLowerCase());
 export const round1 = (ms: number) => Math.round(ms / (HOUR / 10)) / 10;
@@ -101,7 +143,11 @@ export interface ClassifierSettings {
   pollMs: number;
   timezone: string;
   mapping: Map<string, StageOf & { name: string }>;
+  /** Status codes (lower case) to stages, read first. */
+  codes: Map<string, StageOf & { name: string }>;
   families: Map<string, Family>;
+  /** Thresholds of products in no family. */
+  generic: Thresholds;
   includes: (stage: Stage, terminal: boolean) => boolean;
   /** Lower-case text the product name must contain, or null. */
   product: string | null;
@@ -112,7 +158,11 @@ export class Classifier {
   readonly unmapped = new Map<string, number>();
   /** Items left out: created after the as-of instant; of a product in no family (by name). */
   readonly createdAfter: string[] = [];
+  /** Items of products in no family, aged on the generic thresholds (by product). */
   readonly otherProducts = new Map<string, number>();
+  /** Items whose time in status is unknown (the status began, as the mirror saw it, after the as-of instant). */
+  unknownSince = 0;
+  raisedBy30Days = 0;
   readonly badCreated: string[] = [];
   noHistory = 0;
   sinceAfter = 0;
@@ -125,18 +175,20 @@ export class Classifier {
     const s = this.s;
     const id = asInteger(r.id) ?? 0;
     const status = asText(r.c_currentStatusCodeName) ?? asText(r.h_status_name);
-    const mapped = s.mapping.get(norm(status));
+    const code = asText(r.c_currentStatusCodeId);
+    const mapped = s.codes.get(norm(code)) ?? s.mapping.get(norm(status));
     const stage: Stage = mapped?.stage ?? 'OTHER';
     const terminal = mapped === undefined ? asBoolean(r.isNotModifiable) : mapped.terminal;
     if (!s.includes(stage, terminal)) return null;
     const productName = asText(r.c_productName);
     const lowerProduct = (productName ?? '').toLowerCase();
     if (s.product !== null && !lowerProduct.includes(s.product)) return null;
-    const family = this.familyOf(lowerProduct);
+    let family = this.familyOf(lowerProduct);
     if (family === null) {
+      // Every open order is aged: a product of no family on the generic thresholds.
       const key = productName ?? '(no product)';
       this.otherProducts.set(key, (this.otherProducts.get(key) ?? 0) + 1);
-      return null;
+      family = { match: [], thresholds: s.generic, name: GENERIC_FAMILY };
     }
     const dataFlags: string[] = [];
     const created = parseInstant(r.CreationTimestamp, s.timezone);
@@ -159,10 +211,15 @@ export class Classifier {
     }
     const since = this.since(r, status, created, dataFlags);
     let inStatusMs: number | null = since.at === null ? null : s.asOfMs - since.at;
+    let unknown = false;
     if (inStatusMs !== null && inStatusMs < 0) {
-      inStatusMs = 0;
+      // The mirror saw the status begin after the as-of instant (a first sync): how long the
+      // item was in it at the as-of instant is unknown, not 0.
+      inStatusMs = null;
+      unknown = true;
       dataFlags.push('SINCE_AFTER_AS_OF');
       this.sinceAfter++;
+      this.unknownSince++;
     }
     let flag: Flag | null = null;
     let basis: Basis | null = terminal ? null : since.basis;
@@ -179,8 +236,9 @@ export class Classifier {
       // History that starts after creation cannot show how long the item has waited; its age
       // can. In the first stage the item has been there since creation: STUCK by its age. In a
       // later stage the age proves only that something is slow: at least WARN.
+      if (unknown) basis = 'unknown since the first sync';
       if (
-        since.lowerBound &&
+        (since.lowerBound || unknown) &&
         t !== undefined &&
         ageMs !== null &&
         ageMs >= t.stuck * HOUR &&
@@ -192,8 +250,13 @@ export class Classifier {
           basis = 'creation';
         } else if (flag === 'OK') {
           flag = 'WARN';
-          basis = 'unknown since';
+          basis = unknown ? 'unknown since the first sync' : 'unknown since';
         }
+      }
+      if (flag === 'OK' && ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR) {
+        flag = 'WARN';
+        basis = 'age 30d+';
+        this.raisedBy30Days++;
       }
     }
     const orgId = asInteger(r.OrgId);
@@ -212,10 +275,13 @@ export class Classifier {
       createdAt: created === null ? null : formatInstant(created),
       ageHours: ageMs === null ? null : round1(ageMs),
       ageBucket: ageMs === null ? null : bucketOf(ageMs).label,
+      ageDays: ageMs === null ? null : round1(ageMs / 24),
       statusSince: since.at === null ? null : formatInstant(since.at),
       sinceIsLowerBound: since.lowerBound,
       timeInStatusHours: inStatusMs === null ? null : round1(inStatusMs),
-      statusBucket: inStatusMs === null ? null : bucketOf(inStatusMs).label,
+      statusBucket: unknown ? 'unknown' : inStatusMs === null ? null : bucketOf(inStatusMs).label,
+      timeInStatusDays: inStatusMs === null ? null : round1(inStatusMs / 24),
+      ageFlag: ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR ? '30d+' : null,
       flag,
       flagBasis: basis,
       family: family.name,

@@ -29,6 +29,7 @@ export function itemQuery(db: Kysely<Database>, orgIds: number[], excludedNames:
       'o.c_personNameFirst',
       'o.c_personNameLast',
       'o.c_currentStatusCodeName',
+      'o.c_currentStatusCodeId',
       'o.CurrentStatusId',
       'o.CreationTimestamp',
       'o.isNotModifiable',

@@ -79,6 +79,7 @@ const stageKey: Record<Stage, string> = {
   COLLECTED: 'collected',
   AT_LAB: 'atLab',
   MRO: 'mro',
+  ON_HOLD: 'onHold',
   OTHER: 'other',
   COMPLETE: 'complete',
   CANCELLED: 'cancelled',
@@ -89,6 +90,7 @@ export const stageOrder: Stage[] = [
   'COLLECTED',
   'AT_LAB',
   'MRO',
+  'ON_HOLD',
   'OTHER',
   'COMPLETE',
   'CANCELLED',
@@ -182,7 +184,7 @@ export class AgeingSummary {
       ...this.shownStages.map((s): Column => ({ key: stageKey[s], title: s, type: 'integer' })),
       { key: 'warn', title: 'WARN', type: 'integer', alert: { positive: 'amber' } },
       { key: 'stuck', title: 'STUCK', type: 'integer', alert: flagAlert },
-      { key: 'oldestAgeHours', title: 'Oldest age (h)', type: 'number', decimals: 1 },
+      { key: 'oldestAgeDays', title: 'Oldest age (days)', type: 'number', decimals: 1 },
     ];
   }
 
@@ -210,11 +212,16 @@ export class AgeingSummary {
       for (const s of this.shownStages) row[stageKey[s]] = o.stages.get(s) ?? 0;
       row.warn = o.warn;
       row.stuck = o.stuck;
-      row.oldestAgeHours = o.oldest;
+      row.oldestAgeDays = days(o.oldest);
       return row;
     };
     return [...orgs.map(orgRow), orgRow(total)];
   }
+}
+
+/** Hours as days (the workbook reads ages in days). */
+export function days(hours: number | null): number | null {
+  return hours === null ? null : hours / 24;
 }
 
 function count(x: { warn: number; stuck: number }, flag: Flag | null): void {
@@ -227,10 +234,10 @@ const statusColumns: Column[] = [
   { key: 'stage', title: 'Stage', type: 'string' },
   { key: 'count', title: 'Items', type: 'integer' },
   ...ageBuckets.map((b): Column => ({ key: b.key, title: `In status ${b.label}`, type: 'integer' })),
-  { key: 'medianAgeHours', title: 'Median age (h)', type: 'number', decimals: 1 },
-  { key: 'maxAgeHours', title: 'Max age (h)', type: 'number', decimals: 1 },
-  { key: 'medianTimeInStatusHours', title: 'Median time in status (h)', type: 'number', decimals: 1 },
-  { key: 'maxTimeInStatusHours', title: 'Max time in status (h)', type: 'number', decimals: 1 },
+  { key: 'medianAgeDays', title: 'Median age (days)', type: 'number', decimals: 1 },
+  { key: 'maxAgeDays', title: 'Max age (days)', type: 'number', decimals: 1 },
+  { key: 'medianTimeInStatusDays', title: 'Median time in status (days)', type: 'number', decimals: 1 },
+  { key: 'maxTimeInStatusDays', title: 'Max time in status (days)', type: 'number', decimals: 1 },
   { key: 'warn', title: 'WARN', type: 'integer', alert: { positive: 'amber' } },
   { key: 'stuck', title: 'STUCK', type: 'integer', alert: flagAlert },
 ];
@@ -238,10 +245,10 @@ const statusColumns: Column[] = [
 function statusRow(label: string | null, stage: Stage | null, s: Counts): Row {
   const row: Row = { status: label, stage, count: s.count };
   for (const b of ageBuckets) row[b.key] = s.buckets.get(b.key) ?? 0;
-  row.medianAgeHours = s.age.median();
-  row.maxAgeHours = s.age.max;
-  row.medianTimeInStatusHours = s.inStatus.median();
-  row.maxTimeInStatusHours = s.inStatus.max;
+  row.medianAgeDays = days(s.age.median());
+  row.maxAgeDays = days(s.age.max);
+  row.medianTimeInStatusDays = days(s.inStatus.median());
+  row.maxTimeInStatusDays = days(s.inStatus.max);
   row.warn = s.warn;
   row.stuck = s.stuck;
   return row;

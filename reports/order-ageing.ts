@@ -8,6 +8,7 @@ import {
   type ClassifiedItem,
   Classifier,
   defaultFamilies,
+  defaultStatusCodeStage,
   defaultStatusStage,
   defaultThresholds,
   type Family,
@@ -16,6 +17,7 @@ import {
   type Stage,
   type StageOf,
   stages,
+  type Thresholds,
   terminalStages,
 } from './order-ageing-classify.js';
 import { itemQuery, lastOrderItemSync } from './order-ageing-query.js';
@@ -138,6 +140,27 @@ export const orderAgeingColumns: Column[] = [
   { key: 'dataFlags', title: 'Data flags', type: 'string' },
   { key: 'parentOrderItemId', title: 'Parent order item', type: 'integer' },
   { key: 'orderedBy', title: 'Ordered by', type: 'string' },
+  { key: 'ageDays', title: 'Age (days)', type: 'number', decimals: 1 },
+  { key: 'timeInStatusDays', title: 'Time in status (days)', type: 'number', decimals: 1 },
+  { key: 'ageFlag', title: 'Age flag (30d+ is never OK)', type: 'string', alert: { amber: ['30d+'] } },
+];
+
+/** The workbook's view: ages in days; the hour columns (the CSV's) grouped and collapsed. */
+const printColumns = [
+  'orderItemId',
+  'org',
+  'product',
+  'person',
+  'status',
+  'stage',
+  'createdAt',
+  'statusSince',
+  'statusBucket',
+  'flag',
+  'flagBasis',
+  'ageDays',
+  'timeInStatusDays',
+  'ageFlag',
 ];
 const columnKeys = orderAgeingColumns.map((c) => c.key);
 
@@ -191,6 +214,8 @@ async function asOfInstant(
 
 interface Setup {
   mapping: Map<string, StageOf & { name: string }>;
+  codes: Map<string, StageOf & { name: string }>;
+  generic: Thresholds;
   families: Map<string, Family>;
   includes: (stage: Stage, terminal: boolean) => boolean;
   excludedNames: string[];
@@ -200,9 +225,15 @@ interface Setup {
 
 function setup(opts: OrderAgeingOptions): Setup {
   const mapping = new Map<string, StageOf & { name: string }>();
+  const codes = new Map<string, StageOf & { name: string }>();
   for (const [name, s] of Object.entries(defaultStatusStage)) mapping.set(norm(name), { ...s, name });
-  for (const [name, s] of Object.entries(opts.statusStage ?? {}))
-    mapping.set(norm(name), { name, stage: s.stage, terminal: s.terminal ?? terminalStages.has(s.stage) });
+  for (const [code, s] of Object.entries(defaultStatusCodeStage)) codes.set(norm(code), { ...s, name: code });
+  for (const [name, s] of Object.entries(opts.statusStage ?? {})) {
+    const given = { name, stage: s.stage, terminal: s.terminal ?? terminalStages.has(s.stage) };
+    mapping.set(norm(name), given);
+    // A key naming a status code overrides that code's default.
+    if (codes.has(norm(name))) codes.set(norm(name), given);
+  }
   const base = { ...defaultThresholds, ...(opts.thresholds ?? {}) };
   const families = new Map<string, Family>();
   for (const [name, f] of Object.entries(defaultFamilies))
@@ -222,7 +253,7 @@ function setup(opts: OrderAgeingOptions): Setup {
     .map((s) => s.name);
   const showTerminal =
     opts.includeTerminal || (wanted !== null && [...wanted].some((s) => terminalStages.has(s)));
-  return { mapping, families, includes, excludedNames, wanted, showTerminal };
+  return { mapping, codes, generic: base, families, includes, excludedNames, wanted, showTerminal };
 }
 
 function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {
@@ -240,7 +271,7 @@ function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {
     const list = [...c.otherProducts].sort((a, b) => b[1] - a[1]).map(([p, n]) => `${p} ${n}`);
     const n = [...c.otherProducts.values()].reduce((a, b) => a + b, 0);
     out.push(
-      `${n} item(s) of products in no product family are not aged (configure options.families to age them): ${listSome(list)}`,
+      `${n} item(s) of products in no product family are aged on the generic thresholds (family generic; configure options.families for their own): ${listSome(list)}`,
     );
   }
   if (c.badCreated.length > 0)
@@ -253,7 +284,7 @@ function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {
     );
   if (c.sinceAfter > 0)
     out.push(
-      `${c.sinceAfter} item(s) entered their status after the as-of instant (SINCE_AFTER_AS_OF): the mirror holds only the present, so their time in status is 0`,
+      `${c.sinceAfter} item(s) entered their status, as the mirror saw it, after the as-of instant (SINCE_AFTER_AS_OF): their time in status is unknown (shown "unknown since the first sync", never 0); their age still flags them`,
     );
   return out;
 }
@@ -297,6 +328,8 @@ async function run(ctx: ReportContext) {
     pollMs: opts.pollIntervalHours * HOUR,
     timezone: common.timezone,
     mapping: st.mapping,
+    codes: st.codes,
+    generic: st.generic,
     families: st.families,
     includes: st.includes,
     product,
@@ -329,18 +362,27 @@ async function run(ctx: ReportContext) {
 
   const { mappingLine, familyLine } = setupLines(st);
   return {
-    detail: { name: 'Order ageing', columns: orderAgeingColumns, rows: { [Symbol.asyncIterator]: detail } },
+    detail: {
+      name: 'Order ageing',
+      columns: orderAgeingColumns,
+      rows: { [Symbol.asyncIterator]: detail },
+      print: { columns: printColumns, titleColumns: 1 },
+    },
     summaries: (): Sheet[] => summary.sheets(),
     warnings: () => warningsOf(classifier, summary.rows, fixedWarnings),
     about: (): [string, string][] => [
       ['As-of instant', `${formatInstant(instant.ms)}: ${instant.note}`],
       [
         'Status stages',
-        `${mappingLine}; any other status → OTHER (terminal when the item is not modifiable)`,
+        `By status code (c_currentStatusCodeId) first: ${[...st.codes.values()].map((c) => `${c.name} → ${c.stage}`).join(', ')}; then by name: ${mappingLine}; any other status → OTHER (terminal when the item is not modifiable)`,
       ],
       [
         'Thresholds (warn/stuck hours) by product family',
-        `${familyLine}; terminal stages have none; products of no family are not aged`,
+        `${familyLine}; products of no family: generic (${Object.entries(st.generic)
+          .map(([s, t]) => `${s} ${t?.warn}/${t?.stuck}`)
+          .join(
+            ', ',
+          )}); terminal stages have none; an item 30 days old or more is never OK (at least WARN, basis "age 30d+")`,
       ],
       [
         'Time in status',
@@ -348,7 +390,7 @@ async function run(ctx: ReportContext) {
       ],
       [
         'Flag basis',
-        'history: a recorded change into the status; creation: in the status since creation (or, in the first stage ORDERED, STUCK because the age since creation reaches the stuck threshold); lower bound: from the first sighting; unknown since: a later stage whose age reaches the stuck threshold, at least WARN',
+        'history: a recorded change into the status; creation: in the status since creation (or, in the first stage ORDERED, STUCK because the age since creation reaches the stuck threshold); lower bound: from the first sighting; unknown since: a later stage whose age reaches the stuck threshold, at least WARN; unknown since the first sync: the mirror saw the status begin after the as-of instant, so the time in status is unknown (blank, bucket "unknown"), and the age decides; age 30d+: raised from OK by the age alone',
       ],
       [
         'Scope',
@@ -363,8 +405,14 @@ async function run(ctx: ReportContext) {
       ['Detail rows', String(summary.rows)],
       ['Created after the as-of instant (left out)', String(classifier.createdAfter.length)],
       [
-        'Products in no family (left out)',
+        'Products in no family (aged on the generic thresholds)',
         String([...classifier.otherProducts.values()].reduce((a, b) => a + b, 0)),
+      ],
+      ['Time in status unknown (status seen first after the as-of instant)', String(classifier.unknownSince)],
+      ['Raised from OK by an age of 30 days or more', String(classifier.raisedBy30Days)],
+      [
+        'Ages',
+        'In days in the workbook (columns Age (days), Time in status (days)); the hour columns of the CSV are grouped (+) in the workbook',
       ],
     ],
   };

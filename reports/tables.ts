@@ -21,6 +21,7 @@ export interface OrderItemColumns extends Bookkeeping {
   c_personNameFirst: unknown;
   c_personNameLast: unknown;
   c_currentStatusCodeName: unknown;
+  c_currentStatusCodeId: unknown;
   CurrentStatusId: unknown;
   CreationTimestamp: unknown;
   isNotModifiable: unknown;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatCents } from '../src/render/csv-renderer.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
+import { invoiceBalancesAsOf } from './as-of-history.js';
 import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from './dates.js';
 import { orgNames } from './org-names.js';
 import {
@@ -92,7 +93,13 @@ export const unpaidInvoicesColumns: Column[] = [
   { key: 'lateFee', title: 'Late fee', type: 'money', width: 11 },
   { key: 'totalDue', title: 'Total due', type: 'money', width: 13 },
   { key: 'flags', title: 'Flags', type: 'string', width: 18 },
-  { key: 'documentPresent', title: 'dropInvoice filled', type: 'boolean', width: 9 },
+  {
+    key: 'status',
+    title: 'Status (cancelled: in no total)',
+    type: 'string',
+    width: 11,
+    alert: { amber: ['cancelled'] },
+  },
 ];
 
 /** `dropInvoice` read as cancelled: any value but blank or an explicit no. */
@@ -327,7 +334,7 @@ function detailRow(f: DetailFacts): Row {
     lateFee,
     totalDue,
     flags: flags.length === 0 ? null : flags.join(';'),
-    documentPresent: asText(r.dropInvoice) !== null,
+    status: bucket === VOID ? 'cancelled' : 'open',
   };
 }
 
@@ -354,12 +361,16 @@ function aboutLines(
     [
       'Cancelled invoices',
       opts.dropInvoice === 'cancelled'
-        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets'}`
-        : 'dropInvoice = ignore: dropInvoice is shown (column dropInvoice filled) but cancels nothing',
+        ? `dropInvoice = cancelled: an invoice whose dropInvoice holds anything but blank, false, 0 or no is cancelled (the interface: "whether the invoice was cancelled"); it is in no bucket and no total${voided === 0 ? ' (none in this report)' : ', and is listed on the sheet VOID with reconciling lines on the sheet Buckets, and in the detail and the CSV with status cancelled (bucket VOID), after its org\u2019s open invoices and in no subtotal'}`
+        : 'dropInvoice = ignore: dropInvoice cancels nothing; every invoice has status open',
     ],
     [
       'Limitation',
       'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
+    ],
+    [
+      'Not given by the service',
+      'The original invoice amount, payments, credits applied and their dates: the service gives only the present balance, so there is no paid or credited column and no DSO (days sales outstanding)',
     ],
     ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
     ...syncLines,
@@ -421,7 +432,9 @@ async function run(ctx: ReportContext) {
   const names = await orgNames(db);
   const c = classify(await invoiceRows(db), scope, names, common, opts, buckets);
   const { open, voided } = c;
+  const history = await invoiceBalancesAsOf(db, common);
   const warnings = [
+    ...history.warnings,
     ...parsed.unknown.map((k) => `Option ${k} is not an option of this report: ignored`),
     ...asOfWarnings(common, c),
     ...c.warnings,
@@ -431,7 +444,7 @@ async function run(ctx: ReportContext) {
 
   const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
   const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
-  const about = aboutLines(opts, buckets, voided.length, open.length, c, syncLines);
+  const about = [history.about, ...aboutLines(opts, buckets, voided.length, open.length, c, syncLines)];
   const bucketColumns = bucketColumnsFor(buckets, opts);
   const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
@@ -453,13 +466,29 @@ async function run(ctx: ReportContext) {
     detail: {
       name: 'Unpaid invoices',
       columns,
-      rows: open.map((o) => o.row),
-      subtotals: { by: 'orgId', label: 'org', sum: ['balance', 'lateFee', 'totalDue'] },
+      // Cancelled invoices too (status cancelled, after their org's open ones), so a BI tool
+      // can reconcile "Total with cancelled"; in no subtotal or total.
+      rows: withCancelled(open, voided),
+      subtotals: {
+        by: 'orgId',
+        label: 'org',
+        sum: ['balance', 'lateFee', 'totalDue'],
+        skip: { key: 'status', values: ['cancelled'] },
+      },
     },
     summaries: () => sheets,
     warnings: () => warnings,
     about: () => about,
   };
+}
+
+/** Open and cancelled invoices by org: each org's open invoices, then its cancelled ones. */
+function withCancelled(open: OpenInvoice[], voided: OpenInvoice[]): Row[] {
+  if (voided.length === 0) return open.map((o) => o.row);
+  const all = [...open, ...voided];
+  const isVoid = (o: OpenInvoice) => (o.bucket === VOID ? 1 : 0);
+  // Both lists are already in order; a stable sort by org then open-first keeps it.
+  return all.sort((a, b) => compareOrgs(a, b) || isVoid(a) - isVoid(b)).map((o) => o.row);
 }
 
 /** The as-of date in the future, or before every invoice: the report would silently say nothing. */
@@ -523,7 +552,8 @@ function summarise(
       x.total += o.totalDue;
       x.lateFees += o.lateFee;
       x.count++;
-      if (!o.credit) {
+      // Only overdue invoices have an age past due: blank, not negative, when none is.
+      if (!o.credit && o.days > 0) {
         x.oldest = x.oldest === null ? o.days : Math.max(x.oldest, o.days);
         if (o.days > 60) x.over60 += o.totalDue;
       }

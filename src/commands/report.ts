@@ -18,6 +18,7 @@ interface ReportFlags {
   format: ('xlsx' | 'csv')[];
   out: string;
   option?: string[];
+  quiet?: boolean;
 }
 
 const formats = ['xlsx', 'csv'] as const;
@@ -114,6 +115,11 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
+    .option(
+      '--quiet',
+      'print only the files and one line per report (warnings stay on the Warnings sheet)',
+      false,
+    )
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .addHelpText(
@@ -169,6 +175,7 @@ export function registerReport(program: Command): void {
           outDir: flags.out,
           formats: flags.format,
           out: process.stderr,
+          quiet: flags.quiet === true,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });

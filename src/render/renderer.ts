@@ -8,6 +8,7 @@ export interface DetailLayout {
   columns: Column[];
   subtotals?: Sheet['subtotals'];
   totals?: Sheet['totals'];
+  print?: Sheet['print'];
 }
 
 /** How the files read: the same for every report of a run. */

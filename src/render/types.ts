@@ -51,12 +51,20 @@ export interface Sheet {
    * starts with "Total"; `'none'`: none.
    */
   totals?: 'label' | 'none';
+  /** xlsx: wrap text cells, rows as tall as their lines (a one-page list with long cells). */
+  wrap?: boolean;
   /**
    * xlsx only (the CSV stays one record per row): after each run of rows with the same `by`
    * value, a bold subtotal row summing the `sum` columns, labelled in the `label` column; a
    * grand total at the end. Running sums only, so the detail still streams.
    */
-  subtotals?: { by: string; label: string; sum: string[] };
+  subtotals?: { by: string; label: string; sum: string[]; skip?: { key: string; values: string[] } };
+  /**
+   * xlsx only: the print view of a wide sheet. Columns not in `columns` are grouped and
+   * collapsed (shown with the outline's +; not printed); the first `titleColumns` columns are
+   * frozen and repeated on every printed page.
+   */
+  print?: { columns: string[]; titleColumns: number };
 }
 
 export interface ReportResult {

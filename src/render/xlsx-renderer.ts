@@ -132,6 +132,7 @@ export class XlsxRenderer implements Renderer {
       sample: SAMPLE_ROWS,
       subtotals: detail.subtotals,
       totals: detail.totals,
+      print: detail.print,
     });
   }
 
@@ -161,6 +162,7 @@ export class XlsxRenderer implements Renderer {
         sample: rows.length,
         totals: summary.totals,
         subtotals: summary.subtotals,
+        wrap: summary.wrap,
       });
       for (const row of rows) {
         if (this.failure !== undefined) throw this.failure;
@@ -251,10 +253,18 @@ export class XlsxRenderer implements Renderer {
 
   private sheet(name: string, columns: Column[], options: SheetOptions): SheetWriter {
     const taken = this.names.take(name);
+    // A print view's title columns are frozen and repeated on every page, like the header row.
+    const titles = options.print?.titleColumns ?? 0;
+    const printed = options.print === undefined ? columns.length : options.print.columns.length;
+    const corner = `${columnLetter(titles + 1)}2`;
     const ws = this.workbook.addWorksheet(taken, {
-      views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
-      pageSetup: pageSetupOf(columns.length),
+      views: [{ state: 'frozen', xSplit: titles, ySplit: 1, topLeftCell: corner, activeCell: corner }],
+      pageSetup: {
+        ...pageSetupOf(printed),
+        ...(titles > 0 ? { printTitlesColumn: `A:${columnLetter(titles)}` } : {}),
+      },
       headerFooter: this.footer(taken),
+      ...(options.print === undefined ? {} : { properties: { outlineLevelCol: 1 } }),
     });
     return new SheetWriter(ws, columns, [this.file], options);
   }
@@ -319,6 +329,19 @@ interface SheetOptions {
   wrap?: boolean;
   /** First column bold (About). */
   keyColumn?: boolean;
+  /** The print view: the other columns grouped, collapsed and not printed. */
+  print?: Sheet['print'];
+}
+
+/** Points per line of wrapped 11 pt text (Excel's default row is 15 pt). */
+const LINE_POINTS = 15;
+
+/** The lines a text takes in a column of `width` characters (its own breaks counted). */
+function linesOf(text: string, width: number): number {
+  const per = Math.max(1, Math.floor(width) - 1);
+  let lines = 0;
+  for (const part of text.split('\n')) lines += Math.max(1, Math.ceil(part.length / per));
+  return lines;
 }
 
 /** One worksheet being streamed: its header row, then rows committed one by one. */
@@ -334,6 +357,8 @@ class SheetWriter {
   private readonly boldStyles: Partial<ExcelJS.Style>[];
   private readonly places: CellPlace[];
   private sample: (XlsxValue | undefined)[][] | null = [];
+  /** Column widths, once the header is written. */
+  private widths: number[] = [];
   private readonly labelColumn: number;
   private readonly sub: Subtotals | null;
 
@@ -402,6 +427,7 @@ class SheetWriter {
         from: { row: 1, column: 1 },
         to: { row: Math.max(1, this.sheetRows), column: this.columns.length },
       };
+    this.ws.pageSetup.printArea = `A1:${columnLetter(this.columns.length)}${Math.max(1, this.sheetRows)}`;
     this.alerts();
     this.ws.commit();
   }
@@ -410,11 +436,18 @@ class SheetWriter {
   private start(): void {
     const sample = this.sample ?? [];
     this.sample = null;
+    this.widths = this.columns.map((c, i) => widthOf(c, sample, i, this.options.wrap === true));
+    const shown = this.options.print === undefined ? null : new Set(this.options.print.columns);
     this.ws.columns = this.columns.map((c, i) => ({
-      width: widthOf(c, sample, i, this.options.wrap === true),
+      width: this.widths[i],
+      // Outside the print view: grouped and collapsed, so neither shown at first nor printed.
+      ...(shown === null || shown.has(c.key) ? {} : { hidden: true, outlineLevel: 1 }),
     }));
     const header = this.ws.addRow(this.columns.map((c) => clip(c.title)));
     for (let i = 1; i <= this.columns.length; i++) header.getCell(i).style = HEADER_STYLE;
+    // Wrapped titles get the height of their lines, so they do not overprint in print.
+    header.height =
+      LINE_POINTS * Math.max(...this.columns.map((c, i) => linesOf(c.title, this.widths[i] ?? 8)));
     header.commit();
     this.sheetRows = 1;
     for (const values of sample) this.emit(values);
@@ -432,6 +465,16 @@ class SheetWriter {
     const styles = bold ? this.boldStyles : this.styles;
     for (let i = 0; i < values.length; i++) {
       if (values[i] !== undefined || bold) added.getCell(i + 1).style = styles[i]!;
+    }
+    if (this.options.wrap) {
+      // Wrapped text gets the height of its lines: Excel does not grow a row it reads with no
+      // height when printing, so long lines would overprint the next row.
+      let lines = 1;
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i];
+        if (typeof v === 'string') lines = Math.max(lines, linesOf(v, this.widths[i] ?? 8));
+      }
+      if (lines > 1) added.height = LINE_POINTS * lines;
     }
     added.commit();
     this.sheetRows++;
@@ -495,6 +538,9 @@ class Subtotals {
   private readonly grandSums: number[];
   private groupRows = 0;
   private groups = 0;
+  /** Rows shown but summed in no subtotal (e.g. cancelled invoices). */
+  private readonly skipIndex: number;
+  private readonly skipValues: ReadonlySet<XlsxValue | undefined>;
 
   constructor(
     spec: NonNullable<Sheet['subtotals']>,
@@ -507,12 +553,15 @@ class Subtotals {
     this.grandSums = this.sumIndexes.map(() => 0);
     const named = keys.indexOf(spec.label);
     if (named >= 0) this.labelIndex = named;
+    this.skipIndex = spec.skip === undefined ? -1 : keys.indexOf(spec.skip.key);
+    this.skipValues = new Set(spec.skip?.values ?? []);
   }
 
   /** Rows to write before `values`: the subtotal of the group it ends. */
   next(values: (XlsxValue | undefined)[]): (XlsxValue | undefined)[][] {
     const key = values[this.byIndex];
     const out = this.groupRows > 0 && key !== this.group ? [this.flush()] : [];
+    if (this.skipIndex >= 0 && this.skipValues.has(values[this.skipIndex])) return out;
     if (this.groupRows === 0) {
       this.group = key;
       this.label = values[this.labelIndex] ?? (key === undefined ? undefined : String(key));

@@ -98,7 +98,8 @@ describe.each(engines)('%s', (engine) => {
         drugCompletedYtd: 5,
         drugExpectedToDate: 5,
         drugAnnualTarget: 10,
-        drugStatus: 'ON_TRACK',
+        // No policy: the default rates are assumed, and the status says so (issue 22).
+        drugStatus: 'ON_TRACK (assumed rate)',
         drugRemaining: 5,
         drugShortfall: 0,
         drugAnnualizedRate: 0.5,
@@ -109,18 +110,19 @@ describe.each(engines)('%s', (engine) => {
         alcoholCompletedYtd: 1,
         alcoholExpectedToDate: 1,
         alcoholAnnualTarget: 2,
-        alcoholStatus: 'ON_TRACK',
+        alcoholStatus: 'ON_TRACK (assumed rate)',
         rateSource: 'default:FMCSA',
         // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
         program: 'UNKNOWN',
-        flags: 'NO_POLICY',
+        // June's one drug pick has no result yet.
+        flags: 'PICKS_NOT_COMPLETED;NO_POLICY',
       });
       expect(jun.drugNeededPerMonth as number).toBeCloseTo(0.83, 2);
       // Each month row is the state at the end of that month: January expects 0.83 tests.
       expect(at(ran.detail, 1, 1)).toMatchObject({
         exposure: 20,
         drugCompletedYtd: 1,
-        drugStatus: 'ON_TRACK',
+        drugStatus: 'ON_TRACK (assumed rate)',
       });
       const ytd = await ran.summary('YTD by org');
       expect(ytd).toHaveLength(2);
@@ -129,7 +131,7 @@ describe.each(engines)('%s', (engine) => {
         throughMonth: 6,
         exposure: 120,
         drugAnnualTarget: 10,
-        drugStatus: 'ON_TRACK',
+        drugStatus: 'ON_TRACK (assumed rate)',
       });
       expect(ytd[1]).toMatchObject({
         org: 'Total without policy',
@@ -173,9 +175,9 @@ describe.each(engines)('%s', (engine) => {
         exposure: 132,
         drugAnnualTarget: 6,
         alcoholAnnualTarget: 2,
-        drugStatus: 'MET',
+        drugStatus: 'MET (assumed rate)',
       });
-      expect(dec.alcoholStatus).toBe('NOT_MET');
+      expect(dec.alcoholStatus).toBe('NOT_MET (assumed rate)');
     });
 
     it('targets use exact arithmetic: 7% of 100 is 7 (floating point says 8)', async () => {
@@ -222,7 +224,7 @@ describe.each(engines)('%s', (engine) => {
         drugExpectedToDate: 1.25,
         projectedAvg: 5,
         drugAnnualTarget: 3,
-        drugStatus: 'BEHIND',
+        drugStatus: 'BEHIND (assumed rate)',
       });
     });
 
@@ -240,7 +242,7 @@ describe.each(engines)('%s', (engine) => {
         drugPickedYtd: 6,
         drugCompletedYtd: 4,
         drugExpectedToDate: 5,
-        drugStatus: 'PENDING_RESULTS',
+        drugStatus: 'PENDING_RESULTS (assumed rate)',
         drugShortfall: 1,
         drugAnnualizedRate: 0.4,
         drugCompletionRatio: 4 / 6,
@@ -335,7 +337,7 @@ describe.each(engines)('%s', (engine) => {
         expect(at(await withChildren.summary('Rollups'), 100, 12)).toMatchObject({ drugAnnualTarget: 18 });
         const alone = await runReport(compliance, m, params('2026-01-15', { year: 2025 }, { orgIds: [100] }));
         expect(alone.detail).toHaveLength(0);
-        expect(alone.summaries.map((s) => s.name)).toEqual(['YTD by org']);
+        expect(alone.summaries.map((s) => s.name)).toEqual(['Problems', 'YTD by org']);
         expect(alone.warnings).toContain('Org 100 has no OrgMonth row for 2025 through month 12');
       });
 
@@ -369,7 +371,8 @@ describe.each(engines)('%s', (engine) => {
       expect(at(ran.detail, 5, 3)).toMatchObject({
         pool: 10,
         exposure: 30,
-        flags: 'DATA_GAP;NO_POLICY',
+        // No pick in January to March while the pool is 10: a quarter with no selection.
+        flags: 'DATA_GAP;NO_SELECTION_Q1;NO_POLICY',
         orgMonthId: null,
       });
       expect(at(ran.detail, 5, 4)).toMatchObject({ pool: 10, exposure: 40, flags: 'NO_POLICY' });
@@ -407,7 +410,8 @@ describe.each(engines)('%s', (engine) => {
       });
       const ran = await runReport(compliance, m, params('2025-02-28'));
       expect(at(ran.detail, 8, 1).flags).toBe('DATA_CHECK;NO_POLICY');
-      expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK;NO_POLICY');
+      // February's alcohol pick has no result: never completed.
+      expect(at(ran.detail, 8, 2).flags).toBe('DATA_CHECK;PICKS_NOT_COMPLETED;NO_POLICY');
       expect(ran.warnings.filter((w) => w.includes('(DATA_CHECK)'))).toHaveLength(2);
     });
 
@@ -590,7 +594,19 @@ describe.each(engines)('%s', (engine) => {
       expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
         drugAnnualTarget: 20,
         drugStatus: 'NOT_MET',
+        // A combined pool still names its weakest members (issue 22).
+        drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
       });
+      // A member with a pool of 0 all year is listed with N/A, not dropped.
+      await named(m, 203, 'Z Idle');
+      await policy(m, [{ org_id: 203, agency: 'FMCSA', parent_org_id: 200, dot_registration_number: 'US4' }]);
+      await orgMonths(m, 203, 2025, range(1, 12, { pool: 0 }));
+      for (const rollupMode of ['sumOfChildren', 'combinedPool']) {
+        const idle = await runReport(compliance, m, params('2026-01-15', { year: 2025, rollupMode }));
+        const row = at(await idle.summary('Rollups'), 200, 12);
+        expect(row.members, rollupMode).toBe('201;202;203');
+        expect(row.drugMembersBelow, rollupMode).toBe('Y Rail (202) NOT_MET 2/3; Z Idle (203) N/A (pool 0)');
+      }
     });
 
     it('DOT means a registration number; no agency takes the default; a rate below the minimum is raised', async () => {
@@ -632,21 +648,23 @@ describe.each(engines)('%s', (engine) => {
         ['Total non-DOT', 240, 2, 12],
         ['Total without policy', 240, 10, 12],
       ]);
-      // MIS-style summary: DOT orgs per agency.
-      expect(await ran.summary('MIS summary')).toEqual([
-        expect.objectContaining({
-          agency: 'FMCSA',
-          employers: 2,
-          averagePool: 40,
-          drugRequired: 20,
-          drugCompleted: 24,
-          drugRateAchieved: 0.6,
-          drugEmployersBelow: 0,
-          alcoholRequired: 4,
-          alcoholCompleted: 0,
-          alcoholEmployersBelow: 2,
-        }),
+      // MIS random testing per DOT employer (a DOT MIS is per employer), failing first (302 on
+      // its own rate, then 301 on an assumed agency), then the agency's sum named for what it is.
+      const mis = await ran.summary('MIS random by employer');
+      expect(mis.map((r) => [r.orgId ?? null, r.drugRequired, r.drugCompleted, r.alcoholStatus])).toEqual([
+        [302, 10, 12, 'NOT_MET'],
+        [301, 10, 12, 'NOT_MET (assumed rate)'],
+        [null, 20, 24, undefined],
       ]);
+      expect(mis[2]).toMatchObject({
+        agency: 'FMCSA',
+        averagePool: 40,
+        drugRateAchieved: 0.6,
+        alcoholRequired: 4,
+        alcoholCompleted: 0,
+      });
+      expect(String(mis[2]?.org)).toMatch(/^Total FMCSA: sum of 2 employers \(information only/);
+      expect(String(mis[2]?.failingEmployers)).toMatch(/^2 of 2 failing: .*\(302\).*\(301\)/);
     });
 
     it('YTD totals leave out the picks of orgs without a target', async () => {

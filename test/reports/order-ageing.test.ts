@@ -140,10 +140,11 @@ describe.each(engines)('%s', (engine) => {
         d1_2: 2,
         d2_3: 1,
         d3_7: 1,
-        medianAgeHours: 168,
-        maxAgeHours: 504,
-        medianTimeInStatusHours: 42,
-        maxTimeInStatusHours: 72,
+        // The workbook reads ages in days (issue 22): 168 h, 504 h, 42 h, 72 h.
+        medianAgeDays: 7,
+        maxAgeDays: 21,
+        medianTimeInStatusDays: 1.75,
+        maxTimeInStatusDays: 3,
       });
       const byOrg = await ran.summary('By org');
       expect(byOrg).toEqual([
@@ -155,10 +156,11 @@ describe.each(engines)('%s', (engine) => {
           collected: 1,
           atLab: 1,
           mro: 1,
+          onHold: 0,
           other: 0,
           warn: 3,
           stuck: 0,
-          oldestAgeHours: 504,
+          oldestAgeDays: 21,
         },
         {
           orgId: null,
@@ -168,10 +170,11 @@ describe.each(engines)('%s', (engine) => {
           collected: 1,
           atLab: 1,
           mro: 1,
+          onHold: 0,
           other: 0,
           warn: 3,
           stuck: 0,
-          oldestAgeHours: 504,
+          oldestAgeDays: 21,
         },
       ]);
     });
@@ -235,11 +238,12 @@ describe.each(engines)('%s', (engine) => {
         { orderitem_id: 20, status_id: 199, status_name: 'On Hold', first_seen_at: '2025-06-01T12:00:00Z' },
       ]);
       const ran = await runReport(orderAgeing, m, at());
-      // Unmapped and not modifiable: terminal, so left out.
+      // Unmapped and not modifiable: terminal, so left out. On Hold is a stage of its own (issue
+      // 22), with the OTHER thresholds (72 / 168).
       expect(ran.detail.map((r) => [r.orderItemId, r.stage, r.flag, r.timeInStatusHours])).toEqual([
-        [20, 'OTHER', 'STUCK', 216],
+        [20, 'ON_HOLD', 'STUCK', 216],
       ]);
-      expect(ran.warnings).toContain('Status "On Hold" (1 item) is not in statusStage: counted as OTHER');
+      expect(ran.warnings.filter((w) => w.includes('counted as OTHER'))).toEqual([]);
       const mapped = await runReport(
         orderAgeing,
         m,
@@ -466,7 +470,7 @@ describe.each(engines)('%s', (engine) => {
       expect(later.detail[0]).toMatchObject({ ageHours: 29.6, flag: 'WARN' });
     });
 
-    it('a background check is not aged against drug-test thresholds; a configured family has its own', async () => {
+    it('a background check is aged on the generic thresholds, not the drug-test ones; a configured family has its own', async () => {
       const m = await mirror();
       await upsert(m, 'OrderItem', [
         item(9, 'Ordered', '2025-06-01T12:00:00Z', { c_productName: 'County Criminal Background Check' }),
@@ -477,9 +481,14 @@ describe.each(engines)('%s', (engine) => {
         seen(10, 'Ordered', '2025-06-01T13:00:00.000Z'),
       ]);
       const ran = await runReport(orderAgeing, m, at());
-      expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([[10, 'drug', 'STUCK']]);
+      // Every open order is aged (issue 22): of no family, on the generic thresholds (ORDERED 24
+      // / 72 h), so 8.5 days in ORDERED is STUCK there too.
+      expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([
+        [9, 'generic', 'STUCK'],
+        [10, 'drug', 'STUCK'],
+      ]);
       expect(ran.warnings).toContain(
-        '1 item(s) of products in no product family are not aged (configure options.families to age them): County Criminal Background Check 1',
+        '1 item(s) of products in no product family are aged on the generic thresholds (family generic; configure options.families for their own): County Criminal Background Check 1',
       );
       const families = {
         background: { match: ['background'], thresholds: { ORDERED: { warn: 168, stuck: 336 } } },

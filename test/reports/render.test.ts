@@ -114,9 +114,9 @@ describe.each(engines)('%s', (engine) => {
       const keys = csvKeys['unpaid-invoices'].split(', ');
       expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
       expect(csv.slice(1, 4)).toEqual([
-        `1,"'=HYPERLINK(""http://x"",""y"")",240007,2025-03-01,2025-03-01,,121,Credits,-40.00,0.00,-40.00,NO_DUE_DATE,false`,
-        `1,"'=HYPERLINK(""http://x"",""y"")",240006,2025-03-01,2025-03-31,2025-03,91,91+,300.00,15.00,300.00,,false`,
-        `1,"'=HYPERLINK(""http://x"",""y"")",240003,2025-03-01,2025-05-31,2025-03,30,1-30,25.50,0.00,25.50,,false`,
+        `1,"'=HYPERLINK(""http://x"",""y"")",240007,2025-03-01,2025-03-01,,121,Credits,-40.00,0.00,-40.00,NO_DUE_DATE,open`,
+        `1,"'=HYPERLINK(""http://x"",""y"")",240006,2025-03-01,2025-03-31,2025-03,91,91+,300.00,15.00,300.00,,open`,
+        `1,"'=HYPERLINK(""http://x"",""y"")",240003,2025-03-01,2025-05-31,2025-03,30,1-30,25.50,0.00,25.50,,open`,
       ]);
       // The workbook opens on the summary; the detail follows it.
       expect(wb.worksheets.map((w) => w.name)).toEqual([
@@ -175,12 +175,18 @@ describe.each(engines)('%s', (engine) => {
       const keys = csvKeys.compliance.split(', ');
       expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
       expect(cells(csv[6]).slice(2, keys.length)).toEqual(
-        '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK,10.0,0,0,1,1,1.00,2,ON_TRACK,default:FMCSA,NO_POLICY'.split(
+        '2025,6,20,120,50.0,1,0,6,5,5.00,10,ON_TRACK (assumed rate),10.0,0,0,1,1,1.00,2,ON_TRACK (assumed rate),default:FMCSA,PICKS_NOT_COMPLETED;NO_POLICY'.split(
           ',',
         ),
       );
       expect(csv[6]).toContain(`"'=HYPERLINK(""http://x"",""y"")"`);
-      expect(wb.worksheets.map((w) => w.name)).toEqual(['YTD by org', 'Compliance', 'About']);
+      expect(wb.worksheets.map((w) => w.name)).toEqual([
+        'Problems',
+        'YTD by org',
+        'Compliance',
+        'Warnings',
+        'About',
+      ]);
       const ytd = wb.getWorksheet('YTD by org') as ExcelJS.Worksheet;
       expect(ytd.getRow(2).getCell(2).value).toBe(EVIL);
       noFormulas(wb);
@@ -231,7 +237,7 @@ describe.each(engines)('%s', (engine) => {
       const keys = csvKeys['order-ageing'].split(', ');
       expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
       expect(csv[1]).toBe(
-        `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,drug,,,`,
+        `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,drug,,,,21.0,1.5,`,
       );
       expect(cells(csv[2]).slice(5, 15).join(',')).toBe(
         'Ordered,ORDERED,2025-06-09T12:00:00Z,24.0,1-2d,2025-06-09T12:00:00Z,false,24.0,1-2d,WARN',

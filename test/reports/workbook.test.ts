@@ -84,8 +84,15 @@ describe.each(engines)('%s', (engine) => {
         })),
       );
       const wb = await workbook(compliance, m, params('2025-03-31'));
-      expect(wb.worksheets[0]?.name).toBe('YTD by org');
-      expect(wb.worksheets.map((w) => w.name)).toEqual(['YTD by org', 'MIS summary', 'Compliance', 'About']);
+      // The one-page list of problems first (issue 22).
+      expect(wb.worksheets[0]?.name).toBe('Problems');
+      expect(wb.worksheets.map((w) => w.name)).toEqual([
+        'Problems',
+        'YTD by org',
+        'MIS random by employer',
+        'Compliance',
+        'About',
+      ]);
       checkPrint(wb, 'compliance', '2025-03-31');
       const detail = wb.getWorksheet('Compliance') as ExcelJS.Worksheet;
       expect(alertTexts(detail)).toEqual(expect.arrayContaining(['"NOT_MET"', '"BEHIND"', '"AT_RISK"']));
@@ -129,6 +136,7 @@ describe.each(engines)('%s', (engine) => {
       expect(alertTexts(wb.getWorksheet('Unpaid invoices') as ExcelJS.Worksheet)).toEqual([
         '"91+"',
         '"61-90"',
+        '"cancelled"',
       ]);
       expect(alertTexts(wb.getWorksheet('By org') as ExcelJS.Worksheet)).toEqual(['0', '0']);
     });
@@ -152,7 +160,11 @@ describe.each(engines)('%s', (engine) => {
       const wb = await workbook(orderAgeing, m, params('2025-06-10'));
       expect(wb.worksheets.map((w) => w.name)).toEqual(['By org', 'By status', 'Order ageing', 'About']);
       checkPrint(wb, 'order-ageing', '2025-06-10');
-      expect(alertTexts(wb.getWorksheet('Order ageing') as ExcelJS.Worksheet)).toEqual(['"STUCK"', '"WARN"']);
+      expect(alertTexts(wb.getWorksheet('Order ageing') as ExcelJS.Worksheet)).toEqual([
+        '"STUCK"',
+        '"WARN"',
+        '"30d+"',
+      ]);
       const about = wb.getWorksheet('About') as ExcelJS.Worksheet;
       const lines = new Map<string, string>();
       about.eachRow((row) => lines.set(String(row.getCell(1).value), String(row.getCell(2).value)));

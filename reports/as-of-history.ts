@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../src/mirror/index.js';
+import { formatInstant, zonedToUtc } from './dates.js';
+import type { CommonParams } from './params.js';
+import { reportDb } from './tables.js';
+
+/**
+ * Whether the mirror can show a stream's values as they were at the as-of date. Until the mirror
+ * keeps history, it holds only the values of its last sync: a past as-of date reads today's
+ * balances (issue 22). This is the one place that decides it, so that the history issue can
+ * replace it with a read "as known at the as-of instant".
+ */
+export interface AsOfEvidence {
+  /** Loud warnings, first in the report's list (empty: the values are of the as-of date). */
+  warnings: string[];
+  /** About-sheet line: what the values read are. */
+  about: [string, string];
+}
+
+export async function invoiceBalancesAsOf(db: Kysely<Database>, common: CommonParams): Promise<AsOfEvidence> {
+  const endOfDay = zonedToUtc(common.asOf, 23, 59, 59, 999, common.timezone);
+  const firstRun = await db
+    .selectFrom('sync_run')
+    .select((eb) => eb.fn.min('started_at').as('first'))
+    .executeTakeFirst();
+  const newest = await reportDb(db)
+    .selectFrom('invoice')
+    .select((eb) => eb.fn.max('synced_at').as('newest'))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  const first = parse(firstRun?.first);
+  const read = parse(newest?.newest);
+  const warnings: string[] = [];
+  if (first !== null && endOfDay < first)
+    warnings.push(
+      `AS-OF BEFORE THE MIRROR: the as-of date ${common.asOfText} is before the mirror's first sync (${formatInstant(first)}); the mirror keeps no history, so every balance is today's, not the balance of ${common.asOfText}: do not use these figures as of that date`,
+    );
+  else if (read !== null && read > endOfDay)
+    warnings.push(
+      `BALANCES NEWER THAN THE AS-OF DATE: the balances were read at ${formatInstant(read)}, after the as-of date ${common.asOfText}; the mirror keeps no history, so invoices are aged to ${common.asOfText} with today's balances (payments since then already deducted)`,
+    );
+  return {
+    warnings,
+    about: [
+      'Balances as of',
+      read === null
+        ? 'no invoice synced'
+        : `${formatInstant(read)} (the last invoice sync): the mirror keeps no history, so ${warnings.length === 0 ? 'the balances are those known at the as-of date' : 'the balances are NOT those of the as-of date (see Warnings)'}`,
+    ],
+  };
+}
+
+function parse(v: unknown): number | null {
+  if (typeof v !== 'string' || v === '') return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : ms;
+}

@@ -1,0 +1,400 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { runOhs } from '../helpers/cli.js';
+import { engines } from '../helpers/engines.js';
+import { withMirror } from '../helpers/mirror.js';
+import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
+import { csv, env, SYNC_TIME, syncedSandbox } from './synced-sandbox.js';
+
+/**
+ * Issue 22, "reports that state evidence, not assumptions": each point through the real CLI on
+ * a synced sandbox, the files read back (exceljs for the workbooks: sheets, statuses, print
+ * view, print area, row heights; csv-parse for the CSVs), on every engine.
+ */
+const sim = withSim({ scale: 0.1 });
+const synced = syncedSandbox(sim);
+
+async function book(file: string): Promise<ExcelJS.Workbook> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  return wb;
+}
+
+/** A sheet's rows as objects keyed by its header titles. */
+function rowsOf(ws: ExcelJS.Worksheet): Record<string, unknown>[] {
+  const titles = (ws.getRow(1).values as unknown[]).map((v) => String(v ?? ''));
+  const out: Record<string, unknown>[] = [];
+  ws.eachRow((row, n) => {
+    if (n === 1) return;
+    const o: Record<string, unknown> = {};
+    (row.values as unknown[]).forEach((v, i) => {
+      if (titles[i]) o[titles[i] as string] = v;
+    });
+    out.push(o);
+  });
+  return out;
+}
+
+function about(wb: ExcelJS.Workbook): Map<string, string> {
+  const ws = wb.getWorksheet('About') as ExcelJS.Worksheet;
+  return new Map(rowsOf(ws).map((r) => [String(r.Item), String(r.Value)]));
+}
+
+/** `ohs ARGS` in the synced folder; it must succeed. */
+async function ohs(dir: string, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await runOhs(args, { cwd: dir, env });
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
+const FAILING = /^(NOT_MET|BEHIND|AT_RISK)( \(assumed rate\))?$/;
+const file = (dir: string, out: string, name: string, ext: string) =>
+  join(dir, out, `${name}-${TEST_ANCHOR}.${ext}`);
+
+describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)', (engine) => {
+  it('compliance without policies: every status says "assumed rate", warned with the count, counted first', async () => {
+    const { dir, stderr } = await synced(engine);
+    const rows = csv(file(dir, 'out', 'compliance', 'csv'));
+    const orgs = new Set(rows.map((r) => r.orgId));
+    for (const r of rows) {
+      expect(r.rateSource).toBe('default:FMCSA');
+      if (r.drugStatus !== 'N/A') expect(r.drugStatus).toMatch(/ \(assumed rate\)$/);
+    }
+    expect(stderr).toContain(`compliance: warning: ${orgs.size} org(s) scored on an assumed rate`);
+    const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
+    expect(wb.worksheets[0]?.name).toBe('Problems');
+    const problems = rowsOf(wb.worksheets[0] as ExcelJS.Worksheet);
+    expect(String(problems[0]?.Problem)).toContain('assumed rate');
+    expect(problems[0]?.Count).toBe(orgs.size);
+    // Not coloured as a measured failure: the red rules match the bare statuses only.
+    const detail = wb.getWorksheet('Compliance') as ExcelJS.Worksheet;
+    expect(
+      JSON.stringify((detail as unknown as { conditionalFormattings: unknown }).conditionalFormattings),
+    ).not.toContain('assumed rate');
+    expect(about(wb).get('Orgs on an assumed rate')).toMatch(new RegExp(`^${orgs.size} of ${orgs.size}:`));
+  }, 300_000);
+
+  it('compliance evidence: picks never completed, quarters with no selection, documents by name, covered-list months, failing first', async () => {
+    const { dir } = await synced(engine);
+    const rows = csv(file(dir, 'out', 'compliance', 'csv'));
+    const truth = new Map(
+      sim()
+        .truth()
+        .OrgMonth.map((r) => [String(r.id), r]),
+    );
+    const byOrg = new Map<string, Record<string, string>[]>();
+    for (const r of rows) byOrg.set(r.orgId ?? '', [...(byOrg.get(r.orgId ?? '') ?? []), r]);
+    let notCompleted = 0;
+    let quarters = 0;
+    for (const r of rows) {
+      const open =
+        Math.max(0, Number(r.drugPicked) - Number(r.drugCompleted)) +
+        Math.max(0, Number(r.alcoholPicked) - Number(r.alcoholCompleted));
+      expect(r.flags?.includes('PICKS_NOT_COMPLETED'), `org ${r.orgId} month ${r.month}`).toBe(open > 0);
+      expect(Number(r.picksNotCompleted)).toBe(open);
+      if (open > 0) notCompleted++;
+      // Documents by name, as the service holds them.
+      const t = truth.get(r.orgMonthId ?? '');
+      expect(r.randomPickDocument).toBe(t?.dropRandomPick ? String(t.dropRandomPick) : '');
+      expect(r.coveredEmployeeDocument).toBe(t?.dropCoveredEmployee ? String(t.dropCoveredEmployee) : '');
+    }
+    for (const list of byOrg.values())
+      for (let q = 1; q * 3 <= list.length; q++) {
+        const months = list.slice(q * 3 - 3, q * 3);
+        const picks = months.reduce((s, r) => s + Number(r.drugPicked) + Number(r.alcoholPicked), 0);
+        const pool = months.reduce((s, r) => s + Number(r.pool), 0);
+        const flagged = (months[2]?.flags ?? '').includes(`NO_SELECTION_Q${q}`);
+        expect(flagged).toBe(picks === 0 && pool > 0);
+        if (flagged) quarters++;
+      }
+    expect(notCompleted).toBeGreaterThan(0);
+    const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
+    const problems = rowsOf(wb.getWorksheet('Problems') as ExcelJS.Worksheet);
+    expect(problems.find((p) => String(p.Problem).startsWith('Org-months whose picks'))?.Count).toBe(
+      notCompleted,
+    );
+    expect(problems.find((p) => String(p.Problem).startsWith('Quarters with no'))?.Count).toBe(quarters);
+    const ytd = rowsOf(wb.getWorksheet('YTD by org') as ExcelJS.Worksheet).filter((r) => r['Org id'] != null);
+    for (const r of ytd) {
+      const list = byOrg.get(String(r['Org id'])) ?? [];
+      expect(r['Months with no covered-employee list']).toBe(
+        list.filter((x) => x.coveredEmployeeDocument === '').length,
+      );
+    }
+    // Failing employers first: once a row is not failing, none after it is.
+    const failing = ytd.map(
+      (r) => FAILING.test(String(r['Drug status'])) || FAILING.test(String(r['Alcohol status'])),
+    );
+    expect(failing.indexOf(false)).toBeGreaterThan(0);
+    expect(failing.slice(failing.indexOf(false))).not.toContain(true);
+  }, 300_000);
+
+  it('compliance print view, About row heights, print areas, stable mirror identity and sync runs', async () => {
+    const { dir } = await synced(engine);
+    const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
+    const detail = wb.getWorksheet('Compliance') as ExcelJS.Worksheet;
+    expect(detail.views[0]).toMatchObject({ state: 'frozen', xSplit: 2, ySplit: 1 });
+    expect(detail.pageSetup.printTitlesColumn).toBe('A:B');
+    expect(detail.pageSetup.printTitlesRow).toBe('1:1');
+    expect(detail.pageSetup.printArea).toMatch(/^A1:[A-Z]+\d+$/);
+    const titles = (detail.getRow(1).values as unknown[]).map(String);
+    const col = (title: string) => detail.getColumn(titles.indexOf(title));
+    for (const t of ['Org', 'Drug status', 'Alcohol status', 'Drug annual target'])
+      expect(col(t).hidden, t).toBe(false);
+    for (const t of ['Drug shortfall', 'Eligible, all', 'OrgMonth label']) {
+      expect(col(t).hidden, t).toBe(true);
+      expect(col(t).outlineLevel, t).toBe(1);
+    }
+    const problems = wb.getWorksheet('Problems') as ExcelJS.Worksheet;
+    expect(problems.pageSetup.printArea).toBe(`A1:C${problems.rowCount}`);
+    // The one-page list wraps its long cells, each row as tall as its lines.
+    problems.eachRow((row, n) => {
+      const text = String(row.getCell(3).value ?? '');
+      const lines = Math.ceil(text.length / ((problems.getColumn(3).width ?? 70) - 1));
+      if (n > 1 && lines > 1) expect(row.height, `Problems row ${n}`).toBeGreaterThanOrEqual(15 * lines);
+    });
+    // Wrapped text has the height of its lines: no About line overprints the next.
+    const aboutSheet = wb.getWorksheet('About') as ExcelJS.Worksheet;
+    const width = aboutSheet.getColumn(2).width ?? 100;
+    let tall = 0;
+    aboutSheet.eachRow((row, n) => {
+      if (n === 1) return;
+      const lines = String(row.getCell(2).value ?? '')
+        .split('\n')
+        .reduce((s, part) => s + Math.max(1, Math.ceil(part.length / (width - 1))), 0);
+      if (lines > 1) {
+        tall++;
+        expect(row.height, `About row ${n}`).toBeGreaterThanOrEqual(15 * lines);
+      }
+    });
+    expect(tall).toBeGreaterThan(2);
+    const lines = about(wb);
+    expect(lines.get('Mirror')).toContain(`mirror of ${sim().url.replace(/\/+$/, '')}`);
+    expect(lines.get('Mirror')).toMatch(/first synced .* \(sync run #\d+\)/);
+    expect(lines.get('Last sync of orgmonth')).toMatch(/sync run #\d+ \(full, /);
+  }, 300_000);
+
+  it('compliance with policies: measured failures bare, combined-pool rollups name their weakest members, MIS per employer', async () => {
+    const { dir } = await synced(engine);
+    const rows = csv(file(dir, 'out', 'compliance', 'csv')).filter((r) => r.month === '5');
+    const chosen = rows.slice(0, 12);
+    const [parent, ...members] = chosen as [Record<string, string>, ...Record<string, string>[]];
+    writeFileSync(
+      join(dir, 'policy.csv'),
+      [
+        'orgId,agency,dotRegistrationNumber,parentOrgId',
+        `${parent.orgId},FMCSA,1000001,`,
+        ...members.map((r, i) => `${r.orgId},FMCSA,${1000002 + i},${parent.orgId}`),
+      ].join('\n'),
+    );
+    await ohs(dir, 'policy', 'import', 'policy.csv');
+    const r = await ohs(
+      dir,
+      ...[
+        'report',
+        'compliance',
+        '--as-of',
+        TEST_ANCHOR,
+        '--out',
+        'out-policy',
+        '--option',
+        'rollupMode=combinedPool',
+      ],
+    );
+    const all = csv(file(dir, 'out-policy', 'compliance', 'csv'));
+    const orgs = new Set(all.map((x) => x.orgId));
+    expect(r.stderr).toContain(
+      `compliance: warning: ${orgs.size - chosen.length} org(s) scored on an assumed rate`,
+    );
+    const own = all.filter((x) => chosen.some((c) => c.orgId === x.orgId));
+    for (const x of own) expect(x.drugStatus).not.toContain('assumed');
+    const wb = await book(file(dir, 'out-policy', 'compliance', 'xlsx'));
+    // The combined pool's rollup still names every member below ON_TRACK on its own rate.
+    const rollups = rowsOf(wb.getWorksheet('Rollups') as ExcelJS.Worksheet);
+    const may = rollups.find((x) => x['Parent org id'] === Number(parent.orgId) && x.Month === 5);
+    expect(may?.['Rollup mode']).toBe('combinedPool');
+    const below = own.filter(
+      (x) => x.month === '5' && /BEHIND|AT_RISK|PENDING_RESULTS/.test(x.drugStatus ?? ''),
+    );
+    expect(below.length).toBeGreaterThan(0);
+    for (const x of below)
+      expect(String(may?.['Drug: members below ON_TRACK or with no pool'])).toContain(
+        `(${x.orgId}) ${x.drugStatus}`,
+      );
+    // MIS: one row per DOT employer, and a total named for what it is with the failing ones beside it.
+    const mis = rowsOf(wb.getWorksheet('MIS random by employer') as ExcelJS.Worksheet);
+    const employers = mis.filter((x) => x['Employer id'] != null);
+    expect(employers.map((x) => String(x['Employer id'])).sort()).toEqual(chosen.map((c) => c.orgId).sort());
+    const total = mis.find((x) => String(x.Employer).startsWith('Total FMCSA'));
+    expect(String(total?.Employer)).toContain('information only');
+    const failingCount = employers.filter(
+      (x) => FAILING.test(String(x['Drug status'])) || FAILING.test(String(x['Alcohol status'])),
+    ).length;
+    expect(String(total?.['Failing employers (total rows)'])).toMatch(
+      new RegExp(`^${failingCount} of ${chosen.length} failing`),
+    );
+  }, 300_000);
+
+  it('unpaid invoices: cancelled in the CSV with a status, reconciling; oldest days blank; the As-of evidence', async () => {
+    const { dir, db, stderr } = await synced(engine);
+    const rows = csv(file(dir, 'out', 'unpaid-invoices', 'csv'));
+    expect(Object.keys(rows[0] ?? {})).toContain('status');
+    expect(Object.keys(rows[0] ?? {})).not.toContain('documentPresent');
+    const cents = (v: string | undefined) => Math.round(Number(v) * 100);
+    const sum = (list: Record<string, string>[]) => list.reduce((s, x) => s + cents(x.totalDue), 0);
+    const cancelled = rows.filter((x) => x.status === 'cancelled');
+    expect(cancelled.length).toBeGreaterThan(0);
+    for (const x of cancelled) expect(x.bucket).toBe('VOID');
+    const wb = await book(file(dir, 'out', 'unpaid-invoices', 'xlsx'));
+    const buckets = rowsOf(wb.getWorksheet('Buckets') as ExcelJS.Worksheet);
+    const amount = (label: string) =>
+      Math.round(Number(buckets.find((b) => b.Bucket === label)?.Amount) * 100);
+    expect(sum(rows)).toBe(amount('Total with cancelled'));
+    expect(sum(rows.filter((x) => x.status === 'open'))).toBe(amount('Total'));
+    // Oldest days past due: blank when nothing is overdue, never negative.
+    const byOrg = rowsOf(wb.getWorksheet('By org') as ExcelJS.Worksheet);
+    let blanks = 0;
+    for (const o of byOrg.filter((x) => x['Org id'] != null)) {
+      const overdue = rows.filter(
+        (x) =>
+          x.orgId === String(o['Org id']) &&
+          x.status === 'open' &&
+          Number(x.daysPastDue) > 0 &&
+          cents(x.balance) > 0,
+      );
+      const oldest = o['Oldest days past due'];
+      if (overdue.length === 0) {
+        expect(oldest).toBeUndefined();
+        blanks++;
+      } else expect(oldest).toBe(Math.max(...overdue.map((x) => Number(x.daysPastDue))));
+    }
+    expect(blanks).toBeGreaterThan(0);
+    const lines = about(wb);
+    expect(lines.get('Not given by the service')).toMatch(/original invoice amount, payments.*no DSO/);
+    // The balances were read at the sync (02:00 of the as-of day): they are of that date.
+    expect(stderr).not.toContain('BALANCES NEWER');
+    expect(lines.get('Balances as of')).toContain('those known at the as-of date');
+    // An as-of date before the mirror's first sync, and balances read after the as-of date: loud.
+    const before = await ohs(
+      dir,
+      'report',
+      'unpaid-invoices',
+      '--as-of',
+      '2026-06-14',
+      '--out',
+      'out-past',
+      '--format',
+      'csv',
+    );
+    expect(before.stderr).toContain(
+      "unpaid-invoices: warning: AS-OF BEFORE THE MIRROR: the as-of date 2026-06-14 is before the mirror's first sync",
+    );
+    await withMirror(db, (m) =>
+      sql`UPDATE invoice SET synced_at = ${'2026-06-20T02:00:00.000Z'}`.execute(m.db),
+    );
+    try {
+      const newer = await ohs(dir, 'report', 'unpaid-invoices', '--as-of', TEST_ANCHOR, '--out', 'out-newer');
+      expect(newer.stderr).toContain('unpaid-invoices: warning: BALANCES NEWER THAN THE AS-OF DATE');
+      expect(
+        about(await book(file(dir, 'out-newer', 'unpaid-invoices', 'xlsx'))).get('Balances as of'),
+      ).toContain('NOT those of the as-of date');
+    } finally {
+      await withMirror(db, (m) => sql`UPDATE invoice SET synced_at = ${SYNC_TIME}`.execute(m.db));
+    }
+  }, 300_000);
+
+  it('order ageing: every open order, staged by status code, On Hold its own stage, unknown not zero, days', async () => {
+    const { dir, db } = await synced(engine);
+    const rows = csv(file(dir, 'out', 'order-ageing', 'csv'));
+    const truth = new Map(
+      sim()
+        .truth()
+        .OrderItem.map((o) => [String(o.id), o]),
+    );
+    const byCode: Record<string, string> = {
+      ORD: 'ORDERED',
+      SCH: 'ORDERED',
+      COL: 'COLLECTED',
+      LAB: 'AT_LAB',
+      MRO: 'MRO',
+    };
+    expect(rows.some((r) => r.family === 'generic')).toBe(true);
+    for (const r of rows)
+      expect(r.stage).toBe(byCode[String(truth.get(r.orderItemId ?? '')?.c_currentStatusCodeId)]);
+    const wb = await book(file(dir, 'out', 'order-ageing', 'xlsx'));
+    const byOrg = rowsOf(wb.getWorksheet('By org') as ExcelJS.Worksheet);
+    const total = byOrg.find((x) => x.Org === 'Total');
+    expect(total?.COLLECTED).toBe(rows.filter((r) => r.stage === 'COLLECTED').length);
+    expect(total?.AT_LAB).toBe(rows.filter((r) => r.stage === 'AT_LAB').length);
+    expect(Number(total?.COLLECTED)).toBeGreaterThan(0);
+    // Ages in days in the workbook; the hour columns grouped away.
+    const detail = wb.getWorksheet('Order ageing') as ExcelJS.Worksheet;
+    const titles = (detail.getRow(1).values as unknown[]).map(String);
+    expect(detail.getColumn(titles.indexOf('Age (days)')).hidden).toBe(false);
+    expect(detail.getColumn(titles.indexOf('Age (hours)')).hidden).toBe(true);
+    const first = rowsOf(detail)[0] as Record<string, unknown>;
+    const csvFirst = rows[0] as Record<string, string>;
+    expect(first['Age (days)']).toBeCloseTo(Number(csvFirst.ageHours) / 24, 1);
+    // On Hold, by its code, is a stage of its own.
+    const held = rows[rows.length - 1]?.orderItemId ?? '';
+    await withMirror(db, (m) =>
+      sql`UPDATE orderitem SET ${sql.ref('c_currentStatusCodeId')} = 'ON_HOLD', ${sql.ref('c_currentStatusCodeName')} = 'On Hold' WHERE id = ${Number(held)}`.execute(
+        m.db,
+      ),
+    );
+    // As of 01:00, before the sync saw any status (02:00): time in status unknown, never 0.
+    await ohs(
+      dir,
+      'report',
+      'order-ageing',
+      '--as-of-time',
+      `${TEST_ANCHOR}T01:00:00Z`,
+      '--out',
+      'out-early',
+      '--format',
+      'csv',
+    );
+    const earlyRows = csv(file(dir, 'out-early', 'order-ageing', 'csv'));
+    expect(earlyRows.find((r) => r.orderItemId === held)?.stage).toBe('ON_HOLD');
+    const unknown = earlyRows.filter((r) => r.statusBucket === 'unknown');
+    expect(unknown.length).toBeGreaterThan(0);
+    for (const r of unknown) {
+      expect(r.timeInStatusHours).toBe('');
+      expect(r.dataFlags).toContain('SINCE_AFTER_AS_OF');
+    }
+    expect(
+      earlyRows.filter((r) => Number(r.timeInStatusHours) === 0 && r.timeInStatusHours !== ''),
+    ).toHaveLength(0);
+    // An item 30 days old or more is never OK.
+    const old = earlyRows.filter((r) => Number(r.ageHours) >= 720);
+    expect(old.length).toBeGreaterThan(0);
+    for (const r of old) {
+      expect(r.flag).not.toBe('OK');
+      expect(r.ageFlag).toBe('30d+');
+    }
+  }, 300_000);
+
+  it('warnings grouped on stderr, one line per kind with counts; all on the Warnings sheet; --quiet', async () => {
+    const { dir, stderr } = await synced(engine);
+    const head =
+      /^compliance: \d+ detail rows, (\d+) warnings of (\d+) kinds \(all on the Warnings sheet\)$/m.exec(
+        stderr,
+      );
+    expect(head).not.toBeNull();
+    const [total, kinds] = [Number(head?.[1]), Number(head?.[2])];
+    const lines = stderr.split('\n').filter((l) => l.startsWith('compliance: warning'));
+    expect(lines).toHaveLength(kinds);
+    expect(kinds).toBeLessThan(total);
+    const counted = lines.reduce((s, l) => s + Number(/\((\d+) like this\)/.exec(l)?.[1] ?? 1), 0);
+    expect(counted).toBe(total);
+    const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
+    expect((wb.getWorksheet('Warnings') as ExcelJS.Worksheet).rowCount - 1).toBe(total);
+    const quiet = await ohs(dir, 'report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out-quiet', '--quiet');
+    const said = quiet.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
+    expect(said).toHaveLength(3);
+    for (const l of said) expect(l).toMatch(/^[a-z-]+: \d+ detail rows?, \d+ warnings?/);
+  }, 300_000);
+});
