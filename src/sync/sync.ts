@@ -10,12 +10,15 @@ import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
+import { checkService, endRun, restartPasses } from './preflight.js';
 import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js';
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
   InterruptedError,
+  newRunEvidence,
   newStats,
+  type RunEvidence,
   type StreamContext,
   type StreamDecl,
   type StreamStats,
@@ -32,6 +35,7 @@ export const defaultSyncOptions: SyncOptions = {
   massDeleteMinRows: 10,
   idStart: {},
   extraIds: {},
+  restartPasses: false,
 };
 
 export interface RunSyncOptions extends Partial<SyncOptions> {
@@ -136,11 +140,20 @@ export async function runSync(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    const chosen = streams.filter((s) => names.includes(s.name));
+    // Before any stream: a service not found at this URL stops the run with one error, before
+    // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
+    const unreachable = await checkService(client);
+    if (unreachable !== undefined) {
+      await endRun(mirror, runId, unreachable);
+      return { runId, outcome: 'failed', streams: [], error: unreachable };
+    }
     const source = displayBaseUrl(client.baseUrl);
     await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
     await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
-    const env = { client, mirror, logger, runId, opts, signal, board, rowsInOrder: inOrder() };
-    const chosen = streams.filter((s) => names.includes(s.name));
+    if (opts.restartPasses) await restartPasses(mirror, chosen, logger);
+    const evidence = newRunEvidence();
+    const env = { client, mirror, logger, runId, opts, signal, board, evidence, rowsInOrder: inOrder() };
     const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
     // Once per run, not per pass: a checkpoint per pass (seven per sync) cost the sync 0.2 to 0.3 s
     // here; the WAL's own auto-checkpoint still runs every 1,000 pages meanwhile.
@@ -181,6 +194,7 @@ interface RunEnv {
   opts: SyncOptions;
   signal: AbortSignal;
   board: ProgressBoard;
+  evidence: RunEvidence;
   /** Each stream's sync_stream_run row is inserted in declaration order (see inOrder). */
   rowsInOrder: <T>(insert: () => Promise<T>) => Promise<T>;
 }
@@ -228,6 +242,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   const counter: RequestCounter = { requests: 0, retries: 0 };
   const ctx: StreamContext = {
     client: env.client,
+    evidence: env.evidence,
     mirror,
     runId,
     options: env.opts,
@@ -247,6 +262,8 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   } catch (err) {
     error = err instanceof Error ? err : new Error(String(err));
     outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
+    // The streams still running withhold their deletions (passes.ts allowedDeletions).
+    if (outcome === 'failed') env.evidence.failed = true;
   }
   const s = ctx.stats;
   // A stream that completed a full pass in this run ran in full mode, whatever it set last (a
@@ -300,6 +317,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     updated: s.updated,
     unchanged: s.unchanged,
     deleted: s.deleted,
+    ...(s.restored > 0 ? { restored: s.restored } : {}),
     requests: counter.requests,
     retries: counter.retries,
   };

@@ -1,0 +1,71 @@
+import { NotFoundError, type OhsClient } from '../api/index.js';
+import { describeError, isOhsError, OhsError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { displayBaseUrl, type Mirror } from '../mirror/index.js';
+import { nowIso } from './passes.js';
+import type { StreamDecl } from './types.js';
+
+/**
+ * The service is not at the base URL: a query route every service has answered 404. Nothing was
+ * read, written or deleted; the message names the URL tried and the key to fix.
+ */
+export class ServiceNotFoundError extends OhsError {
+  override name = 'ServiceNotFoundError';
+  override readonly exitCode = 2;
+  constructor(baseUrl: string, request: string) {
+    super(
+      'SERVICE_NOT_FOUND',
+      `no service at ${baseUrl}: ${request} answered 404 (check baseUrl / OHS_BASE_URL: the URL before /v2/...); nothing was read or deleted`,
+    );
+  }
+}
+
+/**
+ * One request before any stream runs (the first page of roles, one record): a 404 there is no
+ * record gone but a service not found at this URL (a wrong base URL or path prefix), which would
+ * otherwise answer 404 to every id an id stream asks. Returns that error, or undefined when the
+ * route answered; any other failure is left to the streams, which report it as before.
+ */
+export async function checkService(client: OhsClient): Promise<ServiceNotFoundError | undefined> {
+  try {
+    await client.queryRole({ pageSize: 1 });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof NotFoundError)) return undefined;
+    return new ServiceNotFoundError(displayBaseUrl(client.baseUrl), `${err.method} ${err.path}`);
+  }
+}
+
+/** Ends a run that stopped before its streams: recorded as failed, with its error. */
+export async function endRun(mirror: Mirror, runId: number, error: OhsError): Promise<void> {
+  await mirror.db
+    .updateTable('sync_run')
+    .set({
+      ended_at: nowIso(),
+      outcome: 'failed',
+      error_code: isOhsError(error) ? error.code : 'INTERNAL',
+      error: describeError(error),
+    })
+    .where('id', '=', runId)
+    .execute();
+}
+
+/**
+ * `--restart-passes`: drops the unfinished passes of the streams (their checkpoints, the ids they
+ * noted, the records they staged), so this run starts its passes afresh and re-reads instead of
+ * resuming a pass whose notes came from another run (a MASS_DELETE left pending, say).
+ */
+export async function restartPasses(
+  mirror: Mirror,
+  chosen: readonly StreamDecl[],
+  logger: Logger,
+): Promise<void> {
+  const now = nowIso();
+  await mirror.write(async (w) => {
+    for (const decl of chosen) {
+      await w.clearPassIds(decl.name);
+      await w.setPass(decl.name, null, now);
+    }
+  });
+  logger.info({ streams: chosen.length }, 'unfinished passes dropped: this run re-reads');
+}
