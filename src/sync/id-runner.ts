@@ -127,7 +127,13 @@ async function runPass(
   const todo = (await ctx.mirror.seenIds(decl.name, seenState.todo)).sort(byId);
   const failures = failureBudget(todo.length);
   await readBatches(decl, ctx, todo, failures);
-  if (opts.probe) await probeUpward(decl, ctx, table, failures);
+  if (opts.probe) {
+    await probeUpward(decl, ctx, table, failures);
+    if (await foundNothing(decl, ctx, table)) {
+      // Nothing where the ids were expected: look where they usually start, then probe from there.
+      if (await searchIds(decl, ctx)) await probeUpward(decl, ctx, table, failures);
+    }
+  }
 
   const known = new Set(
     (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) =>
@@ -172,13 +178,104 @@ async function confirmGone(
     await writeBatch(decl, ctx, batch, results);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
-  if (gone.length === 0 || ctx.evidence.live.has(decl.resource)) return gone;
+  if (gone.length === 0 || (await witness(decl, ctx, gone, failures))) return gone;
   ctx.logger.warn(
     { ids: gone.length, baseUrl: displayBaseUrl(ctx.client.baseUrl) },
     "known ids answered 404 but no record of this resource answered in this run: no evidence they are gone (check the base URL and the token's rights); nothing deleted",
   );
   return [];
 }
+
+/** Neither the mirror nor this pass holds a record of the stream. */
+async function foundNothing(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+): Promise<boolean> {
+  const row = await ctx.mirror.db.selectFrom(table).select('id').limit(1).executeTakeFirst();
+  return row === undefined && (await ctx.mirror.seenIds(decl.name, seenState.seen)).length === 0;
+}
+
+/** Where the search of an empty id stream looks: k × 10^n + 1 for n = 3..6, k = 1..99 (396 ids). */
+export function idSearchCandidates(): number[] {
+  const out: number[] = [];
+  for (let n = 3; n <= 6; n++) for (let k = 1; k <= 99; k++) out.push(k * 10 ** n + 1);
+  return out;
+}
+
+/**
+ * An id stream that found no record from its start (sync.idStart, default 1) warns, naming the
+ * setting, and asks a bounded set of ids where numbering commonly starts (idSearchCandidates), in
+ * batches, until one answers: that record is staged, and probing goes on above it. Returns whether
+ * one was found; either way the warning says what was tried and what to set.
+ */
+async function searchIds(decl: IdStreamDecl, ctx: StreamContext): Promise<boolean> {
+  const start = ctx.options.idStart[decl.name] ?? 1;
+  const candidates = idSearchCandidates();
+  const failures = failureBudget(candidates.length);
+  let found: string | undefined;
+  for (let i = 0; i < candidates.length && found === undefined; i += BATCH) {
+    const batch = candidates.slice(i, i + BATCH).map(String);
+    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
+    const k = results.findIndex((r) => typeof r === 'object');
+    const record = results[k];
+    if (k >= 0 && typeof record === 'object') {
+      found = batch[k];
+      await stagePage(ctx, decl.name, decl.resource, [record]);
+    }
+    ctx.progress.add(batch.length);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  const tried = `ids ${start} to ${Number(start) + ctx.options.probeWindow - 1}, then k×10^n+1 (n 3..6, k 1..99)`;
+  if (found === undefined)
+    ctx.logger.warn(
+      { stream: decl.name, tried },
+      `no ${decl.resource} record found: set sync.idStart.${decl.name} (or --id-start ${decl.name}=ID) to an id that exists; ohs probe checks the service first`,
+    );
+  else
+    ctx.logger.warn(
+      { stream: decl.name, tried, found },
+      `no ${decl.resource} record at sync.idStart (${start}); found one at ${found} and probed on from there: set sync.idStart.${decl.name} to your first id (ohs probe checks the service first)`,
+    );
+  return found !== undefined;
+}
+
+/**
+ * Whether this run has seen the resource's route answer a record: if no id has yet, a few known
+ * ids that did not answer 404 are asked (the highest first); one answering is the witness.
+ */
+async function witness(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  gone: string[],
+  failures: FailureBudget,
+): Promise<boolean> {
+  if (ctx.evidence.live.has(decl.resource)) return true;
+  const table = tableOf(decl.resource).table as ResourceTableName;
+  const suspect = new Set(gone);
+  const rows = await ctx.mirror.db
+    .selectFrom(table)
+    .select('id')
+    .where('deleted_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(WITNESSES + suspect.size)
+    .execute();
+  const ids = rows
+    .map((r) => String(r.id))
+    .filter((id) => !suspect.has(id))
+    .slice(0, WITNESSES);
+  for (const id of ids) {
+    const r = await fetchOne(decl, ctx, id, failures);
+    if (typeof r === 'object') {
+      await stagePage(ctx, decl.name, decl.resource, [r]);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Known ids asked, at most, for a witness that the route answers. */
+const WITNESSES = 3;
 
 type Fetched = Awaited<ReturnType<typeof fetchOne>>;
 

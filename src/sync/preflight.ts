@@ -1,9 +1,9 @@
-import { NotFoundError, type OhsClient } from '../api/index.js';
+import { NetworkError, NotFoundError, type OhsClient } from '../api/index.js';
 import { describeError, isOhsError, OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { displayBaseUrl, type Mirror } from '../mirror/index.js';
 import { nowIso } from './passes.js';
-import type { StreamDecl } from './types.js';
+import type { QueryStreamDecl, StreamDecl } from './types.js';
 
 /**
  * The service is not at the base URL: a query route every service has answered 404. Nothing was
@@ -21,18 +21,34 @@ export class ServiceNotFoundError extends OhsError {
 }
 
 /**
- * One request before any stream runs (the first page of roles, one record): a 404 there is no
- * record gone but a service not found at this URL (a wrong base URL or path prefix), which would
- * otherwise answer 404 to every id an id stream asks. Returns that error, or undefined when the
- * route answered; any other failure is left to the streams, which report it as before.
+ * One request before any stream runs (one record of a query stream of the run, roles first), so that a service
+ * that is not there stops the run with one error before any stream reads, writes or deletes:
+ * - a 404 is no record gone but a service not found at this URL (a wrong base URL or path
+ *   prefix), which would otherwise answer 404 to every id an id stream asks;
+ * - a network failure after the client's retries (no connection, or no whole answer within the
+ *   request deadline twice: a trickling service) would fail every stream the same way, each
+ *   after its own retries.
+ * Returns that error, or undefined when the route answered; any other failure (a refused token,
+ * say) is left to the streams, which report it as before.
  */
-export async function checkService(client: OhsClient): Promise<ServiceNotFoundError | undefined> {
+export async function checkService(
+  client: OhsClient,
+  chosen: readonly StreamDecl[],
+): Promise<OhsError | undefined> {
+  // A query stream of the run (the smallest first): its route must answer on a right base URL.
+  // A run of id streams alone has no such route; their deletions rest on a witness instead.
+  const query = chosen
+    .filter((s): s is QueryStreamDecl => s.kind === 'query')
+    .sort((a, b) => (a.resource === 'Role' ? -1 : b.resource === 'Role' ? 1 : 0))[0];
+  if (query === undefined) return undefined;
   try {
-    await client.queryRole({ pageSize: 1 });
+    await client.query(query.resource, { pageSize: 1, return: ['id'] });
     return undefined;
   } catch (err) {
-    if (!(err instanceof NotFoundError)) return undefined;
-    return new ServiceNotFoundError(displayBaseUrl(client.baseUrl), `${err.method} ${err.path}`);
+    if (err instanceof NotFoundError)
+      return new ServiceNotFoundError(displayBaseUrl(client.baseUrl), `${err.method} ${err.path}`);
+    if (err instanceof NetworkError) return err;
+    return undefined;
   }
 }
 

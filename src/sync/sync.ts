@@ -16,6 +16,7 @@ import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
   InterruptedError,
+  MassDeleteError,
   newRunEvidence,
   newStats,
   type RunEvidence,
@@ -143,7 +144,7 @@ export async function runSync(
     const chosen = streams.filter((s) => names.includes(s.name));
     // Before any stream: a service not found at this URL stops the run with one error, before
     // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
-    const unreachable = await checkService(client);
+    const unreachable = await checkService(client, chosen);
     if (unreachable !== undefined) {
       await endRun(mirror, runId, unreachable);
       return { runId, outcome: 'failed', streams: [], error: unreachable };
@@ -262,8 +263,9 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   } catch (err) {
     error = err instanceof Error ? err : new Error(String(err));
     outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    // The streams still running withhold their deletions (passes.ts allowedDeletions).
-    if (outcome === 'failed') env.evidence.failed = true;
+    // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
+    // mass-delete guard is no failure to read: the other streams' evidence stands.
+    if (outcome === 'failed' && !(err instanceof MassDeleteError)) env.evidence.failed = true;
   }
   const s = ctx.stats;
   // A stream that completed a full pass in this run ran in full mode, whatever it set last (a
