@@ -18,8 +18,8 @@ import { MassDeleteError, type StreamContext } from './types.js';
  * records that changed (sync_pass_stage) instead of writing them. When every partition is done,
  * active rows it did not see are the ones that vanished: the mass-delete guard decides on them
  * before anything is written, then the staged records and the deletions are written in one
- * transaction. A tripped guard leaves the mirror as it was (the pass waits for
- * --allow-mass-delete). A pass killed midway is resumed by the next run: its notes add up.
+ * transaction. A tripped guard leaves the mirror as it was; a query pass is dropped (the next run
+ * reads again), an id pass waits (its 404s are asked again by the next run). A pass killed midway is resumed by the next run: its notes add up.
  * Unchanged rows are never rewritten, so a pass that changes nothing adds little to the WAL (which
  * runSync checkpoints once, after its streams).
  */
@@ -153,27 +153,30 @@ export async function guardDeletions(
   if (!overShare && !everything) return;
   const source = await readMeta(ctx.mirror.db, metaKeys.sourceBaseUrl);
   const now = displayBaseUrl(ctx.client.baseUrl);
-  const other =
+  const url =
     source !== undefined && source !== now
-      ? ` (the mirror was filled from ${source}: is this the mirror of another service, or of the demo?)`
-      : '';
+      ? `the mirror was filled from ${source} but this run reads ${now}: is this the mirror of another service, or of the demo?`
+      : `this run read ${now}`;
   const limit = everything
     ? 'every row of the table'
     : `${(share * 100).toFixed(1)}% > ${(ctx.options.massDeleteShare * 100).toFixed(1)}%`;
   throw new MassDeleteError(
-    `${table}: this pass would soft-delete ${count} of ${active} rows (${limit}); nothing was written; check first: the base URL (this run read ${now})${other}, a recent failed run (ohs status), the token's rights; to re-read without resuming the unfinished pass: ohs sync --full --restart-passes; only if the service really lost them: rerun with --allow-mass-delete`,
+    `${table}: this pass would soft-delete ${count} of ${active} rows (${limit}); nothing was written; check first: the base URL (${url}), a recent failed run (ohs status), the token's rights; to re-read instead of deleting: ohs sync --full --restart-passes; only if the service really lost them: rerun with --allow-mass-delete`,
   );
 }
 
 /**
- * The deletions a pass may commit: none once another stream of this run has failed (a failed run
- * commits no deletions after its failure); the rows stay, and the next complete pass decides.
+ * The deletions a pass may commit: none once another stream of this run has failed, or the run
+ * was interrupted (a failed or interrupted run commits no deletions after that); the rows stay,
+ * and the next complete pass decides.
  */
 export function allowedDeletions<T>(ctx: StreamContext, gone: readonly T[]): T[] {
-  if (gone.length === 0 || !ctx.evidence.failed) return [...gone];
+  if (gone.length === 0 || !(ctx.evidence.failed || ctx.signal.aborted)) return [...gone];
   ctx.logger.warn(
     { withheld: gone.length },
-    'deletions withheld: another stream of this run failed; the next complete pass decides on them',
+    ctx.signal.aborted
+      ? 'deletions withheld: the run was interrupted; the next complete pass decides on them'
+      : 'deletions withheld: another stream of this run failed; the next complete pass decides on them',
   );
   return [];
 }
@@ -236,10 +239,23 @@ export async function finishPass(
   ctx: StreamContext,
   target: { stream: string; resource: ResourceName; table: ResourceTableName },
   candidates: readonly (number | string)[],
-  opts: { completed: 'full' | 'other'; statusHistory?: boolean },
+  opts: { completed: 'full' | 'other'; statusHistory?: boolean; dropWhenGuarded?: boolean },
 ): Promise<void> {
   const gone = allowedDeletions(ctx, candidates);
-  await guardDeletions(ctx, target.table, gone.length);
+  try {
+    await guardDeletions(ctx, target.table, gone.length);
+  } catch (err) {
+    // A tripped guard drops a query pass: the rows it did not see are no evidence for a later run,
+    // which starts a pass of its own and reads again (a service back to normal, a token given its
+    // rights back: no MASS_DELETE inherited from this run). An id pass stays: its next run asks
+    // its 404s again before they count (id-runner.ts confirmGone).
+    if (opts.dropWhenGuarded !== true) throw err;
+    await ctx.mirror.write(async (w) => {
+      await w.clearPassIds(target.stream);
+      await w.setPass(target.stream, null, nowIso());
+    });
+    throw err;
+  }
   const completed = gone.length < candidates.length ? 'other' : opts.completed;
   const now = nowIso();
   await ctx.mirror.write(async (w) => {

@@ -223,6 +223,7 @@ async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
   await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
     completed: pass.mode === 'full' ? 'full' : 'other',
     statusHistory: decl.statusHistory === true,
+    dropWhenGuarded: true,
   });
   if (gone.length > 0) ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream');
 }

@@ -149,6 +149,33 @@ describe.each(engines)('deletions only on evidence (%s)', (engine) => {
     expect((await deletedEver()).marked).toBe(0);
   });
 
+  it('MASS_DELETE says what to check first and how to re-read; once the service shows the rows again, the next runs delete nothing', async () => {
+    // 14 of the tenants vanish from the service's answers for a while (a token's rights cut back).
+    const before = await deletedEver();
+    expect(before.marked).toBe(0);
+    const tenants = sim().tables.Tenant.all().slice(0, 14);
+    for (const t of tenants) sim().tables.Tenant.delete(t.id);
+    try {
+      const r = await sync(sim().url);
+      expect(r.code).toBe(1);
+      const line = r.stderr.split('\n').find((l) => l.startsWith('ohs: MASS_DELETE: tenant: '));
+      expect(line, r.stderr).toBeDefined();
+      expect(line).toContain(
+        `check first: the base URL (this run read ${sim().url}), a recent failed run (ohs status), the token's rights`,
+      );
+      expect(line).toContain('to re-read instead of deleting: ohs sync --full --restart-passes');
+    } finally {
+      for (const t of tenants) sim().tables.Tenant.insert(t);
+    }
+    // The failed run left no pass that turns this one into MASS_DELETE.
+    const again = await sync(sim().url);
+    expect(again.code, again.stderr).toBe(0);
+    const safe = await sync(sim().url, '--full', '--restart-passes');
+    expect(safe.code, safe.stderr).toBe(0);
+    expect(await deletedEver()).toEqual(before);
+    await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
+  });
+
   it('no sync.idStart against ids starting at 240001, 6001, 9001: each id stream warns, finds them, and the mirror equals the truth', async () => {
     const bare = join(dirname(tmp()), `bare-${engine}.json`);
     writeFileSync(

@@ -1,20 +1,10 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { type CliResult, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { procState, startUnreaped, type Unreaped } from '../helpers/unreaped.js';
-import {
-  configure,
-  expectPaidAtMostOnce,
-  openInvoices,
-  paymentRows,
-  syncStreams,
-  withMirror,
-  workdir,
-  writeCsv,
-} from '../helpers/writeback.js';
+import { expectPaidAtMostOnce, plannedPayments, withMirror } from '../helpers/writeback.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
@@ -28,18 +18,13 @@ describe.each(engines)('apply lock holder killed under a non-reaping parent (%s)
   const target = withTargets(engine);
 
   it('two applies at once, the holder killed, then apply at once: every payment exactly once', async () => {
-    const { dir, db } = workdir(sim().url, await target());
-    configure(dir, { writeback: { settleMs: 300 } });
-    await syncStreams(sim(), db, ['invoice']);
-    const rows = paymentRows(
-      openInvoices(sim()).filter((i) => i.balance > 20),
-      80,
-      40,
-      1700,
-    );
-    const file = writeCsv(join(dir, 'pay.csv'), ['InvoiceId', 'amountToPay'], rows);
-    const planned = await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
-    expect(planned.code, planned.stderr).toBe(0);
+    const { dir, db, rows } = await plannedPayments(sim(), await target(), {
+      n: 80,
+      invoicesUsed: 40,
+      firstCents: 1700,
+      settleMs: 300,
+      env,
+    });
     const paymentsBefore = sim().tables.Payment.size;
     sim().configure({ latencyMs: 150 });
     const runs: Unreaped[] = [];
