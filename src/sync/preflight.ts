@@ -1,4 +1,10 @@
-import { NetworkError, NotFoundError, type OhsClient } from '../api/index.js';
+import {
+  NetworkError,
+  NotFoundError,
+  type OhsClient,
+  type RequestCounter,
+  requestCounter,
+} from '../api/index.js';
 import { describeError, isOhsError, OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { displayBaseUrl, type Mirror } from '../mirror/index.js';
@@ -28,27 +34,32 @@ export class ServiceNotFoundError extends OhsError {
  * - a network failure after the client's retries (no connection, or no whole answer within the
  *   request deadline twice: a trickling service) would fail every stream the same way, each
  *   after its own retries.
- * Returns that error, or undefined when the route answered; any other failure (a refused token,
- * say) is left to the streams, which report it as before.
+ * Returns the stream whose route was asked, and that error (none when the route answered; any
+ * other failure, a refused token say, is left to the streams, which report it as before).
  */
 export async function checkService(
   client: OhsClient,
   chosen: readonly StreamDecl[],
-): Promise<OhsError | undefined> {
+  counter: RequestCounter,
+): Promise<{ stream?: string; error?: OhsError }> {
   // A query stream of the run (the smallest first): its route must answer on a right base URL.
   // A run of id streams alone has no such route; their deletions rest on a witness instead.
   const query = chosen
     .filter((s): s is QueryStreamDecl => s.kind === 'query')
     .sort((a, b) => (a.resource === 'Role' ? -1 : b.resource === 'Role' ? 1 : 0))[0];
-  if (query === undefined) return undefined;
+  if (query === undefined) return {};
+  const stream = query.name;
   try {
-    await client.query(query.resource, { pageSize: 1, return: ['id'] });
-    return undefined;
+    // Counted as that stream's requests, so the streams' requests add up to the run's.
+    await requestCounter.run(counter, () => client.query(query.resource, { pageSize: 1, return: ['id'] }));
+    return { stream };
   } catch (err) {
-    if (err instanceof NotFoundError)
-      return new ServiceNotFoundError(displayBaseUrl(client.baseUrl), `${err.method} ${err.path}`);
-    if (err instanceof NetworkError) return err;
-    return undefined;
+    if (err instanceof NotFoundError) {
+      const where = `${err.method} ${err.path}`;
+      return { stream, error: new ServiceNotFoundError(displayBaseUrl(client.baseUrl), where) };
+    }
+    if (err instanceof NetworkError) return { stream, error: err };
+    return { stream };
   }
 }
 
