@@ -170,6 +170,15 @@ async function confirmGone(
   candidates: string[],
   failures: FailureBudget,
 ): Promise<string[]> {
+  if (candidates.length === 0) return [];
+  // The witness first: without one, asking every 404 again (all of them, at a wrong URL) is waste.
+  if (!(await witness(decl, ctx, candidates, failures))) {
+    ctx.logger.warn(
+      { ids: candidates.length, baseUrl: displayBaseUrl(ctx.client.baseUrl) },
+      "known ids answered 404 but no record of this resource answered in this run: no evidence they are gone (check the base URL and the token's rights); nothing deleted",
+    );
+    return [];
+  }
   const gone: string[] = [];
   for (let i = 0; i < candidates.length; i += BATCH) {
     const batch = candidates.slice(i, i + BATCH);
@@ -178,12 +187,7 @@ async function confirmGone(
     await writeBatch(decl, ctx, batch, results);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
-  if (gone.length === 0 || (await witness(decl, ctx, gone, failures))) return gone;
-  ctx.logger.warn(
-    { ids: gone.length, baseUrl: displayBaseUrl(ctx.client.baseUrl) },
-    "known ids answered 404 but no record of this resource answered in this run: no evidence they are gone (check the base URL and the token's rights); nothing deleted",
-  );
-  return [];
+  return gone;
 }
 
 /** Neither the mirror nor this pass holds a record of the stream. */
