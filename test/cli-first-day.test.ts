@@ -431,6 +431,25 @@ describe('ohs demo', () => {
     }
     expect(sha(file)).toBe(before);
   });
+
+  it(
+    'a mirror in a missing folder: MIRROR_OPEN_FAILED, the sandbox stopped, exits non-zero on its own',
+    slow,
+    async () => {
+      const dir = newDir();
+      const file = join(dir, 'missing', 'folder', 'x.sqlite');
+      // runOhs kills the command after its timeout: a code of null would be that kill (the hang).
+      const r = await runOhs(['demo', '--scale', '0.01', '--db', file], {
+        cwd: dir,
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(r.stderr).toMatch(/^ohs: MIRROR_OPEN_FAILED: /m);
+      expect(r.code).not.toBeNull();
+      expect(r.code).not.toBe(0);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 });
 
 describe('examples/ohs-cron.service', () => {

@@ -31,6 +31,8 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
     requestsPerSecond: api.requestsPerSecond,
     timeoutMs: api.timeoutMs,
     requestDeadlineMs: api.requestDeadlineMs,
+    deadlineFloorMs: api.deadlineFloorMs,
+    deadlineP99Multiple: api.deadlineP99Multiple,
     maxResponseBytes: api.maxResponseBytes,
     maxRetries: api.maxRetries,
     maxRateLimitRetries: api.maxRateLimitRetries,

@@ -4,6 +4,13 @@ import type { Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import {
+  DEADLINE_ATTEMPTS,
+  DEADLINE_CODE,
+  DeadlineError,
+  deadlineFailure,
+  RequestDeadline,
+} from './deadline.js';
+import {
   ForbiddenError,
   InvalidRequestError,
   NetworkError,
@@ -39,6 +46,10 @@ export interface TransportOptions {
    * trickled a byte at a time never trips the idle timeout above. @default 300_000 (5 min)
    */
   requestDeadlineMs?: number;
+  /** Shortest deadline of an attempt (see deadline.ts), milliseconds. @default 30_000 */
+  deadlineFloorMs?: number;
+  /** An attempt's deadline: this multiple of the p99 duration seen (see deadline.ts). @default 10 */
+  deadlineP99Multiple?: number;
   /** Largest response body read, bytes; a longer one is a protocol error. @default 64 MiB */
   maxResponseBytes?: number;
   /** Retries after the first attempt, for requests safe to repeat. @default 6 */
@@ -86,20 +97,12 @@ export const requestCounter = new AsyncLocalStorage<RequestCounter>();
 
 /** Network error codes meaning the request never left: a resend cannot double anything. */
 const notSentCodes = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'ENOTFOUND', 'EAI_AGAIN']);
-const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'OHS_REQUEST_DEADLINE']);
+const timeoutCodes = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', DEADLINE_CODE]);
 /** Before any answer came, these mean there is no service at the base URL: fail fast. */
 const unreachableCodes: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ENOTFOUND: 'unknown host',
 };
-
-/** An attempt that outlived `requestDeadlineMs`. */
-class DeadlineError extends Error {
-  readonly code = 'OHS_REQUEST_DEADLINE';
-  constructor(ms: number) {
-    super(`request deadline of ${ms} ms exceeded`);
-  }
-}
 
 function errorCode(err: unknown): string {
   const e = err as { code?: unknown; cause?: { code?: unknown } };
@@ -140,6 +143,8 @@ export class Transport {
   private fatal: UnauthorizedError | UnreachableError | undefined;
   /** Whether the service has answered at all (then a refused connection is worth retrying). */
   private reached = false;
+  /** Each attempt's total deadline, from the durations seen (deadline.ts). */
+  private readonly deadline: RequestDeadline;
 
   /** The service's base URL, as configured. */
   get baseUrl(): string {
@@ -152,6 +157,8 @@ export class Transport {
       requestsPerSecond: 'auto',
       timeoutMs: 30_000, // 30 s
       requestDeadlineMs: 300_000, // 5 min
+      deadlineFloorMs: 30_000, // 30 s
+      deadlineP99Multiple: 10,
       maxResponseBytes: 64 * 1024 * 1024,
       maxRetries: 6,
       maxRateLimitRetries: 30,
@@ -160,6 +167,11 @@ export class Transport {
       ...options,
     };
     this.logger = options.logger;
+    this.deadline = new RequestDeadline({
+      floorMs: this.o.deadlineFloorMs,
+      p99Multiple: this.o.deadlineP99Multiple,
+      ceilingMs: this.o.requestDeadlineMs,
+    });
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     const { Pool: UndiciPool } = undici();
@@ -189,6 +201,7 @@ export class Transport {
   async send(req: SendOptions): Promise<Reply> {
     let failures = 0;
     let rateLimited = 0;
+    let deadlinesHit = 0;
     /** An earlier attempt may have been carried out (its reply was lost or was a 5xx). */
     let maybeApplied = false;
     const where = { method: req.method, path: req.path };
@@ -235,6 +248,8 @@ export class Transport {
         if (!req.idempotent && !notSentCodes.has(code)) {
           throw new OutcomeUnknownError(`${reason}: ${code}`, { ...where, attempts, cause: err });
         }
+        if (code === DEADLINE_CODE && ++deadlinesHit >= DEADLINE_ATTEMPTS)
+          throw new NetworkError(deadlineFailure(err, attempts), { ...where, attempts, cause: err });
         if (failures >= this.o.maxRetries) {
           throw new NetworkError(`${reason} (${code}) on each of ${attempts} attempts`, {
             ...where,
@@ -338,7 +353,8 @@ export class Transport {
       this.metrics.bytesSent += Buffer.byteLength(payload);
     }
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.o.requestDeadlineMs);
+    const limit = this.deadline.ms;
+    const timer = setTimeout(() => deadline.abort(), limit);
     // The caller's signal (a failed sibling partition, SIGINT) and the total deadline both end it.
     const signal =
       req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
@@ -354,12 +370,13 @@ export class Transport {
       });
       const text = await this.readBounded(res, req);
       const ms = Math.round(performance.now() - started);
+      this.deadline.observe(ms);
       const retryAfter = parseRetryAfter(res.headers['retry-after']);
       this.limiter.observe(requestKind(req), res.statusCode, ms, res.headers, sentAt, retryAfter);
       return { status: res.statusCode, text, ms };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
-      if (deadline.signal.aborted) throw new DeadlineError(this.o.requestDeadlineMs);
+      if (deadline.signal.aborted) throw new DeadlineError(limit);
       throw err;
     } finally {
       clearTimeout(timer);

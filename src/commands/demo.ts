@@ -121,8 +121,12 @@ export function registerDemo(program: Command): void {
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      const env = await openJobEnv(config, logger, abort.signal);
+      // Opened inside the try: a mirror that cannot be opened (a missing folder) still stops the
+      // sandbox and the signal handlers, so the command exits instead of hanging on the server.
+      let closeEnv = async (): Promise<void> => undefined;
       try {
+        const env = await openJobEnv(config, logger, abort.signal);
+        closeEnv = () => env.close();
         await claimForDemo(env.mirror);
         const r = await runJob('nightly', env, 'demo');
         if (r.error !== undefined) throw r.error;
@@ -160,7 +164,7 @@ export function registerDemo(program: Command): void {
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        await env.close();
+        await closeEnv();
         await sim.close();
       }
     });

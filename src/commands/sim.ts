@@ -111,6 +111,7 @@ export function registerSim(program: Command): void {
     )
     .option('--latency-ms <ms>', 'added to every response', intArg(0), 0)
     .option('--latency-jitter-ms <ms>', 'random extra latency, up to', intArg(0), 0)
+    .option('--trickle-ms <ms>', 'send each response body one byte every N ms (0: off)', intArg(0), 0)
     .option('--mutate-every-ms <ms>', 'live mutation of the data every N ms (0: off)', intArg(0), 0)
     .option('--mutate-every-requests <n>', 'live mutation every N requests (0: off)', intArg(0), 0)
     .option('--mutation-size <n>', 'changes of each kind per mutation step', intArg(1), 5)

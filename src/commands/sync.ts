@@ -10,6 +10,7 @@ import { commandContext, shareRateBudget } from './context.js';
 interface SyncFlags {
   full: boolean;
   allowMassDelete: boolean;
+  restartPasses: boolean;
   ids: string[];
   idStart: string[];
   progress: boolean;
@@ -53,6 +54,11 @@ export function registerSync(program: Command): void {
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .option('--full', 'a complete pass: re-read everything, soft-delete what is gone', false)
     .option('--allow-mass-delete', 'let a pass soft-delete more than sync.massDeleteShare of a table', false)
+    .option(
+      '--restart-passes',
+      'drop unfinished passes first and re-read (the safe way out of a MASS_DELETE left by a bad run)',
+      false,
+    )
     .option('--ids <stream=file>', 'more ids for an id stream, one per line (repeatable)', pairArg)
     .option('--id-start <stream=id>', 'first id to probe when the mirror knows none (repeatable)', pairArg)
     .option('--no-progress', 'no progress bars, even on a terminal')
@@ -88,6 +94,7 @@ export function registerSync(program: Command): void {
           streams: names,
           full: flags.full,
           allowMassDelete: flags.allowMassDelete,
+          restartPasses: flags.restartPasses,
           ...syncOptions(config),
           idStart,
           extraIds,

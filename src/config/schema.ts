@@ -21,6 +21,10 @@ export const apiConfigSchema = z
     timeoutMs: z.number().int().min(100),
     /** Longest a request may take from sending to the body's last byte, milliseconds. */
     requestDeadlineMs: z.number().int().min(1000),
+    /** Shortest total deadline of one attempt, milliseconds (the deadline follows the p99 seen). */
+    deadlineFloorMs: z.number().int().min(100),
+    /** One attempt's total deadline: this multiple of the p99 duration seen, within the floor and requestDeadlineMs. */
+    deadlineP99Multiple: z.number().min(1).max(1000),
     /** Largest response body read, bytes; a longer one is cut off as a protocol error. */
     maxResponseBytes: z.number().int().min(1024),
     /** Retries of a request that is safe to repeat, after the first attempt. */

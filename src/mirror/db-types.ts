@@ -111,6 +111,9 @@ export interface SyncDeletionTable {
   table_name: string;
   row_id: string;
   deleted_at: string;
+  /** When the row was seen again and restored (null: still deleted). */
+  restored_at: string | null;
+  restored_run_id: number | null;
 }
 
 export interface SyncLockTable {

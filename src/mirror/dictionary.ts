@@ -8,7 +8,8 @@ const tableDocs: Record<string, string> = {
   sync_stream_run: 'One row per stream of a run: pages, rows inserted / updated / unchanged / deleted.',
   sync_checkpoint: 'Where each stream (and partition) stopped, so a killed sync resumes there.',
   sync_stream_state: 'Per stream: last successful sync, last full pass, the full pass under way.',
-  sync_deletion: 'Audit of every soft deletion: run, stream, table, row id, when.',
+  sync_deletion:
+    'Audit of every soft deletion: run, stream, table, row id, when; restored_at / restored_run_id when the row was seen again and restored.',
   sync_lock: 'The lock that keeps one sync at a time on this file.',
   orderitem_status_history: 'One row per status seen per order item: first and last time seen.',
   data_dictionary: 'This table: every column of the mirror, described.',

@@ -502,6 +502,17 @@ const m0009 = (ddl: EngineDdl): Migration => ({
   },
 });
 
+/**
+ * Issue 20: a soft-deleted row seen again is restored, and the restoration recorded on its
+ * deletion's audit row (when, by which run), so the history says the row came back.
+ */
+const m0010 = (ddl: EngineDdl): Migration => ({
+  async up(db: AnyDb) {
+    await db.schema.alterTable('sync_deletion').addColumn('restored_at', ddl.type('text')).execute();
+    await db.schema.alterTable('sync_deletion').addColumn('restored_run_id', 'integer').execute();
+  },
+});
+
 /** The numbered migrations, with the engine's types (the names are what every mirror records). */
 export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
   return {
@@ -514,6 +525,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0007_sync_passes': m0007(ddl),
     '0008_run_host_type_errors': m0008(ddl),
     '0009_rate_budget': m0009(ddl),
+    '0010_deletion_restored': m0010(ddl),
   };
 }
 

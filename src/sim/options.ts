@@ -102,6 +102,16 @@ export const simOptionsSchema = z
     slowWriteRate: z.number().min(0).max(1).default(0),
     slowWriteOps: z.array(z.enum(writeOperations)).min(1).default(['createPayment']),
     slowWriteMs: z.number().int().min(0).default(35_000),
+    /**
+     * Operations (by name, e.g. `getStaff`) answering 404 for every request, as a route a gateway
+     * does not serve: the service is there, that route is not.
+     */
+    missingOps: z.array(z.string()).default([]),
+    /**
+     * Trickle: every successful service response's body is sent one byte every `trickleMs`
+     * milliseconds (headers at once), so no idle timeout ever trips. 0: off.
+     */
+    trickleMs: z.number().int().min(0).default(0),
     /** Added to every service response, in milliseconds (plus up to latencyJitterMs). */
     latencyMs: z.number().int().min(0).default(0),
     latencyJitterMs: z.number().int().min(0).default(0),
@@ -155,6 +165,8 @@ export const liveOptionKeys = [
   'slowWriteMs',
   'latencyMs',
   'latencyJitterMs',
+  'trickleMs',
+  'missingOps',
   'mutateEveryMs',
   'mutateEveryRequests',
   'mutationSize',

@@ -344,6 +344,26 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     res.end(text);
   };
 
+  /** The trickle mode: the body one byte every `everyMs`, until it is sent or the client leaves. */
+  const trickle = (res: ServerResponse, status: number, body: unknown, everyMs: number) => {
+    const text = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(text.length),
+    });
+    let at = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || at >= text.length) {
+        clearInterval(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(text.subarray(at, at + 1));
+      at++;
+    }, everyMs);
+    res.once('close', () => clearInterval(timer));
+  };
+
   const sendError = (res: ServerResponse, err: SimHttpError) =>
     send(
       res,
@@ -434,6 +454,9 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       const candidates = routes.filter((r) => r.pattern.test(path));
       if (candidates.length === 0) throw notFound(`no operation at ${path}`);
       const route = candidates.find((r) => r.op.method === method);
+      // A route not deployed (or hidden by a gateway): 404 for every id, like a wrong path.
+      if (route !== undefined && options.missingOps.includes(route.name))
+        throw notFound(`no operation at ${path}`);
       if (route === undefined) {
         throw new SimHttpError(405, 'METHOD_NOT_ALLOWED', `${method} not allowed on ${path}`, {
           allow: candidates.map((r) => r.op.method).join(', '),
@@ -538,7 +561,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         res.socket?.destroy();
         return;
       }
-      send(res, okStatus, body, rateHeaders);
+      if (options.trickleMs > 0 && body !== undefined) trickle(res, okStatus, body, options.trickleMs);
+      else send(res, okStatus, body, rateHeaders);
     } catch (err) {
       let e: SimHttpError;
       if (err instanceof SimHttpError) e = err;

@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../api/index.js';
 import type { MirrorWriter, ResourceTableName } from '../mirror/index.js';
-import { seenState, tableOf } from '../mirror/index.js';
+import { displayBaseUrl, seenState, tableOf } from '../mirror/index.js';
 import { crashPoint } from './crash.js';
 import { finishPass, nowIso, type PassState, pendingPass, stagePage, startPass } from './passes.js';
 import { type IdStreamDecl, InterruptedError, type StreamContext } from './types.js';
@@ -21,9 +21,11 @@ const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a 
  * - incremental: rows that can still change (unpaid invoices), ids a run failed to read, and a
  *   rotating share of the id range (known rows and holes alike), so that every id up to the top
  *   is asked again within `rereadRuns` runs.
- * - a known id that now answers 404 is soft-deleted once the pass is complete (guarded); an id
- *   that cannot be read (after the client's retries) is recorded and asked again next run, and
- *   the pass then deletes nothing.
+ * - a known id that now answers 404 is soft-deleted once the pass is complete (guarded), on
+ *   evidence only: its 404 confirmed in this run, and the route seen answering a record in this
+ *   run (confirmGone); an id that cannot be read (after the client's retries) is recorded and
+ *   asked again next run, and the pass then deletes nothing. A full pass asks soft-deleted rows
+ *   too: one that answers again is restored.
  * The pass notes each id's outcome in sync_pass_seen: a killed run resumes with the ids not done.
  */
 export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promise<void> {
@@ -78,8 +80,8 @@ async function wantedIds(
   const db = ctx.mirror.db;
   const wanted = new Set<string>();
   if (kind === 'full') {
-    for (const r of await db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute())
-      wanted.add(String(r.id));
+    // Soft-deleted rows too: one that answers again is restored (and recorded) by this pass.
+    for (const r of await db.selectFrom(table).select('id').execute()) wanted.add(String(r.id));
   } else if (decl.incrementalReread === 'open' && decl.openWhere !== undefined) {
     const open = decl.openWhere;
     const rows = await db
@@ -125,25 +127,159 @@ async function runPass(
   const todo = (await ctx.mirror.seenIds(decl.name, seenState.todo)).sort(byId);
   const failures = failureBudget(todo.length);
   await readBatches(decl, ctx, todo, failures);
-  if (opts.probe) await probeUpward(decl, ctx, table, failures);
+  if (opts.probe) {
+    await probeUpward(decl, ctx, table, failures);
+    if (await foundNothing(decl, ctx, table)) {
+      // Nothing where the ids were expected: look where they usually start, then probe from there.
+      if (await searchIds(decl, ctx)) await probeUpward(decl, ctx, table, failures);
+    }
+  }
 
-  const failed = await ctx.mirror.seenIds(decl.name, seenState.failed);
-  // A known id answering 404 is evidence it is gone; an id that could not be read is no evidence
-  // of anything, and a pass with such ids is not complete: it deletes nothing.
-  const gone = failed.length > 0 ? [] : await ctx.mirror.seenIds(decl.name, seenState.missing);
   const known = new Set(
     (await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute()).map((r) =>
       String(r.id),
     ),
   );
-  await finishPass(
-    ctx,
-    { stream: decl.name, resource: decl.resource, table },
-    gone.filter((id) => known.has(id)),
-    { completed: pass.mode === 'full' && failed.length === 0 ? 'full' : 'other' },
-  );
+  const unread = async () => ctx.mirror.seenIds(decl.name, seenState.failed);
+  // A known id answering 404 is evidence it is gone only when confirmed in this run and when this
+  // run has seen the route answer a record; an id that could not be read is no evidence of
+  // anything, and a pass with such ids is not complete: it deletes nothing.
+  let gone: string[] = [];
+  if ((await unread()).length === 0) {
+    const candidates = (await ctx.mirror.seenIds(decl.name, seenState.missing)).filter((id) => known.has(id));
+    gone = await confirmGone(decl, ctx, candidates, failures);
+  }
+  const failed = await unread();
+  if (failed.length > 0) gone = [];
+  await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
+    completed: pass.mode === 'full' && failed.length === 0 ? 'full' : 'other',
+  });
   await recordFailures(decl, ctx, failed, failures.errors);
 }
+
+/**
+ * The deletion evidence of an id stream: the known ids that answered 404 are asked once more in
+ * this run (a 404 from a moment's confusion upstream, or left in the pass by a killed run, is no
+ * evidence now); those found again are staged. The ids still 404 are returned as gone only when
+ * this run has seen the route answer a record of the resource: a route that answers nothing (a
+ * wrong base URL, a token that sees no records) is no evidence that anything is gone.
+ */
+async function confirmGone(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  candidates: string[],
+  failures: FailureBudget,
+): Promise<string[]> {
+  if (candidates.length === 0) return [];
+  // The witness first: without one, asking every 404 again (all of them, at a wrong URL) is waste.
+  if (!(await witness(decl, ctx, candidates, failures))) {
+    ctx.logger.warn(
+      { ids: candidates.length, baseUrl: displayBaseUrl(ctx.client.baseUrl) },
+      "known ids answered 404 but no record of this resource answered in this run: no evidence they are gone (check the base URL and the token's rights); nothing deleted",
+    );
+    return [];
+  }
+  const gone: string[] = [];
+  for (let i = 0; i < candidates.length; i += BATCH) {
+    const batch = candidates.slice(i, i + BATCH);
+    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
+    gone.push(...batch.filter((_, k) => results[k] === undefined));
+    await writeBatch(decl, ctx, batch, results);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  return gone;
+}
+
+/** Neither the mirror nor this pass holds a record of the stream. */
+async function foundNothing(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  table: ResourceTableName,
+): Promise<boolean> {
+  const row = await ctx.mirror.db.selectFrom(table).select('id').limit(1).executeTakeFirst();
+  return row === undefined && (await ctx.mirror.seenIds(decl.name, seenState.seen)).length === 0;
+}
+
+/** Where the search of an empty id stream looks: k × 10^n + 1 for n = 3..6, k = 1..99 (396 ids). */
+export function idSearchCandidates(): number[] {
+  const out: number[] = [];
+  for (let n = 3; n <= 6; n++) for (let k = 1; k <= 99; k++) out.push(k * 10 ** n + 1);
+  return out;
+}
+
+/**
+ * An id stream that found no record from its start (sync.idStart, default 1) warns, naming the
+ * setting, and asks a bounded set of ids where numbering commonly starts (idSearchCandidates), in
+ * batches, until one answers: that record is staged, and probing goes on above it. Returns whether
+ * one was found; either way the warning says what was tried and what to set.
+ */
+async function searchIds(decl: IdStreamDecl, ctx: StreamContext): Promise<boolean> {
+  const start = ctx.options.idStart[decl.name] ?? 1;
+  const candidates = idSearchCandidates();
+  const failures = failureBudget(candidates.length);
+  let found: string | undefined;
+  for (let i = 0; i < candidates.length && found === undefined; i += BATCH) {
+    const batch = candidates.slice(i, i + BATCH).map(String);
+    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
+    const k = results.findIndex((r) => typeof r === 'object');
+    const record = results[k];
+    if (k >= 0 && typeof record === 'object') {
+      found = batch[k];
+      await stagePage(ctx, decl.name, decl.resource, [record]);
+    }
+    ctx.progress.add(batch.length);
+    if (ctx.signal.aborted) throw new InterruptedError();
+  }
+  const tried = `ids ${start} to ${Number(start) + ctx.options.probeWindow - 1}, then k×10^n+1 (n 3..6, k 1..99)`;
+  if (found === undefined)
+    ctx.logger.warn(
+      { stream: decl.name, tried },
+      `no ${decl.resource} record found: set sync.idStart.${decl.name} (or --id-start ${decl.name}=ID) to an id that exists; ohs probe checks the service first`,
+    );
+  else
+    ctx.logger.warn(
+      { stream: decl.name, tried, found },
+      `no ${decl.resource} record at sync.idStart (${start}); found one at ${found} and probed on from there: set sync.idStart.${decl.name} to your first id (ohs probe checks the service first)`,
+    );
+  return found !== undefined;
+}
+
+/**
+ * Whether this run has seen the resource's route answer a record: if no id has yet, a few known
+ * ids that did not answer 404 are asked (the highest first); one answering is the witness.
+ */
+async function witness(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  gone: string[],
+  failures: FailureBudget,
+): Promise<boolean> {
+  if (ctx.evidence.live.has(decl.resource)) return true;
+  const table = tableOf(decl.resource).table as ResourceTableName;
+  const suspect = new Set(gone);
+  const rows = await ctx.mirror.db
+    .selectFrom(table)
+    .select('id')
+    .where('deleted_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(WITNESSES + suspect.size)
+    .execute();
+  const ids = rows
+    .map((r) => String(r.id))
+    .filter((id) => !suspect.has(id))
+    .slice(0, WITNESSES);
+  for (const id of ids) {
+    const r = await fetchOne(decl, ctx, id, failures);
+    if (typeof r === 'object') {
+      await stagePage(ctx, decl.name, decl.resource, [r]);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Known ids asked, at most, for a witness that the route answers. */
+const WITNESSES = 3;
 
 type Fetched = Awaited<ReturnType<typeof fetchOne>>;
 
@@ -222,7 +358,9 @@ async function fetchOne(
 ): Promise<Record<string, unknown> | undefined | 'failed'> {
   try {
     const key = decl.resource === 'Invoice' ? id : Number(id);
-    return await ctx.client.get(decl.resource as IR, key, 'all');
+    const record = await ctx.client.get(decl.resource as IR, key, 'all');
+    ctx.evidence.live.add(decl.resource);
+    return record;
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     // Credentials do not heal by the next id: those fail the stream at once.

@@ -1,6 +1,6 @@
 import type { ResourceTableName } from '../mirror/index.js';
 import { tableOf } from '../mirror/index.js';
-import { countPage, guardDeletions, nowIso } from './passes.js';
+import { allowedDeletions, countPage, guardDeletions, nowIso, recordRestorations } from './passes.js';
 import type { ListStreamDecl, StreamContext } from './types.js';
 
 /**
@@ -16,18 +16,22 @@ export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): P
   ctx.progress.add(records.length);
   const listed = new Set(records.map((r) => String(r.id)));
   const active = await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute();
-  const gone = active.map((r) => r.id).filter((id) => !listed.has(String(id)));
+  const gone = allowedDeletions(
+    ctx,
+    active.map((r) => r.id).filter((id) => !listed.has(String(id))),
+  );
   await guardDeletions(ctx, table, gone.length);
   const now = nowIso();
   const counts = await ctx.mirror.bulkLoad(decl.resource, () =>
     ctx.mirror.write(async (w) => {
+      await recordRestorations(w, ctx, { stream: decl.name, table }, listed, now);
       const c = await w.upsert(decl.resource, records, { now });
       ctx.stats.deleted += await w.softDelete(decl.resource, gone, {
         runId: ctx.runId,
         stream: decl.name,
         now,
       });
-      await w.setPass(decl.name, null, now, 'full');
+      await w.setPass(decl.name, null, now, ctx.evidence.failed ? 'other' : 'full');
       return c;
     }),
   );

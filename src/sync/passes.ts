@@ -18,8 +18,8 @@ import { MassDeleteError, type StreamContext } from './types.js';
  * records that changed (sync_pass_stage) instead of writing them. When every partition is done,
  * active rows it did not see are the ones that vanished: the mass-delete guard decides on them
  * before anything is written, then the staged records and the deletions are written in one
- * transaction. A tripped guard leaves the mirror as it was (the pass waits for
- * --allow-mass-delete). A pass killed midway is resumed by the next run: its notes add up.
+ * transaction. A tripped guard leaves the mirror as it was; a query pass is dropped (the next run
+ * reads again), an id pass waits (its 404s are asked again by the next run). A pass killed midway is resumed by the next run: its notes add up.
  * Unchanged rows are never rewritten, so a pass that changes nothing adds little to the WAL (which
  * runSync checkpoints once, after its streams).
  */
@@ -137,8 +137,8 @@ export async function activeCount(ctx: StreamContext, table: ResourceTableName):
 /**
  * The mass-delete guard: a pass may soft-delete at most `massDeleteShare` of a table's rows
  * (more than `massDeleteMinRows`), and never every row of a table that has some, however small,
- * unless --allow-mass-delete is given. The message names the likely cause when the mirror was
- * filled from another service than the one this run reads.
+ * unless --allow-mass-delete is given. The message says what to check first (the base URL, a
+ * recent failed run, the token's rights) and the safe way out, which re-reads instead of deleting.
  */
 export async function guardDeletions(
   ctx: StreamContext,
@@ -153,39 +153,119 @@ export async function guardDeletions(
   if (!overShare && !everything) return;
   const source = await readMeta(ctx.mirror.db, metaKeys.sourceBaseUrl);
   const now = displayBaseUrl(ctx.client.baseUrl);
-  const cause =
+  const url =
     source !== undefined && source !== now
-      ? `the mirror was filled from ${source} but this run reads ${now}: is this the mirror of another service (or of the demo)? If the service really lost them`
-      : 'if the service really lost them';
+      ? `the mirror was filled from ${source} but this run reads ${now}: is this the mirror of another service, or of the demo?`
+      : `this run read ${now}`;
   const limit = everything
     ? 'every row of the table'
     : `${(share * 100).toFixed(1)}% > ${(ctx.options.massDeleteShare * 100).toFixed(1)}%`;
   throw new MassDeleteError(
-    `${table}: this pass would soft-delete ${count} of ${active} rows (${limit}); nothing was written; ${cause}, rerun with --allow-mass-delete`,
+    `${table}: this pass would soft-delete ${count} of ${active} rows (${limit}); nothing was written; check first: the base URL (${url}), a recent failed run (ohs status), the token's rights; to re-read instead of deleting: ohs sync --full --restart-passes; only if the service really lost them: rerun with --allow-mass-delete`,
   );
 }
 
 /**
- * Ends a pass: guard first (nothing written when it trips), then the staged records, the
- * soft-deletions (each audited) and the pass's end in one transaction, with the status history
- * of every record written when `statusHistory`. A pass that could not read some ids is no evidence of deletions:
- * `complete: false` writes what it read and deletes nothing.
+ * The deletions a pass may commit: none once another stream of this run has failed, or the run
+ * was interrupted (a failed or interrupted run commits no deletions after that); the rows stay,
+ * and the next complete pass decides.
+ */
+export function allowedDeletions<T>(ctx: StreamContext, gone: readonly T[]): T[] {
+  if (gone.length === 0 || !(ctx.evidence.failed || ctx.signal.aborted)) return [...gone];
+  ctx.logger.warn(
+    { withheld: gone.length },
+    ctx.signal.aborted
+      ? 'deletions withheld: the run was interrupted; the next complete pass decides on them'
+      : 'deletions withheld: another stream of this run failed; the next complete pass decides on them',
+  );
+  return [];
+}
+
+/**
+ * Records the restoration of soft-deleted rows about to be written again (`ids`: those the write
+ * brings; `staged`: those the stream's pass staged), on their deletions' audit rows, in the
+ * transaction that writes them (the writers clear deleted_at). Returns how many.
+ */
+export async function recordRestorations(
+  w: MirrorWriter,
+  ctx: StreamContext,
+  target: { stream: string; table: ResourceTableName },
+  ids: ReadonlySet<string> | 'staged',
+  now: string,
+): Promise<number> {
+  const deleted = await w.db
+    .selectFrom(target.table)
+    .select('id')
+    .where('deleted_at', 'is not', null)
+    .execute();
+  if (deleted.length === 0) return 0;
+  const bringing =
+    ids === 'staged'
+      ? new Set(
+          (
+            await w.db
+              .selectFrom('sync_pass_stage')
+              .select('id')
+              .where('stream', '=', target.stream)
+              .execute()
+          ).map((r) => r.id),
+        )
+      : ids;
+  const back = deleted.map((r) => String(r.id)).filter((id) => bringing.has(id));
+  for (let i = 0; i < back.length; i += 500) {
+    await w.db
+      .updateTable('sync_deletion')
+      .set({ restored_at: now, restored_run_id: ctx.runId })
+      .where('table_name', '=', target.table)
+      .where('row_id', 'in', back.slice(i, i + 500))
+      .where('restored_at', 'is', null)
+      .execute();
+  }
+  if (back.length > 0) {
+    ctx.stats.restored += back.length;
+    ctx.logger.info({ restored: back.length }, 'soft-deleted rows seen again: restored');
+  }
+  return back.length;
+}
+
+/**
+ * Ends a pass: guard first (nothing written when it trips), then the staged records (soft-deleted
+ * ones seen again restored, and recorded), the soft-deletions (each audited) and the pass's end in
+ * one transaction, with the status history of every record written when `statusHistory`. A pass
+ * that could not read some ids is no evidence of deletions: `complete: false` writes what it read
+ * and deletes nothing; nor does a pass whose run has already failed (allowedDeletions).
  */
 export async function finishPass(
   ctx: StreamContext,
   target: { stream: string; resource: ResourceName; table: ResourceTableName },
-  gone: readonly (number | string)[],
-  opts: { completed: 'full' | 'other'; statusHistory?: boolean },
+  candidates: readonly (number | string)[],
+  opts: { completed: 'full' | 'other'; statusHistory?: boolean; dropWhenGuarded?: boolean },
 ): Promise<void> {
-  await guardDeletions(ctx, target.table, gone.length);
+  const gone = allowedDeletions(ctx, candidates);
+  try {
+    await guardDeletions(ctx, target.table, gone.length);
+  } catch (err) {
+    // A tripped guard drops a query pass: the rows it did not see are no evidence for a later run,
+    // which starts a pass of its own and reads again (a service back to normal, a token given its
+    // rights back: no MASS_DELETE inherited from this run). An id pass stays: its next run asks
+    // its 404s again before they count (id-runner.ts confirmGone).
+    if (opts.dropWhenGuarded !== true) throw err;
+    await ctx.mirror.write(async (w) => {
+      await w.clearPassIds(target.stream);
+      await w.setPass(target.stream, null, nowIso());
+    });
+    throw err;
+  }
+  const completed = gone.length < candidates.length ? 'other' : opts.completed;
   const now = nowIso();
   await ctx.mirror.write(async (w) => {
+    await recordRestorations(w, ctx, target, 'staged', now);
     await w.applyPass(target.resource, target.stream, now, { statusHistory: opts.statusHistory === true });
     ctx.stats.deleted += await w.softDelete(target.resource, gone, {
       runId: ctx.runId,
       stream: target.stream,
       now,
     });
-    await w.setPass(target.stream, null, now, opts.completed);
+    await w.setPass(target.stream, null, now, completed);
   });
 }

@@ -3,6 +3,7 @@ import type { ResourceTableName } from '../mirror/index.js';
 import { seenState, tableOf } from '../mirror/index.js';
 import { type FieldOf, type FilterItem, where } from '../schema/index.js';
 import {
+  allowedDeletions,
   countPage,
   finishPass,
   guardDeletions,
@@ -60,11 +61,13 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
  * rows above the highest id held, a re-poll of open rows, and the sweep's deletions.
  */
 async function catchUp(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
-  const gone = await sweepDeletions(decl, ctx, table);
+  const swept = await sweepDeletions(decl, ctx, table);
   await fetchNew(decl, ctx, table);
   if (decl.reopen !== undefined) {
     await runPass(decl, ctx, await startPass(ctx, decl.name, 'reopen', [{ cursor: null, upper: null }]));
   }
+  // Decided now, not when swept: a stream of this run may have failed meanwhile.
+  const gone = allowedDeletions(ctx, swept);
   if (gone.length === 0) return;
   const now = nowIso();
   await ctx.mirror.write(async (w) => {
@@ -220,6 +223,7 @@ async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
   await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
     completed: pass.mode === 'full' ? 'full' : 'other',
     statusHistory: decl.statusHistory === true,
+    dropWhenGuarded: true,
   });
   if (gone.length > 0) ctx.logger.info({ deleted: gone.length }, 'soft-deleted rows gone upstream');
 }

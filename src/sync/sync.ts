@@ -10,12 +10,16 @@ import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
+import { checkService, endRun, restartPasses } from './preflight.js';
 import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js';
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
   InterruptedError,
+  MassDeleteError,
+  newRunEvidence,
   newStats,
+  type RunEvidence,
   type StreamContext,
   type StreamDecl,
   type StreamStats,
@@ -32,6 +36,7 @@ export const defaultSyncOptions: SyncOptions = {
   massDeleteMinRows: 10,
   idStart: {},
   extraIds: {},
+  restartPasses: false,
 };
 
 export interface RunSyncOptions extends Partial<SyncOptions> {
@@ -136,11 +141,32 @@ export async function runSync(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    const chosen = streams.filter((s) => names.includes(s.name));
+    // Before any stream: a service not found at this URL stops the run with one error, before
+    // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
+    const preflight = { requests: 0, retries: 0 };
+    const checked = await checkService(client, chosen, preflight);
+    if (checked.error !== undefined) {
+      await endRun(mirror, runId, checked.error);
+      return { runId, outcome: 'failed', streams: [], error: checked.error };
+    }
     const source = displayBaseUrl(client.baseUrl);
     await writeMeta(mirror.db, metaKeys.sourceBaseUrl, source, true);
     await writeMeta(mirror.db, metaKeys.lastBaseUrl, source);
-    const env = { client, mirror, logger, runId, opts, signal, board, rowsInOrder: inOrder() };
-    const chosen = streams.filter((s) => names.includes(s.name));
+    if (opts.restartPasses) await restartPasses(mirror, chosen, logger);
+    const evidence = newRunEvidence();
+    const env = {
+      client,
+      mirror,
+      logger,
+      runId,
+      opts,
+      signal,
+      board,
+      evidence,
+      preflight: { stream: checked.stream, counter: preflight },
+      rowsInOrder: inOrder(),
+    };
     const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
     // Once per run, not per pass: a checkpoint per pass (seven per sync) cost the sync 0.2 to 0.3 s
     // here; the WAL's own auto-checkpoint still runs every 1,000 pages meanwhile.
@@ -181,6 +207,9 @@ interface RunEnv {
   opts: SyncOptions;
   signal: AbortSignal;
   board: ProgressBoard;
+  evidence: RunEvidence;
+  /** The preflight's request, counted as the named stream's. */
+  preflight: { stream: string | undefined; counter: RequestCounter };
   /** Each stream's sync_stream_run row is inserted in declaration order (see inOrder). */
   rowsInOrder: <T>(insert: () => Promise<T>) => Promise<T>;
 }
@@ -225,9 +254,11 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
       .executeTakeFirstOrThrow(),
   );
   const stats = newStats(env.opts.full ? 'full' : 'incremental');
-  const counter: RequestCounter = { requests: 0, retries: 0 };
+  const counter: RequestCounter =
+    env.preflight.stream === decl.name ? { ...env.preflight.counter } : { requests: 0, retries: 0 };
   const ctx: StreamContext = {
     client: env.client,
+    evidence: env.evidence,
     mirror,
     runId,
     options: env.opts,
@@ -247,6 +278,9 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   } catch (err) {
     error = err instanceof Error ? err : new Error(String(err));
     outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
+    // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
+    // mass-delete guard is no failure to read: the other streams' evidence stands.
+    if (outcome === 'failed' && !(err instanceof MassDeleteError)) env.evidence.failed = true;
   }
   const s = ctx.stats;
   // A stream that completed a full pass in this run ran in full mode, whatever it set last (a
@@ -300,6 +334,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     updated: s.updated,
     unchanged: s.unchanged,
     deleted: s.deleted,
+    ...(s.restored > 0 ? { restored: s.restored } : {}),
     requests: counter.requests,
     retries: counter.retries,
   };

@@ -78,6 +78,8 @@ export interface SyncOptions {
   idStart: Partial<Record<string, string | number>>;
   /** Extra ids per id stream (from files). */
   extraIds: Partial<Record<string, (string | number)[]>>;
+  /** Drop the unfinished passes first, so this run re-reads instead of resuming (--restart-passes). */
+  restartPasses: boolean;
 }
 
 export interface StreamStats {
@@ -93,6 +95,8 @@ export interface StreamStats {
   updated: number;
   unchanged: number;
   deleted: number;
+  /** Soft-deleted rows seen again and restored (each recorded in sync_deletion.restored_at). */
+  restored: number;
 }
 
 export interface StreamProgress {
@@ -100,8 +104,23 @@ export interface StreamProgress {
   add(records: number): void;
 }
 
+/**
+ * What the whole run has shown, shared by its streams: the resources whose GET route answered a
+ * record in this run (a 404 of such a route is evidence a record is gone; of any other, it is
+ * none), and whether a stream of the run failed (then the streams still running withhold their
+ * deletions: a failed run commits none after its failure).
+ */
+export interface RunEvidence {
+  live: Set<ResourceName>;
+  failed: boolean;
+}
+
+export const newRunEvidence = (): RunEvidence => ({ live: new Set(), failed: false });
+
 export interface StreamContext {
   client: OhsClient;
+  /** Shared by the run's streams (see RunEvidence). */
+  evidence: RunEvidence;
   mirror: Mirror;
   runId: number;
   options: SyncOptions;
@@ -122,6 +141,7 @@ export const newStats = (mode: StreamStats['mode']): StreamStats => ({
   updated: 0,
   unchanged: 0,
   deleted: 0,
+  restored: 0,
 });
 
 /** A pass would soft-delete more of a table than allowed. */

@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { type Mirror, openMirror } from '../../src/mirror/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { runSync } from '../../src/sync/index.js';
+import { runOhs } from './cli.js';
 import { clientFor } from './client.js';
 
 /** Fixtures of the write-back tests: a working folder for the CLI, a mirror synced from the sandbox. */
@@ -120,4 +121,24 @@ export function expectPaidAtMostOnce(sim: RunningSim, rows: (string | number)[][
     if (n > 1) throw new Error(`payment of ${amount} on invoice ${invoice} made ${n} times`);
   }
   return made;
+}
+
+/**
+ * A working folder on `target` with `n` payments planned (distinct amounts from `firstCents`,
+ * over `invoicesUsed` open invoices with a balance above 20), the invoice stream synced first.
+ */
+export async function plannedPayments(
+  sim: RunningSim,
+  target: string,
+  opts: { n: number; invoicesUsed: number; firstCents: number; settleMs: number; env: NodeJS.ProcessEnv },
+): Promise<{ dir: string; db: string; rows: (string | number)[][] }> {
+  const { dir, db } = workdir(sim.url, target);
+  configure(dir, { writeback: { settleMs: opts.settleMs } });
+  await syncStreams(sim, db, ['invoice']);
+  const invoices = openInvoices(sim).filter((i) => i.balance > 20);
+  const rows = paymentRows(invoices, opts.n, opts.invoicesUsed, opts.firstCents);
+  const file = writeCsv(join(dir, 'payments.csv'), ['InvoiceId', 'amountToPay'], rows);
+  const planned = await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env: opts.env });
+  if (planned.code !== 0) throw new Error(`ohs plan failed: ${planned.stderr}`);
+  return { dir, db, rows };
 }

@@ -67,7 +67,7 @@ describe.each(engines)('ohs status --json (%s)', (engine) => {
     expect(role.last_full_at! > orderitem.last_full_at!).toBe(true);
   });
 
-  it('ohs status --json after a failed run: its error code, and the pass left for the next run', async () => {
+  it('ohs status --json after a failed run: its error code; the guarded query pass dropped, so the next run reads again (issue 20)', async () => {
     const file = await target();
     expect((await sync(file)).code).toBe(0);
     // 12 of the 20 vendors gone: over the mass-delete guard.
@@ -84,7 +84,7 @@ describe.each(engines)('ohs status --json (%s)', (engine) => {
     expect(report.runs[0]).toMatchObject({ outcome: 'failed', error_code: 'MASS_DELETE' });
     expect(report.runs[0]!.error).toMatch(/^hsvendor: this pass would soft-delete 12 of \d+ rows/);
     const hsvendor = report.streams.find((s) => s.stream === 'hsvendor')!;
-    expect(hsvendor).toMatchObject({ last_outcome: 'failed', pass_in_progress: true, deleted: 0 });
+    expect(hsvendor).toMatchObject({ last_outcome: 'failed', pass_in_progress: false, deleted: 0 });
     expect(hsvendor.rows).toBe(vendors.size + 12);
     expect(report.streams.filter((s) => s.last_outcome === 'ok')).toHaveLength(8);
 

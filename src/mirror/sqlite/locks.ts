@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockedError, type MirrorLock } from '../store.js';
 import type { Exclusive } from './mirror.js';
@@ -5,13 +6,30 @@ import type { Exclusive } from './mirror.js';
 export const STALE_MS = 120_000; // 2 min without a heartbeat: the holder is gone
 const HEARTBEAT_MS = 10_000; // 10 s
 
-/** Whether a process of this host is alive (EPERM: alive, another user's). */
+/**
+ * Whether a process of this host is alive (EPERM: alive, another user's). A process killed but not
+ * yet reaped by its parent (a zombie: under a parent that never waits, such as a container without
+ * an init) still answers kill(pid, 0), yet it is dead and holds nothing: where /proc tells the
+ * process state (Linux), state Z (zombie) or X (dead) is dead. Without /proc, kill(pid, 0) decides
+ * and a zombie holder is taken over once its heartbeat is stale (STALE_MS).
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const state = processState(pid);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** The state letter of /proc/PID/stat (after the command name, which may hold spaces and parens). */
+export function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).charAt(0) || undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -24,8 +42,8 @@ interface LockRow {
 
 /**
  * A named lock on a SQLite mirror file (one sync, one apply at a time): a row in `sync_lock`,
- * taken in an IMMEDIATE transaction. A lock whose process is gone (same host) or whose heartbeat
- * stopped is stale and taken over. Every statement runs on the connection held exclusively
+ * taken in an IMMEDIATE transaction. A lock whose process is gone (same host; a zombie is gone,
+ * see alive) or whose heartbeat stopped is stale and taken over at once. Every statement runs on the connection held exclusively
  * (`exclusive`), so none slips into another caller's transaction.
  */
 export async function acquireSqliteLock(

@@ -1,0 +1,73 @@
+/**
+ * Request deadlines that follow what the service is seen to need (issue 20.3). A body trickled a
+ * byte at a time never trips the idle timeouts (headers, body), so each attempt also has a total
+ * deadline, sending to the last byte: max(floor, multiple × the p99 of the attempts seen), at
+ * most the configured ceiling (api.requestDeadlineMs). Before MIN_SAMPLES answers the floor
+ * alone counts. An attempt that hit its deadline is tried again at most once: a service that
+ * trickles one answer trickles the next, and seven 5-minute attempts held a nightly run for half
+ * an hour.
+ */
+export interface DeadlineOptions {
+  /** Shortest deadline, milliseconds (api.deadlineFloorMs). */
+  floorMs: number;
+  /** Multiple of the p99 duration seen (api.deadlineP99Multiple). */
+  p99Multiple: number;
+  /** Longest deadline, milliseconds (api.requestDeadlineMs). */
+  ceilingMs: number;
+}
+
+/** The error code of an attempt that outlived its deadline. */
+export const DEADLINE_CODE = 'OHS_REQUEST_DEADLINE';
+/** Attempts of one request that may end at their deadline before the request fails. */
+export const DEADLINE_ATTEMPTS = 2;
+
+const WINDOW = 256;
+const MIN_SAMPLES = 20;
+
+/** An attempt that outlived its deadline. */
+export class DeadlineError extends Error {
+  readonly code = DEADLINE_CODE;
+  constructor(readonly ms: number) {
+    super(`no complete answer within the request deadline of ${ms} ms`);
+  }
+}
+
+export class RequestDeadline {
+  private readonly samples = new Float64Array(WINDOW);
+  private count = 0;
+  private next = 0;
+  private cached: number | undefined;
+
+  constructor(private readonly o: DeadlineOptions) {}
+
+  /** The duration of an attempt that got its whole answer, milliseconds. */
+  observe(ms: number): void {
+    this.samples[this.next] = ms;
+    this.next = (this.next + 1) % WINDOW;
+    this.count = Math.min(this.count + 1, WINDOW);
+    this.cached = undefined;
+  }
+
+  /** The p99 of the last answers (up to 256), undefined before MIN_SAMPLES of them. */
+  p99(): number | undefined {
+    if (this.count < MIN_SAMPLES) return undefined;
+    const sorted = this.samples.slice(0, this.count).sort();
+    return sorted[Math.min(this.count - 1, Math.ceil(this.count * 0.99) - 1)];
+  }
+
+  /** The deadline of the next attempt, milliseconds. */
+  get ms(): number {
+    if (this.cached === undefined) {
+      const p99 = this.p99();
+      const wanted = Math.max(this.o.floorMs, p99 === undefined ? 0 : Math.ceil(this.o.p99Multiple * p99));
+      this.cached = Math.min(this.o.ceilingMs, wanted);
+    }
+    return this.cached;
+  }
+}
+
+/** The message of a request whose every allowed attempt ended at its deadline. */
+export function deadlineFailure(err: unknown, attempts: number): string {
+  const ms = err instanceof DeadlineError ? err.ms : undefined;
+  return `no complete answer within the request deadline${ms === undefined ? '' : ` (${ms} ms)`} on ${attempts} attempts: the service is too slow or trickling its answers (api.deadlineFloorMs, api.deadlineP99Multiple, api.requestDeadlineMs)`;
+}

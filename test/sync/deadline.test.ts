@@ -1,0 +1,49 @@
+import { dirname } from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { cliConfig, cliEnv, one, streamTables, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { withSim } from '../helpers/sim.js';
+
+/**
+ * Issue 20.3: a service that trickles its answers (one byte every 5 s: no idle timeout ever
+ * trips) must not hold the sync for half an hour. With the default deadlines (an attempt's total
+ * deadline max(30 s, 10 x p99 seen), tried again once), the whole sync ends on its own with one
+ * clear error: runOhs kills it after 2 minutes, which the test would see as a null exit code.
+ */
+describe('a trickling service', () => {
+  const sim = withSim({ scale: 0.02, trickleMs: 5000 });
+  const tmp = withTmpDir();
+
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
+
+    it('the whole sync ends on its own within 2 minutes with a clear error, nothing written', async () => {
+      const file = await target();
+      // The client's defaults for the timeouts (30 s idle); only the deadline can end an attempt.
+      const config = cliConfig(dirname(tmp()), { timeoutMs: 30_000 });
+      const before = sim().stats.byOperation.queryRole ?? 0;
+      const r = await runOhs(['sync', '--db', file, '--config', config], {
+        env: cliEnv(sim()),
+        timeoutMs: 120_000,
+      });
+      expect(r.code, `killed at the 2-minute bound: ${r.stderr}`).not.toBeNull();
+      expect(r.code).toBe(4);
+      const errors = r.stderr.split('\n').filter((l) => l.startsWith('ohs: '));
+      expect(errors).toEqual([
+        'ohs: NETWORK: no complete answer within the request deadline (30000 ms) on 2 attempts: the service is too slow or trickling its answers (api.deadlineFloorMs, api.deadlineP99Multiple, api.requestDeadlineMs): POST /v2/query/core/role',
+      ]);
+      // The attempt and its one retry, no more.
+      expect((sim().stats.byOperation.queryRole ?? 0) - before).toBe(2);
+      await withMirror(file, async (m) => {
+        expect(await one(m, sql`SELECT outcome, error_code FROM sync_run`)).toEqual({
+          outcome: 'failed',
+          error_code: 'NETWORK',
+        });
+        for (const { table } of streamTables)
+          expect(await one(m, sql`SELECT count(*) AS n FROM ${sql.table(table)}`), table).toEqual({ n: 0 });
+      });
+    }, 180_000);
+  });
+});
