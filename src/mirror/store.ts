@@ -30,6 +30,12 @@ export interface MirrorOptions {
    * for commands that only read (status, report). @default false
    */
   readonlyFallback?: boolean;
+  /**
+   * Keep every version of the records (history.ts). Off only to measure what history costs
+   * (`npm run bench -- mirror`): a mirror written without it has holes in its history.
+   * @default true
+   */
+  history?: boolean;
 }
 
 export interface UpsertCounts {
