@@ -17,6 +17,8 @@ export interface WriteReportsOptions {
   formats: ReportFormat[];
   /** An explicit as-of instant (`--as-of-time`); absent: the report's own reading. */
   asOfTime?: string;
+  /** The instant the reports read the mirror at (history.ts); absent: the present. */
+  mirrorAsOf?: string;
   /** Overrides of config `reports.csv` (`--csv-excel`). */
   csv?: Partial<CsvSettings>;
   /**
@@ -49,6 +51,7 @@ export async function writeReports(
       params: {
         asOf: o.asOf,
         asOfTimestamp: o.asOfTime ?? '',
+        ...(o.mirrorAsOf === undefined ? {} : { mirrorAsOf: o.mirrorAsOf }),
         orgIds: o.orgIds,
         timezone: config.timezone,
         options,
@@ -66,6 +69,7 @@ export async function writeReports(
         ['Mirror', mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
+        ['Mirror as of', o.mirrorAsOf ?? 'now (the present)'],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',

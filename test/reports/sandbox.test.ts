@@ -66,7 +66,10 @@ function syncedAndReported(engine: EngineName): Promise<Synced> {
       const synced = await runOhs(['sync'], { cwd: dir, env, timeoutMs: 240_000 });
       expect(synced.code, synced.stderr).toBe(0);
       await observedAt(db, SYNC_TIME);
-      const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--out', 'out'], { cwd: dir, env });
+      const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--present', '--out', 'out'], {
+        cwd: dir,
+        env,
+      });
       expect(r.code, r.stderr).toBe(0);
       return { dir, db, stderr: r.stderr, stdout: r.stdout };
     })();
@@ -191,7 +194,7 @@ describe.each(engines)('%s: reports on a synced sandbox agree with the sandbox t
     // The report name after --org (which takes several ids) is the report, not an org.
     const org = compliance[0]?.orgId ?? '';
     const named = await runOhs(
-      ['report', '--as-of', TEST_ANCHOR, '--org', org, 'compliance', '--format', 'csv'],
+      ['report', '--as-of', TEST_ANCHOR, '--present', '--org', org, 'compliance', '--format', 'csv'],
       {
         cwd: dir,
         env,
