@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -8,8 +8,8 @@ import { asOf } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
-import { withMirror } from '../helpers/mirror.js';
-import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
+import { cliConfig, cliEnv, withMirror } from '../helpers/mirror.js';
+import { withSim } from '../helpers/sim.js';
 
 /**
  * The mirror remembers, through the real CLI on each engine: sync; an invoice deleted upstream;
@@ -20,7 +20,6 @@ import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
  * history begins is refused.
  */
 const targets = new Map(engines.map((e) => [e, withTargets(e)] as const));
-const env = { OHS_TOKEN: WRITE_TOKEN, OHS_DB: '' };
 
 /** Invoice id -> balance in cents of the open invoices of a truth, as the report lists them. */
 function openInvoices(invoices: readonly SimRecord[], asOfDay: string): Map<string, number> {
@@ -50,20 +49,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
   it('unpaid-invoices --as-of-time equals the sandbox truth then; without it, the present', async () => {
     const db = await (targets.get(engine) as () => Promise<string>)();
     const dir = mkdtempSync(join(tmpdir(), `ohs-history-cli-${engine}-`));
-    mkdirSync(join(dir, 'config'));
-    writeFileSync(
-      join(dir, 'config', 'local.json'),
-      JSON.stringify({
-        baseUrl: sim().url,
-        db,
-        api: { requestsPerSecond: 5000 },
-        sync: { idStart: { invoice: 240001, staff: 6001, applicant: 9001 } },
-      }),
-    );
-    const ohs = async (args: string[]) => {
-      const r = await runOhs(args, { cwd: dir, env, timeoutMs: 240_000 });
-      return r;
-    };
+    const config = cliConfig(dir);
+    const ohs = (args: string[]) =>
+      runOhs(['--config', config, ...args, '--db', db], { cwd: dir, env: cliEnv(sim()), timeoutMs: 240_000 });
     const sync = async () => {
       const r = await ohs(['sync', '--full']);
       expect(r.code, r.stderr).toBe(0);

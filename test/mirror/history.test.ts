@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import type { Database as MirrorDb } from '../../src/mirror/db-types.js';
@@ -9,11 +8,12 @@ import {
   historyStart,
   pruneHistory,
 } from '../../src/mirror/history.js';
-import { type Mirror, openMirror } from '../../src/mirror/index.js';
+import { type Mirror, type MirrorOptions, openMirror } from '../../src/mirror/index.js';
 import { migrate, migrationsFor } from '../../src/mirror/migrations.js';
 import { connectPostgres } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { sqliteDdl } from '../../src/mirror/sqlite/ddl.js';
+import { sqliteDriver } from '../../src/mirror/sqlite/driver.js';
 import { seedData } from '../../src/sim/seed.js';
 import { engines, withTargets } from '../helpers/engines.js';
 
@@ -47,10 +47,18 @@ async function idsAsOf(m: Mirror, at: string | undefined): Promise<string[]> {
 
 describe.each(engines)('history on %s', (engine) => {
   const newTarget = withTargets(engine);
+  /** A new mirror of the engine for `fn`, closed after it. */
+  const withNewMirror = async (fn: (m: Mirror) => Promise<void>, options: MirrorOptions = {}) => {
+    const m = await openMirror(await newTarget(), options);
+    try {
+      await fn(m);
+    } finally {
+      await m.close();
+    }
+  };
 
   test('unchanged pages add nothing; a change, a deletion and a restoration end and start intervals', async () => {
-    const m = await openMirror(await newTarget());
-    try {
+    await withNewMirror(async (m) => {
       await m.write((w) => w.upsert('Invoice', invoices, { now: T(1) }));
       expect((await versions(m, 'invoice')).length).toBe(invoices.length);
       // The same page again, and the same page through a pass: no version added.
@@ -104,14 +112,11 @@ describe.each(engines)('history on %s', (engine) => {
       expect(await balanceAt(T(3))).toBe(999.99);
       expect(await balanceAt(undefined)).toBe(999.99);
       expect(await idsAsOf(m, '2026-02-01T00:00:00.000Z')).toEqual([]);
-    } finally {
-      await m.close();
-    }
+    });
   });
 
   test('sensitive fields are masked in history as in the table', async () => {
-    const m = await openMirror(await newTarget());
-    try {
+    await withNewMirror(async (m) => {
       await m.write((w) => w.upsert('Applicant', applicants, { now: T(1) }));
       const moved = applicants.map((a) => ({ ...a, ssn: '123-45-6789' }));
       await m.write((w) => w.upsert('Applicant', moved, { now: T(2) }));
@@ -122,14 +127,11 @@ describe.each(engines)('history on %s', (engine) => {
       const text = JSON.stringify(await versions(m, 'applicant'));
       expect(text).not.toContain('123-45-6789');
       expect(text).not.toContain('123456789');
-    } finally {
-      await m.close();
-    }
+    });
   });
 
   test('retention prunes ended versions only, and moves where history begins', async () => {
-    const m = await openMirror(await newTarget());
-    try {
+    await withNewMirror(async (m) => {
       await m.write((w) => w.upsert('Invoice', invoices, { now: T(1) }));
       await m.write((w) =>
         w.upsert(
@@ -166,9 +168,7 @@ describe.each(engines)('history on %s', (engine) => {
       expect(left.every((v) => v.valid_to === null && v.valid_from === T(3))).toBe(true);
       expect(await historyStart(m.db)).toBe(mid(4));
       await expect(checkAsOf(m.db, mid(3), '--as-of-time')).rejects.toBeInstanceOf(AsOfBeforeHistoryError);
-    } finally {
-      await m.close();
-    }
+    });
   });
 
   test('a mirror made before history upgrades in place: its present becomes the first version', async () => {
@@ -177,6 +177,7 @@ describe.each(engines)('history on %s', (engine) => {
     let db: Kysely<MirrorDb>;
     let done: () => Promise<void>;
     if (engine === 'sqlite') {
+      const { Database } = sqliteDriver();
       db = new Kysely<MirrorDb>({ dialect: new SqliteDialect({ database: new Database(target) }) });
       done = () => db.destroy();
     } else {
@@ -215,15 +216,15 @@ describe.each(engines)('history on %s', (engine) => {
   });
 
   test('history can be switched off (for the bench): no version is written', async () => {
-    const m = await openMirror(await newTarget(), { history: false });
-    try {
-      await m.write((w) => w.upsert('Invoice', invoices, { now: T(1) }));
-      await m.write((w) =>
-        w.softDelete('Invoice', [String(invoices[0]?.id)], { runId: 1, stream: 'invoice', now: T(2) }),
-      );
-      expect((await versions(m, 'invoice')).length).toBe(0);
-    } finally {
-      await m.close();
-    }
+    await withNewMirror(
+      async (m) => {
+        await m.write((w) => w.upsert('Invoice', invoices, { now: T(1) }));
+        await m.write((w) =>
+          w.softDelete('Invoice', [String(invoices[0]?.id)], { runId: 1, stream: 'invoice', now: T(2) }),
+        );
+        expect((await versions(m, 'invoice')).length).toBe(0);
+      },
+      { history: false },
+    );
   });
 });
