@@ -76,6 +76,7 @@ async function nights(target: string, scale: number): Promise<Record<string, str
       'changes/night': size,
       'history after 1st sync MB': (first.bytes / 1e6).toFixed(1),
       'versions/night': Math.round((last.versions - first.versions) / NIGHTS),
+      'bytes/version': Math.round((last.bytes - first.bytes) / Math.max(1, last.versions - first.versions)),
       'bytes/night': Math.round(perNight),
       'MB/year': ((perNight * 365) / 1e6).toFixed(1),
     };
