@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import { reportByName } from '../reports/index.js';
 import { OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
@@ -16,7 +17,8 @@ import { table } from './sandbox.js';
  * new order items, status moves, deletions, invoices paid, users and staff changed, OrgMonth
  * counts) each followed by an incremental sync, as the nightly job runs it. The history tables'
  * bytes (indexes included) are read after the first sync and after each night, on each engine:
- * growth per night, and per year at that rate.
+ * growth per night, and per year at that rate. Then the unpaid-invoices report (the one whose
+ * query reads through asOf so far) on the present and as of the instant after the first sync.
  */
 const NIGHTS = 5;
 const TOKEN = 'bench-history-token';
@@ -44,6 +46,29 @@ async function historyBytes(m: Mirror): Promise<{ bytes: number; versions: numbe
   return { bytes: Number(r.rows[0]?.b ?? 0), versions };
 }
 
+/** Seconds of the unpaid-invoices report on the mirror (now, or as of an instant), best of 5. */
+async function reportSeconds(mirror: Mirror, at: string | undefined): Promise<number> {
+  const report = reportByName('unpaid-invoices');
+  if (report === undefined) throw new Error('no unpaid-invoices report');
+  let best = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < 5; k++) {
+    const t = performance.now();
+    await report.run({
+      db: mirror.db,
+      params: {
+        asOf: new Date().toISOString().slice(0, 10),
+        asOfTimestamp: '',
+        orgIds: [],
+        timezone: 'UTC',
+        options: {},
+        ...(at === undefined ? {} : { mirrorAsOf: at }),
+      },
+    });
+    best = Math.min(best, (performance.now() - t) / 1000);
+  }
+  return best;
+}
+
 async function nights(target: string, scale: number): Promise<Record<string, string | number>> {
   const sim = await startSim({ seed: 5, scale, anchorDate: '2026-06-15', token: TOKEN });
   const client = new OhsClient({
@@ -64,6 +89,7 @@ async function nights(target: string, scale: number): Promise<Record<string, str
     };
     await sync(true);
     const first = await historyBytes(mirror);
+    const between = new Date().toISOString();
     const size = Math.max(1, Math.round(200 * scale));
     for (let n = 0; n < NIGHTS; n++) {
       sim.mutate(size);
@@ -71,6 +97,8 @@ async function nights(target: string, scale: number): Promise<Record<string, str
     }
     const last = await historyBytes(mirror);
     const perNight = (last.bytes - first.bytes) / NIGHTS;
+    const present = await reportSeconds(mirror, undefined);
+    const past = await reportSeconds(mirror, between);
     return {
       engine: mirror.engine,
       'changes/night': size,
@@ -79,6 +107,9 @@ async function nights(target: string, scale: number): Promise<Record<string, str
       'bytes/version': Math.round((last.bytes - first.bytes) / Math.max(1, last.versions - first.versions)),
       'bytes/night': Math.round(perNight),
       'MB/year': ((perNight * 365) / 1e6).toFixed(1),
+      'unpaid-invoices now s': present.toFixed(3),
+      'as of 1st sync s': past.toFixed(3),
+      'as-of/now': (past / present).toFixed(2),
     };
   } finally {
     await mirror.close();

@@ -133,8 +133,11 @@ export async function historyStart(db: Kysely<Database>): Promise<string | null>
       .select(sql`1`.as('x'))
       .limit(1)
       .execute();
-  } catch {
-    return null; // a mirror opened read-only that has not been upgraded to keep history
+  } catch (err) {
+    // A mirror opened read-only that has not been upgraded to keep history: no history. Any
+    // other failure (a lost connection) is not an answer.
+    if (/no such table|does not exist/i.test(err instanceof Error ? err.message : '')) return null;
+    throw err;
   }
   if (since === undefined) {
     const first = await db

@@ -140,6 +140,8 @@ describe.each(engines)('history on %s', (engine) => {
           { now: T(3) },
         ),
       );
+      // No successful sync yet: no history to read.
+      await expect(checkAsOf(m.db, mid(1), '--as-of-time')).rejects.toThrow(/no history yet/);
       await m.db
         .insertInto('sync_run')
         .values({
