@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { asOf } from '../../src/mirror/index.js';
+import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -121,6 +121,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(intervals.rows[0]?.valid_to !== null && (intervals.rows[0]?.valid_to ?? '') < at).toBe(true);
       expect(intervals.rows[1]?.valid_from !== undefined && intervals.rows[1].valid_from > at).toBe(true);
       expect(intervals.rows[1]?.valid_to).toBeNull();
+      // Each sync pruned what mirror.historyDays (400) lets go: nothing yet, the cutoff noted.
+      const cutoff = await readMeta(m.db, metaKeys.historyPrunedBefore);
+      expect(cutoff !== undefined && Date.parse(at) - Date.parse(cutoff) > 399 * 86_400_000).toBe(true);
     });
 
     // Before the history begins (the first sync ended today): refused, nothing written.
