@@ -5,7 +5,7 @@ import type { ReportDefinition } from '../reports/types.js';
 import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
-import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
+import { type CsvSettings, type ReportFormat, type ReportResult, writeReport } from '../src/render/index.js';
 import { packageVersion } from '../src/util/package-root.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -29,6 +29,16 @@ export interface WriteReportsOptions {
 }
 
 /**
+ * A report that does not read the mirror's history yet, asked for an as-of instant: its result
+ * with a first warning saying it read the present (never silently the wrong figures).
+ */
+function presentOnly(result: ReportResult, report: ReportDefinition, at: string | undefined): ReportResult {
+  if (at === undefined || report.readsHistory === true) return result;
+  const note = `Read the mirror as it is now, not as of ${at}: ${report.name} does not read the mirror's history yet (docs/history.md)`;
+  return { ...result, warnings: () => [note, ...result.warnings()] };
+}
+
+/**
  * Runs reports on the mirror and writes their files: the one path for `ohs report` and the
  * reports and nightly jobs. Returns the files written, in order.
  */
@@ -46,7 +56,7 @@ export async function writeReports(
   checkOptionNames(chosen, options);
   for (const report of chosen) {
     const started = Date.now();
-    const result = await report.run({
+    const ran = await report.run({
       db: mirror.db,
       params: {
         asOf: o.asOf,
@@ -57,6 +67,8 @@ export async function writeReports(
         options,
       },
     });
+    const result = presentOnly(ran, report, o.mirrorAsOf);
+    const read = o.mirrorAsOf !== undefined && report.readsHistory === true ? o.mirrorAsOf : undefined;
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
@@ -69,7 +81,7 @@ export async function writeReports(
         ['Mirror', mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Mirror as of', o.mirrorAsOf ?? 'now (the present)'],
+        ['Mirror as of', read ?? 'now (the present)'],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',

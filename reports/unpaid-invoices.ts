@@ -581,5 +581,6 @@ export const unpaidInvoices: ReportDefinition = {
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
   options: Object.keys(unpaidInvoicesOptions.shape),
+  readsHistory: true,
   run,
 };

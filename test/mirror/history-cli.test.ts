@@ -98,6 +98,12 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     expect(then.code, then.stderr).toBe(0);
     expect(sorted(listed(join(dir, 'then'), day))).toEqual(sorted(truthThen));
 
+    // A report that does not read history yet (phase 2) says it read the present.
+    const other = await ohs(['report', 'compliance', '--as-of-time', at, '--format', 'csv', '--out', 'then']);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(`compliance: warning: Read the mirror as it is now, not as of ${at}`);
+    expect(then.stderr).not.toContain('Read the mirror as it is now');
+
     const now = await ohs(['report', 'unpaid-invoices', '--format', 'csv', '--out', 'now']);
     expect(now.code, now.stderr).toBe(0);
     expect(sorted(listed(join(dir, 'now'), day))).toEqual(sorted(truthNow));
