@@ -507,7 +507,7 @@ const m0009 = (ddl: EngineDdl): Migration => ({
  * The mirror remembers (issue 23): a history table per resource, the `*_history` views, and the
  * present of an existing mirror as its first version (see history.ts).
  */
-const m0010 = (ddl: EngineDdl): Migration => ({
+const m0011 = (ddl: EngineDdl): Migration => ({
   async up(db: AnyDb) {
     await createHistory(db, ddl);
   },
@@ -525,7 +525,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0007_sync_passes': m0007(ddl),
     '0008_run_host_type_errors': m0008(ddl),
     '0009_rate_budget': m0009(ddl),
-    '0010_history': m0010(ddl),
+    '0011_history': m0011(ddl),
   };
 }
 
