@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import type pg from 'pg';
 import { type Mirror, maskRecord, openMirror, tableOf } from '../src/mirror/index.js';
 import { migrate } from '../src/mirror/migrations.js';
@@ -30,7 +31,7 @@ import { spawnSandbox, table } from './sandbox.js';
  * interleaved, as the machine's load changes from second to second.
  */
 const PAGE = 500;
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.OHS_BENCH_ROUNDS ?? 3);
 const NOW = '2026-06-15T00:00:00.000Z';
 type Rec = Record<string, unknown>;
 type Pass = 'insert' | 'unchanged' | 'changed';
@@ -74,7 +75,7 @@ async function sqliteRound(
   data: Record<Pass, Rec[][]>,
   k: number,
 ): Promise<Record<string, number[]>> {
-  const out: Record<string, number[]> = { bare: [], mirror: [] };
+  const out: Record<string, number[]> = { bare: [], mirror: [], mirrorOff: [] };
   // The bare loop, into a mirror file of its own (same table, same indexes).
   const bareFile = join(dir, `bare-${k}.db`);
   const bare = await openMirror(bareFile);
@@ -104,16 +105,23 @@ async function sqliteRound(
   }
   handle.close();
   await bare.close();
-  const m = await openMirror(join(dir, `mirror-${k}.db`));
-  for (const p of passes) {
-    out.mirror?.push(
-      await time(async () => {
-        for (const page of data[p])
-          await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
-      }),
-    );
+  // The mirror with its history (the default), and without (what history costs).
+  for (const [key, history] of [
+    ['mirror', true],
+    ['mirrorOff', false],
+  ] as const) {
+    const m = await openMirror(join(dir, `${key}-${k}.db`), { history });
+    for (const [i, p] of passes.entries()) {
+      const now = `2026-06-15T00:00:0${i}.000Z`;
+      out[key]?.push(
+        await time(async () => {
+          for (const page of data[p])
+            await m.write((w) => w.upsert('OrderItem', page, { now, prepared: true }));
+        }),
+      );
+    }
+    await m.close();
   }
-  await m.close();
   return out;
 }
 
@@ -145,12 +153,12 @@ async function pgBare(pool: pg.Pool, pages: Rec[][]): Promise<void> {
   }
 }
 
-async function pgMirror(pool: pg.Pool, pages: Rec[][], method: PageMethod): Promise<void> {
+async function pgMirror(pool: pg.Pool, pages: Rec[][], method: PageMethod, history = true): Promise<void> {
   const client = await pool.connect();
   try {
     for (const page of pages) {
       await client.query('BEGIN');
-      await upsertPage(client, def, page, NOW, null, method);
+      await upsertPage(client, def, page, NOW, null, method, history);
       await client.query('COMMIT');
     }
   } finally {
@@ -159,26 +167,33 @@ async function pgMirror(pool: pg.Pool, pages: Rec[][], method: PageMethod): Prom
 }
 
 /** The engine's own path: Mirror.write per page (a pooled connection, BEGIN, the page, COMMIT). */
-async function pgMirrorWrite(m: Mirror, pages: Rec[][]): Promise<void> {
-  for (const page of pages) await m.write((w) => w.upsert('OrderItem', page, { now: NOW, prepared: true }));
+async function pgMirrorWrite(m: Mirror, pages: Rec[][], now: string): Promise<void> {
+  for (const page of pages) await m.write((w) => w.upsert('OrderItem', page, { now, prepared: true }));
 }
 
 async function pgRound(
-  urls: { bare: string; unnest: string; copy: string; write: string },
+  urls: { bare: string; unnest: string; copy: string; write: string; writeOff: string },
   data: Record<Pass, Rec[][]>,
 ): Promise<Record<string, number[]>> {
-  const out: Record<string, number[]> = { bare: [], unnest: [], copy: [], write: [] };
-  const m = await openMirror(urls.write); // opened (and its schema checked) outside the timing
-  try {
-    await m.db.deleteFrom('orderitem').execute();
-    for (const p of passes) out.write?.push(await time(() => pgMirrorWrite(m, data[p])));
-  } finally {
-    await m.close();
+  const out: Record<string, number[]> = { bare: [], unnest: [], copy: [], write: [], writeOff: [] };
+  // The engine's path with its history (the default), and without (what history costs).
+  for (const [key, history] of [
+    ['write', true],
+    ['writeOff', false],
+  ] as const) {
+    const m = await openMirror(urls[key], { history }); // opened (schema checked) outside the timing
+    try {
+      await sql`TRUNCATE orderitem, h_orderitem`.execute(m.db);
+      for (const [i, p] of passes.entries())
+        out[key]?.push(await time(() => pgMirrorWrite(m, data[p], `2026-06-15T00:00:0${i}.000Z`)));
+    } finally {
+      await m.close();
+    }
   }
   for (const variant of ['bare', 'unnest', 'copy'] as const) {
     const pool = createPool(urls[variant], { max: 1 });
     try {
-      await pool.query('TRUNCATE orderitem');
+      await pool.query('TRUNCATE orderitem, h_orderitem');
       for (const p of passes) {
         out[variant]?.push(
           await time(() => (variant === 'bare' ? pgBare(pool, data[p]) : pgMirror(pool, data[p], variant))),
@@ -274,6 +289,7 @@ export async function benchMirror(scale: number): Promise<string> {
       unnest: server.createDatabase('unnest'),
       copy: server.createDatabase('copy'),
       write: server.createDatabase('write'),
+      writeOff: server.createDatabase('writeoff'),
     };
     for (const url of Object.values(urls)) {
       const { db } = await connectPostgres(url);
@@ -284,13 +300,18 @@ export async function benchMirror(scale: number): Promise<string> {
     let postgres: Record<string, number[]> = {};
     for (let k = 0; k < ROUNDS; k++) {
       const s = await sqliteRound(dir, data, k);
-      sqlite = { bare: best(sqlite.bare, s.bare), mirror: best(sqlite.mirror, s.mirror) };
+      sqlite = {
+        bare: best(sqlite.bare, s.bare),
+        mirror: best(sqlite.mirror, s.mirror),
+        mirrorOff: best(sqlite.mirrorOff, s.mirrorOff),
+      };
       const p = await pgRound(urls, data);
       postgres = {
         bare: best(postgres.bare, p.bare),
         unnest: best(postgres.unnest, p.unnest),
         copy: best(postgres.copy, p.copy),
         write: best(postgres.write, p.write),
+        writeOff: best(postgres.writeOff, p.writeOff),
       };
     }
     const rate = (secs: number | undefined) => (secs === undefined ? 0 : Math.round(n / secs));
@@ -309,9 +330,26 @@ export async function benchMirror(scale: number): Promise<string> {
     add('postgres', 'mirror unnest', postgres.unnest, postgres.bare);
     add('postgres', 'mirror COPY+merge', postgres.copy, postgres.bare);
     add('postgres', 'Mirror.write (unnest)', postgres.write, postgres.bare);
+    // What history costs: the mirror's own path with history on against the same path with it
+    // off, same run (goals: >= 0.8 unchanged pages, >= 0.7 pages where every record changed).
+    const history: Record<string, string | number>[] = [];
+    const cost = (engine: string, on: number[] | undefined, off: number[] | undefined) => {
+      const row: Record<string, string | number> = { engine };
+      passes.forEach((p, i) => {
+        row[`${p} off rows/s`] = rate(off?.[i]);
+        row[`${p} on rows/s`] = rate(on?.[i]);
+        row[`${p} on/off`] = ((off?.[i] ?? 0) / (on?.[i] ?? 1)).toFixed(2);
+      });
+      history.push(row);
+    };
+    cost('sqlite (mirror upsert)', sqlite.mirror, sqlite.mirrorOff);
+    cost('postgres (Mirror.write)', postgres.write, postgres.writeOff);
     return [
       `mirror: ${n} order items with raw JSON, pages of ${PAGE} (one transaction each), best of ${ROUNDS} interleaved rounds; ratios against the bare driver loop of the same engine (goal >= 0.8)`,
       table(rows),
+      '',
+      'history (issue 23): the same path with history on against off, same run (goals: unchanged >= 0.8, changed >= 0.7)',
+      table(history),
       '',
       await fullSyncs(scale, server, dir),
     ].join('\n');

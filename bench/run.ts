@@ -1,5 +1,6 @@
 import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
+import { benchHistory } from './history.js';
 import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
@@ -16,6 +17,7 @@ import { benchWriteback } from './writeback.js';
 const benches: Record<string, (scale: number) => Promise<string>> = {
   checks: benchChecks,
   client: benchClient,
+  history: benchHistory,
   mirror: benchMirror,
   rate: benchRate,
   render: benchRender,

@@ -1,4 +1,6 @@
 import type { Config } from '../src/config/index.js';
+import type { Logger } from '../src/log.js';
+import { type Mirror, pruneHistory } from '../src/mirror/index.js';
 import { InterruptedError, type RunSyncOptions, runSync } from '../src/sync/index.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -25,5 +27,20 @@ export async function syncJob(env: JobEnv, full = false, kind = 'sync'): Promise
   });
   if (report.outcome === 'interrupted') throw new InterruptedError();
   if (report.error !== undefined) throw report.error;
+  await pruneAfterSync(env.mirror, env.config, env.logger);
   return { outputs: [], syncRunId: report.runId };
+}
+
+/**
+ * After a successful sync: versions of the mirror's history that ended more than
+ * `mirror.historyDays` ago are removed (never a current one), in one transaction.
+ */
+export async function pruneAfterSync(mirror: Mirror, config: Config, logger: Logger): Promise<void> {
+  const days = config.mirror.historyDays;
+  const pruned = await mirror.write((w) => pruneHistory(w.db, days, new Date()));
+  if (pruned > 0)
+    logger.info(
+      { pruned, historyDays: days },
+      `history: ${pruned} version(s) older than ${days} days pruned`,
+    );
 }

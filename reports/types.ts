@@ -8,6 +8,11 @@ export interface ReportParams {
   asOf: string;
   /** The as-of instant (end of the as-of day in the time zone, unless given), ISO 8601 UTC. */
   asOfTimestamp: string;
+  /**
+   * The instant to read the mirror at (ISO 8601 UTC; checked against the history's start by the
+   * caller): queries name `asOf(db, table, mirrorAsOf)` instead of the table. Absent: the present.
+   */
+  mirrorAsOf?: string;
   /** Only these orgs (and their children where the report supports it); empty: all. */
   orgIds: number[];
   /** IANA time zone of the reporting dates. */
@@ -28,5 +33,10 @@ export interface ReportDefinition {
   description: string;
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
+  /**
+   * Its queries read the mirror as of `params.mirrorAsOf` (history.ts). Until every report does
+   * (issue 23, phase 2), a report without it run with an as-of instant says so in its warnings.
+   */
+  readsHistory?: boolean;
   run(ctx: ReportContext): Promise<ReportResult>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asOf } from '../src/mirror/index.js';
 import { formatCents } from '../src/render/csv-renderer.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
 import { invoiceBalancesAsOf } from './as-of-history.js';
@@ -143,13 +144,13 @@ interface Classified {
 type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
 
 /** Invoices with a non-zero (or unreadable) balance: the query of the report. */
-function invoiceRows(db: ReportContext['db']) {
+function invoiceRows(db: ReportContext['db'], at: string | undefined) {
   // |balance| >= 0.005 is decided in cents below; the query only skips zero balances (an
   // unreadable balance such as "lots" is not 0, so it comes back and is counted as a warning;
   // an invoice without a balance at all is skipped below).
   return (
     reportDb(db)
-      .selectFrom('invoice')
+      .selectFrom(asOf(reportDb(db), 'invoice', at))
       .select([
         'id',
         'OrgId',
@@ -430,7 +431,7 @@ async function run(ctx: ReportContext) {
     } else scope = new Set(common.orgIds);
   }
   const names = await orgNames(db);
-  const c = classify(await invoiceRows(db), scope, names, common, opts, buckets);
+  const c = classify(await invoiceRows(db, params.mirrorAsOf), scope, names, common, opts, buckets);
   const { open, voided } = c;
   const history = await invoiceBalancesAsOf(db, common);
   const warnings = [
@@ -610,5 +611,6 @@ export const unpaidInvoices: ReportDefinition = {
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
   options: Object.keys(unpaidInvoicesOptions.shape),
+  readsHistory: true,
   run,
 };

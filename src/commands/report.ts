@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, writeReports } from '../../jobs/reports.js';
+import { parseInstant } from '../../reports/dates.js';
 import { reportByName, reports } from '../../reports/index.js';
-import { parseDate, today } from '../dates.js';
+import { endOfDay, parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
+import { checkAsOf, engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { listArg } from './parse.js';
 
@@ -13,6 +14,7 @@ interface ReportFlags {
   list: boolean;
   asOf?: string;
   asOfTime?: string;
+  present: boolean;
   csvExcel?: boolean;
   org?: string[];
   format: ('xlsx' | 'csv')[];
@@ -65,6 +67,36 @@ function parseOptions(pairs: string[]): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The instant the reports read the mirror at (history.ts), or undefined for the present:
+ * `--as-of-time`, else the end of an `--as-of` date before today; `--present` reads the present
+ * whatever the dates. An instant the mirror's history does not reach is refused.
+ */
+async function mirrorInstant(
+  mirror: Mirror,
+  flags: ReportFlags,
+  asOf: string,
+  timezone: string,
+): Promise<string | undefined> {
+  if (flags.present) return undefined;
+  let instant: string;
+  let what: string;
+  if (flags.asOfTime !== undefined) {
+    const ms = parseInstant(flags.asOfTime, timezone);
+    if (ms === null)
+      throw new UsageError(
+        `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
+      );
+    instant = new Date(ms).toISOString();
+    what = '--as-of-time';
+  } else if (flags.asOf !== undefined && flags.asOf < today(timezone)) {
+    instant = endOfDay(asOf, timezone);
+    what = `--as-of ${asOf}: the end of that day,`;
+  } else return undefined;
+  await checkAsOf(mirror.db, instant, what);
+  return instant;
+}
+
 const reportNames = () => [...reports.map((r) => r.name), 'all'];
 
 /**
@@ -106,7 +138,12 @@ export function registerReport(program: Command): void {
     .option('--as-of <date>', 'as-of date YYYY-MM-DD (default: today in the configured time zone)')
     .option(
       '--as-of-time <instant>',
-      'explicit as-of instant for order ageing, ISO 8601 (default: the last order item sync when the as-of date is today, else the end of the day)',
+      'read the mirror as it stood at this instant, ISO 8601 (and age order items to it); default: the end of a past --as-of date, else the present',
+    )
+    .option(
+      '--present',
+      "read the mirror as it is now, whatever the as-of date (today's figures aged to the as-of date)",
+      false,
     )
     .option('--org <id...>', 'only these orgs')
     .option('--format <list>', 'xlsx,csv', listArg(formats), ['xlsx', 'csv'])
@@ -124,7 +161,7 @@ export function registerReport(program: Command): void {
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
@@ -167,6 +204,7 @@ export function registerReport(program: Command): void {
         readonlyFallback: true,
       });
       try {
+        const mirrorAsOf = await mirrorInstant(mirror, flags, asOf, config.timezone);
         await checkOrgs(mirror, orgIds);
         const files = await writeReports(mirror, config, logger, chosen, {
           asOf,
@@ -177,6 +215,7 @@ export function registerReport(program: Command): void {
           out: process.stderr,
           quiet: flags.quiet === true,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
+          ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
         for (const f of files) process.stdout.write(`${f}\n`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { syncOptions } from '../../jobs/sync.js';
+import { pruneAfterSync, syncOptions } from '../../jobs/sync.js';
 import { createClient } from '../api/index.js';
 import { InputError } from '../errors.js';
 import { openMirror } from '../mirror/index.js';
@@ -115,6 +115,7 @@ export function registerSync(program: Command): void {
           `sync ${report.outcome}`,
         );
         if (report.error !== undefined) throw report.error;
+        if (report.outcome === 'ok') await pruneAfterSync(mirror, config, logger);
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

@@ -52,6 +52,11 @@ export const mirrorConfigSchema = z
   .object({
     /** Keep SSNs, birth dates, licence numbers unmasked in the mirror. Off unless you must. */
     storeSensitive: z.boolean(),
+    /**
+     * Days of history kept (src/mirror/history.ts): versions that ended longer ago are pruned
+     * after each sync (never a current one); reports as of earlier instants are then refused.
+     */
+    historyDays: z.number().int().min(1).max(36_500),
   })
   .strict();
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { OhsError } from '../errors.js';
 import type { Database } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
+import { historyTableOf } from './history.js';
 import { postgresDdl } from './postgres/ddl.js';
 import { pgValue, rawJson } from './postgres/values.js';
 import { sqliteDdl } from './sqlite/ddl.js';
@@ -61,6 +62,12 @@ function copyTables(): CopyTable[] {
   for (const def of tableDefs) {
     out.push({ table: def.table, key: ['id'], columns: def.columns });
     children(def.children);
+    // Its history (history.ts): an id has several versions, told apart by their interval.
+    out.push({
+      table: historyTableOf(def.table),
+      key: ['id', 'valid_from', 'valid_to'],
+      columns: def.columns,
+    });
   }
   return out;
 }

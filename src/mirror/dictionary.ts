@@ -1,5 +1,6 @@
 import type { DataDictionaryTable } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
+import { historyTableOf, historyViewOf } from './history.js';
 import { sqliteDdl } from './sqlite/ddl.js';
 import { bookkeepingColumns, type ChildTableDef, type ColumnDef, columnKind, tableDefs } from './tables.js';
 
@@ -20,6 +21,40 @@ const tableDocs: Record<string, string> = {
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
 };
+
+/** The history of a resource table (history.ts): its view for BI users and the table behind it. */
+function historyRows(table: string, resource: string, ddl: EngineDdl): DataDictionaryTable[] {
+  const row = (t: string, column: string, kind: 'text' | 'int' | null, description: string) => ({
+    table_name: t,
+    column_name: column,
+    sql_type: kind === null ? '' : ddl.typeName(kind),
+    field: null,
+    description,
+  });
+  const view = historyViewOf(table);
+  return [
+    row(
+      view,
+      '(table)',
+      null,
+      `Every version of each ${resource} record as the mirror observed it (view): the typed columns of ${table}, masked as there, with the interval each version held. The mirror as it stood at instant T: valid_from <= T and (valid_to is null or valid_to > T).`,
+    ),
+    row(view, 'valid_from', 'text', 'The sync instant that wrote this version (ISO 8601 UTC).'),
+    row(
+      view,
+      'valid_to',
+      'text',
+      'The sync instant that replaced this version or found the record gone (ISO 8601 UTC); null while it is current.',
+    ),
+    row(view, 'is_current', 'int', '1 for the version the mirror holds now, else 0.'),
+    row(
+      historyTableOf(table),
+      '(table)',
+      null,
+      `The versions behind ${view}, with raw; pruned after mirror.historyDays (never the current one).`,
+    ),
+  ];
+}
 
 /**
  * Rows of the data_dictionary table: every column of every table, from the schema module, with
@@ -64,6 +99,7 @@ export function dictionaryRows(ddl: EngineDdl = sqliteDdl): DataDictionaryTable[
       });
     }
     for (const c of def.children) child(c, def.resource);
+    rows.push(...historyRows(def.table, def.resource, ddl));
   }
   for (const [table, description] of Object.entries(tableDocs)) {
     rows.push({ table_name: table, column_name: '(table)', sql_type: '', field: null, description });

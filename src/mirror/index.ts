@@ -1,6 +1,15 @@
 export { copyMirrorInto, MirrorCopyError } from './copy.js';
 export type * from './db-types.js';
 export { dictionaryRows } from './dictionary.js';
+export {
+  AsOfBeforeHistoryError,
+  asOf,
+  checkAsOf,
+  historyStart,
+  historyTableOf,
+  historyViewOf,
+  pruneHistory,
+} from './history.js';
 export { hasSensitive, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';

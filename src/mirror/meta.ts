@@ -9,6 +9,10 @@ export const metaKeys = {
   lastBaseUrl: 'source.last_base_url',
   /** Set by `ohs demo` when it fills the mirror from its built-in sandbox (random port each run). */
   demoSandbox: 'source.demo_sandbox',
+  /** Set when a mirror made before history was upgraded: its present became the first version then. */
+  historySince: 'history.since',
+  /** The cutoff of the last prune (`mirror.historyDays`): earlier instants are no longer whole. */
+  historyPrunedBefore: 'history.pruned_before',
 } as const;
 
 export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];

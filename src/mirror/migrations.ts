@@ -3,6 +3,7 @@ import { OhsError } from '../errors.js';
 import type { Database, DataDictionaryTable } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
 import { dictionaryRows } from './dictionary.js';
+import { createHistory, historyTableOf } from './history.js';
 import { sqliteDdl } from './sqlite/ddl.js';
 import { type ChildTableDef, type ColumnDef, columnKind, indexesOf, tableDefs } from './tables.js';
 
@@ -513,6 +514,16 @@ const m0010 = (ddl: EngineDdl): Migration => ({
   },
 });
 
+/**
+ * The mirror remembers (issue 23): a history table per resource, the `*_history` views, and the
+ * present of an existing mirror as its first version (see history.ts).
+ */
+const m0011 = (ddl: EngineDdl): Migration => ({
+  async up(db: AnyDb) {
+    await createHistory(db, ddl);
+  },
+});
+
 /** The numbered migrations, with the engine's types (the names are what every mirror records). */
 export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
   return {
@@ -526,6 +537,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0008_run_host_type_errors': m0008(ddl),
     '0009_rate_budget': m0009(ddl),
     '0010_deletion_restored': m0010(ddl),
+    '0011_history': m0011(ddl),
   };
 }
 
@@ -596,6 +608,7 @@ export async function schemaWork(db: AnyDb, ddl: EngineDdl = sqliteDdl): Promise
   const indexNames = await ddl.indexNames(db);
   for (const def of tableDefs) {
     add(def.table, def.columns);
+    add(historyTableOf(def.table), def.columns);
     walk(def.children);
     // Indexes a bulk load dropped and did not live to rebuild (see SqliteAdapter.bulkLoad).
     for (const ix of indexesOf(def))

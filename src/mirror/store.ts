@@ -30,6 +30,12 @@ export interface MirrorOptions {
    * for commands that only read (status, report). @default false
    */
   readonlyFallback?: boolean;
+  /**
+   * Keep every version of the records (history.ts). Off only to measure what history costs
+   * (`npm run bench -- mirror`): a mirror written without it has holes in its history.
+   * @default true
+   */
+  history?: boolean;
 }
 
 export interface UpsertCounts {
@@ -80,7 +86,8 @@ export interface MirrorWriter {
   readonly db: Kysely<MirrorDb>;
   /**
    * Upserts records (masked unless `prepared`). A record whose JSON is unchanged only has its sync
-   * time and pass mark refreshed; a changed one is rewritten with its child rows.
+   * time and pass mark refreshed; a changed one is rewritten with its child rows, and its history
+   * gains a version (history.ts: the open one closed at `now`; a restored row opens one too).
    */
   upsert(
     resource: ResourceName,
@@ -92,7 +99,7 @@ export interface MirrorWriter {
    * latest one (a move back to an earlier status starts a new row too), else a later last_seen_at.
    */
   recordStatus(records: readonly Record<string, unknown>[], now: string): Promise<void>;
-  /** Soft-deletes rows, each with an audit row; returns how many changed. */
+  /** Soft-deletes rows, each with an audit row, ending their open version; returns how many changed. */
   softDelete(
     resource: ResourceName,
     ids: readonly (number | string)[],

@@ -101,7 +101,19 @@ describe.each(availableDrivers())('the mirror on %s', (driver: SqliteDriverName)
       expect(sync, sync.stderr).toMatchObject({ code: 0, stderr: '' });
     }
     const report = await runOhs(
-      ['report', 'unpaid-invoices', '--as-of', TEST_ANCHOR, '--db', file, '--config', config, '--out', dir],
+      [
+        'report',
+        'unpaid-invoices',
+        '--as-of',
+        TEST_ANCHOR,
+        '--present',
+        '--db',
+        file,
+        '--config',
+        config,
+        '--out',
+        dir,
+      ],
       {
         env: env(),
         timeoutMs: 120_000,

@@ -85,6 +85,8 @@ const tables = [
   'applicant_info',
   'applicant_info_item',
   'orderitem_status_history',
+  'h_orderitem',
+  'h_applicant',
   'sync_deletion',
   'sync_checkpoint',
   'sync_stream_state',

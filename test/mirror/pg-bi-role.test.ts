@@ -31,6 +31,9 @@ test.skipIf(noPg)(
     await owner.pool.query(
       `INSERT INTO orderitem (id, "OrgId", c_org, "isNotModifiable", raw, synced_at) VALUES (1, 5, 'Acme', 0, '{"id":1}', 'now')`,
     );
+    await owner.pool.query(
+      `INSERT INTO h_orderitem (id, "OrgId", c_org, "isNotModifiable", raw, valid_from) VALUES (1, 5, 'Acme', 0, '{"id":1}', 'now')`,
+    );
     await owner.pool.query(docSql());
     await owner.db.destroy();
 
@@ -42,12 +45,22 @@ test.skipIf(noPg)(
         `SELECT count(*)::int AS n FROM data_dictionary WHERE table_name = 'orderitem'`,
       );
       expect(dict.rows[0]?.n).toBeGreaterThan(0);
+      // The history views (issue 23): every version, typed columns only.
+      const versions = await bi.query(
+        'SELECT id, "OrgId", valid_from, valid_to, is_current FROM orderitem_history',
+      );
+      expect(versions.rows).toEqual([{ id: 1, OrgId: 5, valid_from: 'now', valid_to: null, is_current: 1 }]);
+      const views = await bi.query(
+        `SELECT count(*)::int AS n FROM data_dictionary WHERE table_name LIKE '%\\_history' AND column_name = 'valid_from'`,
+      );
+      expect(views.rows[0]?.n).toBe(12);
       for (const denied of [
         'SELECT raw FROM orderitem',
         'SELECT * FROM outbox',
         'SELECT * FROM sync_run',
         'SELECT * FROM sync_pass_stage',
         'SELECT raw FROM applicant',
+        'SELECT raw FROM h_orderitem',
         'CREATE TABLE mine (x int)',
       ]) {
         const err = await bi.query(denied).catch((e: unknown) => e);

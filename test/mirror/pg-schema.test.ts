@@ -240,6 +240,8 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0007_sync_passes',
       '0008_run_host_type_errors',
       '0009_rate_budget',
+      '0010_deletion_restored',
+      '0011_history',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);

@@ -126,7 +126,7 @@ describe.each(engines)('%s: reports on a synced sandbox agree with the sandbox t
     // The report name after --org (which takes several ids) is the report, not an org.
     const org = compliance[0]?.orgId ?? '';
     const named = await runOhs(
-      ['report', '--as-of', TEST_ANCHOR, '--org', org, 'compliance', '--format', 'csv'],
+      ['report', '--as-of', TEST_ANCHOR, '--present', '--org', org, 'compliance', '--format', 'csv'],
       {
         cwd: dir,
         env,

@@ -57,8 +57,9 @@ export class PgMirror implements Mirror {
     readonly db: Kysely<MirrorDb>,
     readonly readonly: boolean,
     storeSensitive: boolean,
+    keepHistory = true,
   ) {
-    this.statements = new PgStatements(storeSensitive);
+    this.statements = new PgStatements(storeSensitive, 'unnest', keepHistory);
   }
 
   prepare(resource: ResourceName, record: Record<string, unknown>): Record<string, unknown> {

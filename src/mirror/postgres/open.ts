@@ -36,5 +36,13 @@ export async function openPostgresMirror(url: string, options: MirrorOptions = {
     await db.destroy();
     throw err instanceof MirrorOpenError ? err : pgError(err, url, 'create or upgrade the mirror tables');
   }
-  return new PgMirror(location, url, pool, db, options.readonly === true, options.storeSensitive === true);
+  return new PgMirror(
+    location,
+    url,
+    pool,
+    db,
+    options.readonly === true,
+    options.storeSensitive === true,
+    options.history !== false,
+  );
 }

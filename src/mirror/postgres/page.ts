@@ -1,4 +1,5 @@
 import { from as copyFrom } from 'pg-copy-streams';
+import { historyTableOf } from '../history.js';
 import type { ChildTableDef, TableDef } from '../tables.js';
 import { columnKind, q } from '../tables.js';
 import { arrayType, columnArray, type PgValue, pgValue, rawJson, rounds } from './values.js';
@@ -35,8 +36,9 @@ interface TableSql {
 
 const tableSql = new Map<string, TableSql>();
 
-function sqlOf(def: TableDef): TableSql {
-  const cached = tableSql.get(def.table);
+function sqlOf(def: TableDef, history: boolean): TableSql {
+  const key = `${def.table}:${history}`;
+  const cached = tableSql.get(key);
   if (cached !== undefined) return cached;
   const t = q(def.table);
   const cols = [...def.columns.map((c) => q(c.name)), 'raw'];
@@ -62,15 +64,33 @@ function sqlOf(def: TableDef): TableSql {
       WHERE j.op <> 's' OR j.was_deleted OR ${pass} IS NOT NULL
       ON CONFLICT (id) DO UPDATE SET ${sets.join(', ')}
       WHERE t.raw IS DISTINCT FROM excluded.raw OR t.deleted_at IS NOT NULL OR excluded.seen_pass IS NOT NULL
-    )
+    )${history ? versionCtes(def, now) : ''}
     SELECT count(*) FILTER (WHERE op = 'i')::int AS inserted,
       count(*) FILTER (WHERE op = 'u')::int AS updated,
       count(*) FILTER (WHERE op = 's')::int AS unchanged
       ${returnIds ? `, array_agg(id::text) FILTER (WHERE op <> 's') AS written` : ''}
     FROM j`;
   const out = { columns: cols, types, merge };
-  tableSql.set(def.table, out);
+  tableSql.set(key, out);
   return out;
+}
+
+/**
+ * History (src/mirror/history.ts) in the page's statement: the open version of each record
+ * written (new, changed, or restored) closed at `now`, and the record's version opened. The
+ * CTEs see the table as it was, so the two never meet; an unchanged record adds nothing.
+ */
+function versionCtes(def: TableDef, now: string): string {
+  const h = q(historyTableOf(def.table));
+  const cols = [...def.columns.map((c) => q(c.name)), 'raw'];
+  const changed = "(j.op <> 's' OR j.was_deleted)";
+  return `,
+    closed AS (
+      UPDATE ${h} h SET valid_to = ${now} FROM j
+      WHERE h.id = j.id AND h.valid_to IS NULL AND j.op <> 'i' AND ${changed}),
+    opened AS (
+      INSERT INTO ${h} (${cols.join(', ')}, valid_from)
+      SELECT ${cols.map((c) => `j.${c}`).join(', ')}, ${now} FROM j WHERE ${changed})`;
 }
 
 interface Counts {
@@ -99,9 +119,10 @@ export async function upsertPage(
   now: string,
   pass: string | null,
   method: PageMethod = 'unnest',
+  history = true,
 ): Promise<PageResult> {
   const out: PageResult = { inserted: 0, updated: 0, unchanged: 0, written: [] };
-  const s = sqlOf(def);
+  const s = sqlOf(def, history);
   const wantIds = def.children.length > 0;
   for (const round of rounds(records, idKey)) {
     if (round.length === 0) continue;
@@ -142,7 +163,7 @@ function copyField(v: PgValue): string {
 /** COPYs the page into a session temporary table (emptied at commit) and returns its name. */
 async function copyPage(client: PgClientLike, def: TableDef, arrays: PgValue[][]): Promise<string> {
   const temp = `pg_temp.${q(`page_${def.table}`)}`;
-  const cols = sqlOf(def).columns;
+  const cols = sqlOf(def, false).columns;
   const raw = client as PgClientLike & { query(stream: unknown): unknown };
   // One round trip (simple protocol, two statements); inside the page's transaction, so a
   // rollback takes the table away with it and the next page makes it again.

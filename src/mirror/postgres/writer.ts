@@ -1,4 +1,5 @@
 import { type ResourceName, resources } from '../../schema/index.js';
+import { historyTableOf } from '../history.js';
 import { maskRecord } from '../mask.js';
 import type { CheckpointRow } from '../store.js';
 import { q, tableOf } from '../tables.js';
@@ -31,6 +32,8 @@ export class PgStatements {
     private readonly storeSensitive: boolean,
     /** How a page travels: unnest (the default, measured faster) or COPY + merge. */
     private readonly method: PageMethod = 'unnest',
+    /** Keep every version of the records (history.ts); off only to measure its cost (bench). */
+    private readonly keepHistory = true,
   ) {}
 
   /** The record as the mirror keeps it: sensitive fields masked unless configured otherwise. */
@@ -53,6 +56,7 @@ export class PgStatements {
       options.now,
       options.pass ?? null,
       this.method,
+      this.keepHistory,
     );
     return { inserted: r.inserted, updated: r.updated, unchanged: r.unchanged };
   }
@@ -105,10 +109,15 @@ export class PgStatements {
     const def = tableOf(resource);
     const idType = def.idType === 'TEXT' ? 'text[]' : 'bigint[]';
     const keys = ids.map((id) => (def.idType === 'TEXT' ? String(id) : pgValue('id', id)));
+    // The deletion ends the record's open version (history.ts).
+    const closed = this.keepHistory
+      ? `, closed AS (UPDATE ${q(historyTableOf(def.table))} SET valid_to = $2
+           WHERE id IN (SELECT id FROM d) AND valid_to IS NULL)`
+      : '';
     const r = await c.query(
       `WITH d AS (
          UPDATE ${q(def.table)} SET deleted_at = $2
-         WHERE id = ANY($1::${idType}) AND deleted_at IS NULL RETURNING id)
+         WHERE id = ANY($1::${idType}) AND deleted_at IS NULL RETURNING id)${closed}
        INSERT INTO sync_deletion (run_id, stream, table_name, row_id, deleted_at)
        SELECT $3, $4, $5, d.id::text, $2 FROM d ORDER BY array_position($1::${idType}, d.id)`,
       [keys, audit.now, audit.runId, audit.stream, def.table],

@@ -72,8 +72,9 @@ export class SqliteMirror implements Mirror {
     readonly readonly: boolean,
     storeSensitive: boolean,
     private readonly token: WriteToken,
+    keepHistory = true,
   ) {
-    this.statements = new SqliteStatements(sqlite, storeSensitive);
+    this.statements = new SqliteStatements(sqlite, storeSensitive, keepHistory);
     this.begin = sqlite.prepare('BEGIN IMMEDIATE');
     this.commit = sqlite.prepare('COMMIT');
     this.rollback = sqlite.prepare('ROLLBACK');

@@ -100,6 +100,7 @@ async function openReadWrite(
     options.readonly === true,
     options.storeSensitive === true,
     token,
+    options.history !== false,
   );
 }
 

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { type ResourceName, resources } from '../../schema/index.js';
 import type { Database as MirrorDb } from '../db-types.js';
+import { historyTableOf } from '../history.js';
 import { maskRecord } from '../mask.js';
 import {
   type CheckpointRow,
@@ -38,6 +39,8 @@ interface TableStatements {
   upsert: Statement;
   touch: Statement;
   softDelete: Statement;
+  /** History (history.ts): the open version closed; a version opened from values, or from the row. */
+  versions: { close: Statement; open: Statement; fromRow: Statement } | undefined;
   children: { def: ChildTableDef; parents: string[]; insert: Statement; clear: Statement }[];
 }
 
@@ -66,6 +69,8 @@ export class SqliteStatements {
   constructor(
     readonly sqlite: Sqlite,
     private readonly storeSensitive: boolean,
+    /** Keep every version of the records (history.ts); off only to measure its cost (bench). */
+    private readonly keepHistory = true,
   ) {
     this.history = {
       latest: sqlite.prepare(
@@ -108,6 +113,7 @@ export class SqliteStatements {
         `UPDATE ${t} SET synced_at = ?, deleted_at = NULL, seen_pass = coalesce(?, seen_pass) WHERE id = ?`,
       ),
       softDelete: this.sqlite.prepare(`UPDATE ${t} SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`),
+      versions: this.keepHistory ? this.versionStatements(def) : undefined,
       children: [],
     };
     const addChildren = (children: ChildTableDef[], parents: string[]) => {
@@ -128,6 +134,20 @@ export class SqliteStatements {
     addChildren(def.children, ['applicant_id']);
     this.statements.set(resource, statements);
     return statements;
+  }
+
+  private versionStatements(def: TableDef): TableStatements['versions'] {
+    const h = q(historyTableOf(def.table));
+    const cols = [...def.columns.map((c) => q(c.name)), 'raw'].join(', ');
+    return {
+      close: this.sqlite.prepare(`UPDATE ${h} SET valid_to = ? WHERE id = ? AND valid_to IS NULL`),
+      open: this.sqlite.prepare(
+        `INSERT INTO ${h} (${cols}, valid_from) VALUES (${[...def.columns, 'raw', 'from'].map(() => '?').join(', ')})`,
+      ),
+      fromRow: this.sqlite.prepare(
+        `INSERT INTO ${h} (${cols}, valid_from) SELECT ${cols}, ? FROM ${q(def.table)} WHERE id = ?`,
+      ),
+    };
   }
 
   /** The record as the mirror keeps it: sensitive fields masked unless configured otherwise. */
@@ -157,10 +177,20 @@ export class SqliteStatements {
         // Unchanged and active: nothing is written (a rewrite per row per run grew the WAL by the
         // table's size on every pass). A soft-deleted row seen again is restored.
         if (current?.deleted_at !== null || pass !== null) s.touch.run(options.now, pass, id);
+        // A restored row starts a new version (its deletion ended the last one).
+        if (current?.deleted_at !== null && s.versions !== undefined) {
+          s.versions.close.run(options.now, id);
+          s.versions.fromRow.run(options.now, id);
+        }
         counts.unchanged++;
         continue;
       }
-      s.upsert.run(...columnValues(s.def.columns, record), raw, options.now, null, pass);
+      const values = columnValues(s.def.columns, record);
+      s.upsert.run(...values, raw, options.now, null, pass);
+      if (s.versions !== undefined) {
+        if (current !== undefined) s.versions.close.run(options.now, id);
+        s.versions.open.run(...values, raw, options.now);
+      }
       if (current === undefined) counts.inserted++;
       else counts.updated++;
       if (s.children.length > 0) this.writeChildren(s, record);
@@ -233,6 +263,7 @@ export class SqliteStatements {
     for (const id of ids) {
       const changed = s.softDelete.run(audit.now, toSql(id)).changes;
       if (changed > 0) {
+        s.versions?.close.run(audit.now, toSql(id));
         this.audit.run(audit.runId, audit.stream, s.def.table, String(id), audit.now);
         n += changed;
       }
