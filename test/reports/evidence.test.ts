@@ -298,7 +298,16 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
       sql`UPDATE invoice SET synced_at = ${'2026-06-20T02:00:00.000Z'}`.execute(m.db),
     );
     try {
-      const newer = await ohs(dir, 'report', 'unpaid-invoices', '--as-of', TEST_ANCHOR, '--present', '--out', 'out-newer');
+      const newer = await ohs(
+        dir,
+        'report',
+        'unpaid-invoices',
+        '--as-of',
+        TEST_ANCHOR,
+        '--present',
+        '--out',
+        'out-newer',
+      );
       expect(newer.stderr).toContain('unpaid-invoices: warning: BALANCES NEWER THAN THE AS-OF DATE');
       expect(
         about(await book(file(dir, 'out-newer', 'unpaid-invoices', 'xlsx'))).get('Balances as of'),
@@ -395,7 +404,17 @@ describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)',
     expect(counted).toBe(total);
     const wb = await book(file(dir, 'out', 'compliance', 'xlsx'));
     expect((wb.getWorksheet('Warnings') as ExcelJS.Worksheet).rowCount - 1).toBe(total);
-    const quiet = await ohs(dir, 'report', 'all', '--as-of', TEST_ANCHOR, '--present', '--out', 'out-quiet', '--quiet');
+    const quiet = await ohs(
+      dir,
+      'report',
+      'all',
+      '--as-of',
+      TEST_ANCHOR,
+      '--present',
+      '--out',
+      'out-quiet',
+      '--quiet',
+    );
     const said = quiet.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
     expect(said).toHaveLength(3);
     for (const l of said) expect(l).toMatch(/^[a-z-]+: \d+ detail rows?, \d+ warnings?/);
