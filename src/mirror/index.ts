@@ -1,7 +1,7 @@
 export { copyMirrorInto, MirrorCopyError } from './copy.js';
 export type * from './db-types.js';
 export { dictionaryRows } from './dictionary.js';
-export { hasSensitive, maskRecord, maskValue } from './mask.js';
+export { hasSensitive, looksSensitive, maskByName, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';

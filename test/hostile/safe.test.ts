@@ -1,0 +1,66 @@
+import { dirname } from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { hostileOrgNames } from '../../src/sim/hostile.js';
+import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { cliConfig, cliEnv, rows, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
+import { withSim } from '../helpers/sim.js';
+
+/**
+ * Issue 26: the sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
+ * SSNs, birth dates and licence numbers sent as numbers, objects and arrays, and unnamed fields
+ * named like personal data, never reach the mirror's bytes in clear.
+ */
+describe('ohs sync from a hostile service', () => {
+  const sim = withSim({ scale: 0.02, hostile: true });
+  const tmp = withTmpDir('ohs-safe-');
+
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
+
+    it('personal data of any JSON type, and unnamed fields named like it, are masked in columns and raw', async () => {
+      const db = await target();
+      const config = cliConfig(dirname(tmp()));
+      const applicants = sim().truth().Applicant;
+      const kinds = new Set(applicants.map((a) => (Array.isArray(a.ssn) ? 'array' : typeof a.ssn)));
+      expect([...kinds].sort()).toEqual(['array', 'number', 'object', 'string']);
+      const secrets = personalData(applicants);
+      expect(secrets.length).toBeGreaterThan(3 * applicants.length);
+
+      const r = await runOhs(['sync', '--db', db, '--config', config, '--log-level', 'debug'], {
+        env: cliEnv(sim()),
+        timeoutMs: 120_000,
+      });
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      expect(foundIn(r.stdout + r.stderr, secrets)).toEqual([]);
+
+      const bytes = mirrorBytes(db);
+      // The dump did read the applicants: their application dates are there.
+      expect(bytes).toContain(String(applicants[0]?.applicationDate));
+      expect(foundIn(bytes, secrets)).toEqual([]);
+
+      const stored = await withMirror(db, (m) =>
+        rows<{ ssn: string | null; id_birthdate: string | null; raw: string }>(
+          m,
+          sql`SELECT ssn, id_birthdate, raw FROM applicant ORDER BY id`,
+        ),
+      );
+      expect(stored).toHaveLength(applicants.length);
+      for (const row of stored) {
+        expect(row.ssn).toMatch(/^\*\*\*\d{4}$/);
+        expect(row.id_birthdate).toMatch(/^(\d{4}-\*\*-\*\*|\*\*\*\*)$/);
+        const raw = JSON.parse(String(row.raw)) as Record<string, unknown>;
+        expect(raw.socialSecurityNumber).toMatch(/^\*\*\*\d{4}$/);
+        expect(raw.dob).toMatch(/^\d{4}-\*\*-\*\*$/);
+        expect(raw.extra).toEqual({ passportNo: expect.stringMatching(/^\*\*\*\d{4}$/), note: 'kept' });
+      }
+      // The hostile org names arrived as sent (kept as data; neutralised where printed or rendered).
+      const names = await withMirror(db, (m) =>
+        rows<{ name: string }>(m, sql`SELECT name FROM tenant UNION SELECT c_org AS name FROM orderitem`),
+      );
+      expect(hostileOrgNames.filter((n) => names.some((r) => r.name === n)).length).toBeGreaterThan(5);
+    });
+  });
+});
