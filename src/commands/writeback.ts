@@ -25,7 +25,7 @@ import { intArg } from './parse.js';
 
 /** A plain text table: columns padded to their widest cell; control characters shown escaped. */
 export function textTable(header: string[], cells: string[][]): string {
-  const rows = cells.map((r) => r.map(printable));
+  const rows = cells.map((r) => r.map((c) => printable(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import type ExcelJS from 'exceljs';
 import { InputError } from '../errors.js';
 import { exceljs } from '../util/exceljs.js';
+import { printable } from '../util/printable.js';
 
 /**
  * Input files of the user (policy files, write-back plans): CSV (comma or semicolon separated),
@@ -81,6 +83,60 @@ async function readCsv(file: string): Promise<InputTable> {
   return { file, columns, rows };
 }
 
+/** A1-style name of a column number (1: A, 27: AA). */
+function columnLetter(n: number): string {
+  let out = '';
+  for (let k = n; k > 0; k = Math.floor((k - 1) / 26)) out = String.fromCharCode(65 + ((k - 1) % 26)) + out;
+  return out;
+}
+
+/** Whether a cell holds a formula (its cached result is what it last showed, not what it says). */
+function isFormula(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
+}
+
+/**
+ * The first sheet of a workbook, read as a person sees it: what is hidden cannot be read, since
+ * nobody checked it. A hidden first sheet, a hidden row or a hidden column holding a named
+ * column, and a formula cell (its cached value is what the formula last gave, and a formula can
+ * show 20.00 while its value is 2000) are each refused, naming the sheet, row and column.
+ */
+function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
+  const place = `${file}: sheet '${printable(sheet.name, 100)}'`;
+  if (sheet.state !== 'visible')
+    throw new InputError(
+      `${place} is ${sheet.state}: the first sheet is read and must be visible; unhide it or move a visible sheet first`,
+    );
+  const columns: string[] = [];
+  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
+    columns[col - 1] = String(cell(c.value) ?? '').trim();
+  });
+  columns.forEach((c, k) => {
+    if (c !== '' && sheet.getColumn(k + 1).hidden)
+      throw new InputError(
+        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is hidden: unhide it or delete it`,
+      );
+  });
+  const rows: InputRow[] = [];
+  sheet.eachRow({ includeEmpty: false }, (r, n) => {
+    r.eachCell({ includeEmpty: false }, (c, col) => {
+      if (isFormula(c.value))
+        throw new InputError(
+          `${place} cell ${columnLetter(col)}${n} (row ${n}, column ${printable(columns[col - 1] || columnLetter(col), 100)}): a formula: paste its values instead`,
+        );
+    });
+    if (n === 1) return;
+    const values: Record<string, CellValue> = {};
+    columns.forEach((c, k) => {
+      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
+    });
+    if (Object.values(values).every((v) => v === null)) return;
+    if (r.hidden) throw new InputError(`${place} row ${n} is hidden: unhide it or delete it`);
+    rows.push({ row: n, values });
+  });
+  return { file, columns: columns.filter((c) => c !== ''), rows };
+}
+
 async function readXlsx(file: string): Promise<InputTable> {
   const wb = new (exceljs().Workbook)();
   try {
@@ -90,21 +146,7 @@ async function readXlsx(file: string): Promise<InputTable> {
   }
   const sheet = wb.worksheets[0];
   if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
-  const columns: string[] = [];
-  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
-    columns[col - 1] = String(cell(c.value) ?? '').trim();
-  });
-  const rows: InputRow[] = [];
-  sheet.eachRow({ includeEmpty: false }, (r, n) => {
-    if (n === 1) return;
-    const values: Record<string, CellValue> = {};
-    columns.forEach((c, k) => {
-      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
-    });
-    if (Object.values(values).every((v) => v === null)) return;
-    rows.push({ row: n, values });
-  });
-  return { file, columns: columns.filter((c) => c !== ''), rows };
+  return readSheet(file, sheet);
 }
 
 function objectRow(file: string, row: number, value: unknown): InputRow {

@@ -5,7 +5,7 @@ import type { Mirror } from '../mirror/index.js';
 import { requests } from '../schema/index.js';
 import { ConfirmationNeededError } from './errors.js';
 import { type OpName, ops } from './ops/index.js';
-import { checkRows, coerceNumber, throwProblems, type ValidRow } from './validate.js';
+import { checkRows, parseAmount, throwProblems, type ValidRow } from './validate.js';
 
 /**
  * `ohs plan FILE`: validate, diff against the mirror, queue in the outbox.
@@ -178,7 +178,7 @@ async function mirrorProblems(
       problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
     else if (inv.deletedAt !== null)
       problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
-    const amount = coerceNumber(r.values.amountToPay);
+    const amount = parseAmount(r.values.amountToPay);
     if (
       inv !== undefined &&
       typeof amount === 'number' &&

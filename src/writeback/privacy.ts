@@ -37,19 +37,4 @@ export function holdsSensitive(value: unknown): boolean {
   );
 }
 
-/**
- * Text from an input file made safe for a terminal: control characters (ESC of an escape
- * sequence, carriage returns, bells...) shown escaped, never sent raw.
- */
-export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    const code = c.charCodeAt(0);
-    return code < 0x100
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+export { printable } from '../util/printable.js';
