@@ -49,6 +49,15 @@ export class InputError extends OhsError {
   }
 }
 
+/** An output path (`--out`, a report file) that cannot be written: not a folder, no permission. Exit status 2. */
+export class OutputError extends OhsError {
+  override name = 'OutputError';
+  override readonly exitCode = 2;
+  constructor(message: string, options: OhsErrorOptions = {}) {
+    super('OUTPUT_INVALID', message, options);
+  }
+}
+
 export function isOhsError(err: unknown): err is OhsError {
   return err instanceof OhsError;
 }
