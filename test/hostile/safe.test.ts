@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { hostileOrgNames } from '../../src/sim/hostile.js';
@@ -6,7 +7,7 @@ import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { cliConfig, cliEnv, rows, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
-import { withSim } from '../helpers/sim.js';
+import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
 
 /**
  * Issue 26: the sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
@@ -20,8 +21,9 @@ describe('ohs sync from a hostile service', () => {
   describe.each(engines)('%s', (engine) => {
     const target = withTargets(engine);
 
+    let db = '';
     it('personal data of any JSON type, and unnamed fields named like it, are masked in columns and raw', async () => {
-      const db = await target();
+      db = await target();
       const config = cliConfig(dirname(tmp()));
       const applicants = sim().truth().Applicant;
       const kinds = new Set(applicants.map((a) => (Array.isArray(a.ssn) ? 'array' : typeof a.ssn)));
@@ -61,6 +63,44 @@ describe('ohs sync from a hostile service', () => {
         rows<{ name: string }>(m, sql`SELECT name FROM tenant UNION SELECT c_org AS name FROM orderitem`),
       );
       expect(hostileOrgNames.filter((n) => names.some((r) => r.name === n)).length).toBeGreaterThan(5);
+    });
+
+    it('report CSVs in both dialects hold no formula start a spreadsheet could run, however split, and no control character', async () => {
+      const dir = dirname(tmp());
+      const config = cliConfig(dir);
+      for (const dialect of [[], ['--csv-excel']]) {
+        const out = join(dir, `out-${engine}-${dialect.length}`);
+        const r = await runOhs(
+          [
+            'report',
+            'all',
+            '--as-of',
+            TEST_ANCHOR,
+            '--db',
+            db,
+            '--config',
+            config,
+            '--format',
+            'csv',
+            '--out',
+            out,
+            ...dialect,
+          ],
+          { env: cliEnv(sim()), timeoutMs: 120_000 },
+        );
+        expect(r.code, r.stderr.slice(-2000)).toBe(0);
+        const text = readdirSync(out)
+          .map((f) => readFileSync(join(out, f), 'utf8'))
+          .join('\n');
+        // The hostile names are there, made inert: Acme Freight\n'=40+2.
+        expect(text).toContain("Acme Freight\n'=40+2");
+        // Every way a reader could cut the file into cells: at either separator, a tab, a line break.
+        const cells = text.split(/[,;\t\r\n]/).map((c) => c.replace(/^"+/, ''));
+        const live = cells.filter((c) => /^[=+\-@]/.test(c) && !/^-\d+(\.\d+)?"*$/.test(c));
+        expect(live).toEqual([]);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+        expect(text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/);
+      }
     });
   });
 });
