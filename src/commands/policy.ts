@@ -23,7 +23,7 @@ export function registerPolicy(program: Command): void {
         mustExist: true,
       });
       try {
-        const n = await importPolicies(mirror.db, file);
+        const n = await importPolicies(mirror.db, file, config.input);
         logger.info({ file, policies: n }, 'policies imported');
         process.stdout.write(`imported ${n} org policies from ${file} into ${mirror.location}\n`);
       } finally {

@@ -104,6 +104,7 @@ function registerPlan(program: Command): void {
         const report = await planFile(mirror, file, {
           ...(flags.op === undefined ? {} : { op: flags.op }),
           storeSensitive: config.mirror.storeSensitive,
+          limits: config.input,
           centsRatio: wb.centsRatio,
           confirmRows: wb.confirmRows,
           confirmAmount: wb.confirmAmount,
