@@ -7,6 +7,7 @@ import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
 import { packageVersion } from '../src/util/package-root.js';
+import { printable } from '../src/util/printable.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
@@ -80,7 +81,7 @@ export async function writeReports(
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}\n`,
       );
-      for (const w of written.warnings) out.write(`${report.name}: warning: ${w}\n`);
+      for (const w of written.warnings) out.write(`${report.name}: warning: ${printable(w, 1000)}\n`);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {

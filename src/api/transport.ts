@@ -3,6 +3,7 @@ import PQueue from 'p-queue';
 import type { Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
 import { lazyRequire } from '../util/lazy-require.js';
+import { printable } from '../util/printable.js';
 import {
   ForbiddenError,
   InvalidRequestError,
@@ -441,7 +442,12 @@ function parseJson(text: string): { ok: boolean; value: unknown } {
 
 /** The message of an error body, whatever its shape (`{error:{message}}`, `{message}`, a string). */
 function serviceMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 300);
+  const m = rawServiceMessage(body);
+  return m === undefined ? undefined : printable(m, 300);
+}
+
+function rawServiceMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body;
   if (typeof body !== 'object' || body === null) return undefined;
   const b = body as { message?: unknown; error?: unknown };
   if (typeof b.message === 'string') return b.message;

@@ -7,7 +7,7 @@ import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
 import { commandContext } from './context.js';
-import { listArg } from './parse.js';
+import { DB_OPTION_HELP, listArg } from './parse.js';
 
 interface ReportFlags {
   list: boolean;
@@ -115,7 +115,7 @@ export function registerReport(program: Command): void {
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
       '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',

@@ -9,6 +9,8 @@ export const metaKeys = {
   lastBaseUrl: 'source.last_base_url',
   /** Set by `ohs demo` when it fills the mirror from its built-in sandbox (random port each run). */
   demoSandbox: 'source.demo_sandbox',
+  /** Random secret of this mirror: the rate budget keys its rows by an HMAC of the token with it. */
+  rateKeySecret: 'rate.key_secret',
 } as const;
 
 export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];

@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
-import { hostileOrgNames } from '../../src/sim/hostile.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ERROR_CHARS } from '../../src/errors.js';
+import { hostileOrgNames, hugeErrorMessage } from '../../src/sim/hostile.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
+import { type Hostile, startHostile } from '../helpers/hostile-server.js';
 import { cliConfig, cliEnv, rows, withMirror, withTmpDir } from '../helpers/mirror.js';
 import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
 import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
@@ -17,6 +19,14 @@ import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
 describe('ohs sync from a hostile service', () => {
   const sim = withSim({ scale: 0.02, hostile: true });
   const tmp = withTmpDir('ohs-safe-');
+
+  let hostile: Hostile;
+  beforeAll(async () => {
+    hostile = await startHostile(sim().url);
+  });
+  afterAll(async () => {
+    await hostile?.close();
+  });
 
   describe.each(engines)('%s', (engine) => {
     const target = withTargets(engine);
@@ -100,6 +110,40 @@ describe('ohs sync from a hostile service', () => {
         expect(live).toEqual([]);
         // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
         expect(text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/);
+      }
+    });
+
+    it('a 200 KB error message with escape sequences is printed escaped and cut, and stored bounded', async () => {
+      const config = cliConfig(dirname(tmp()), { maxRetries: 1 });
+      hostile.use((req, res) => {
+        if (!req.path.startsWith('/v2/query/core/role')) return false;
+        const text = JSON.stringify({ error: { status: 400, code: 'BAD', message: hugeErrorMessage } });
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(text);
+        return true;
+      });
+      try {
+        const r = await runOhs(['sync', 'role', '--db', db, '--config', config], {
+          env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url },
+          timeoutMs: 120_000,
+        });
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).not.toContain('\u001b');
+        expect(r.stderr).toContain('\\x1b[2J');
+        expect(r.stderr.length).toBeLessThan(20_000);
+        const stored = await withMirror(db, (m) =>
+          rows<{ error: string | null }>(
+            m,
+            sql`SELECT error FROM sync_run WHERE error IS NOT NULL UNION ALL SELECT error FROM sync_stream_run WHERE error IS NOT NULL`,
+          ),
+        );
+        expect(stored.length).toBeGreaterThan(0);
+        for (const { error } of stored) {
+          expect(String(error).length).toBeLessThanOrEqual(MAX_ERROR_CHARS + 40);
+          expect(String(error)).not.toContain('\u001b');
+        }
+      } finally {
+        hostile.use(undefined);
       }
     });
   });
