@@ -16,6 +16,7 @@ import {
   UnauthorizedError,
   UnreachableError,
 } from './errors.js';
+import { parseJsonKeepingHugeNumbers } from './json-numbers.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
 import { type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
@@ -434,7 +435,7 @@ function requestKind(req: SendOptions): string {
 function parseJson(text: string): { ok: boolean; value: unknown } {
   if (text === '') return { ok: true, value: undefined };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonKeepingHugeNumbers(text) };
   } catch {
     return { ok: false, value: undefined };
   }

@@ -113,6 +113,42 @@ describe('ohs sync from a hostile service', () => {
       }
     });
 
+    it('a balance of 1e309 (beyond a double) is kept as its text and listed as unreadable by the A/R report', async () => {
+      const huge = sim()
+        .truth()
+        .Invoice.filter((i) => typeof i.balance === 'string' && i.balance.endsWith('1e309'))
+        .map((i) => String(i.id));
+      expect(huge.length).toBeGreaterThan(0);
+      const raws = await withMirror(db, (m) =>
+        rows<{ id: string; raw: string }>(
+          m,
+          sql`SELECT id, raw FROM invoice WHERE id IN (${sql.join(huge)})`,
+        ),
+      );
+      expect(raws.map((r) => (JSON.parse(r.raw) as { balance: unknown }).balance)).toEqual(
+        huge.map(() => '1e309'),
+      );
+      const dir = dirname(tmp());
+      const r = await runOhs(
+        [
+          'report',
+          'unpaid-invoices',
+          '--as-of',
+          TEST_ANCHOR,
+          '--db',
+          db,
+          '--config',
+          cliConfig(dir),
+          '--out',
+          join(dir, `ar-${engine}`),
+        ],
+        { env: cliEnv(sim()), timeoutMs: 120_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const warning = r.stderr.split('\n').find((l) => l.includes('with an unreadable balance')) ?? '';
+      for (const id of huge) expect(warning).toContain(id);
+    });
+
     it('a 200 KB error message with escape sequences is printed escaped and cut, and stored bounded', async () => {
       const config = cliConfig(dirname(tmp()), { maxRetries: 1 });
       hostile.use((req, res) => {
