@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
-import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
+import { reportCli } from '../helpers/report-cli.js';
+import { withSim } from '../helpers/sim.js';
 
 const mode = (f: string) => statSync(f).mode & 0o777;
 
@@ -75,21 +76,7 @@ describe('mirror and output paths', () => {
     const cases = [file, join(file, 'sub')];
     if (process.getuid?.() !== 0) cases.push(locked); // root may write anywhere
     for (const out of cases) {
-      const r = await runOhs(
-        [
-          'report',
-          'unpaid-invoices',
-          '--as-of',
-          TEST_ANCHOR,
-          '--db',
-          db,
-          '--config',
-          cliConfig(dir),
-          '--out',
-          out,
-        ],
-        { env: cliEnv(sim()) },
-      );
+      const r = await reportCli(sim(), db, dir, out);
       expect(r.code, out).toBe(2);
       expect(r.stderr.trim(), out).toMatch(/^ohs: OUTPUT_INVALID: --out .*: cannot write reports there: /);
     }

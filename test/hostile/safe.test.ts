@@ -8,8 +8,9 @@ import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { type Hostile, startHostile } from '../helpers/hostile-server.js';
 import { cliConfig, cliEnv, rows, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { reportCli } from '../helpers/report-cli.js';
 import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
-import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
+import { withSim } from '../helpers/sim.js';
 
 /**
  * Issue 26: the sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
@@ -77,27 +78,9 @@ describe('ohs sync from a hostile service', () => {
 
     it('report CSVs in both dialects hold no formula start a spreadsheet could run, however split, and no control character', async () => {
       const dir = dirname(tmp());
-      const config = cliConfig(dir);
       for (const dialect of [[], ['--csv-excel']]) {
         const out = join(dir, `out-${engine}-${dialect.length}`);
-        const r = await runOhs(
-          [
-            'report',
-            'all',
-            '--as-of',
-            TEST_ANCHOR,
-            '--db',
-            db,
-            '--config',
-            config,
-            '--format',
-            'csv',
-            '--out',
-            out,
-            ...dialect,
-          ],
-          { env: cliEnv(sim()), timeoutMs: 120_000 },
-        );
+        const r = await reportCli(sim(), db, dir, out, 'all', ['--format', 'csv', ...dialect]);
         expect(r.code, r.stderr.slice(-2000)).toBe(0);
         const text = readdirSync(out)
           .map((f) => readFileSync(join(out, f), 'utf8'))
@@ -129,21 +112,7 @@ describe('ohs sync from a hostile service', () => {
         huge.map(() => '1e309'),
       );
       const dir = dirname(tmp());
-      const r = await runOhs(
-        [
-          'report',
-          'unpaid-invoices',
-          '--as-of',
-          TEST_ANCHOR,
-          '--db',
-          db,
-          '--config',
-          cliConfig(dir),
-          '--out',
-          join(dir, `ar-${engine}`),
-        ],
-        { env: cliEnv(sim()), timeoutMs: 120_000 },
-      );
+      const r = await reportCli(sim(), db, dir, join(dir, `ar-${engine}`));
       expect(r.code, r.stderr).toBe(0);
       const warning = r.stderr.split('\n').find((l) => l.includes('with an unreadable balance')) ?? '';
       for (const id of huge) expect(warning).toContain(id);
