@@ -27,6 +27,17 @@ export function maskValue(field: string, value: unknown): unknown {
  * `driverLicenseNo`, `licenceNumber`, `passportNo`, `nationalId`, `taxId` match and `adobe` does not.
  */
 export function looksSensitive(field: string): boolean {
+  let known = verdicts.get(field);
+  if (known === undefined) {
+    known = judge(field);
+    // Field names repeat in every record: judged once each (bounded: names, not values).
+    if (verdicts.size < 10_000) verdicts.set(field, known);
+  }
+  return known;
+}
+const verdicts = new Map<string, boolean>();
+
+function judge(field: string): boolean {
   const words = field
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
@@ -47,11 +58,18 @@ const SENSITIVE_WORDS = new Set(['ssn', 'ssns', 'sin', 'dob', 'tin', 'itin', 'ni
 export function maskByName(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
-    const items = value.map(maskByName);
-    return items.some((v, i) => v !== value[i]) ? items : value;
+    let items: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const masked = maskByName(value[i]);
+      if (masked === value[i]) continue;
+      items ??= [...value];
+      items[i] = masked;
+    }
+    return items ?? value;
   }
   let out: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(value)) {
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
     const masked = looksSensitive(k) ? maskValue(k, v) : maskByName(v);
     if (masked === v) continue;
     out ??= { ...(value as Record<string, unknown>) };
@@ -89,26 +107,41 @@ function planOf(spec: ObjectSpec): MaskPlan {
 export function maskRecord(spec: ObjectSpec, record: Record<string, unknown>): Record<string, unknown> {
   const { sensitive, named } = planOf(spec);
   let out: Record<string, unknown> | undefined;
-  for (const [field, value] of Object.entries(record)) {
-    let masked = value;
+  for (const field in record) {
+    const value = record[field];
+    let masked: unknown;
     if (sensitive.has(field)) masked = maskValue(field, value);
-    else if (spec.arrays?.[field] !== undefined) {
-      const child = spec.arrays[field];
-      if (Array.isArray(value))
-        masked = value.map((item: unknown) =>
-          typeof item === 'object' && item !== null && !Array.isArray(item)
-            ? maskRecord(child, item as Record<string, unknown>)
-            : maskByName(item),
-        );
-      else masked = maskByName(value);
-    } else if (!named.has(field))
-      masked = looksSensitive(field) ? maskValue(field, value) : maskByName(value);
-    else if (typeof value === 'object' && value !== null) masked = maskByName(value);
+    else if (typeof value === 'object' && value !== null) {
+      const child = spec.arrays?.[field];
+      masked =
+        child !== undefined && Array.isArray(value)
+          ? maskItems(child, value)
+          : !named.has(field) && looksSensitive(field)
+            ? maskValue(field, value)
+            : maskByName(value);
+    } else if (!named.has(field) && looksSensitive(field)) masked = maskValue(field, value);
+    else continue;
     if (masked === value) continue;
     out ??= { ...record };
     out[field] = masked;
   }
   return out ?? record;
+}
+
+/** The items of a nested array masked by their spec: the same array when nothing changed. */
+function maskItems(child: ObjectSpec, items: unknown[]): unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const masked =
+      typeof item === 'object' && item !== null && !Array.isArray(item)
+        ? maskRecord(child, item as Record<string, unknown>)
+        : maskByName(item);
+    if (masked === item) continue;
+    out ??= [...items];
+    out[i] = masked;
+  }
+  return out ?? items;
 }
 
 /** Whether an ObjectSpec (or one nested in it) has sensitive fields at all. */
