@@ -9,6 +9,7 @@ import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
 import { type CsvSettings, type ReportFormat, type ReportResult, writeReport } from '../src/render/index.js';
 import { packageVersion } from '../src/util/package-root.js';
+import { printable } from '../src/util/printable.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
@@ -106,8 +107,8 @@ export async function writeReports(
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
-      // Grouped: one line per kind, with its count and first example.
-      if (!o.quiet) for (const line of kinds) out.write(`${line}\n`);
+      // Grouped: one line per kind, with its count and first example (escaped for the terminal).
+      if (!o.quiet) for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {

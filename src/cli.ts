@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
+import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
-import { describeError, isOhsError, UsageError } from './errors.js';
+import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
 import { packageVersion } from './util/package-root.js';
+import { printable } from './util/printable.js';
 
 /** A module of `src/commands/` and the commands it registers. */
 interface CommandModule {
@@ -45,7 +47,7 @@ function bareProgram(): Command {
     .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
     // Also declared by each command that uses it (for its --help); here so `ohs --db x status` works.
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   return program;
@@ -148,15 +150,16 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       }
       const usage = new UsageError(err.message.replace(/^error: /, ''));
-      process.stderr.write(`ohs: ${usage.code}: ${usage.message} (see ${help})\n`);
+      process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
       return usage.exitCode;
     }
     if (isOhsError(err)) {
       const see = err instanceof UsageError ? ` (see ${help})` : '';
-      process.stderr.write(`ohs: ${err.code}: ${err.message}${see}\n`);
+      process.stderr.write(`ohs: ${err.code}: ${describeError(err)}${see}\n`);
       // Input errors list every problem, one per line, after the one-line summary.
       if (Array.isArray(err.detail))
-        for (const line of err.detail) process.stderr.write(`  ${String(line)}\n`);
+        for (const line of err.detail)
+          process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
       return err.exitCode;
     }
     process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);

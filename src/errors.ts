@@ -1,3 +1,5 @@
+import { printable } from './util/printable.js';
+
 /**
  * One base class for every failure we report, and one subclass per kind, each with a stable
  * `code` that scripts and tests match on (never the message). The CLI maps `exitCode` to the
@@ -49,12 +51,27 @@ export class InputError extends OhsError {
   }
 }
 
+/** An output path (`--out`, a report file) that cannot be written: not a folder, no permission. Exit status 2. */
+export class OutputError extends OhsError {
+  override name = 'OutputError';
+  override readonly exitCode = 2;
+  constructor(message: string, options: OhsErrorOptions = {}) {
+    super('OUTPUT_INVALID', message, options);
+  }
+}
+
 export function isOhsError(err: unknown): err is OhsError {
   return err instanceof OhsError;
 }
 
-/** A short description of any thrown value, for one log or error line. */
+/** The longest error text printed, logged or stored (sync_run.error, the outbox's error). */
+export const MAX_ERROR_CHARS = 2000;
+
+/**
+ * A short description of any thrown value, for one log or error line and for what is stored:
+ * control characters shown escaped (text from the service may carry terminal escape sequences)
+ * and cut to MAX_ERROR_CHARS (a service's error message may be 200 KB).
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
+  return printable(err instanceof Error ? err.message : String(err), MAX_ERROR_CHARS);
 }

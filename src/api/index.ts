@@ -12,6 +12,19 @@ export * from './probe.js';
 export * from './rate/index.js';
 export * from './transport.js';
 
+/** Whether a base URL sends requests unencrypted over the network (http:// to a non-loopback host). */
+export function sentInClear(baseUrl: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return false;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  return u.protocol === 'http:' && !loopback;
+}
+
 /**
  * A client configured from the configuration; fails with a clear line when no token is set.
  * With `rateBudget` (the mirror's), it shares one rate budget with every process on the mirror.
@@ -24,6 +37,11 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
     );
   }
   const { api } = config;
+  if (logger !== undefined && sentInClear(config.baseUrl))
+    logger.warn(
+      { host: new URL(config.baseUrl).host },
+      'plain http:// to a host that is not this machine: the token and personal data (SSNs, birth dates) cross the network unencrypted; use https://',
+    );
   return new OhsClient({
     baseUrl: config.baseUrl,
     token,

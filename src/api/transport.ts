@@ -3,6 +3,7 @@ import PQueue from 'p-queue';
 import type { Dispatcher, Pool } from 'undici';
 import type { Logger } from '../log.js';
 import { lazyRequire } from '../util/lazy-require.js';
+import { printable } from '../util/printable.js';
 import {
   DEADLINE_ATTEMPTS,
   DEADLINE_CODE,
@@ -22,6 +23,7 @@ import {
   UnauthorizedError,
   UnreachableError,
 } from './errors.js';
+import { parseJsonKeepingHugeNumbers } from './json-numbers.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
 import { type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
@@ -450,7 +452,7 @@ function requestKind(req: SendOptions): string {
 function parseJson(text: string): { ok: boolean; value: unknown } {
   if (text === '') return { ok: true, value: undefined };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonKeepingHugeNumbers(text) };
   } catch {
     return { ok: false, value: undefined };
   }
@@ -458,7 +460,12 @@ function parseJson(text: string): { ok: boolean; value: unknown } {
 
 /** The message of an error body, whatever its shape (`{error:{message}}`, `{message}`, a string). */
 function serviceMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 300);
+  const m = rawServiceMessage(body);
+  return m === undefined ? undefined : printable(m, 300);
+}
+
+function rawServiceMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body;
   if (typeof body !== 'object' || body === null) return undefined;
   const b = body as { message?: unknown; error?: unknown };
   if (typeof b.message === 'string') return b.message;

@@ -4,6 +4,7 @@ import { type JobName, jobNames, runJob } from '../../jobs/index.js';
 import { describeError, isOhsError, UsageError } from '../errors.js';
 import { commandContext, untilSignal } from './context.js';
 import { openJobEnv } from './job-env.js';
+import { DB_OPTION_HELP } from './parse.js';
 
 /**
  * `ohs cron`: the long-running worker. Schedules and time zone from the configuration (default:
@@ -17,7 +18,7 @@ export function registerCron(program: Command): void {
     .description(
       'run the jobs on their schedules (config jobs.schedules, default nightly at 02:00) until SIGTERM',
     )
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .option(
       '--schedule <job=cron...>',
       "override a schedule, e.g. --schedule 'nightly=*/10 * * * * *' (seconds field allowed)",

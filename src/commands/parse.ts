@@ -36,3 +36,10 @@ export function listArg<const T extends string>(allowed: readonly T[]) {
     return items as T[];
   };
 }
+
+/**
+ * Help of every `--db` option: a password in a postgres:// URL on the command line is visible to
+ * every user of the machine (`ps`), so the help points at OHS_DB and ~/.pgpass instead.
+ */
+export const DB_OPTION_HELP =
+  'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB); give a PostgreSQL password through OHS_DB or ~/.pgpass (PGPASSFILE), never in --db: the command line is visible to every user in ps';

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openMirror } from '../mirror/index.js';
 import { importPolicies } from '../policy/import.js';
 import { commandContext } from './context.js';
+import { DB_OPTION_HELP } from './parse.js';
 
 /** `ohs policy import FILE`: org random-testing rate policies into the mirror. */
 export function registerPolicy(program: Command): void {
@@ -14,7 +15,7 @@ export function registerPolicy(program: Command): void {
       'import org policies from a CSV or XLSX file (orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)',
     )
     .argument('<file>', 'CSV, XLSX, JSON or NDJSON file')
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs policy import examples/org-policy.csv')
     .action(async (file: string, _flags: unknown, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
@@ -23,7 +24,7 @@ export function registerPolicy(program: Command): void {
         mustExist: true,
       });
       try {
-        const n = await importPolicies(mirror.db, file);
+        const n = await importPolicies(mirror.db, file, config.input);
         logger.info({ file, policies: n }, 'policies imported');
         process.stdout.write(`imported ${n} org policies from ${file} into ${mirror.location}\n`);
       } finally {

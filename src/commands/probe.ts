@@ -99,6 +99,6 @@ export function saveFindings(file: string, f: ProbeFindings, baseUrl: string): v
   };
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   renameSync(tmp, file);
 }

@@ -8,7 +8,7 @@ import { endOfDay, parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { checkAsOf, engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
 import { commandContext } from './context.js';
-import { listArg } from './parse.js';
+import { DB_OPTION_HELP, listArg } from './parse.js';
 
 interface ReportFlags {
   list: boolean;
@@ -158,7 +158,7 @@ export function registerReport(program: Command): void {
       false,
     )
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
       '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',

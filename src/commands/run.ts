@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { engineOf, MirrorOpenError } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { openJobEnv } from './job-env.js';
+import { DB_OPTION_HELP } from './parse.js';
 
 /** The jobs that sync, and so may create the mirror. */
 const fillsMirror: readonly string[] = ['nightly', 'sync'];
@@ -16,7 +17,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description(`run a job now: ${jobNames.join(', ')}`)
     .argument('<job>', jobNames.join(' | '))
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .option('--as-of <date>', 'as-of date of the reports (default today)')
     .addHelpText('after', '\nExample: ohs run nightly')
     .action(async (job: string, flags: { asOf?: string }, cmd: Command) => {

@@ -116,7 +116,16 @@ export function registerSim(program: Command): void {
     .option('--mutate-every-requests <n>', 'live mutation every N requests (0: off)', intArg(0), 0)
     .option('--mutation-size <n>', 'changes of each kind per mutation step', intArg(1), 5)
     .option('--record-requests', 'keep every service request for the hook GET __sim/requests', false)
-    .option('--hooks', 'enable the test hooks under {prefix}/__sim/ (truth, stats, mutate, config)', false)
+    .option(
+      '--hooks',
+      'enable the test hooks under {prefix}/__sim/ (truth, stats, mutate, config): unauthenticated, they hand out the write token and SSNs; refused with a non-loopback --host',
+      false,
+    )
+    .option(
+      '--hostile',
+      'hostile data: non-string SSNs and birth dates, formula and escape-sequence names, 1e309, huge errors',
+      false,
+    )
     .addHelpText(
       'after',
       '\nPrints the base URL on its first line, then serves until SIGINT or SIGTERM.\nExample: ohs sim --port 0 --envelope object --faults 0.2 --hooks',

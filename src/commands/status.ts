@@ -12,7 +12,7 @@ import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { streams } from '../sync/streams.js';
 import { commandContext } from './context.js';
-import { intArg } from './parse.js';
+import { DB_OPTION_HELP, intArg } from './parse.js';
 
 export interface StatusReport {
   db: string;
@@ -147,7 +147,7 @@ export function registerStatus(program: Command): void {
   program
     .command('status')
     .description('the last runs and how fresh each stream of the mirror is')
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .option('--runs <n>', 'how many runs to list', intArg(1, 1000), 10)
     .option('--json', 'print JSON', false)
     .action(async (flags: { runs: number; json: boolean }, cmd: Command) => {

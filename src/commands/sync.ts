@@ -6,6 +6,7 @@ import { InputError } from '../errors.js';
 import { openMirror } from '../mirror/index.js';
 import { runSync, streamNames } from '../sync/index.js';
 import { commandContext, shareRateBudget } from './context.js';
+import { DB_OPTION_HELP } from './parse.js';
 
 interface SyncFlags {
   full: boolean;
@@ -51,7 +52,7 @@ export function registerSync(program: Command): void {
     .command('sync')
     .description('sync the service into the mirror (SQLite or PostgreSQL) (incremental by default)')
     .argument('[streams...]', `streams to sync (default all: ${streamNames.join(', ')})`)
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .option('--full', 'a complete pass: re-read everything, soft-delete what is gone', false)
     .option('--allow-mass-delete', 'let a pass soft-delete more than sync.massDeleteShare of a table', false)
     .option(

@@ -21,11 +21,11 @@ import {
   unconfirmedDeletes,
 } from '../writeback/index.js';
 import { commandContext, shareRateBudget } from './context.js';
-import { intArg } from './parse.js';
+import { DB_OPTION_HELP, intArg } from './parse.js';
 
 /** A plain text table: columns padded to their widest cell; control characters shown escaped. */
 export function textTable(header: string[], cells: string[][]): string {
-  const rows = cells.map((r) => r.map(printable));
+  const rows = cells.map((r) => r.map((c) => printable(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -91,7 +91,7 @@ function registerPlan(program: Command): void {
       '--yes',
       'queue a file above the confirmation threshold (writeback.confirmRows / confirmAmount) without asking',
     )
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
     .action(async (file: string, flags: { op?: OpName; yes?: boolean }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
@@ -104,6 +104,7 @@ function registerPlan(program: Command): void {
         const report = await planFile(mirror, file, {
           ...(flags.op === undefined ? {} : { op: flags.op }),
           storeSensitive: config.mirror.storeSensitive,
+          limits: config.input,
           centsRatio: wb.centsRatio,
           confirmRows: wb.confirmRows,
           confirmAmount: wb.confirmAmount,
@@ -123,7 +124,7 @@ function registerApply(program: Command): void {
     .command('apply')
     .description('send the queued changes of the outbox, reconcile unknown outcomes, re-read what changed')
     .option('--yes', 'confirm permanent person deletions without asking')
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs apply --yes')
     .action(async (flags: { yes?: boolean }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
@@ -201,7 +202,7 @@ function registerOutbox(program: Command): void {
     .description('list the write-back outbox; resolve an item whose outcome is unknown')
     .addOption(new Option('--state <state>', 'only items in this state').choices(outboxStates))
     .option('--json', 'JSON instead of a table')
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExamples: ohs outbox --state unknown\n          ohs outbox resolve 12 --retry')
     .action(async (flags: { state?: OutboxState; json?: boolean }, cmd: Command) => {
       const { config } = commandContext(cmd);
@@ -252,7 +253,7 @@ function registerOutbox(program: Command): void {
     .argument('<id>', 'outbox item id', intArg(1))
     .option('--applied', 'it was carried out: mark it applied')
     .option('--retry', 'it was not: queue it to be sent by the next apply')
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .action(async (id: number, flags: { applied?: boolean; retry?: boolean }, cmd: Command) => {
       if ((flags.applied === true) === (flags.retry === true))
         throw new UsageError('give exactly one of --applied or --retry');

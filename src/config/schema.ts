@@ -156,6 +156,24 @@ export const writebackConfigSchema = z
   })
   .strict();
 
+/**
+ * Bounds of the files people give (`ohs plan`, `ohs policy import`), each refused with a clear
+ * error before memory grows: the file's size (read from the file system), an XLSX's unpacked
+ * size (from its zip central directory, before unpacking: a zip bomb), rows, one field's length.
+ */
+export const inputConfigSchema = z
+  .object({
+    /** Largest input file, bytes. */
+    maxFileBytes: z.number().int().min(1).default(33_554_432),
+    /** Largest total unpacked size of an XLSX's parts, bytes, as its zip directory declares it. */
+    maxXlsxUnpackedBytes: z.number().int().min(1).default(104_857_600),
+    /** Most data rows in one file. */
+    maxRows: z.number().int().min(1).default(200_000),
+    /** Longest field (cell), characters. */
+    maxFieldChars: z.number().int().min(1).default(65_536),
+  })
+  .strict();
+
 /** What `ohs probe` found about the service's reading of the interface's gaps (informational). */
 export const serviceFindingsSchema = z
   .object({
@@ -199,6 +217,7 @@ export const configSchema = z
     jobs: jobsConfigSchema,
     reports: reportsConfigSchema,
     writeback: writebackConfigSchema.prefault({}),
+    input: inputConfigSchema.prefault({}),
     service: serviceFindingsSchema.optional(),
   })
   .strict();
@@ -206,4 +225,5 @@ export const configSchema = z
 export type Config = z.output<typeof configSchema>;
 export type ApiConfig = z.output<typeof apiConfigSchema>;
 export type WritebackConfig = z.output<typeof writebackConfigSchema>;
+export type InputConfig = z.output<typeof inputConfigSchema>;
 export type ServiceFindings = z.output<typeof serviceFindingsSchema>;

@@ -1,8 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import type ExcelJS from 'exceljs';
+import { type InputConfig, inputConfigSchema } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { exceljs } from '../util/exceljs.js';
+import { printable } from '../util/printable.js';
+import { zipUnpackedSize } from './zip-size.js';
 
 /**
  * Input files of the user (policy files, write-back plans): CSV (comma or semicolon separated),
@@ -55,7 +59,7 @@ export function csvDelimiter(text: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-async function readCsv(file: string): Promise<InputTable> {
+async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
   const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let records: string[][];
   try {
@@ -63,8 +67,14 @@ async function readCsv(file: string): Promise<InputTable> {
       delimiter: csvDelimiter(text),
       relax_column_count: true,
       skip_empty_lines: false,
+      // A record far over the field bound stops the parse there (checkBounds names the field otherwise).
+      max_record_size: limits.maxFieldChars * 64,
     }) as string[][];
   } catch (err) {
+    if ((err as { code?: string }).code === 'CSV_MAX_RECORD_SIZE')
+      throw new InputError(
+        `${file}:${(err as { lines?: number }).lines ?? '?'}: a record over ${limits.maxFieldChars * 64} characters (input.maxFieldChars ${limits.maxFieldChars} per field)`,
+      );
     throw new InputError(`${file}: not valid CSV: ${(err as Error).message}`);
   }
   const [header = [], ...body] = records;
@@ -81,7 +91,61 @@ async function readCsv(file: string): Promise<InputTable> {
   return { file, columns, rows };
 }
 
-async function readXlsx(file: string): Promise<InputTable> {
+/** A1-style name of a column number (1: A, 27: AA). */
+function columnLetter(n: number): string {
+  let out = '';
+  for (let k = n; k > 0; k = Math.floor((k - 1) / 26)) out = String.fromCharCode(65 + ((k - 1) % 26)) + out;
+  return out;
+}
+
+/** Whether a cell holds a formula (its cached result is what it last showed, not what it says). */
+function isFormula(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
+}
+
+/**
+ * The first sheet of a workbook, read as a person sees it: what is hidden cannot be read, since
+ * nobody checked it. A hidden first sheet, a hidden row or a hidden column holding a named
+ * column, and a formula cell (its cached value is what the formula last gave, and a formula can
+ * show 20.00 while its value is 2000) are each refused, naming the sheet, row and column.
+ */
+function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
+  const place = `${file}: sheet '${printable(sheet.name, 100)}'`;
+  if (sheet.state !== 'visible')
+    throw new InputError(
+      `${place} is ${sheet.state}: the first sheet is read and must be visible; unhide it or move a visible sheet first`,
+    );
+  const columns: string[] = [];
+  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
+    columns[col - 1] = String(cell(c.value) ?? '').trim();
+  });
+  columns.forEach((c, k) => {
+    if (c !== '' && sheet.getColumn(k + 1).hidden)
+      throw new InputError(
+        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is hidden: unhide it or delete it`,
+      );
+  });
+  const rows: InputRow[] = [];
+  sheet.eachRow({ includeEmpty: false }, (r, n) => {
+    r.eachCell({ includeEmpty: false }, (c, col) => {
+      if (isFormula(c.value))
+        throw new InputError(
+          `${place} cell ${columnLetter(col)}${n} (row ${n}, column ${printable(columns[col - 1] || columnLetter(col), 100)}): a formula: paste its values instead`,
+        );
+    });
+    if (n === 1) return;
+    const values: Record<string, CellValue> = {};
+    columns.forEach((c, k) => {
+      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
+    });
+    if (Object.values(values).every((v) => v === null)) return;
+    if (r.hidden) throw new InputError(`${place} row ${n} is hidden: unhide it or delete it`);
+    rows.push({ row: n, values });
+  });
+  return { file, columns: columns.filter((c) => c !== ''), rows };
+}
+
+async function readXlsx(file: string, limits: InputLimits): Promise<InputTable> {
   const wb = new (exceljs().Workbook)();
   try {
     await wb.xlsx.readFile(file);
@@ -90,21 +154,9 @@ async function readXlsx(file: string): Promise<InputTable> {
   }
   const sheet = wb.worksheets[0];
   if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
-  const columns: string[] = [];
-  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
-    columns[col - 1] = String(cell(c.value) ?? '').trim();
-  });
-  const rows: InputRow[] = [];
-  sheet.eachRow({ includeEmpty: false }, (r, n) => {
-    if (n === 1) return;
-    const values: Record<string, CellValue> = {};
-    columns.forEach((c, k) => {
-      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
-    });
-    if (Object.values(values).every((v) => v === null)) return;
-    rows.push({ row: n, values });
-  });
-  return { file, columns: columns.filter((c) => c !== ''), rows };
+  if (sheet.rowCount > limits.maxRows + 1)
+    throw new InputError(`${file}: ${sheet.rowCount - 1} rows, over input.maxRows (${limits.maxRows})`);
+  return readSheet(file, sheet);
 }
 
 function objectRow(file: string, row: number, value: unknown): InputRow {
@@ -148,18 +200,68 @@ async function readJson(file: string, ndjson: boolean): Promise<InputTable> {
   return { file, columns, rows };
 }
 
-/** Reads a CSV, XLSX, JSON or NDJSON file by its extension. */
-export async function readTable(file: string): Promise<InputTable> {
+/** The bounds of input files (config `input`); the schema's defaults when not given. */
+export type InputLimits = InputConfig;
+const defaultLimits: InputLimits = inputConfigSchema.parse({});
+
+const mb = (bytes: number) =>
+  Number.isFinite(bytes)
+    ? `${(bytes / 1_048_576).toFixed(1)} MB`
+    : 'more than 4 GB (ZIP64 or a broken directory)';
+
+/** Refuses, before reading it, a file over input.maxFileBytes, or an XLSX that unpacks to over input.maxXlsxUnpackedBytes. */
+async function checkSize(file: string, ext: string, limits: InputLimits): Promise<void> {
+  const { size } = await stat(file);
+  if (size > limits.maxFileBytes)
+    throw new InputError(
+      `${file}: ${mb(size)}, over input.maxFileBytes (${mb(limits.maxFileBytes)}): split the file, or raise the limit`,
+    );
+  if (ext !== '.xlsx') return;
+  const unpacked = await zipUnpackedSize(file);
+  if (unpacked !== undefined && unpacked > limits.maxXlsxUnpackedBytes)
+    throw new InputError(
+      `${file}: unpacks to ${mb(unpacked)} (its zip directory says), over input.maxXlsxUnpackedBytes (${mb(limits.maxXlsxUnpackedBytes)}): not read`,
+    );
+}
+
+/** Refuses a table over input.maxRows, or a field over input.maxFieldChars (naming file, row and column). */
+function checkBounds(table: InputTable, limits: InputLimits): InputTable {
+  if (table.rows.length > limits.maxRows)
+    throw new InputError(
+      `${table.file}: ${table.rows.length} rows, over input.maxRows (${limits.maxRows}): split the file, or raise the limit`,
+    );
+  for (const r of table.rows)
+    for (const [column, v] of Object.entries(r.values))
+      if (typeof v === 'string' && v.length > limits.maxFieldChars)
+        throw new InputError(
+          `${table.file}:${r.row}: ${printable(column, 100)}: ${v.length} characters, over input.maxFieldChars (${limits.maxFieldChars})`,
+        );
+  return table;
+}
+
+async function readByType(file: string, ext: string, limits: InputLimits): Promise<InputTable | undefined> {
+  if (ext === '.csv') return readCsv(file, limits);
+  if (ext === '.xlsx') return readXlsx(file, limits);
+  if (ext === '.json') return readJson(file, false);
+  if (ext === '.ndjson' || ext === '.jsonl') return readJson(file, true);
+  return undefined;
+}
+
+/** Reads a CSV, XLSX, JSON or NDJSON file by its extension, within `limits` (config `input`). */
+export async function readTable(file: string, limits: InputLimits = defaultLimits): Promise<InputTable> {
   const ext = extname(file).toLowerCase();
+  let table: InputTable | undefined;
   try {
-    if (ext === '.csv') return await readCsv(file);
-    if (ext === '.xlsx') return await readXlsx(file);
-    if (ext === '.json') return await readJson(file, false);
-    if (ext === '.ndjson' || ext === '.jsonl') return await readJson(file, true);
+    if (['.csv', '.xlsx', '.json', '.ndjson', '.jsonl'].includes(ext)) await checkSize(file, ext, limits);
+    table = await readByType(file, ext, limits);
   } catch (err) {
     if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new InputError(`${file}: cannot read: ${code ?? (err as Error).message}`);
   }
-  throw new InputError(`${file}: unknown file type '${ext || '(none)'}': use .csv, .xlsx, .json or .ndjson`);
+  if (table === undefined)
+    throw new InputError(
+      `${file}: unknown file type '${ext || '(none)'}': use .csv, .xlsx, .json or .ndjson`,
+    );
+  return checkBounds(table, limits);
 }

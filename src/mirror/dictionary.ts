@@ -67,7 +67,7 @@ export function dictionaryRows(ddl: EngineDdl = sqliteDdl): DataDictionaryTable[
     column_name: c.name,
     sql_type: ddl.typeName(columnKind(c)),
     field: c.field,
-    description: `${owner}.${c.field} (${c.fieldType}${c.sensitive ? ', sensitive: masked unless mirror.storeSensitive' : ''}): ${c.doc ?? 'as named in the interface; meaning not stated'}.`,
+    description: `${owner}.${c.field} (${c.fieldType}${c.sensitive ? ', sensitive: masked whatever its JSON type unless mirror.storeSensitive' : ''}): ${c.doc ?? 'as named in the interface; meaning not stated'}.`,
   });
   const child = (c: ChildTableDef, owner: string) => {
     rows.push({

@@ -10,7 +10,7 @@ export {
   historyViewOf,
   pruneHistory,
 } from './history.js';
-export { hasSensitive, maskRecord, maskValue } from './mask.js';
+export { hasSensitive, looksSensitive, maskByName, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';

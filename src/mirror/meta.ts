@@ -13,6 +13,8 @@ export const metaKeys = {
   historySince: 'history.since',
   /** The cutoff of the last prune (`mirror.historyDays`): earlier instants are no longer whole. */
   historyPrunedBefore: 'history.pruned_before',
+  /** Random secret of this mirror: the rate budget keys its rows by an HMAC of the token with it. */
+  rateKeySecret: 'rate.key_secret',
 } as const;
 
 export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type {
   CubicState,
@@ -7,6 +8,7 @@ import type {
   SharedRate,
 } from '../api/rate/index.js';
 import type { Database, RateBudgetTable } from './db-types.js';
+import { metaKeys, readMeta, writeMeta } from './meta.js';
 
 /** A cut within this long of another process's belongs to the same episode: not cut twice. */
 const EPISODE_MS = 1000;
@@ -37,14 +39,44 @@ function shared(row: RateBudgetTable): SharedRate {
  * held across a network call and no engine-specific SQL.
  */
 export class MirrorRateBudget implements RateBudgetStore {
+  private secret: Promise<string> | undefined;
+  private readonly keys = new Map<string, string>();
+
   constructor(private readonly db: Kysely<Database>) {}
 
-  async load(key: string): Promise<SharedRate | undefined> {
+  /**
+   * The row key of a budget key (`URL#sha256(token)`, in memory only): the URL and an HMAC of
+   * the token's hash with this mirror's random secret (mirror_meta `rate.key_secret`, made once),
+   * so a token guessed offline cannot be confirmed from the rate_budget table alone, nor the
+   * same token recognised across mirrors.
+   */
+  async rowKey(key: string): Promise<string> {
+    const known = this.keys.get(key);
+    if (known !== undefined) return known;
+    this.secret ??= (async () => {
+      await writeMeta(this.db, metaKeys.rateKeySecret, randomBytes(32).toString('hex'), true);
+      const stored = await readMeta(this.db, metaKeys.rateKeySecret);
+      if (stored === undefined) throw new Error('mirror_meta: no rate key secret after writing one');
+      return stored;
+    })();
+    const cut = key.lastIndexOf('#');
+    const mac = createHmac('sha256', await this.secret)
+      .update(key.slice(cut + 1))
+      .digest('hex')
+      .slice(0, 32);
+    const row = `${key.slice(0, cut)}#${mac}`;
+    this.keys.set(key, row);
+    return row;
+  }
+
+  async load(budget: string): Promise<SharedRate | undefined> {
+    const key = await this.rowKey(budget);
     const row = await this.read(key);
     return row === undefined ? undefined : shared(row);
   }
 
-  async lease(key: string, req: LeaseRequest): Promise<LeaseResult> {
+  async lease(budget: string, req: LeaseRequest): Promise<LeaseResult> {
+    const key = await this.rowKey(budget);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const row = await this.read(key);
       const now = Date.now();
@@ -80,7 +112,8 @@ export class MirrorRateBudget implements RateBudgetStore {
     return { granted: 0, waitMs: 10, shared: shared(row) };
   }
 
-  async cut(key: string, state: CubicState): Promise<SharedRate> {
+  async cut(budget: string, state: CubicState): Promise<SharedRate> {
+    const key = await this.rowKey(budget);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const row = await this.read(key);
       const now = Date.now();
@@ -103,7 +136,8 @@ export class MirrorRateBudget implements RateBudgetStore {
     return shared(row);
   }
 
-  async saveGood(key: string, rate: number, now: number): Promise<void> {
+  async saveGood(budget: string, rate: number, now: number): Promise<void> {
+    const key = await this.rowKey(budget);
     await this.db
       .updateTable('rate_budget')
       .set({ good_rate: rate, updated_ms: now })

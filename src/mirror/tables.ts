@@ -55,7 +55,7 @@ export const bookkeepingColumns = [
     name: 'raw',
     type: 'TEXT',
     kind: 'json',
-    doc: "The record's JSON as last received (unknown fields included; sensitive fields masked).",
+    doc: "The record's JSON as last received (unknown fields included; sensitive fields masked whatever their JSON type, and unknown fields whose names look like personal data: ssn, dob, birth, licence, passport...).",
   },
   {
     name: 'synced_at',

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { type CellValue, type InputTable, readTable } from '../input/read-table.js';
+import { type CellValue, type InputLimits, type InputTable, readTable } from '../input/read-table.js';
 import type { Database } from '../mirror/index.js';
 
 /**
@@ -114,8 +114,12 @@ export function validatePolicies(table: InputTable): PolicyRow[] {
 }
 
 /** Imports a policy file into org_policy (replacing the imported policy of each org given). */
-export async function importPolicies(db: Kysely<Database>, file: string): Promise<number> {
-  const rows = validatePolicies(await readTable(file));
+export async function importPolicies(
+  db: Kysely<Database>,
+  file: string,
+  limits?: InputLimits,
+): Promise<number> {
+  const rows = validatePolicies(await readTable(file, limits));
   const now = new Date().toISOString();
   await db.transaction().execute(async (trx) => {
     for (const p of rows) {

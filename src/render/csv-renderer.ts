@@ -60,7 +60,7 @@ export class CsvRenderer implements Renderer {
       bom: settings.bom,
     });
     // Order ageing holds person names: the file is the owner's only, like the mirror.
-    this.done = pipeline(this.stringifier, createWriteStream(path, { mode: 0o600 }));
+    this.done = pipeline(this.stringifier, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
     // Kept for the next write or finish; a failure is never left unhandled.
     this.done.catch((err: unknown) => {
       this.failure ??= err;

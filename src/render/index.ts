@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { OutputError } from '../errors.js';
+import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import {
@@ -68,7 +71,7 @@ export async function writeReport(
   opts: WriteReportOptions,
 ): Promise<WriteReportResult> {
   const formats = checkOptions(opts);
-  await mkdir(opts.outDir, { recursive: true });
+  await outputFolder(opts.outDir);
   const targets = formats.map((format) => {
     const file = join(opts.outDir, `${opts.name}-${opts.asOf}.${format}`);
     return { format, file, temp: temporaryName(file) };
@@ -130,6 +133,29 @@ function checkOptions(opts: WriteReportOptions): ReportFormat[] {
     if (f !== 'xlsx' && f !== 'csv')
       throw new RenderOptionsError(`Expected a format of xlsx or csv, got '${String(f)}'`);
   return formats;
+}
+
+/**
+ * Creates the output folder, or refuses it with a clear error: a path through a file, a file
+ * where the folder should be, a folder this process may not write.
+ */
+async function outputFolder(dir: string): Promise<void> {
+  const why = (err: unknown): string => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way (not a folder)';
+    if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+    if (code === 'EROFS') return 'read-only file system';
+    return code ?? String(err);
+  };
+  try {
+    await mkdir(dir, { recursive: true });
+    if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw new OutputError(`--out ${printable(dir, 200)}: cannot write reports there: ${why(err)}`, {
+      cause: err,
+    });
+  }
 }
 
 /** A hidden name beside the final file, so the rename stays on one file system. */

@@ -24,21 +24,24 @@ export function invalid(place: CellPlace, expected: string, value: unknown): Ren
 
 /**
  * Formula injection (OWASP "CSV injection"): a spreadsheet reads text beginning with `=`, `+`,
- * `-`, `@`, a tab or a carriage return as a formula, so such text gets a leading `'`, which
- * makes Excel, LibreOffice and Sheets show it as text. Only text is touched, never a number.
+ * `-`, `@`, a tab or a carriage return as a formula, and a field is cut into cells wherever the
+ * reader's separator or a line break falls, in whichever dialect it is opened (`,` or `;`, a
+ * `--csv-excel` file opened with `,`), so a `'` goes before such a character at the start of the
+ * text AND after every line break, comma, semicolon or tab inside it (`Acme,=1+1` becomes
+ * `Acme,'=1+1`); Excel, LibreOffice and Sheets then show it as text. NUL and the other control
+ * characters are dropped (`stripControls`). Only text is touched, never a number.
  */
 export function neutralise(text: string): string {
-  switch (text.charCodeAt(0)) {
-    case 0x3d: // =
-    case 0x2b: // +
-    case 0x2d: // -
-    case 0x40: // @
-    case 0x09: // tab
-    case 0x0d: // carriage return
-      return `'${text}`;
-    default:
-      return text;
-  }
+  return stripControls(text).replace(/(?<=^|[\n\r,;\t])(?=[=+\-@\t\r])/g, "'");
+}
+
+/**
+ * Text without NUL and the other control characters (C0 but tab, LF and CR; DEL; C1): they end
+ * strings in C readers, are not allowed in XML, and carry terminal escape sequences.
+ */
+export function stripControls(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, '');
 }
 
 /**
@@ -56,7 +59,7 @@ export function textOf(value: string | number | boolean, place: CellPlace): stri
  */
 export function rawTextOf(value: string | number | boolean, place: CellPlace): string {
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid(place, 'text', value);
-  return String(value);
+  return typeof value === 'string' ? stripControls(value) : String(value);
 }
 
 export function numberOf(value: string | number | boolean, place: CellPlace): number {

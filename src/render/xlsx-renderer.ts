@@ -102,7 +102,7 @@ export class XlsxRenderer implements Renderer {
     private readonly settings: XlsxSettings = { report: 'report', asOf: '' },
   ) {
     // Order ageing holds person names: the file is the owner's only, like the mirror.
-    this.file = createWriteStream(path, { mode: 0o600 });
+    this.file = createWriteStream(path, { mode: 0o600, flags: 'wx' });
     this.closed = new Promise<void>((resolve, reject) => {
       this.file.on('error', (err: unknown) => {
         this.failure ??= err;

@@ -126,6 +126,9 @@ export const simOptionsSchema = z
     /** Keep every service request (method, path, body) for hook `GET __sim/requests` (benchmarks' replay). */
     recordRequests: z.boolean().default(false),
 
+    /** Hostile data (src/sim/hostile.ts): non-string SSNs, formula and escape names, 1e309, huge errors. */
+    hostile: z.boolean().default(false),
+
     /** Test hooks under `{prefix}/__sim/` (truth, stats, mutate, config). Off unless enabled. */
     hooks: z.boolean().default(false),
   })

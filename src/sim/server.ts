@@ -11,6 +11,7 @@ import {
   resources,
 } from '../schema/index.js';
 import { Actions } from './actions.js';
+import { hugeErrorMessage, makeHostile, unquoteRawNumbers } from './hostile.js';
 import { badRequest, notFound, SimHttpError } from './http-error.js';
 import { type MutationSummary, Mutator } from './mutate.js';
 import {
@@ -166,6 +167,11 @@ function rateLimitHeaders(options: SimOptions, tokens: number, capacity: number)
 }
 
 /** Starts the sandbox of the service on an HTTP port. */
+/** Whether a listening host is a loopback address (the hooks may only listen there). */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 export async function startSim(input: StartSimOptions = {}): Promise<RunningSim> {
   const { port = 0, host = '127.0.0.1', onRequest, failRequest, holdRequest, ...rest } = input;
   const parsed = simOptionsSchema.safeParse(rest);
@@ -176,8 +182,13 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     );
   }
   let options: SimOptions = parsed.data;
+  if (options.hooks && !isLoopbackHost(host))
+    throw new UsageError(
+      `sandbox: --hooks with --host ${host}: the hooks are unauthenticated test endpoints (they hand out the write token and SSNs); use a loopback host`,
+    );
   const anchorDate = options.anchorDate ?? isoDate(Date.now());
   const { tables, statuses } = seedData({ seed: options.seed, scale: options.scale, anchorDate });
+  if (options.hostile) makeHostile(tables, options.seed);
   const actions = new Actions(tables, () => options);
   const mutator = new Mutator(tables, statuses, new Rng(options.seed + 1));
   const faultRng = new Rng(options.seed + 2);
@@ -335,7 +346,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       res.end();
       return;
     }
-    const text = JSON.stringify(body);
+    const text = options.hostile ? unquoteRawNumbers(JSON.stringify(body)) : JSON.stringify(body);
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(text)),
@@ -499,8 +510,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         fault = faultRng.pick(options.faultKinds);
         stats.faults[fault]++;
       }
-      if (fault === '503') throw new SimHttpError(503, 'UNAVAILABLE', 'service unavailable (injected)');
-      if (fault === '500') throw new SimHttpError(500, 'INTERNAL', 'internal error (injected)');
+      const why = options.hostile ? hugeErrorMessage : '';
+      if (fault === '503')
+        throw new SimHttpError(503, 'UNAVAILABLE', why || 'service unavailable (injected)');
+      if (fault === '500') throw new SimHttpError(500, 'INTERNAL', why || 'internal error (injected)');
       if (fault === 'drop') {
         res.socket?.destroy();
         return;

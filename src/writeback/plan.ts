@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import type { InputLimits } from '../input/read-table.js';
 import { readTable } from '../input/read-table.js';
 import type { Mirror } from '../mirror/index.js';
 import { requests } from '../schema/index.js';
 import { ConfirmationNeededError } from './errors.js';
 import { type OpName, ops } from './ops/index.js';
-import { checkRows, coerceNumber, throwProblems, type ValidRow } from './validate.js';
+import { checkRows, parseAmount, throwProblems, type ValidRow } from './validate.js';
 
 /**
  * `ohs plan FILE`: validate, diff against the mirror, queue in the outbox.
@@ -58,6 +59,8 @@ export interface PlanReport {
 
 export interface PlanOptions {
   op?: OpName;
+  /** Bounds of the input file (config `input`). */
+  limits?: InputLimits;
   /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off. @default 20 */
   centsRatio?: number;
   /** Above this many new items, or this total of payments, `confirm` must say yes. */
@@ -178,7 +181,7 @@ async function mirrorProblems(
       problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
     else if (inv.deletedAt !== null)
       problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
-    const amount = coerceNumber(r.values.amountToPay);
+    const amount = parseAmount(r.values.amountToPay);
     if (
       inv !== undefined &&
       typeof amount === 'number' &&
@@ -210,7 +213,7 @@ async function insertItems(
 }
 
 export async function planFile(mirror: Mirror, file: string, options: PlanOptions = {}): Promise<PlanReport> {
-  const { valid, problems, rows } = checkRows(await readTable(file), options.op);
+  const { valid, problems, rows } = checkRows(await readTable(file, options.limits), options.op);
   const db = mirror.db;
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();

@@ -1,4 +1,4 @@
-import { maskValue } from '../mirror/index.js';
+import { looksSensitive, maskValue } from '../mirror/index.js';
 import { type ObjectSpec, records, requests } from '../schema/index.js';
 
 /**
@@ -16,16 +16,15 @@ const sensitive = new Set<string>();
 for (const spec of [...Object.values(requests), ...Object.values(records)])
   if (typeof spec === 'object' && spec !== null && 'fields' in spec) collect(spec as ObjectSpec, sensitive);
 
-/** A deep copy of a JSON value with every sensitive field masked. */
+/** A field masked in the outbox: marked sensitive in the schema, or named like personal data. */
+const isSensitive = (k: string): boolean => sensitive.has(k) || looksSensitive(k);
+
+/** A deep copy of a JSON value with every sensitive field masked, whatever its JSON type. */
 export function maskDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskDeep);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] =
-      sensitive.has(k) && (typeof v === 'string' || typeof v === 'number')
-        ? maskValue(k, String(v))
-        : maskDeep(v);
+  for (const [k, v] of Object.entries(value)) out[k] = isSensitive(k) ? maskValue(k, v) : maskDeep(v);
   return out;
 }
 
@@ -34,23 +33,8 @@ export function holdsSensitive(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSensitive);
   if (typeof value !== 'object' || value === null) return false;
   return Object.entries(value).some(
-    ([k, v]) => (sensitive.has(k) && v !== null && v !== undefined) || holdsSensitive(v),
+    ([k, v]) => (isSensitive(k) && v !== null && v !== undefined) || holdsSensitive(v),
   );
 }
 
-/**
- * Text from an input file made safe for a terminal: control characters (ESC of an escape
- * sequence, carriage returns, bells...) shown escaped, never sent raw.
- */
-export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    const code = c.charCodeAt(0);
-    return code < 0x100
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+export { printable } from '../util/printable.js';

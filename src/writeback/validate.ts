@@ -35,11 +35,39 @@ const falseWords = new Set(['false', 'no', 'n', '0']);
 /** `1,234.50`, `$1,234.50`, `-$7.00`: a thousands separator only between groups of three digits. */
 const grouped = /^-?\d{1,3}(,\d{3})+(\.\d+)?$/;
 
+/** A decimal number as written by a person: no hex (`0x10`), no exponent (`1e2`), no `Infinity`. */
+const decimal = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
 export function coerceNumber(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   let t = v.trim().replace(/^(-?)\$/, '$1');
   if (grouped.test(t)) t = t.replace(/,/g, '');
-  return t !== '' && Number.isFinite(Number(t)) ? Number(t) : v;
+  return decimal.test(t) && Number.isFinite(Number(t)) ? Number(t) : v;
+}
+
+/** The one grammar of an amount of money, after currency signs and thousands separators. */
+const amountGrammar = /^-?(\d+(\.\d{0,2})?|\.\d{1,2})$/;
+export const AMOUNT_RULE =
+  'not an amount: digits, an optional point and at most two decimals (1234.50; a currency sign and thousands separators are allowed)';
+
+/**
+ * An amount of money (`money: true` fields: amountToPay) read by one strict grammar: a leading
+ * currency sign ($ € £) and thousands separators (`,` between groups of three digits, spaces)
+ * removed first, then digits, an optional point and at most two decimals. `0x10`, `1e2`,
+ * `5.000000001` and `Infinity` are not amounts (undefined); a negative one is refused by its rule. A number cell (XLSX, JSON)
+ * must be exactly a number of cents. What it returns is the value the plan shows and sends.
+ */
+export function parseAmount(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) && Math.round(v * 100) / 100 === v ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  let t = v
+    .trim()
+    .replace(/^(-?)(US\$|\$|€|£)\s*/, '$1')
+    .replace(/(?<=\d) (?=\d{3}\b)/g, '');
+  if (grouped.test(t)) t = t.replace(/,/g, '');
+  if (!amountGrammar.test(t)) return undefined;
+  const cents = Math.round(Number(t) * 100);
+  return Number.isSafeInteger(cents) ? cents / 100 : undefined;
 }
 
 function coerceBoolean(v: unknown): unknown {
@@ -56,6 +84,11 @@ function fieldSchema(name: string, spec: FieldSpec, coerce: boolean): z.ZodType 
       s = s.min(spec.minLength, `must be at least ${spec.minLength} character(s)`);
     return coerce ? z.preprocess((v) => (typeof v === 'number' ? String(v) : v), s) : s;
   }
+  if (spec.type === 'number' && spec.money === true)
+    return z.preprocess(
+      (v) => parseAmount(v) ?? (v === undefined ? v : Number.NaN),
+      z.number({ error: AMOUNT_RULE }),
+    );
   if (spec.type === 'number') {
     let n = z.number({ error: 'expected a number' });
     if (isIdField(name)) n = n.int('expected a whole number');
@@ -103,12 +136,8 @@ function opRules(op: OpName, input: Record<string, unknown>): string[] {
   const lines: string[] = [];
   for (const field of ops[op].required) if (input[field] === undefined) lines.push(`${field}: required`);
   if (op === 'payment') {
-    const amount = coerceNumber(input.amountToPay);
-    if (typeof amount === 'number') {
-      if (!(amount > 0)) lines.push('amountToPay: must be greater than 0');
-      else if (Math.abs(Math.round(amount * 100) - amount * 100) > 1e-6)
-        lines.push('amountToPay: at most 2 decimals (cents)');
-    }
+    const amount = parseAmount(input.amountToPay);
+    if (amount !== undefined && !(amount > 0)) lines.push('amountToPay: must be greater than 0');
   }
   if (ops[op].targeted && op !== 'person.delete' && Object.keys(input).length === 0)
     lines.push('row: nothing to change: give at least one field besides id');
@@ -257,7 +286,7 @@ function validateRow(
   for (const [k, v] of Object.entries(cells)) if (!unknownColumns.has(k) && v !== null) input[k] = v;
   const parsed = opSchema(r.op).safeParse(input);
   lines.push(...opRules(r.op, input), ...(parsed.success ? [] : issueLines(r.op, parsed.error.issues)));
-  const problems = [...new Set(lines)].map(printable);
+  const problems = [...new Set(lines)].map((l) => printable(l));
   if (problems.length > 0 || !parsed.success) return { problems };
   return {
     problems,

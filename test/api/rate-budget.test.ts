@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { metaKeys, readMeta } from '../../src/mirror/meta.js';
 import { type CliResult, runOhs } from '../helpers/cli.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { ID_START, withMirror } from '../helpers/writeback.js';
@@ -68,6 +70,12 @@ describe('shared rate budget across processes', () => {
     const row = rows[0];
     expect(row?.key.startsWith(`${s.url}#`)).toBe(true);
     expect(row?.key).not.toContain(WRITE_TOKEN);
+    // Keyed: not the token's plain hash (which a guessed token would confirm offline), and the
+    // key differs per mirror (its random secret in mirror_meta).
+    const plain = createHash('sha256').update(WRITE_TOKEN).digest('hex');
+    expect(row?.key).not.toContain(plain.slice(0, 16));
+    const secret = await withMirror(db, (m) => readMeta(m.db, metaKeys.rateKeySecret));
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
     expect(row?.good_rate).toBeGreaterThan(LIMIT / 3);
     expect(row?.good_rate).toBeLessThan(LIMIT * 3);
   });

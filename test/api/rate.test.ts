@@ -177,7 +177,7 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
       await mirrors[0]!.db
         .insertInto('rate_budget')
         .values({
-          key: budgetKey(s.url, WRITE_TOKEN),
+          key: await new MirrorRateBudget(mirrors[0]!.db).rowKey(budgetKey(s.url, WRITE_TOKEN)),
           rate: 2,
           w_max: 2,
           cut_at: now,

@@ -57,7 +57,8 @@ export interface RateBudgetStore {
 
 /**
  * The key of a budget: the service's base URL and a hash of the token (two tokens may have two
- * limits). Never the token itself: the mirror is readable by BI tools.
+ * limits). Never the token itself, and never this hash either: the mirror's store keys its rows
+ * by an HMAC of it with a random secret of the mirror (src/mirror/rate-budget.ts).
  */
 export function budgetKey(baseUrl: string, token: string): string {
   let url = baseUrl;
@@ -67,6 +68,6 @@ export function budgetKey(baseUrl: string, token: string): string {
   } catch {
     // keep as given: the transport has already rejected an invalid URL
   }
-  const hash = createHash('sha256').update(token).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(token).digest('hex');
   return `${url}#${hash}`;
 }

@@ -1,4 +1,14 @@
-import { accessSync, chmodSync, closeSync, constants, existsSync, openSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { migrate, pendingMigrations, schemaWork } from '../migrations.js';
@@ -14,6 +24,7 @@ import { SqliteMirror, sqliteKysely, type WriteToken } from './mirror.js';
  */
 export async function openSqliteMirror(file: string, options: MirrorOptions = {}): Promise<SqliteMirror> {
   const driver = sqliteDriver(); // first: a driver that cannot load leaves no empty file behind
+  refuseLinks(file);
   if ((options.mustExist || options.readonlyFallback) && !existsSync(file))
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
   if (!options.readonlyFallback) return openReadWrite(file, options, driver);
@@ -51,23 +62,8 @@ async function openReadWrite(
   options: MirrorOptions,
   driver: ReturnType<typeof sqliteDriver>,
 ): Promise<SqliteMirror> {
-  if (!options.readonly) {
-    try {
-      if (!existsSync(file)) closeSync(openSync(file, 'wx', 0o600));
-      chmodSync(file, 0o600);
-    } catch (err) {
-      // EPERM: a writable file of another user; its mode is its owner's business.
-      if (
-        (err as NodeJS.ErrnoException).code !== 'EEXIST' &&
-        (err as NodeJS.ErrnoException).code !== 'EPERM'
-      ) {
-        throw new MirrorOpenError(
-          `cannot create ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-          err,
-        );
-      }
-    }
-  } else if (!existsSync(file)) {
+  if (!options.readonly) claimFile(file);
+  else if (!existsSync(file)) {
     throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
   }
   let sqlite: SqliteDatabase;
@@ -166,4 +162,77 @@ async function openReadonly(
     throw new MirrorOpenError(`cannot read ${file}: ${(err as Error).message}`, err);
   }
   return new SqliteMirror(file, sqlite, driver.name, db, true, options.storeSensitive === true, token);
+}
+
+/**
+ * A mirror path (or its -wal, -shm or -journal file) that is a symbolic link is refused: SQLite
+ * would follow it, and creating or setting the mode of the mirror would change another file
+ * (a link to /etc/passwd chmodded to 0600, a dangling link creating the mirror elsewhere 0644).
+ */
+function refuseLinks(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    let link = false;
+    try {
+      link = lstatSync(f).isSymbolicLink();
+    } catch {
+      // absent: nothing to follow
+    }
+    if (link)
+      throw new MirrorOpenError(
+        `${f} is a symbolic link: give the mirror's real path (ohs never follows a link at a mirror path)`,
+      );
+  }
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0');
+
+/**
+ * Creates the mirror file exclusively (O_EXCL, O_NOFOLLOW) with mode 0600 set on the open
+ * descriptor, or, when it exists, checks it is a regular SQLite file (or empty) before setting
+ * its mode on the descriptor: never the mode of a file that is not a mirror.
+ */
+function claimFile(file: string): void {
+  const { O_CREAT, O_EXCL, O_RDONLY, O_WRONLY, O_NOFOLLOW } = constants;
+  let fd: number;
+  try {
+    fd = openSync(file, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600);
+    try {
+      fchmodSync(fd, 0o600); // the umask may have taken bits off; set it on what was opened
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotCreate(file, err);
+  }
+  try {
+    fd = openSync(file, O_RDONLY | O_NOFOLLOW);
+  } catch (err) {
+    throw cannotCreate(file, err);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new MirrorOpenError(`${file} is not a regular file: not a mirror`);
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    if (n > 0 && !head.subarray(0, n).equals(SQLITE_HEADER.subarray(0, n)))
+      throw new MirrorOpenError(`${file} is not a SQLite file: not a mirror (its mode left as it was)`);
+    if ((stat.mode & 0o077) !== 0) {
+      try {
+        fchmodSync(fd, 0o600);
+      } catch (err) {
+        // EPERM: a writable file of another user; its mode is its owner's business.
+        if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw cannotCreate(file, err);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cannotCreate(file: string, err: unknown): MirrorOpenError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP')
+    return new MirrorOpenError(`${file} is a symbolic link: give the mirror's real path`, err);
+  return new MirrorOpenError(`cannot create ${file}: ${code ?? String(err)}`, err);
 }

@@ -1,0 +1,76 @@
+import { open } from 'node:fs/promises';
+
+/**
+ * The total unpacked size of a zip file's entries as its central directory declares it, read
+ * from the end of the file (End of Central Directory record, then the directory itself) without
+ * unpacking anything: an XLSX of 453 KB can hold 450 MB of XML (a zip bomb). A ZIP64 size
+ * (0xFFFFFFFF in the 32-bit field) is read from the entry's ZIP64 extra field. Returns undefined
+ * when the file is not a zip (no EOCD record): the XLSX reader then says so.
+ */
+export async function zipUnpackedSize(file: string): Promise<number | undefined> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    // EOCD: 22 bytes plus a comment of up to 65,535 bytes, at the very end.
+    const tailLength = Math.min(size, 22 + 65_535);
+    const tail = Buffer.alloc(tailLength);
+    await fh.read(tail, 0, tailLength, size - tailLength);
+    let eocd = -1;
+    for (let i = tailLength - 22; i >= 0; i--) {
+      if (tail.readUInt32LE(i) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    }
+    if (eocd < 0) return undefined;
+    let entries = tail.readUInt16LE(eocd + 10);
+    let dirSize = tail.readUInt32LE(eocd + 12);
+    let dirOffset = tail.readUInt32LE(eocd + 16);
+    if (entries === 0xffff || dirSize === 0xffffffff || dirOffset === 0xffffffff) {
+      // ZIP64: the locator, 20 bytes before the EOCD, points at the ZIP64 EOCD record.
+      const locator = eocd - 20;
+      if (locator < 0 || tail.readUInt32LE(locator) !== 0x07064b50) return Number.POSITIVE_INFINITY;
+      const at = Number(tail.readBigUInt64LE(locator + 8));
+      const rec = Buffer.alloc(56);
+      await fh.read(rec, 0, 56, at);
+      if (rec.readUInt32LE(0) !== 0x06064b50) return Number.POSITIVE_INFINITY;
+      entries = Number(rec.readBigUInt64LE(32));
+      dirSize = Number(rec.readBigUInt64LE(40));
+      dirOffset = Number(rec.readBigUInt64LE(48));
+    }
+    if (dirOffset + dirSize > size) return Number.POSITIVE_INFINITY; // a directory beyond the file
+    const dir = Buffer.alloc(dirSize);
+    await fh.read(dir, 0, dirSize, dirOffset);
+    return sumEntries(dir, entries);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Sums the declared unpacked sizes of the central directory's entries. */
+function sumEntries(dir: Buffer, entries: number): number {
+  let total = 0;
+  let p = 0;
+  for (let n = 0; n < entries; n++) {
+    if (p + 46 > dir.length || dir.readUInt32LE(p) !== 0x02014b50) return Number.POSITIVE_INFINITY;
+    let unpacked = dir.readUInt32LE(p + 24);
+    const nameLength = dir.readUInt16LE(p + 28);
+    const extraLength = dir.readUInt16LE(p + 30);
+    const commentLength = dir.readUInt16LE(p + 32);
+    if (unpacked === 0xffffffff) unpacked = zip64Size(dir, p + 46 + nameLength, extraLength);
+    total += unpacked;
+    p += 46 + nameLength + extraLength + commentLength;
+  }
+  return total;
+}
+
+/** The unpacked size from an entry's ZIP64 extra field (id 0x0001; it comes first there). */
+function zip64Size(dir: Buffer, from: number, length: number): number {
+  for (let q = from; q + 4 <= from + length; ) {
+    const id = dir.readUInt16LE(q);
+    const size = dir.readUInt16LE(q + 2);
+    if (id === 0x0001 && size >= 8 && q + 12 <= dir.length) return Number(dir.readBigUInt64LE(q + 4));
+    q += 4 + size;
+  }
+  return Number.POSITIVE_INFINITY;
+}

@@ -1,0 +1,155 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ERROR_CHARS } from '../../src/errors.js';
+import { hostileOrgNames, hugeErrorMessage } from '../../src/sim/hostile.js';
+import { runOhs } from '../helpers/cli.js';
+import { engines, withTargets } from '../helpers/engines.js';
+import { type Hostile, startHostile } from '../helpers/hostile-server.js';
+import { cliConfig, cliEnv, rows, withMirror, withTmpDir } from '../helpers/mirror.js';
+import { reportCli } from '../helpers/report-cli.js';
+import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
+import { withSim } from '../helpers/sim.js';
+
+/**
+ * Issue 26: the sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
+ * SSNs, birth dates and licence numbers sent as numbers, objects and arrays, and unnamed fields
+ * named like personal data, never reach the mirror's bytes in clear.
+ */
+describe('ohs sync from a hostile service', () => {
+  const sim = withSim({ scale: 0.02, hostile: true });
+  const tmp = withTmpDir('ohs-safe-');
+
+  let hostile: Hostile;
+  beforeAll(async () => {
+    hostile = await startHostile(sim().url);
+  });
+  afterAll(async () => {
+    await hostile?.close();
+  });
+
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
+
+    let db = '';
+    it('personal data of any JSON type, and unnamed fields named like it, are masked in columns and raw', async () => {
+      db = await target();
+      const config = cliConfig(dirname(tmp()));
+      const applicants = sim().truth().Applicant;
+      const kinds = new Set(applicants.map((a) => (Array.isArray(a.ssn) ? 'array' : typeof a.ssn)));
+      expect([...kinds].sort()).toEqual(['array', 'number', 'object', 'string']);
+      const secrets = personalData(applicants);
+      expect(secrets.length).toBeGreaterThan(3 * applicants.length);
+
+      const r = await runOhs(['sync', '--db', db, '--config', config, '--log-level', 'debug'], {
+        env: cliEnv(sim()),
+        timeoutMs: 120_000,
+      });
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      expect(foundIn(r.stdout + r.stderr, secrets)).toEqual([]);
+
+      const bytes = mirrorBytes(db);
+      // The dump did read the applicants: their application dates are there.
+      expect(bytes).toContain(String(applicants[0]?.applicationDate));
+      expect(foundIn(bytes, secrets)).toEqual([]);
+
+      const stored = await withMirror(db, (m) =>
+        rows<{ ssn: string | null; id_birthdate: string | null; raw: string }>(
+          m,
+          sql`SELECT ssn, id_birthdate, raw FROM applicant ORDER BY id`,
+        ),
+      );
+      expect(stored).toHaveLength(applicants.length);
+      for (const row of stored) {
+        expect(row.ssn).toMatch(/^\*\*\*\d{4}$/);
+        expect(row.id_birthdate).toMatch(/^(\d{4}-\*\*-\*\*|\*\*\*\*)$/);
+        const raw = JSON.parse(String(row.raw)) as Record<string, unknown>;
+        expect(raw.socialSecurityNumber).toMatch(/^\*\*\*\d{4}$/);
+        expect(raw.dob).toMatch(/^\d{4}-\*\*-\*\*$/);
+        expect(raw.extra).toEqual({ passportNo: expect.stringMatching(/^\*\*\*\d{4}$/), note: 'kept' });
+      }
+      // The hostile org names arrived as sent (kept as data; neutralised where printed or rendered).
+      const names = await withMirror(db, (m) =>
+        rows<{ name: string }>(m, sql`SELECT name FROM tenant UNION SELECT c_org AS name FROM orderitem`),
+      );
+      expect(hostileOrgNames.filter((n) => names.some((r) => r.name === n)).length).toBeGreaterThan(5);
+    });
+
+    it('report CSVs in both dialects hold no formula start a spreadsheet could run, however split, and no control character', async () => {
+      const dir = dirname(tmp());
+      for (const dialect of [[], ['--csv-excel']]) {
+        const out = join(dir, `out-${engine}-${dialect.length}`);
+        const r = await reportCli(sim(), db, dir, out, 'all', ['--format', 'csv', ...dialect]);
+        expect(r.code, r.stderr.slice(-2000)).toBe(0);
+        const text = readdirSync(out)
+          .map((f) => readFileSync(join(out, f), 'utf8'))
+          .join('\n');
+        // The hostile names are there, made inert: Acme Freight\n'=40+2.
+        expect(text).toContain("Acme Freight\n'=40+2");
+        // Every way a reader could cut the file into cells: at either separator, a tab, a line break.
+        const cells = text.split(/[,;\t\r\n]/).map((c) => c.replace(/^"+/, ''));
+        const live = cells.filter((c) => /^[=+\-@]/.test(c) && !/^-\d+(\.\d+)?"*$/.test(c));
+        expect(live).toEqual([]);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+        expect(text).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/);
+      }
+    });
+
+    it('a balance of 1e309 (beyond a double) is kept as its text and listed as unreadable by the A/R report', async () => {
+      const huge = sim()
+        .truth()
+        .Invoice.filter((i) => typeof i.balance === 'string' && i.balance.endsWith('1e309'))
+        .map((i) => String(i.id));
+      expect(huge.length).toBeGreaterThan(0);
+      const raws = await withMirror(db, (m) =>
+        rows<{ id: string; raw: string }>(
+          m,
+          sql`SELECT id, raw FROM invoice WHERE id IN (${sql.join(huge)})`,
+        ),
+      );
+      expect(raws.map((r) => (JSON.parse(r.raw) as { balance: unknown }).balance)).toEqual(
+        huge.map(() => '1e309'),
+      );
+      const dir = dirname(tmp());
+      const r = await reportCli(sim(), db, dir, join(dir, `ar-${engine}`));
+      expect(r.code, r.stderr).toBe(0);
+      const warning = r.stderr.split('\n').find((l) => l.includes('with an unreadable balance')) ?? '';
+      for (const id of huge) expect(warning).toContain(id);
+    });
+
+    it('a 200 KB error message with escape sequences is printed escaped and cut, and stored bounded', async () => {
+      const config = cliConfig(dirname(tmp()), { maxRetries: 1 });
+      hostile.use((req, res) => {
+        if (!req.path.startsWith('/v2/query/core/role')) return false;
+        const text = JSON.stringify({ error: { status: 400, code: 'BAD', message: hugeErrorMessage } });
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(text);
+        return true;
+      });
+      try {
+        const r = await runOhs(['sync', 'role', '--db', db, '--config', config], {
+          env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url },
+          timeoutMs: 120_000,
+        });
+        expect(r.code).not.toBe(0);
+        expect(r.stderr).not.toContain('\u001b');
+        expect(r.stderr).toContain('\\x1b[2J');
+        expect(r.stderr.length).toBeLessThan(20_000);
+        const stored = await withMirror(db, (m) =>
+          rows<{ error: string | null }>(
+            m,
+            sql`SELECT error FROM sync_run WHERE error IS NOT NULL UNION ALL SELECT error FROM sync_stream_run WHERE error IS NOT NULL`,
+          ),
+        );
+        expect(stored.length).toBeGreaterThan(0);
+        for (const { error } of stored) {
+          expect(String(error).length).toBeLessThanOrEqual(MAX_ERROR_CHARS + 40);
+          expect(String(error)).not.toContain('\u001b');
+        }
+      } finally {
+        hostile.use(undefined);
+      }
+    });
+  });
+});
