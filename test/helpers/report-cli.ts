@@ -13,7 +13,20 @@ export function reportCli(
   extra: readonly string[] = [],
 ): Promise<CliResult> {
   return runOhs(
-    ['report', name, '--as-of', TEST_ANCHOR, '--db', db, '--config', cliConfig(dir), '--out', out, ...extra],
+    [
+      'report',
+      name,
+      '--as-of',
+      TEST_ANCHOR,
+      '--present',
+      '--db',
+      db,
+      '--config',
+      cliConfig(dir),
+      '--out',
+      out,
+      ...extra,
+    ],
     { env: cliEnv(sim), timeoutMs: 120_000 },
   );
 }
