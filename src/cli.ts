@@ -122,7 +122,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const help = ['ohs', ...commandPath(program, argv.slice(2)), '--help'].join(' ');
   try {
     await program.parseAsync([...argv]);
-    return 0;
+    // A command may set its own status (`status --check`: the monitoring-plugin codes).
+    return Number(process.exitCode ?? 0);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (

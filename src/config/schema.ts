@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { logLevels } from './log-levels.js';
+import { monitorConfigSchema } from './monitor-schema.js';
 
 export { logLevels };
 
@@ -190,6 +191,7 @@ export const configSchema = z
     jobs: jobsConfigSchema,
     reports: reportsConfigSchema,
     writeback: writebackConfigSchema.prefault({}),
+    monitor: monitorConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
   .strict();
