@@ -15,12 +15,12 @@ interface ReportFlags {
   asOfTime?: string;
   csvExcel?: boolean;
   org?: string[];
-  format: ('xlsx' | 'csv')[];
+  format: ('xlsx' | 'csv' | 'html')[];
   out: string;
   option?: string[];
 }
 
-const formats = ['xlsx', 'csv'] as const;
+const formats = ['xlsx', 'csv', 'html'] as const;
 
 async function checkOrgs(mirror: Mirror, orgIds: number[]): Promise<void> {
   for (const id of orgIds) {
@@ -108,7 +108,12 @@ export function registerReport(program: Command): void {
       'explicit as-of instant for order ageing, ISO 8601 (default: the last order item sync when the as-of date is today, else the end of the day)',
     )
     .option('--org <id...>', 'only these orgs')
-    .option('--format <list>', 'xlsx,csv', listArg(formats), ['xlsx', 'csv'])
+    .option(
+      '--format <list>',
+      'any of xlsx,csv,html (html: one self-contained page per report)',
+      listArg(formats),
+      ['xlsx', 'csv'],
+    )
     .option('--out <dir>', 'output folder', 'out')
     .option(
       '--option <name=value...>',
@@ -118,7 +123,7 @@ export function registerReport(program: Command): void {
     .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out\n  ohs report all --format html,csv',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);

@@ -106,7 +106,7 @@ export const jobsConfigSchema = z
     fullPassWeekday: z.number().int().min(0).max(6),
     /** Where jobs write reports. */
     outDir: z.string().min(1),
-    formats: z.array(z.enum(['xlsx', 'csv'])).min(1),
+    formats: z.array(z.enum(['xlsx', 'csv', 'html'])).min(1),
     /** Report files written more than this many days ago (modification time) are removed by the nightly job; 0 keeps all. */
     retentionDays: z.number().int().min(0),
   })
