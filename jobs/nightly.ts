@@ -1,3 +1,4 @@
+import { dashboardFor } from './dashboard.js';
 import { applyRetention, reportsJob } from './reports.js';
 import { writeSnapshot } from './snapshot.js';
 import { syncJob } from './sync.js';
@@ -11,7 +12,8 @@ function weekday(date: string): number {
 /**
  * The nightly job: an incremental sync (a full pass on `jobs.fullPassWeekday`), the BI snapshot
  * when `monitor.snapshot.path` is set (jobs/snapshot.ts; its failure fails the job), every report for
- * the as-of date, then retention of report files written more than `jobs.retentionDays` ago. A sync that
+ * the as-of date, then retention of report files written more than `jobs.retentionDays` ago,
+ * then (with `html` among `jobs.formats`) the folder's index.html (`ohs dashboard`). A sync that
  * fails fails the job before any report is written, so no report is made from a half-synced
  * mirror without saying so.
  */
@@ -27,6 +29,9 @@ export async function nightlyJob(env: JobEnv): Promise<JobResult> {
   const written = await reportsJob(env);
   const removed = await applyRetention(env.config.jobs.outDir, env.config.jobs.retentionDays);
   if (removed.length > 0) env.logger.info({ removed: removed.length }, 'old report files removed');
+  // With HTML pages, the folder's index.html: headlines, freshness, the last run of each job.
+  if (env.config.jobs.formats.includes('html'))
+    written.outputs.push(await dashboardFor(env.mirror, env.config.jobs.outDir, env.config.monitor.maxAge));
   return {
     outputs: written.outputs,
     ...(synced.syncRunId === undefined ? {} : { syncRunId: synced.syncRunId }),

@@ -22,6 +22,7 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbe },
   { names: ['sync'], load: async () => (await import('./commands/sync.js')).registerSync },
   { names: ['status'], load: async () => (await import('./commands/status.js')).registerStatus },
+  { names: ['dashboard'], load: async () => (await import('./commands/dashboard.js')).registerDashboard },
   { names: ['policy'], load: async () => (await import('./commands/policy.js')).registerPolicy },
   { names: ['mirror'], load: async () => (await import('./commands/mirror.js')).registerMirror },
   {

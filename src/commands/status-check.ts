@@ -39,6 +39,7 @@ export interface JobRunState {
   job: string;
   outcome: string;
   error_code: string | null;
+  ended_at: string | null;
 }
 
 /**
@@ -48,7 +49,7 @@ export interface JobRunState {
 export async function lastJobRuns(mirror: Mirror): Promise<JobRunState[]> {
   const runs = await mirror.db
     .selectFrom('job_run')
-    .select(['id', 'job', 'outcome', 'error_code', 'pid'])
+    .select(['id', 'job', 'outcome', 'error_code', 'ended_at', 'pid'])
     .where(
       'id',
       'in',

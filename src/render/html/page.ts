@@ -17,7 +17,7 @@ const CSS = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);margin:0;padding:0 16px 32px;max-width:1200px}
 h1{font-size:1.5rem;margin:16px 0 4px}h2{font-size:1.2rem;margin:24px 0 8px;border-bottom:2px solid var(--ink)}h3{font-size:1rem;margin:16px 0 6px}
-.meta{color:var(--muted);margin:0 0 12px}
+.meta{color:var(--muted);margin:0 0 12px;overflow-wrap:anywhere}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px;margin:0 0 12px;padding:0}
 .figures div{border:1px solid var(--line);border-radius:6px;padding:8px}
 .figures dt{color:var(--muted);font-size:.8rem}.figures dd{margin:0;font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}
