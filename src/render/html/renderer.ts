@@ -107,7 +107,9 @@ export class HtmlRenderer implements Renderer {
         : `<h3>${esc(summary.first.title)}</h3>${table(this.detail.name, summary.first.title, this.detail.columns, summary.first.rows, 'table-first')}${
             summary.first.more > 0
               ? `<p class="note">${groupDigits(String(summary.first.more))} more in the detail below and in the CSV.</p>`
-              : ''
+              : summary.first.rows.length === 0
+                ? '<p class="note">None.</p>'
+                : ''
           }`;
     const charts: string[] = [];
     for (const c of summary?.charts ?? [])
