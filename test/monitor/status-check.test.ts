@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { dirname } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -93,5 +94,20 @@ describe.each(engines)('%s: ohs status --check', (engine) => {
     const r = await check(db);
     expect(r).toMatchObject({ code: 2, state: 'CRITICAL' });
     expect(r.line).toMatch(/^OHS CRITICAL - last sync run 1 failed \(\w+\); .*orderitem never synced/);
+  });
+
+  it('a bad monitor.maxAge or --max-age is a one-line error naming it', async () => {
+    const db = await target();
+    const bad = await ohs(['status', '--db', db, '--check', '--max-age', '26 hours']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^ohs: USAGE: .*--max-age.*expected a duration such as 90m, 26h or 2d/);
+    const dir = dirname(tmp());
+    const file = join(dir, 'bad-monitor.json');
+    writeFileSync(file, JSON.stringify({ monitor: { maxAge: 'a day' } }));
+    const r = await runOhs(['status', '--db', db, '--check', '--config', file], { env: cliEnv(sim()) });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(
+      /^ohs: CONFIG_INVALID: configuration value monitor\.maxAge is invalid: expected a duration/,
+    );
   });
 });
