@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { sql } from 'kysely';
+import { lastJobRuns } from '../src/commands/status-check.js';
 import type { MonitorConfig } from '../src/config/monitor-schema.js';
 import { describeError } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
@@ -189,19 +190,8 @@ const outcomes = ['ok', 'failed', 'interrupted', 'running'] as const;
 
 /** The textfile's content: every job's last run, every stream's freshness and last run, the rate. */
 export async function textfileMetrics(mirror: Mirror): Promise<string> {
-  const jobs = await mirror.db
-    .selectFrom('job_run')
-    .select(['job', 'started_at', 'ended_at', 'outcome'])
-    .where(
-      'id',
-      'in',
-      mirror.db
-        .selectFrom('job_run')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .groupBy('job'),
-    )
-    .orderBy('job')
-    .execute();
+  // A run recorded `running` whose process died counts as interrupted, as in `ohs status --check`.
+  const jobs = [...(await lastJobRuns(mirror))].sort((a, b) => a.job.localeCompare(b.job));
   const state = await mirror.db
     .selectFrom('sync_stream_state')
     .select(['stream', 'last_success_at'])

@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { dashboardFor } from '../../jobs/dashboard.js';
-import { engineOf, MirrorOpenError, openMirror } from '../mirror/index.js';
-import { commandContext } from './context.js';
+import { commandContext, openMirrorToRead } from './context.js';
 
 /** `ohs dashboard`: index.html of a report folder, from its HTML pages and the mirror's state. */
 export function registerDashboard(program: Command): void {
@@ -16,12 +15,7 @@ export function registerDashboard(program: Command): void {
     .addHelpText('after', '\nExample: ohs report all --format html && ohs dashboard --out out')
     .action(async (flags: { out?: string }, cmd: Command) => {
       const { config } = commandContext(cmd);
-      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        readonlyFallback: true,
-      });
+      const mirror = await openMirrorToRead(config);
       try {
         const dir = flags.out ?? config.jobs.outDir;
         mkdirSync(dir, { recursive: true });

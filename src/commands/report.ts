@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, writeReports } from '../../jobs/reports.js';
 import { reportByName, reports } from '../../reports/index.js';
 import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
-import { commandContext } from './context.js';
+import type { Mirror } from '../mirror/index.js';
+import { commandContext, openMirrorToRead } from './context.js';
 import { listArg } from './parse.js';
 
 interface ReportFlags {
@@ -159,12 +158,7 @@ export function registerReport(program: Command): void {
       });
       const options = parseOptions(flags.option ?? []);
       checkOptionNames(chosen, options);
-      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        readonlyFallback: true,
-      });
+      const mirror = await openMirrorToRead(config);
       try {
         await checkOrgs(mirror, orgIds);
         const files = await writeReports(mirror, config, logger, chosen, {

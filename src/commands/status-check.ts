@@ -39,6 +39,7 @@ export interface JobRunState {
   job: string;
   outcome: string;
   error_code: string | null;
+  started_at: string;
   ended_at: string | null;
 }
 
@@ -49,7 +50,7 @@ export interface JobRunState {
 export async function lastJobRuns(mirror: Mirror): Promise<JobRunState[]> {
   const runs = await mirror.db
     .selectFrom('job_run')
-    .select(['id', 'job', 'outcome', 'error_code', 'ended_at', 'pid'])
+    .select(['id', 'job', 'outcome', 'error_code', 'started_at', 'ended_at', 'pid'])
     .where(
       'id',
       'in',

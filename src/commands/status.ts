@@ -1,17 +1,11 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import {
-  engineOf,
-  type Mirror,
-  MirrorOpenError,
-  openMirror,
-  type ResourceTableName,
-} from '../mirror/index.js';
+import type { Config } from '../config/index.js';
+import type { Mirror, ResourceTableName } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { streams } from '../sync/streams.js';
-import { commandContext } from './context.js';
+import { commandContext, openMirrorToRead } from './context.js';
 import { intArg } from './parse.js';
 import { CheckState, durationArg, lastJobRuns, parseDuration, statusCheck } from './status-check.js';
 
@@ -153,15 +147,10 @@ interface StatusFlags {
 }
 
 /** `status --check`: prints the status line, returns the exit code; a mirror it cannot read is UNKNOWN. */
-async function check(
-  db: string,
-  storeSensitive: boolean,
-  o: { maxAgeMs: number; warnAgeMs?: number },
-): Promise<number> {
+async function check(config: Config, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
   let mirror: Mirror | undefined;
   try {
-    if (engineOf(db) === 'sqlite' && !existsSync(db)) throw new MirrorOpenError(`no mirror at ${db}`);
-    mirror = await openMirror(db, { storeSensitive, readonlyFallback: true });
+    mirror = await openMirrorToRead(config);
     const r = statusCheck(await statusReport(mirror, 1), await lastJobRuns(mirror), o);
     process.stdout.write(`${r.line}\n`);
     return r.code;
@@ -196,18 +185,13 @@ export function registerStatus(program: Command): void {
     .action(async (flags: StatusFlags, cmd: Command) => {
       const { config } = commandContext(cmd);
       if (flags.check) {
-        process.exitCode = await check(config.db, config.mirror.storeSensitive, {
+        process.exitCode = await check(config, {
           maxAgeMs: flags.maxAge ?? parseDuration(config.monitor.maxAge) ?? 0,
           ...(flags.warnAge === undefined ? {} : { warnAgeMs: flags.warnAge }),
         });
         return;
       }
-      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        readonlyFallback: true,
-      });
+      const mirror = await openMirrorToRead(config);
       try {
         const r = await statusReport(mirror, flags.runs);
         if (flags.json) {

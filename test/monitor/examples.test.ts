@@ -1,19 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { ID_START, withMirror } from '../helpers/mirror.js';
+import { openDirs } from '../helpers/open-dirs.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import {
   createSystemUser,
@@ -25,15 +17,7 @@ import {
 
 /** The examples of examples/ as a service account would use them, word for word but the paths. */
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const root = mkdtempSync(join(tmpdir(), 'ohs-examples-'));
-chmodSync(root, 0o755);
-let n = 0;
-const newDir = () => {
-  const d = join(root, `d${++n}`);
-  mkdirSync(d, { mode: 0o755 });
-  chmodSync(d, 0o755);
-  return d;
-};
+const newDir = openDirs('ohs-examples-');
 const slow = { timeout: 300_000 };
 
 describe('examples/crontab.txt and ohs on the PATH', () => {

@@ -1,9 +1,7 @@
 import { once } from 'node:events';
 import {
-  chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -12,7 +10,6 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +17,7 @@ import type { JobNotice } from '../../jobs/watch.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { ID_START } from '../helpers/mirror.js';
+import { openDirs } from '../helpers/open-dirs.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import {
   createSystemUser,
@@ -30,15 +28,7 @@ import {
   whyNotRunnableByOthers,
 } from '../helpers/system-user.js';
 
-const root = mkdtempSync(join(tmpdir(), 'ohs-watch-'));
-chmodSync(root, 0o755); // the BI user of the snapshot test walks through it
-let n = 0;
-const newDir = () => {
-  const d = join(root, `d${++n}`);
-  mkdirSync(d, { mode: 0o755 });
-  chmodSync(d, 0o755);
-  return d;
-};
+const newDir = openDirs('ohs-watch-');
 
 /** A local HTTP server standing for the webhook receiver: every POST body, parsed. */
 function webhookReceiver() {

@@ -88,7 +88,8 @@ describe.each(engines)('%s: ohs status --check', (engine) => {
     const db = await target();
     const none = await check(db);
     expect(none).toMatchObject({ code: 3, state: 'UNKNOWN' });
-    if (engine === 'sqlite') expect(none.line).toBe(`OHS UNKNOWN - no mirror at ${db}`);
+    if (engine === 'sqlite')
+      expect(none.line).toBe(`OHS UNKNOWN - no mirror at ${db}: run ohs sync first (or pass --db FILE)`);
     const failed = await ohs(['sync', '--db', db], { OHS_TOKEN: 'not-the-token' });
     expect(failed.code).not.toBe(0);
     const r = await check(db);
