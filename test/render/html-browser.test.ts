@@ -226,7 +226,8 @@ run(
         }) as string[][];
         return rows.map((r) => Object.fromEntries((header ?? []).map((h, i) => [h, r[i] ?? ''])));
       };
-      const invoices = csvOf('unpaid-invoices');
+      // Cancelled invoices, where the CSV lists them (status cancelled), are in no total.
+    const invoices = csvOf('unpaid-invoices').filter((r) => r.status !== 'cancelled');
       const open_ = invoices.reduce((a, r) => a + cents(r.balance ?? ''), 0);
       const d91 = invoices.filter((r) => r.bucket === '91+').reduce((a, r) => a + cents(r.balance ?? ''), 0);
       const orders = csvOf('order-ageing');

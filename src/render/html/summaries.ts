@@ -52,6 +52,9 @@ function level(bad: boolean, warn: boolean): Level {
 
 const statusOrder = ['NOT_MET', 'BEHIND', 'AT_RISK', 'PENDING_RESULTS', 'ON_TRACK', 'MET'];
 
+/** How far an employer is behind on drug tests: required to date less completed. */
+const gap = (r: Row) => num(r.drugExpectedToDate) - num(r.drugCompletedYtd);
+
 function compliance(): SummaryBuilder {
   const months = new Map<string, { drug: number; alcohol: number }>();
   return {
@@ -73,9 +76,7 @@ function compliance(): SummaryBuilder {
       const n = (program: string, ...s: string[]) =>
         statuses.filter((x) => x.program === program && s.includes(x.status)).reduce((a, x) => a + x.orgs, 0);
       const behind = [...ytd]
-        .sort(
-          (a, b) => num(b.drugShortfall) - num(a.drugShortfall) || String(a.org).localeCompare(String(b.org)),
-        )
+        .sort((a, b) => gap(b) - gap(a) || String(a.org).localeCompare(String(b.org)))
         .slice(0, 20)
         .map((r) => ({
           org: String(r.org ?? r.orgId),
@@ -187,14 +188,25 @@ function compliance(): SummaryBuilder {
   };
 }
 
-const bucketColumns = [
-  ['current', 'Current'],
-  ['d1_30', '1-30'],
-  ['d31_60', '31-60'],
-  ['d61_90', '61-90'],
-  ['d91Plus', '91+'],
-] as const;
-const bucketColours = [palette.green, palette.sky, palette.yellow, palette.orange, palette.vermillion];
+const bucketColours = [
+  palette.green,
+  palette.sky,
+  palette.yellow,
+  palette.orange,
+  palette.vermillion,
+  palette.purple,
+];
+
+/**
+ * The ageing buckets of a By org sheet: its money columns between the org and Credits / the
+ * totals (their keys and titles come from the report, which may configure its buckets).
+ */
+function ageingColumns(sheet: ReadSheet | undefined): { key: string; label: string }[] {
+  const notBuckets = new Set(['credits', 'total', 'lateFees']);
+  return (sheet?.columns ?? [])
+    .filter((c) => c.type === 'money' && !notBuckets.has(c.key))
+    .map((c) => ({ key: c.key, label: c.title }));
+}
 
 function unpaidInvoices(): SummaryBuilder {
   return {
@@ -203,16 +215,18 @@ function unpaidInvoices(): SummaryBuilder {
       const buckets = (sheet(sheets, 'Buckets')?.rows ?? [])
         .filter((r) => !isTotal(r.bucket))
         .map((r) => ({ bucket: String(r.bucket), dollars: num(r.amount) / 100, invoices: num(r.invoices) }));
-      const byOrg = sheet(sheets, 'By org')?.rows ?? [];
+      const byOrgSheet = sheet(sheets, 'By org');
+      const bucketColumns = ageingColumns(byOrgSheet);
+      const byOrg = byOrgSheet?.rows ?? [];
       const total = byOrg.find((r) => isTotal(r.org));
       const largest = byOrg
         .filter((r) => !isTotal(r.org))
         .sort((a, b) => num(b.total) - num(a.total))
         .slice(0, 15);
       const stacked = largest.flatMap((r) =>
-        bucketColumns.map(([key, bucket], bucketIndex) => ({
+        bucketColumns.map(({ key, label }, bucketIndex) => ({
           org: String(r.org ?? r.orgId),
-          bucket,
+          bucket: label,
           bucketIndex,
           dollars: num(r[key]) / 100,
         })),
@@ -223,7 +237,10 @@ function unpaidInvoices(): SummaryBuilder {
         figures: [
           { label: 'Open balance', value: money(total?.total) },
           { label: 'Open invoices', value: count(num(total?.openInvoices)) },
-          { label: '91+ days past due', value: money(total?.d91Plus) },
+          {
+            label: `${bucketColumns.at(-1)?.label ?? 'Oldest bucket'} days past due`,
+            value: money(total?.[bucketColumns.at(-1)?.key ?? '']),
+          },
           { label: 'Over 60 days', value: `${(over60 * 100).toFixed(1)}%` },
           { label: 'Late fees', value: money(total?.lateFees) },
         ],
@@ -270,8 +287,11 @@ function unpaidInvoices(): SummaryBuilder {
                 color: {
                   field: 'bucket',
                   type: 'ordinal',
-                  sort: bucketColumns.map(([, b]) => b),
-                  scale: { domain: bucketColumns.map(([, b]) => b), range: bucketColours },
+                  sort: bucketColumns.map((b) => b.label),
+                  scale: {
+                    domain: bucketColumns.map((b) => b.label),
+                    range: bucketColumns.map((_, i) => bucketColours[i % bucketColours.length]),
+                  },
                   title: 'days past due',
                 },
                 order: { field: 'bucketIndex' },
@@ -284,15 +304,23 @@ function unpaidInvoices(): SummaryBuilder {
   };
 }
 
-const ageColumns = [
-  ['lt1d', '<1d'],
-  ['d1_2', '1-2d'],
-  ['d2_3', '2-3d'],
-  ['d3_7', '3-7d'],
-  ['d7_14', '7-14d'],
-  ['d14_30', '14-30d'],
-  ['d30Plus', '30d+'],
-] as const;
+/** The time-in-status buckets of a By status sheet: its integer columns but the counts and flags. */
+function statusAgeColumns(sheet: ReadSheet | undefined): { key: string; label: string }[] {
+  const notBuckets = new Set(['count', 'warn', 'stuck']);
+  return (sheet?.columns ?? [])
+    .filter((c) => c.type === 'integer' && !notBuckets.has(c.key))
+    .map((c) => ({ key: c.key, label: c.title.replace(/^In status /, '') }));
+}
+
+const ageColours = [
+  palette.sky,
+  palette.blue,
+  palette.green,
+  palette.yellow,
+  palette.orange,
+  palette.vermillion,
+  palette.purple,
+];
 
 /** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
 const STUCK_SHOWN = 100;
@@ -308,17 +336,18 @@ function orderAgeing(): SummaryBuilder {
     },
     build(sheets) {
       const byStatus = sheet(sheets, 'By status');
+      const ageColumns = statusAgeColumns(byStatus);
       const rows = (byStatus?.rows ?? []).filter((r) => !isTotal(r.status));
       const total = (byStatus?.rows ?? []).find((r) => isTotal(r.status));
       const stages = new Map<string, Record<string, number>>();
       for (const r of rows) {
         const stage = String(r.stage ?? r.status);
         const s = stages.get(stage) ?? {};
-        for (const [key] of ageColumns) s[key] = (s[key] ?? 0) + num(r[key]);
+        for (const { key } of ageColumns) s[key] = (s[key] ?? 0) + num(r[key]);
         stages.set(stage, s);
       }
       const values = [...stages.entries()].flatMap(([stage, s]) =>
-        ageColumns.map(([key, age], i) => ({ stage, age, order: i, orders: s[key] ?? 0 })),
+        ageColumns.map(({ key, label }, i) => ({ stage, age: label, order: i, orders: s[key] ?? 0 })),
       );
       return {
         status: level(num(total?.stuck) > 0, num(total?.warn) > 0),
@@ -326,14 +355,23 @@ function orderAgeing(): SummaryBuilder {
           { label: 'Open orders', value: count(num(total?.count)) },
           { label: 'Stuck', value: count(num(total?.stuck)) },
           { label: 'Warning', value: count(num(total?.warn)) },
-          { label: 'Oldest (days)', value: (num(total?.maxAgeHours) / 24).toFixed(1) },
+          {
+            label: 'Oldest (days)',
+            value: (total?.maxAgeDays !== undefined
+              ? num(total.maxAgeDays)
+              : num(total?.maxAgeHours) / 24
+            ).toFixed(1),
+          },
         ],
         charts: [
           {
             id: 'chart-stages',
             title: 'Open orders by stage and time in status',
             description: `Open orders per stage, split by time in their status: ${[...stages.entries()]
-              .map(([stage, s]) => `${stage} ${ageColumns.map(([k, a]) => `${a} ${s[k] ?? 0}`).join(' ')}`)
+              .map(
+                ([stage, s]) =>
+                  `${stage} ${ageColumns.map(({ key, label }) => `${label} ${s[key] ?? 0}`).join(' ')}`,
+              )
               .join('; ')}.`,
             spec: {
               data: { values },
@@ -346,18 +384,10 @@ function orderAgeing(): SummaryBuilder {
                 color: {
                   field: 'age',
                   type: 'ordinal',
-                  sort: ageColumns.map(([, a]) => a),
+                  sort: ageColumns.map((a) => a.label),
                   scale: {
-                    domain: ageColumns.map(([, a]) => a),
-                    range: [
-                      palette.sky,
-                      palette.blue,
-                      palette.green,
-                      palette.yellow,
-                      palette.orange,
-                      palette.vermillion,
-                      palette.purple,
-                    ],
+                    domain: ageColumns.map((a) => a.label),
+                    range: ageColumns.map((_, n) => ageColours[n % ageColours.length]),
                   },
                   title: 'time in status',
                 },
