@@ -340,12 +340,20 @@ function orderAgeing(): SummaryBuilder {
       const rows = (byStatus?.rows ?? []).filter((r) => !isTotal(r.status));
       const total = (byStatus?.rows ?? []).find((r) => isTotal(r.status));
       const stages = new Map<string, Record<string, number>>();
+      // Orders whose time in status is not known (no bucket counts them) are drawn as such.
+      const unknown = { key: 'unknownTimeInStatus', label: 'unknown' };
       for (const r of rows) {
         const stage = String(r.stage ?? r.status);
         const s = stages.get(stage) ?? {};
-        for (const { key } of ageColumns) s[key] = (s[key] ?? 0) + num(r[key]);
+        let bucketed = 0;
+        for (const { key } of ageColumns) {
+          s[key] = (s[key] ?? 0) + num(r[key]);
+          bucketed += num(r[key]);
+        }
+        s[unknown.key] = (s[unknown.key] ?? 0) + Math.max(0, num(r.count) - bucketed);
         stages.set(stage, s);
       }
+      if ([...stages.values()].some((s) => (s[unknown.key] ?? 0) > 0)) ageColumns.push(unknown);
       const values = [...stages.entries()].flatMap(([stage, s]) =>
         ageColumns.map(({ key, label }, i) => ({ stage, age: label, order: i, orders: s[key] ?? 0 })),
       );
@@ -387,7 +395,9 @@ function orderAgeing(): SummaryBuilder {
                   sort: ageColumns.map((a) => a.label),
                   scale: {
                     domain: ageColumns.map((a) => a.label),
-                    range: ageColumns.map((_, n) => ageColours[n % ageColours.length]),
+                    range: ageColumns.map((a, n) =>
+                      a.key === unknown.key ? palette.grey : ageColours[n % ageColours.length],
+                    ),
                   },
                   title: 'time in status',
                 },
