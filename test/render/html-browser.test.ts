@@ -333,6 +333,23 @@ run(
       // Printable: a PDF of the page, with the detail on pages of its own.
       const { page } = await open(context, join(out, `order-ageing-${TEST_ANCHOR}.html`));
       try {
+        await page.emulateMedia({ media: 'print' });
+        const print = await page.$$eval('section', (sections) => {
+          type Styles = { getComputedStyle(e: unknown): { breakBefore: string; display: string } };
+          const view = sections[0]?.ownerDocument.defaultView as unknown as Styles;
+          return sections.map((x) => {
+            const thead = x.querySelector('thead');
+            return {
+              page: x.classList.contains('page'),
+              breakBefore: view.getComputedStyle(x).breakBefore,
+              head: thead === null ? null : view.getComputedStyle(thead).display,
+            };
+          });
+        });
+        // Every section after the summary starts a page; table headers repeat on every page.
+        expect(print.filter((x) => x.page).every((x) => x.breakBefore === 'page')).toBe(true);
+        expect(print.filter((x) => x.page).length).toBeGreaterThanOrEqual(3);
+        expect(print.filter((x) => x.head !== null).every((x) => x.head === 'table-header-group')).toBe(true);
         const pdf = await page.pdf({ path: join(ARTIFACTS, `${engine}-order-ageing.pdf`) });
         expect(pdf.subarray(0, 4).toString()).toBe('%PDF');
       } finally {
