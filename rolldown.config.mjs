@@ -12,14 +12,15 @@ import { defineConfig } from 'rolldown';
  * dynamic imports of src/cli.ts and src/mirror/open.ts). Left outside the bundle, loaded from
  * node_modules as before: native drivers (better-sqlite3, pg's optional native part), packages
  * that load files of their own at run time (pino's transports, exceljs), and undici (required
- * lazily by the transport).
+ * lazily by the transport), and vega / vega-lite (the HTML pages' charts: ESM imported on first
+ * chart, so no other command loads them).
  */
 rmSync('dist/cli', { recursive: true, force: true });
 
 export default defineConfig({
   input: { ohs: 'dist/src/cli.js' },
   platform: 'node',
-  external: [/^node:/, /^better-sqlite3/, /^pg(-|$)/, 'exceljs', /^pino/, 'undici'],
+  external: [/^node:/, /^better-sqlite3/, /^pg(-|$)/, 'exceljs', /^pino/, 'undici', /^vega/],
   output: {
     dir: 'dist/cli',
     format: 'esm',

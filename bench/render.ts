@@ -9,6 +9,7 @@ import { sqliteDriver } from '../src/mirror/index.js';
 import { type Column, type ReportResult, type Row, writeReport } from '../src/render/index.js';
 import { drained } from '../src/render/streams.js';
 import { numFmtOf, sheetBacklog } from '../src/render/xlsx-renderer.js';
+import { benchRenderHtml } from './render-html.js';
 import { measure, table } from './sandbox.js';
 
 const { Database } = sqliteDriver();
@@ -355,6 +356,8 @@ export async function benchRender(scale: number, rounds = 2): Promise<string> {
       `Render: ${n} rows x ${columns.length} columns from SQLite (iterate) into xlsx and CSV, beside plain exceljs / csv-stringify loops (ceilings), best of ${rounds} interleaved runs; targets >= 90% of ceiling, peak RSS < 300 MB`,
       table(lines),
       `CSV of writeReport byte-identical to the plain loop's: ${sameCsv ? 'yes' : 'NO'}`,
+      '',
+      await benchRenderHtml(Math.max(0.1, Math.min(scale, 1))),
     ].join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });

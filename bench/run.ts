@@ -4,6 +4,7 @@ import { benchHistory } from './history.js';
 import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
+import { benchRenderHtml } from './render-html.js';
 import { benchSeam } from './seam.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
@@ -21,6 +22,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   mirror: benchMirror,
   rate: benchRate,
   render: benchRender,
+  'render-html': (scale) => benchRenderHtml(scale),
   seam: benchSeam,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,

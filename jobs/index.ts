@@ -5,6 +5,7 @@ import { pushJob } from './push.js';
 import { reportsJob } from './reports.js';
 import { syncJob } from './sync.js';
 import type { Job, JobEnv, JobName, JobResult } from './types.js';
+import { afterJobRun } from './watch.js';
 
 export type { Job, JobEnv, JobName, JobResult } from './types.js';
 
@@ -26,7 +27,8 @@ export interface JobRunReport extends JobResult {
 /**
  * Runs a job now, the same code for `ohs run`, `ohs cron` and `ohs demo`: one job at a time per
  * mirror file (a second exits at once with LOCKED), and every run recorded in `job_run`
- * (start, end, outcome, error code, files written), interrupted runs too.
+ * (start, end, outcome, error code, files written), interrupted runs too. After each run, the
+ * Prometheus textfile and the notification of config `monitor` (jobs/watch.ts).
  */
 export async function runJob(name: JobName, env: JobEnv, trigger: string): Promise<JobRunReport> {
   const lock = await acquireLock(env.mirror, 'job');
@@ -68,6 +70,7 @@ export async function runJob(name: JobName, env: JobEnv, trigger: string): Promi
       })
       .where('id', '=', id)
       .execute();
+    await afterJobRun(env.mirror, env.config.monitor, env.logger, id);
     return { runId: id, outcome, ...result, ...(error === undefined ? {} : { error }) };
   } finally {
     await lock.release();

@@ -1,4 +1,6 @@
+import { dashboardFor } from './dashboard.js';
 import { applyRetention, reportsJob } from './reports.js';
+import { writeSnapshot } from './snapshot.js';
 import { syncJob } from './sync.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -8,17 +10,28 @@ function weekday(date: string): number {
 }
 
 /**
- * The nightly job: an incremental sync (a full pass on `jobs.fullPassWeekday`), every report for
- * the as-of date, then retention of report files older than `jobs.retentionDays`. A sync that
+ * The nightly job: an incremental sync (a full pass on `jobs.fullPassWeekday`), the BI snapshot
+ * when `monitor.snapshot.path` is set (jobs/snapshot.ts; its failure fails the job), every report for
+ * the as-of date, then retention of report files written more than `jobs.retentionDays` ago,
+ * then (with `html` among `jobs.formats`) the folder's index.html (`ohs dashboard`). A sync that
  * fails fails the job before any report is written, so no report is made from a half-synced
  * mirror without saying so.
  */
 export async function nightlyJob(env: JobEnv): Promise<JobResult> {
   const full = weekday(env.asOf) === env.config.jobs.fullPassWeekday;
   const synced = await syncJob(env, full, 'nightly');
+  const snapshot = await writeSnapshot(
+    env.mirror,
+    env.config.monitor.snapshot,
+    env.config.mirror.storeSensitive,
+  );
+  if (snapshot !== undefined) env.logger.info({ path: snapshot }, 'BI snapshot written');
   const written = await reportsJob(env);
-  const removed = await applyRetention(env.config.jobs.outDir, env.asOf, env.config.jobs.retentionDays);
+  const removed = await applyRetention(env.config.jobs.outDir, env.config.jobs.retentionDays);
   if (removed.length > 0) env.logger.info({ removed: removed.length }, 'old report files removed');
+  // With HTML pages, the folder's index.html: headlines, freshness, the last run of each job.
+  if (env.config.jobs.formats.includes('html'))
+    written.outputs.push(await dashboardFor(env.mirror, env.config.jobs.outDir, env.config.monitor.maxAge));
   return {
     outputs: written.outputs,
     ...(synced.syncRunId === undefined ? {} : { syncRunId: synced.syncRunId }),

@@ -1,4 +1,4 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ReportParamError, reports } from '../reports/index.js';
 import { mirrorIdentity } from '../reports/sync-info.js';
@@ -158,12 +158,16 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   return { outputs };
 }
 
-const reportFile = /^(compliance|unpaid-invoices|order-ageing)-(\d{4}-\d{2}-\d{2})\.(xlsx|csv)$/;
+const reportFile = /^(compliance|unpaid-invoices|order-ageing)-\d{4}-\d{2}-\d{2}\.(xlsx|csv|html)$/;
 
-/** Removes report files whose as-of date is more than `days` before `asOf`; returns them. */
-export async function applyRetention(outDir: string, asOf: string, days: number): Promise<string[]> {
+/**
+ * Removes the report files of `outDir` last written more than `days` ago (their modification
+ * time), and returns them. Not by the as-of date in their names: an ad hoc report for a past
+ * date made this morning is today's file, kept.
+ */
+export async function applyRetention(outDir: string, days: number, now = Date.now()): Promise<string[]> {
   if (days <= 0) return [];
-  const cutoff = new Date(Date.parse(`${asOf}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+  const cutoff = now - days * 86_400_000;
   let names: string[];
   try {
     names = await readdir(outDir);
@@ -172,10 +176,12 @@ export async function applyRetention(outDir: string, asOf: string, days: number)
   }
   const removed: string[] = [];
   for (const name of names) {
-    const m = reportFile.exec(name);
-    if (m !== null && (m[2] ?? '') < cutoff) {
-      await rm(join(outDir, name), { force: true });
-      removed.push(join(outDir, name));
+    if (!reportFile.test(name)) continue;
+    const file = join(outDir, name);
+    const st = await stat(file).catch(() => undefined);
+    if (st?.isFile() === true && st.mtimeMs < cutoff) {
+      await rm(file, { force: true });
+      removed.push(file);
     }
   }
   return removed;

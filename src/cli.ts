@@ -24,6 +24,7 @@ export const commandModules: readonly CommandModule[] = [
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbe },
   { names: ['sync'], load: async () => (await import('./commands/sync.js')).registerSync },
   { names: ['status'], load: async () => (await import('./commands/status.js')).registerStatus },
+  { names: ['dashboard'], load: async () => (await import('./commands/dashboard.js')).registerDashboard },
   { names: ['policy'], load: async () => (await import('./commands/policy.js')).registerPolicy },
   { names: ['mirror'], load: async () => (await import('./commands/mirror.js')).registerMirror },
   {
@@ -139,7 +140,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const help = ['ohs', ...commandPath(program, argv.slice(2)), '--help'].join(' ');
   try {
     await program.parseAsync([...argv]);
-    return 0;
+    // A command may set its own status (`status --check`: the monitoring-plugin codes).
+    return Number(process.exitCode ?? 0);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (

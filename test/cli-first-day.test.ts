@@ -405,7 +405,7 @@ describe('ohs demo', () => {
       expect(first.stderr).not.toMatch(/"level":(50|60)|^ohs: /m);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Mirror   ${join(dir, 'demo.sqlite')}`);
-      expect(first.stdout).toContain('ohs status --db demo.sqlite');
+      expect(first.stdout).toContain('npx ohs status --db demo.sqlite');
       expect(readdirSync(dir).sort()).toEqual(['demo-out', 'demo.sqlite']);
       expect(readdirSync(join(dir, 'demo-out')).length).toBeGreaterThan(0);
       await withMirror(join(dir, 'demo.sqlite'), async (m) => {

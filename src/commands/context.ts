@@ -1,8 +1,9 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { OhsClient } from '../api/index.js';
 import { type Config, type ConfigFlags, loadConfig, tokenFileWarning } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
-import { type Mirror, MirrorRateBudget } from '../mirror/index.js';
+import { engineOf, type Mirror, MirrorOpenError, MirrorRateBudget, openMirror } from '../mirror/index.js';
 
 export interface GlobalFlags extends ConfigFlags {
   logLevel?: string;
@@ -27,6 +28,17 @@ export function commandContext(cmd: Command): CommandContext {
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
   return { config, logger };
+}
+
+/**
+ * Opens an existing mirror for reading commands (status, report, dashboard): a SQLite file that
+ * is not there is an error (a mistyped --db must not answer from a new, empty mirror), and one
+ * the user cannot write is opened read-only.
+ */
+export async function openMirrorToRead(config: Config): Promise<Mirror> {
+  if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
+    throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
+  return openMirror(config.db, { storeSensitive: config.mirror.storeSensitive, readonlyFallback: true });
 }
 
 /** Makes `client` share one rate budget with every process on `mirror` (see src/api/rate). */

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, writeReports } from '../../jobs/reports.js';
@@ -6,8 +5,8 @@ import { parseInstant } from '../../reports/dates.js';
 import { reportByName, reports } from '../../reports/index.js';
 import { endOfDay, parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { checkAsOf, engineOf, type Mirror, MirrorOpenError, openMirror } from '../mirror/index.js';
-import { commandContext } from './context.js';
+import { checkAsOf, type Mirror } from '../mirror/index.js';
+import { commandContext, openMirrorToRead } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
 
 interface ReportFlags {
@@ -17,13 +16,13 @@ interface ReportFlags {
   present: boolean;
   csvExcel?: boolean;
   org?: string[];
-  format: ('xlsx' | 'csv')[];
+  format: ('xlsx' | 'csv' | 'html')[];
   out: string;
   option?: string[];
   quiet?: boolean;
 }
 
-const formats = ['xlsx', 'csv'] as const;
+const formats = ['xlsx', 'csv', 'html'] as const;
 
 async function checkOrgs(mirror: Mirror, orgIds: number[]): Promise<void> {
   for (const id of orgIds) {
@@ -146,7 +145,12 @@ export function registerReport(program: Command): void {
       false,
     )
     .option('--org <id...>', 'only these orgs')
-    .option('--format <list>', 'xlsx,csv', listArg(formats), ['xlsx', 'csv'])
+    .option(
+      '--format <list>',
+      'any of xlsx,csv,html (html: one self-contained page per report)',
+      listArg(formats),
+      ['xlsx', 'csv'],
+    )
     .option('--out <dir>', 'output folder', 'out')
     .option(
       '--option <name=value...>',
@@ -161,7 +165,7 @@ export function registerReport(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out\n  ohs report all --format html,csv',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
@@ -197,12 +201,7 @@ export function registerReport(program: Command): void {
       });
       const options = parseOptions(flags.option ?? []);
       checkOptionNames(chosen, options);
-      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        readonlyFallback: true,
-      });
+      const mirror = await openMirrorToRead(config);
       try {
         const mirrorAsOf = await mirrorInstant(mirror, flags, asOf, config.timezone);
         await checkOrgs(mirror, orgIds);

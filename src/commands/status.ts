@@ -1,18 +1,13 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import {
-  engineOf,
-  type Mirror,
-  MirrorOpenError,
-  openMirror,
-  type ResourceTableName,
-} from '../mirror/index.js';
+import type { Config } from '../config/index.js';
+import type { Mirror, ResourceTableName } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { streams } from '../sync/streams.js';
-import { commandContext } from './context.js';
+import { commandContext, openMirrorToRead } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
+import { CheckState, durationArg, lastJobRuns, parseDuration, statusCheck } from './status-check.js';
 
 export interface StatusReport {
   db: string;
@@ -143,6 +138,31 @@ function grid(rows: string[][]): string {
     .join('\n');
 }
 
+interface StatusFlags {
+  runs: number;
+  json: boolean;
+  check: boolean;
+  maxAge?: number;
+  warnAge?: number;
+}
+
+/** `status --check`: prints the status line, returns the exit code; a mirror it cannot read is UNKNOWN. */
+async function check(config: Config, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
+  let mirror: Mirror | undefined;
+  try {
+    mirror = await openMirrorToRead(config);
+    const r = statusCheck(await statusReport(mirror, 1), await lastJobRuns(mirror), o);
+    process.stdout.write(`${r.line}\n`);
+    return r.code;
+  } catch (err) {
+    const what = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    process.stdout.write(`OHS UNKNOWN - ${what}\n`);
+    return CheckState.UNKNOWN;
+  } finally {
+    await mirror?.close();
+  }
+}
+
 export function registerStatus(program: Command): void {
   program
     .command('status')
@@ -150,14 +170,28 @@ export function registerStatus(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .option('--runs <n>', 'how many runs to list', intArg(1, 1000), 10)
     .option('--json', 'print JSON', false)
-    .action(async (flags: { runs: number; json: boolean }, cmd: Command) => {
+    .option(
+      '--check',
+      'monitoring-plugin check: one line, exit 0 OK, 1 WARNING, 2 CRITICAL (stale stream, failed or interrupted run), 3 UNKNOWN',
+      false,
+    )
+    .option(
+      '--max-age <duration>',
+      'with --check: CRITICAL when a stream is older (default config monitor.maxAge)',
+      durationArg,
+    )
+    .option('--warn-age <duration>', 'with --check: WARNING when a stream is older than this', durationArg)
+    .addHelpText('after', '\nExample: ohs status --check --max-age 26h   (docs/monitoring.md)')
+    .action(async (flags: StatusFlags, cmd: Command) => {
       const { config } = commandContext(cmd);
-      if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        readonlyFallback: true,
-      });
+      if (flags.check) {
+        process.exitCode = await check(config, {
+          maxAgeMs: flags.maxAge ?? parseDuration(config.monitor.maxAge) ?? 0,
+          ...(flags.warnAge === undefined ? {} : { warnAgeMs: flags.warnAge }),
+        });
+        return;
+      }
+      const mirror = await openMirrorToRead(config);
       try {
         const r = await statusReport(mirror, flags.runs);
         if (flags.json) {

@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 import { logLevels } from './log-levels.js';
+import { monitorConfigSchema } from './monitor-schema.js';
 
 export { logLevels };
 
@@ -114,8 +115,8 @@ export const jobsConfigSchema = z
     fullPassWeekday: z.number().int().min(0).max(6),
     /** Where jobs write reports. */
     outDir: z.string().min(1),
-    formats: z.array(z.enum(['xlsx', 'csv'])).min(1),
-    /** Report files older than this many days are removed by the nightly job; 0 keeps all. */
+    formats: z.array(z.enum(['xlsx', 'csv', 'html'])).min(1),
+    /** Report files written more than this many days ago (modification time) are removed by the nightly job; 0 keeps all. */
     retentionDays: z.number().int().min(0),
   })
   .strict();
@@ -218,6 +219,7 @@ export const configSchema = z
     reports: reportsConfigSchema,
     writeback: writebackConfigSchema.prefault({}),
     input: inputConfigSchema.prefault({}),
+    monitor: monitorConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
   .strict();

@@ -6,6 +6,7 @@ import { OutputError } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
+import { HtmlRenderer, readSheets } from './html/renderer.js';
 import {
   type CsvSettings,
   type DetailLayout,
@@ -19,6 +20,7 @@ import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { CsvRenderer, formatCents } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
+export { HTML_DETAIL_ROWS, HtmlRenderer } from './html/renderer.js';
 export type { CsvSettings, DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
 export { defaultCsvSettings } from './renderer.js';
 export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
@@ -57,11 +59,13 @@ function openRenderer(
   opts: WriteReportOptions,
 ): Renderer {
   if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
+  if (format === 'html')
+    return new HtmlRenderer(path, detail, { report: opts.name, title: opts.title, asOf: opts.asOf });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }
 
 /**
- * Writes `outDir/NAME-ASOF.xlsx` and/or `.csv`. The detail rows can be read only once, so every
+ * Writes `outDir/NAME-ASOF.xlsx`, `.csv` and/or `.html`. The detail rows can be read only once, so every
  * format is fed in the same pass over them. Each file is written under a temporary name in
  * `outDir` and renamed when complete, so a failure leaves no partial file (and an earlier
  * report of the same name untouched).
@@ -95,8 +99,11 @@ export async function writeReport(
       return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
     });
     const warnings = result.warnings();
+    // The summaries' rows can be read once: with the page as well as the workbook, they are
+    // read here (a few hundred rows) and handed to both.
+    const summaries = result.summaries();
     const tail = {
-      summaries: result.summaries(),
+      summaries: formats.includes('html') ? await readSheets(summaries) : summaries,
       warnings,
       about: [
         ['Report', opts.name],
@@ -128,10 +135,10 @@ function checkOptions(opts: WriteReportOptions): ReportFormat[] {
     throw new RenderOptionsError(`Expected \`asOf\` to be a date YYYY-MM-DD, got '${opts.asOf}'`);
   const formats = [...new Set(opts.formats)];
   if (formats.length === 0)
-    throw new RenderOptionsError('Expected `formats` to name at least one of xlsx, csv');
+    throw new RenderOptionsError('Expected `formats` to name at least one of xlsx, csv, html');
   for (const f of formats)
-    if (f !== 'xlsx' && f !== 'csv')
-      throw new RenderOptionsError(`Expected a format of xlsx or csv, got '${String(f)}'`);
+    if (f !== 'xlsx' && f !== 'csv' && f !== 'html')
+      throw new RenderOptionsError(`Expected a format of xlsx, csv or html, got '${String(f)}'`);
   return formats;
 }
 

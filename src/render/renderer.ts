@@ -1,6 +1,6 @@
 import type { Column, Row, Sheet } from './types.js';
 
-export type ReportFormat = 'xlsx' | 'csv';
+export type ReportFormat = 'xlsx' | 'csv' | 'html';
 
 /** The detail sheet's shape, known before its first row. */
 export interface DetailLayout {

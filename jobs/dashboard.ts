@@ -1,0 +1,15 @@
+import { statusReport } from '../src/commands/status.js';
+import { lastJobRuns, parseDuration } from '../src/commands/status-check.js';
+import type { Mirror } from '../src/mirror/index.js';
+import { writeDashboard } from '../src/render/html/dashboard.js';
+
+/** Writes `dir/index.html` from the mirror's state (also the nightly job's last step). */
+export async function dashboardFor(mirror: Mirror, dir: string, maxAge: string): Promise<string> {
+  const status = await statusReport(mirror, 1);
+  return writeDashboard(dir, {
+    mirror: mirror.location,
+    streams: status.streams,
+    jobs: await lastJobRuns(mirror),
+    maxAgeMs: parseDuration(maxAge) ?? 0,
+  });
+}

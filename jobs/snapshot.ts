@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { chmod, chown, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import type { MonitorConfig } from '../src/config/monitor-schema.js';
+import { describeError, OhsError } from '../src/errors.js';
+import { copyMirrorInto, type Mirror, openMirror, sqliteDriver } from '../src/mirror/index.js';
+
+/** The BI snapshot could not be written (a full disk, an unknown group, a folder not writable). */
+export class SnapshotError extends OhsError {
+  override name = 'SnapshotError';
+  constructor(message: string, cause?: unknown) {
+    super('SNAPSHOT_FAILED', message, { cause });
+  }
+}
+
+/** The group id of `group` (a number, or a name looked up with getent, so NSS groups work too). */
+async function groupId(group: string | number): Promise<number> {
+  if (typeof group === 'number') return group;
+  if (/^\d+$/.test(group)) return Number(group);
+  try {
+    const { stdout } = await promisify(execFile)('getent', ['group', group], { encoding: 'utf8' });
+    const gid = Number(stdout.split(':')[2]);
+    if (Number.isInteger(gid)) return gid;
+  } catch {
+    // not found: said below
+  }
+  throw new SnapshotError(`monitor.snapshot.group: no group named '${group}' on this host`);
+}
+
+/**
+ * Writes the read-only snapshot for readers under other accounts (docs/monitoring.md "BI readers"):
+ * one consistent SQLite file of the whole mirror, made beside its final path and renamed over the
+ * previous one, so a reader always opens a whole snapshot (the old one until the rename, the new
+ * one after). From a SQLite mirror `VACUUM INTO` (a consistent read of the live file, which it
+ * does not lock against the sync); from PostgreSQL, the mirror copied into a new SQLite file.
+ * Rollback journal, not WAL: a reader who cannot write the folder opens it without a `-shm`
+ * file. Mode and group from `monitor.snapshot`. Returns the path written.
+ */
+export async function writeSnapshot(
+  mirror: Mirror,
+  config: MonitorConfig['snapshot'],
+  storeSensitive: boolean,
+): Promise<string | undefined> {
+  const path = config.path;
+  if (path === null) return undefined;
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const clean = () =>
+    Promise.all(['', '-wal', '-shm', '-journal'].map((s) => rm(`${tmp}${s}`, { force: true })));
+  try {
+    await clean();
+    if (mirror.engine === 'sqlite') await sql`VACUUM INTO ${tmp}`.execute(mirror.db);
+    else {
+      const to = await openMirror(tmp, { storeSensitive });
+      try {
+        await copyMirrorInto(mirror, to);
+      } finally {
+        await to.close();
+      }
+    }
+    const db = new (sqliteDriver().Database)(tmp);
+    try {
+      db.pragma('journal_mode = DELETE');
+    } finally {
+      db.close();
+    }
+    await chmod(tmp, Number.parseInt(config.mode, 8));
+    if (config.group !== null) await chown(tmp, -1, await groupId(config.group));
+    await rename(tmp, path);
+    return path;
+  } catch (err) {
+    await clean();
+    if (err instanceof SnapshotError) throw err;
+    throw new SnapshotError(`monitor.snapshot.path ${path}: ${describeError(err)}`, err);
+  }
+}

@@ -1,0 +1,140 @@
+import { InvalidArgumentError } from 'commander';
+import { durationPattern } from '../config/monitor-schema.js';
+import type { Mirror } from '../mirror/index.js';
+import { alive } from '../sync/lock.js';
+import type { StatusReport } from './status.js';
+
+/** Monitoring-plugin exit codes (Nagios, Icinga, Sensu, Zabbix's nagios checks). */
+export const CheckState = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
+export type CheckStateName = keyof typeof CheckState;
+
+const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `90m`, `26h`, `2d`, `3600s` in milliseconds, or undefined when not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = durationPattern.exec(text);
+  if (m === null) return undefined;
+  const ms = Number(m[1]) * (units[m[2] ?? ''] ?? 0);
+  return ms > 0 ? ms : undefined;
+}
+
+/** Commander parser of a DURATION option. */
+export function durationArg(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 90m, 26h or 2d.');
+  return ms;
+}
+
+/** A duration in the largest whole-ish unit, for the status line: 93m, 30h, 3d. */
+export function formatAge(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}
+
+export interface JobRunState {
+  id: number;
+  job: string;
+  outcome: string;
+  error_code: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/**
+ * The last run of each job, a `running` one whose process is gone shown as `interrupted`
+ * (the job lock, like the sync lock, is held by the running process).
+ */
+export async function lastJobRuns(mirror: Mirror): Promise<JobRunState[]> {
+  const runs = await mirror.db
+    .selectFrom('job_run')
+    .select(['id', 'job', 'outcome', 'error_code', 'started_at', 'ended_at', 'pid'])
+    .where(
+      'id',
+      'in',
+      mirror.db
+        .selectFrom('job_run')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .groupBy('job'),
+    )
+    .orderBy('id')
+    .execute();
+  const lock = await mirror.db
+    .selectFrom('sync_lock')
+    .select(['pid'])
+    .where('name', '=', 'job')
+    .executeTakeFirst();
+  return runs.map(({ pid, ...run }) =>
+    run.outcome === 'running' && !(lock?.pid === pid && alive(pid))
+      ? { ...run, outcome: 'interrupted', error_code: run.error_code ?? 'KILLED' }
+      : run,
+  );
+}
+
+export interface CheckOptions {
+  /** A stream whose last success is older than this is CRITICAL. */
+  maxAgeMs: number;
+  /** ... older than this (and younger than maxAgeMs) is a WARNING; absent: no warning by age. */
+  warnAgeMs?: number;
+  now?: number;
+}
+
+/**
+ * `ohs status --check`: one line and an exit code, by the monitoring-plugin convention.
+ * CRITICAL: a stream never synced or staler than `maxAgeMs`, the last sync run or the last run
+ * of a job failed or interrupted. WARNING: a stream staler than `warnAgeMs`, records kept with a
+ * field of the wrong type, a stream whose own last outcome was not ok. Performance data after
+ * `|`: each stream's age in seconds with the thresholds.
+ */
+export function statusCheck(
+  report: StatusReport,
+  jobs: readonly JobRunState[],
+  o: CheckOptions,
+): { state: CheckStateName; code: number; line: string } {
+  const now = o.now ?? Date.now();
+  const critical: string[] = [];
+  const warning: string[] = [];
+  const last = report.runs[0];
+  if (last === undefined) critical.push('no sync run recorded');
+  else if (last.outcome === 'failed' || last.outcome === 'interrupted')
+    critical.push(
+      `last sync run ${last.id} ${last.outcome}${last.error_code ? ` (${last.error_code})` : ''}`,
+    );
+  for (const j of jobs)
+    if (j.outcome === 'failed' || j.outcome === 'interrupted')
+      critical.push(`last ${j.job} job run ${j.id} ${j.outcome}${j.error_code ? ` (${j.error_code})` : ''}`);
+  const perf: string[] = [];
+  let oldest: { stream: string; age: number } | undefined;
+  for (const s of report.streams) {
+    if (s.last_success_at === null) {
+      critical.push(`${s.stream} never synced`);
+      continue;
+    }
+    const age = Math.max(0, now - Date.parse(s.last_success_at));
+    if (oldest === undefined || age > oldest.age) oldest = { stream: s.stream, age };
+    perf.push(
+      `'${s.stream}_age'=${Math.round(age / 1000)}s;${o.warnAgeMs === undefined ? '' : Math.round(o.warnAgeMs / 1000)};${Math.round(o.maxAgeMs / 1000)};0`,
+    );
+    if (age > o.maxAgeMs)
+      critical.push(`${s.stream} last synced ${formatAge(age)} ago (max ${formatAge(o.maxAgeMs)})`);
+    else if (o.warnAgeMs !== undefined && age > o.warnAgeMs)
+      warning.push(`${s.stream} last synced ${formatAge(age)} ago (warn ${formatAge(o.warnAgeMs)})`);
+    // A stream's own failure shows here when a later run of other streams (--streams) went well.
+    if (critical.length === 0 && s.last_outcome !== null && !['ok', 'running'].includes(s.last_outcome))
+      warning.push(`${s.stream} last stream outcome ${s.last_outcome}`);
+    const wrong = Object.values(s.type_errors).reduce((a, b) => a + b, 0);
+    if (wrong > 0) warning.push(`${s.stream} ${wrong} record(s) kept with a field of the wrong type`);
+  }
+  const state: CheckStateName = critical.length > 0 ? 'CRITICAL' : warning.length > 0 ? 'WARNING' : 'OK';
+  const text =
+    state === 'OK'
+      ? `${report.streams.length} streams fresh${oldest === undefined ? '' : ` (oldest ${oldest.stream}, ${formatAge(oldest.age)} ago)`}, last sync run ${last?.id} ${last?.outcome}`
+      : [...critical, ...warning].join('; ');
+  return {
+    state,
+    code: CheckState[state],
+    line: `OHS ${state} - ${text}${perf.length > 0 ? ` | ${perf.join(' ')}` : ''}`,
+  };
+}

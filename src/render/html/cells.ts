@@ -1,0 +1,74 @@
+import { formatCents } from '../csv-renderer.js';
+import type { Column } from '../types.js';
+import {
+  booleanOf,
+  type CellPlace,
+  centsOf,
+  dateOf,
+  decimalsOf,
+  integerOf,
+  isoSecondOf,
+  numberOf,
+  rawTextOf,
+} from '../values.js';
+import { esc, groupDigits } from './escape.js';
+
+/** toFixed without "-0.0" (as the CSV writes numbers). */
+export function fixed(value: number, decimals: number): string {
+  const s = value.toFixed(decimals);
+  return s.charCodeAt(0) === 0x2d && Number(s) === 0 ? s.slice(1) : s;
+}
+
+/**
+ * How a column's values read in the page: the CSV's figures (money to the cent, percent in
+ * percent with the column's decimals, numbers with its decimals), money with thousands
+ * separators, text as it is (escaped: a page is not a spreadsheet, so nothing is
+ * neutralised). Checked by the same rules as the CSV and the xlsx (values.ts).
+ */
+export function htmlCell(column: Column): (value: string | number | boolean, place: CellPlace) => string {
+  switch (column.type) {
+    case 'string':
+      return (v, p) => esc(rawTextOf(v, p));
+    case 'integer':
+      return (v, p) => String(integerOf(v, p)); // ids and years: no separators
+    case 'number': {
+      const d = decimalsOf(column);
+      return (v, p) => fixed(numberOf(v, p), d);
+    }
+    case 'percent': {
+      const d = decimalsOf(column);
+      return (v, p) => `${fixed(numberOf(v, p) * 100, d)}%`;
+    }
+    case 'money':
+      return (v, p) => groupDigits(formatCents(centsOf(v, p)));
+    case 'date':
+      return (v, p) => {
+        dateOf(v, p);
+        return esc(v);
+      };
+    case 'datetime':
+      return (v, p) => esc(isoSecondOf(v, p));
+    case 'boolean':
+      return (v, p) => (booleanOf(v, p) ? 'yes' : 'no');
+  }
+}
+
+/** Numbers right-aligned (tabular figures), text left. */
+export const isNumeric = (c: Column) => ['integer', 'number', 'percent', 'money'].includes(c.type);
+
+/**
+ * The status class of a cell from the column's `alert` (the xlsx's red/amber): the page shows the
+ * colour beside the text, never instead of it.
+ */
+export function alertOf(column: Column, value: unknown): 'bad' | 'warn' | undefined {
+  const a = column.alert;
+  if (a === undefined || value === null || value === undefined) return undefined;
+  if (typeof value === 'string') {
+    if (a.red?.includes(value)) return 'bad';
+    if (a.amber?.includes(value)) return 'warn';
+    return undefined;
+  }
+  if (a.positive !== undefined && typeof value === 'number' && value > 0)
+    return a.positive === 'red' ? 'bad' : 'warn';
+  return undefined;
+}

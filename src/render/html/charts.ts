@@ -1,0 +1,93 @@
+import { RenderOptionsError } from '../errors.js';
+import { esc } from './escape.js';
+
+/**
+ * Charts as inline SVG, rendered when the page is written (no script in the page): Vega-Lite
+ * specifications compiled to Vega and rendered headless by vega's `View.toSVG()` (no browser, no
+ * canvas; text widths estimated). Both are ESM packages loaded on first use only, so no other
+ * command pays for them (see rolldown.config.mjs: they stay outside the CLI bundle).
+ */
+
+/** Okabe–Ito: distinguishable with the common colour-vision deficiencies, and in greyscale print. */
+export const palette = {
+  blue: '#0072B2',
+  orange: '#E69F00',
+  sky: '#56B4E9',
+  green: '#009E73',
+  yellow: '#F0E442',
+  vermillion: '#D55E00',
+  purple: '#CC79A7',
+  grey: '#999999',
+} as const;
+
+/** Status colours: the text of the status is always beside them. */
+export const statusColour: Record<string, string> = {
+  MET: palette.green,
+  ON_TRACK: palette.blue,
+  PENDING_RESULTS: palette.orange,
+  AT_RISK: palette.yellow,
+  BEHIND: palette.vermillion,
+  NOT_MET: palette.vermillion,
+  STUCK: palette.vermillion,
+  WARN: palette.orange,
+  OK: palette.green,
+};
+
+type VegaModule = typeof import('vega');
+type VegaLiteModule = typeof import('vega-lite');
+let modules: Promise<[VegaModule, VegaLiteModule]> | undefined;
+const load = () => {
+  modules ??= Promise.all([import('vega'), import('vega-lite')]);
+  return modules;
+};
+
+/** A Vega-Lite specification (the subset used here; checked by vega-lite when compiled). */
+export type ChartSpec = Record<string, unknown>;
+
+export interface Chart {
+  id: string;
+  title: string;
+  /** The text alternative: what the chart says, in one or two sentences. */
+  description: string;
+  spec: ChartSpec;
+}
+
+const config = {
+  font: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  background: null,
+  view: { stroke: null },
+  axis: { labelFontSize: 11, titleFontSize: 11, labelLimit: 180 },
+  legend: { labelFontSize: 11, titleFontSize: 11, orient: 'bottom' },
+  range: { category: Object.values(palette) },
+};
+
+/**
+ * Renders a chart to an `<svg>` element string with `role="img"`, a `<title>` and a `<desc>`
+ * (the text alternative), no script, no external reference: data is inline and the loader
+ * refuses every URL.
+ */
+export async function renderChart(chart: Chart): Promise<string> {
+  const [vega, vl] = await load();
+  const spec = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', config, ...chart.spec };
+  const compiled = vl.compile(spec as unknown as Parameters<VegaLiteModule['compile']>[0]).spec;
+  const loader = vega.loader();
+  loader.load = async (uri: string) => {
+    throw new RenderOptionsError(`chart ${chart.id}: no data may be loaded from ${uri}`);
+  };
+  loader.sanitize = async (uri: string) => {
+    throw new RenderOptionsError(`chart ${chart.id}: no request may leave the page (${uri})`);
+  };
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader });
+  const svg = await view.toSVG();
+  view.finalize();
+  // The root element gets the accessible name and description; vega's own aria attributes stay.
+  return svg
+    .replace(
+      /^<svg /,
+      `<svg role="img" aria-labelledby="${esc(chart.id)}-t ${esc(chart.id)}-d" id="${esc(chart.id)}" `,
+    )
+    .replace(
+      /^(<svg[^>]*>)/,
+      `$1<title id="${esc(chart.id)}-t">${esc(chart.title)}</title><desc id="${esc(chart.id)}-d">${esc(chart.description)}</desc>`,
+    );
+}

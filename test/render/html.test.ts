@@ -1,0 +1,94 @@
+import { readFileSync, statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readHeadline } from '../../src/render/html/page.js';
+import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
+import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
+
+/** The HTML renderer on the generic report output, without a browser (html-browser.test.ts opens the pages). */
+describe('writeReport --format html', () => {
+  const opts = (dir: string) =>
+    ({ outDir: dir, name: 'unpaid-invoices', asOf: '2025-06-30', title: 'Unpaid <invoices>' }) as const;
+
+  it('writes the CSV figures, escapes every value and attribute, ships no script, carries the CSP; summaries read by the workbook too', async () => {
+    const dir = outDir();
+    const hostile: Row = { ...everyTypeRows[0], orgId: 9, org: '<img src=x onerror=alert(1)>"\'&' };
+    const summary = {
+      name: 'By org',
+      columns: [
+        { key: 'org', title: 'Org <b>', type: 'string' as const },
+        { key: 'total', title: 'Total', type: 'money' as const, alert: { positive: 'red' as const } },
+      ],
+      rows: [
+        { org: '<script>x</script>', total: 123456789 },
+        { org: 'Total', total: 123456789 },
+      ],
+    };
+    const out = await writeReport(
+      report({
+        detail: { rows: [...everyTypeRows, hostile] },
+        summaries: [summary],
+        warnings: ['row 3: <b>bold</b>'],
+        about: [['Mirror', '/srv/<x>']],
+      }),
+      { ...opts(dir), formats: ['html', 'xlsx', 'csv'] },
+    );
+    expect(out.files.map((f) => f.split('/').pop())).toEqual([
+      'unpaid-invoices-2025-06-30.html',
+      'unpaid-invoices-2025-06-30.xlsx',
+      'unpaid-invoices-2025-06-30.csv',
+    ]);
+    const html = readFileSync(out.files[0] ?? '', 'utf8');
+    expect(statSync(out.files[0] ?? '').mode & 0o777).toBe(0o600);
+    expect(html).not.toMatch(/<script|<img|<b>|onerror=alert\(1\)>/);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;');
+    expect(html).toContain('&lt;script&gt;x&lt;/script&gt;');
+    expect(html).toContain('<title>Unpaid &lt;invoices&gt;, 2025-06-30</title>');
+    expect(html).toContain(
+      `content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"`.replace(
+        /'/g,
+        '&#39;',
+      ),
+    );
+    // The CSV's figures: money to the cent with separators, percent with its decimals, booleans.
+    expect(html).toContain('<td class="n">1,234.50</td>');
+    expect(html).toContain('<td class="n">-40.05</td>');
+    expect(html).toContain('<td class="n">50.0%</td>');
+    expect(html).toContain('<td class="n">10.5%</td>');
+    expect(html).toContain('<td>2025-06-10T08:30:15Z</td>');
+    // An alert is a colour and the text; the total row is marked.
+    expect(html).toContain('<td class="n bad"><span class="s" aria-hidden="true"></span>1,234,567.89</td>');
+    expect(html).toMatch(/<tr class="total"><th scope="row">Total<\/th>/);
+    expect(html).toContain('<th scope="col" title="org">Org &lt;b&gt;</th>');
+    // The workbook still got the summary rows (read once, shared).
+    const wb = await readXlsx(out.files[1] ?? '');
+    expect(wb.getWorksheet('By org')?.getCell('A2').value).toBe('<script>x</script>');
+    // The headline the dashboard reads back.
+    expect(readHeadline(html)).toMatchObject({
+      report: 'unpaid-invoices',
+      title: 'Unpaid <invoices>',
+      asOf: '2025-06-30',
+    });
+  });
+
+  it('keeps the first 5,000 detail rows and says how many the CSV has', async () => {
+    const rows = Array.from({ length: 5003 }, (_, i) => ({ ...everyTypeRows[0], orgId: i + 1 }));
+    const out = await writeReport(report({ detail: { rows } }), {
+      ...opts(outDir()),
+      formats: ['html'],
+    });
+    const html = readFileSync(out.files[0] ?? '', 'utf8');
+    expect(out.rows).toBe(5003);
+    expect(html.match(/<tr><th scope="row" class="n">\d+<\/th>/g)).toHaveLength(5000);
+    expect(html).toContain('The first 5,000 of 5,003 rows; every row is in the CSV and the workbook.');
+  });
+
+  it('a value that does not fit its column fails the page as it fails the CSV, leaving no file', async () => {
+    const dir = outDir();
+    const bad = { ...everyTypeRows[0], balance: 12.5 };
+    await expect(
+      writeReport(report({ detail: { rows: [bad] } }), { ...opts(dir), formats: ['html'] }),
+    ).rejects.toBeInstanceOf(RenderValueError);
+    expect(everyType).toHaveLength(8);
+    expect(() => statSync(`${dir}/unpaid-invoices-2025-06-30.html`)).toThrow();
+  });
+});
