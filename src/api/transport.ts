@@ -205,11 +205,12 @@ export class Transport {
       let status: number;
       let text: string;
       let ms: number;
+      let retryAfterMs: number | undefined;
       // Latency is measured from the moment the request leaves the queue, not from enqueueing.
       let started = performance.now();
       let sentAt = Date.now();
       try {
-        ({ status, text, ms } = await this.queue.add(async () => {
+        ({ status, text, ms, retryAfterMs } = await this.queue.add(async () => {
           await this.limiter.acquire();
           started = performance.now();
           // Queued before the client learnt it must stop (401, no service): not sent at all.
@@ -252,13 +253,18 @@ export class Transport {
       this.metrics.response(status, ms, Buffer.byteLength(text));
       this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
 
-      if (status === 429) {
+      // A 429, or a 4xx saying it throttles (400 "Rate exceeded"): nothing was done, resend it.
+      if (status === 429 || (status >= 400 && status < 500 && throttlingAnswer(text))) {
         this.metrics.rateLimitPauses++;
         if (rateLimited >= this.o.maxRateLimitRetries)
           throw new RateLimitedError({ ...where, status, attempts });
         rateLimited++;
         this.metrics.retry('rate_limited');
-        continue; // the limiter has cut the rate and holds every request until Retry-After
+        // The limiter has cut the rate; a 429's Retry-After holds every request, another
+        // throttling answer's only this one.
+        if (status !== 429 && retryAfterMs !== undefined)
+          await sleep(Math.min(this.o.retryMaxMs, retryAfterMs));
+        continue;
       }
       const detail = parseJson(text);
       if (status >= 500) {
@@ -275,7 +281,8 @@ export class Transport {
         failures++;
         maybeApplied = true;
         this.metrics.retry('server_error');
-        await sleep(this.backoff(failures));
+        // A fault holds this request alone: its own Retry-After (capped), the others go on.
+        await sleep(Math.max(this.backoff(failures), Math.min(this.o.retryMaxMs, retryAfterMs ?? 0)));
         continue;
       }
       if (status === 401) {
@@ -326,7 +333,7 @@ export class Transport {
     req: SendOptions,
     payload: string | undefined,
     sentAt: number,
-  ): Promise<{ status: number; text: string; ms: number }> {
+  ): Promise<{ status: number; text: string; ms: number; retryAfterMs: number | undefined }> {
     const started = performance.now();
     this.metrics.requests++;
     const headers: Record<string, string> = {
@@ -354,9 +361,11 @@ export class Transport {
       });
       const text = await this.readBounded(res, req);
       const ms = Math.round(performance.now() - started);
-      const retryAfter = parseRetryAfter(res.headers['retry-after']);
-      this.limiter.observe(requestKind(req), res.statusCode, ms, res.headers, sentAt, retryAfter);
-      return { status: res.statusCode, text, ms };
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+      const status = res.statusCode;
+      const throttling = status !== 429 && status >= 400 && throttlingAnswer(text);
+      this.limiter.observe(requestKind(req), status, ms, res.headers, sentAt, retryAfterMs, throttling);
+      return { status, text, ms, retryAfterMs };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
       if (deadline.signal.aborted) throw new DeadlineError(this.o.requestDeadlineMs);
@@ -428,6 +437,17 @@ export class Transport {
 /** Method and path without ids or query: requests of one kind, whose latencies compare. */
 function requestKind(req: SendOptions): string {
   return `${req.method} ${req.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
+}
+
+/**
+ * A throttling answer under another status than 429: the error codes and messages services use
+ * for it (the AWS SDK's throttling codes: Throttling, ThrottlingException, RequestLimitExceeded,
+ * TooManyRequestsException, SlowDown, RequestThrottled; "rate limit exceeded"). Read only on
+ * error answers, from the first 2 KiB.
+ */
+const THROTTLING = /throttl|rate.?limit|too.?many.?requests|slow.?down|request.?limit.?exceeded/i;
+export function throttlingAnswer(text: string): boolean {
+  return THROTTLING.test(text.length > 2048 ? text.slice(0, 2048) : text);
 }
 
 function parseJson(text: string): { ok: boolean; value: unknown } {
