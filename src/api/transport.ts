@@ -16,15 +16,21 @@ import {
   UnreachableError,
 } from './errors.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
-import { type RateBudgetStore, RateLimiter } from './rate/index.js';
+import { ClientLag, ConcurrencyLimit, type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
 
 export interface TransportOptions {
   /** Base URL of the service, path prefix included. */
   baseUrl: string;
   token: string;
-  /** Requests in flight at once. @default 8 */
+  /** Requests in flight at the start (the adaptive limit's first value). @default 8 */
   concurrency?: number;
+  /**
+   * Ceiling of the adaptive concurrency (rate/concurrency.ts): requests in flight follow the
+   * latency the service shows, between 2 and this. Equal to `concurrency`: fixed.
+   * @default concurrency (fixed)
+   */
+  maxConcurrency?: number;
   /**
    * Requests started per second, across the client: 'auto' finds the service's limit (see
    * rate/limiter.ts); a number is a ceiling the adaptive rate never exceeds. @default 'auto'
@@ -132,10 +138,12 @@ export class Transport {
   private readonly pool: Pool;
   private readonly queue: PQueue;
   private readonly basePath: string;
-  private readonly o: Required<Omit<TransportOptions, 'logger' | 'rateBudget'>>;
+  private readonly o: Required<Omit<TransportOptions, 'logger' | 'rateBudget' | 'maxConcurrency'>>;
   private readonly logger: Logger | undefined;
   /** The one rate controller: 429s, Retry-After, latency and RateLimit headers all go to it. */
   readonly limiter: RateLimiter;
+  /** Requests in flight, following latency (per process; the rate is shared). */
+  private readonly inFlight: ConcurrencyLimit;
   /** Set by a 401: every later request fails at once with it (the token will not heal). */
   private fatal: UnauthorizedError | UnreachableError | undefined;
   /** Whether the service has answered at all (then a refused connection is worth retrying). */
@@ -162,14 +170,20 @@ export class Transport {
     this.logger = options.logger;
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
+    const ceiling = Math.max(this.o.concurrency, options.maxConcurrency ?? this.o.concurrency);
+    this.inFlight = new ConcurrencyLimit({
+      initial: this.o.concurrency,
+      min: ceiling === this.o.concurrency ? this.o.concurrency : Math.min(2, this.o.concurrency),
+      max: ceiling,
+    });
     const { Pool: UndiciPool } = undici();
     this.pool = new UndiciPool(url.origin, {
-      connections: this.o.concurrency,
+      connections: ceiling,
       pipelining: 1,
       keepAliveTimeout: 4_000, // below Node's default server keep-alive (5 s)
     });
-    // Concurrency stays fixed; the rate is what adapts (one controller, not two).
-    this.queue = new PQueue({ concurrency: this.o.concurrency });
+    // The queue's concurrency follows the limit; the rate is paced by the limiter inside it.
+    this.queue = new PQueue({ concurrency: this.inFlight.limit });
     this.limiter = new RateLimiter({
       requestsPerSecond: this.o.requestsPerSecond,
       budget: options.rateBudget,
@@ -179,6 +193,7 @@ export class Transport {
       logger: this.logger,
     });
     this.metrics.rate = () => this.limiter.snapshot();
+    this.metrics.concurrency = () => this.inFlight.snapshot();
   }
 
   /** Requests allowed in flight at once. */
@@ -364,7 +379,9 @@ export class Transport {
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
       const status = res.statusCode;
       const throttling = status !== 429 && status >= 400 && throttlingAnswer(text);
-      this.limiter.observe(requestKind(req), status, ms, res.headers, sentAt, retryAfterMs, throttling);
+      const kind = requestKind(req);
+      this.limiter.observe(kind, status, ms, res.headers, sentAt, retryAfterMs, throttling);
+      if (status < 500 && status !== 429 && !throttling) this.adaptConcurrency(kind, ms);
       return { status, text, ms, retryAfterMs };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
@@ -402,6 +419,14 @@ export class Transport {
       chunks.push(chunk);
     }
     return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** A clean answer's latency moves the concurrency limit (rate/concurrency.ts). */
+  private adaptConcurrency(kind: string, ms: number): void {
+    const now = Date.now();
+    const lag = ClientLag.get().ms(now);
+    if (this.inFlight.add(kind, ms, lag, this.queue.pending, now, this.limiter.rate))
+      this.queue.concurrency = this.inFlight.limit;
   }
 
   /**

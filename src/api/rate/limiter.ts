@@ -76,7 +76,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * latency, RateLimit headers), a local token bucket at its rate, and, with a shared budget,
  * tokens leased in batches from the bucket every process on the mirror shares. The transport
  * calls `acquire()` before each request and `observe()` after it; concurrency is the transport's
- * queue's, fixed: the rate is the one thing that adapts.
+ * queue's, which follows latency (concurrency.ts), per process; the rate is shared.
  */
 export class RateLimiter {
   readonly key: string;
