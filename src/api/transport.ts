@@ -15,6 +15,7 @@ import {
   UnauthorizedError,
   UnreachableError,
 } from './errors.js';
+import { type BodySink, NotAListError, SinkConsumerError } from './list-stream.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
 import { ClientLag, ConcurrencyLimit, type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
@@ -72,6 +73,11 @@ export interface SendOptions {
   goneMeansDone?: boolean;
   /** Cancels the request (and its retries): the caller no longer wants the answer. */
   signal?: AbortSignal | undefined;
+  /**
+   * A successful answer's body is poured here as it arrives (a list parsed record by record)
+   * instead of being read whole; reset before each attempt. The reply's body is then undefined.
+   */
+  sink?: BodySink;
 }
 
 export interface Reply {
@@ -221,6 +227,7 @@ export class Transport {
       let text: string;
       let ms: number;
       let retryAfterMs: number | undefined;
+      req.sink?.reset();
       // Latency is measured from the moment the request leaves the queue, not from enqueueing.
       let started = performance.now();
       let sentAt = Date.now();
@@ -237,6 +244,9 @@ export class Transport {
         if (req.signal?.aborted === true) throw req.signal.reason;
         // A response over its bound is no accident of the network: not retried.
         if (err instanceof ProtocolError || err === this.fatal) throw err;
+        // The sink's consumer failed (a page it could not write): its error, as it is.
+        if (err instanceof SinkConsumerError) throw err.inner;
+        if (err instanceof NotAListError) throw new ProtocolError(err.message, { ...where, attempts });
         const code = errorCode(err);
         this.failFast(code, where, attempts, err);
         ms = Math.round(performance.now() - started);
@@ -374,7 +384,10 @@ export class Transport {
         bodyTimeout: this.o.timeoutMs,
         signal,
       });
-      const text = await this.readBounded(res, req);
+      // A list poured into its sink (list-stream.ts) is timed to its headers: the consumer's
+      // work on each page is no latency of the service.
+      const streamed = req.sink !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      const text = streamed ? '' : await this.readBounded(res, req);
       const ms = Math.round(performance.now() - started);
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
       const status = res.statusCode;
@@ -382,6 +395,7 @@ export class Transport {
       const kind = requestKind(req);
       this.limiter.observe(kind, status, ms, res.headers, sentAt, retryAfterMs, throttling);
       if (status < 500 && status !== 429 && !throttling) this.adaptConcurrency(kind, ms);
+      if (streamed && req.sink !== undefined) await this.pour(res, req.sink);
       return { status, text, ms, retryAfterMs };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
@@ -390,6 +404,15 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The body, chunk by chunk, into `sink`: no byte cap (memory is the sink's page), the request
+   * deadline and the body timeout still end an endless or stalled body.
+   */
+  private async pour(res: Dispatcher.ResponseData, sink: BodySink): Promise<void> {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) await sink.write(chunk);
+    await sink.end();
   }
 
   /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError, type OhsClient } from '../../src/api/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
+import { adaptiveClient, loadStaff } from '../helpers/rate.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -11,21 +12,6 @@ import { withSim } from '../helpers/sim.js';
  * Assertions are on the limit the client reports, never on times.
  */
 
-/** `n` Staff GETs through `client`, `workers` at a time (more than the ceiling: demand is never short). */
-async function load(sim: RunningSim, client: OhsClient, n: number, workers = 48): Promise<void> {
-  const ids = sim.tables.Staff.all().map((s) => Number(s.id));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: workers }, async () => {
-      for (let i = next++; i < n; i = next++) {
-        await client.get('Staff', ids[i % ids.length] ?? 1, 'all').catch((err: unknown) => {
-          if (!(err instanceof NotFoundError)) throw err;
-        });
-      }
-    }),
-  );
-}
-
 describe('adaptive concurrency', () => {
   const sim = withSim({ scale: 0.1, latencyMs: 100, latencyJitterMs: 10 });
 
@@ -33,14 +19,14 @@ describe('adaptive concurrency', () => {
     const s = sim();
     const client = clientFor(s, { concurrency: 4, maxConcurrency: 32, requestsPerSecond: 'auto' });
     try {
-      await load(s, client, 800);
+      await loadStaff(s, client, 800, 48);
       const risen = client.metrics().concurrency;
       expect(risen?.highest, JSON.stringify(risen)).toBeGreaterThanOrEqual(16);
       expect(risen?.limit).toBeGreaterThanOrEqual(12);
 
       // The service now slows with load: past 40 req/s each answer waits 300 ms more per 40 req/s.
       s.configure({ loadKnee: 40, loadLatencyMs: 300 });
-      await load(s, client, 400);
+      await loadStaff(s, client, 400, 48);
       const fallen = client.metrics().concurrency;
       expect(fallen?.limit, JSON.stringify({ risen, fallen })).toBeLessThan(risen?.limit ?? 0);
       expect(fallen?.lowest).toBeLessThan(risen?.limit ?? 0);
@@ -54,7 +40,7 @@ describe('adaptive concurrency', () => {
     const s = sim();
     const client = clientFor(s, { concurrency: 4, requestsPerSecond: 'auto' });
     try {
-      await load(s, client, 200);
+      await loadStaff(s, client, 200, 48);
       expect(client.metrics().concurrency).toEqual({ limit: 4, highest: 4, lowest: 4 });
     } finally {
       await client.close();

@@ -3,6 +3,7 @@ import { type ClientOptions, NotFoundError, type OhsClient } from '../../src/api
 import { createLogger } from '../../src/log.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
+import { adaptiveClient, loadStaff } from '../helpers/rate.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -11,31 +12,6 @@ import { withSim } from '../helpers/sim.js';
  * cut short are retried alone, with no cut and no hold of the client; a cut soon after a hold
  * starts from what was answered outside the hold. Bounds are counts, nothing is timed.
  */
-
-/** `n` Staff GETs (ids the sandbox holds), eight at a time, through `client`. */
-async function load(sim: RunningSim, client: OhsClient, n: number): Promise<void> {
-  const ids = sim.tables.Staff.all().map((s) => Number(s.id));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < n; i = next++) {
-        await client.get('Staff', ids[i % ids.length] ?? 1, 'all').catch((err: unknown) => {
-          if (!(err instanceof NotFoundError)) throw err;
-        });
-      }
-    }),
-  );
-}
-
-const adaptive = (sim: RunningSim, extra: Partial<ClientOptions> = {}) =>
-  clientFor(sim, {
-    concurrency: 8,
-    requestsPerSecond: 'auto',
-    maxRateLimitRetries: 100,
-    maxRetries: 10,
-    retryMaxMs: 3000,
-    ...extra,
-  });
 
 describe.concurrent('throttles told apart from faults', () => {
   describe('faults', () => {
@@ -49,9 +25,9 @@ describe.concurrent('throttles told apart from faults', () => {
 
     it('a lone 503, a dropped connection, a truncated body: retried, no cut, no hold', async () => {
       const s = sim();
-      const client = adaptive(s);
+      const client = adaptiveClient(s, { maxRetries: 10, retryMaxMs: 3000 });
       try {
-        await load(s, client, 400);
+        await loadStaff(s, client, 400);
         const m = client.metrics();
         expect(s.stats.faults['503']).toBeGreaterThanOrEqual(2);
         expect(s.stats.faults.drop + s.stats.faults.truncate).toBeGreaterThanOrEqual(2);
@@ -72,9 +48,9 @@ describe.concurrent('throttles told apart from faults', () => {
 
     it('cuts the rate, as a 429 would, and holds no one', async () => {
       const s = sim();
-      const client = adaptive(s);
+      const client = adaptiveClient(s, { maxRetries: 10, retryMaxMs: 3000 });
       try {
-        await load(s, client, 240);
+        await loadStaff(s, client, 240);
         const rate = client.metrics().rate;
         expect(s.stats.byStatus['503']).toBeGreaterThanOrEqual(3);
         expect(rate?.cuts.unavailable).toBeGreaterThanOrEqual(1);
@@ -106,9 +82,9 @@ describe.concurrent('throttles told apart from faults', () => {
           },
         },
       });
-      const client = adaptive(s, { logger });
+      const client = adaptiveClient(s, { maxRetries: 10, retryMaxMs: 3000, logger });
       try {
-        await load(s, client, 300);
+        await loadStaff(s, client, 300);
         const rate = client.metrics().rate;
         expect(rate?.holds).toBeGreaterThanOrEqual(2);
         // The first cuts are the start-up burst's (4 answered at once, from no rate at all). Later
