@@ -448,7 +448,7 @@ export class Transport {
   private adaptConcurrency(kind: string, ms: number): void {
     const now = Date.now();
     const lag = ClientLag.get().ms(now);
-    if (this.inFlight.add(kind, ms, lag, this.queue.pending, now, this.limiter.rate))
+    if (this.inFlight.add(kind, ms, lag, this.queue.pending, now))
       this.queue.concurrency = this.inFlight.limit;
   }
 

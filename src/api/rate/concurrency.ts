@@ -10,11 +10,12 @@
  *
  * with the drop smoothed (`SMOOTHING`), so one slow window does not halve it. By Little's law the
  * requests in flight a rate needs are rate × latency: against a service at 200 ms allowing 150
- * req/s, 30; at 8 (the old fixed concurrency) no more than 40 req/s could be sent. So while the
- * rate controller paces requests (a limit is known), the limit is capped near rate × latency
- * (with room: `LITTLE_ROOM`), and it does not grow while fewer than half of it are in use (the
- * process asks for less: Netflix's "app-limited" rule). One rate budget rules across processes
- * (limiter.ts); concurrency is this process's alone.
+ * req/s, 30; at 8 (the old fixed concurrency) no more than 40 req/s could be sent. The limit
+ * does not grow while fewer than half of it are in use (the process asks for less: Netflix's
+ * "app-limited" rule). It is not capped at rate × latency: requests beyond the rate wait for a
+ * token (their latency is timed after it), and such a cap, with the rate's own cap of twice what
+ * was sent, spiralled down together (the sync sent 0.37 of 150 req/s behind 200 ms, its limit at
+ * 7). One rate budget rules across processes (limiter.ts); concurrency is this process's alone.
  *
  * A latency is measured by this process and holds its own event-loop delay (ClientLag), which
  * is taken off before it is judged, and an inflation under `SLACK_MS` is noise, not a queue (a
@@ -30,10 +31,8 @@ export const CONCURRENCY = {
   SMOOTHING: 0.2,
   /** Long-term average: the weight of one answer (about the last 200 answers of a kind). */
   LONG_WEIGHT: 1 / 200,
-  /** Inflation below this many ms is noise. */
+  /** Inflation below this many ms (the window's mean above the long average) is noise. */
   SLACK_MS: 15,
-  /** The cap while the rate paces: rate × latency × this, plus √limit. */
-  LITTLE_ROOM: 1.5,
 } as const;
 
 export interface ConcurrencySnapshot {
@@ -50,8 +49,9 @@ export class ConcurrencyLimit {
   private readonly max: number;
   /** Per kind of request: the long-term average latency, ms. */
   private readonly long = new Map<string, number>();
-  /** The window under way: the sum of each answer's latency over its kind's long average. */
+  /** The window under way: the sums of each answer's latency over, and above, its kind's long average. */
   private ratios = 0;
+  private excessMs = 0;
   private samples = 0;
   private windowStart = 0;
   private peakInFlight = 0;
@@ -77,36 +77,40 @@ export class ConcurrencyLimit {
 
   /**
    * A clean answer of `kind` that took `ms` (less `lagMs` of this process's own delay), with
-   * `inFlight` requests in flight when it came. `rate`: the rate in force (Infinity: none),
-   * for the Little's-law cap. Answers whether the limit changed.
+   * `inFlight` requests in flight when it came. Answers whether the limit changed.
    */
-  add(kind: string, ms: number, lagMs: number, inFlight: number, now: number, rate: number): boolean {
+  add(kind: string, ms: number, lagMs: number, inFlight: number, now: number): boolean {
     const own = Math.max(0, ms - lagMs);
     const long = this.long.get(kind);
     if (long === undefined) {
       this.long.set(kind, own);
       return false;
     }
-    // The service's queue shows as latency above the long average, beyond noise.
-    const ratio = own - long > CONCURRENCY.SLACK_MS ? own / Math.max(long, 1e-3) : 1;
+    // The service's queue shows as latency above the long average, beyond noise: judged over the
+    // window (each answer's ratio unclipped, so that noise averages out instead of only ever
+    // counting against the limit).
+    const ratio = own / Math.max(long, 1e-3);
     // The long average follows slowly; when latency falls back far below it (a spell of load
     // over), it comes down faster, as Gradient2 does.
     let next = long + (own - long) * CONCURRENCY.LONG_WEIGHT;
     if (long > 2 * own && long - own > CONCURRENCY.SLACK_MS) next = long * 0.9;
     this.long.set(kind, next);
     this.ratios += ratio;
+    this.excessMs += own - long;
     this.samples++;
     this.peakInFlight = Math.max(this.peakInFlight, inFlight);
     if (this.windowStart === 0) this.windowStart = now;
     if (this.samples < CONCURRENCY.WINDOW || now - this.windowStart < CONCURRENCY.WINDOW_MS) return false;
-    return this.update(this.samples / this.ratios, now, rate, kind);
+    const inflated = this.excessMs / this.samples > CONCURRENCY.SLACK_MS;
+    return this.update(inflated ? this.samples / this.ratios : 1, now);
   }
 
-  private update(gradient: number, now: number, rate: number, kind: string): boolean {
+  private update(gradient: number, now: number): boolean {
     const before = this.limit;
     const g = Math.max(0.5, Math.min(1, gradient));
     const appLimited = this.peakInFlight < this.value / 2;
     this.ratios = 0;
+    this.excessMs = 0;
     this.samples = 0;
     this.windowStart = now;
     this.peakInFlight = 0;
@@ -117,12 +121,6 @@ export class ConcurrencyLimit {
     } else {
       const target = this.value * g + Math.sqrt(this.value);
       next = this.value * (1 - CONCURRENCY.SMOOTHING) + target * CONCURRENCY.SMOOTHING;
-    }
-    if (Number.isFinite(rate)) {
-      // Little's law: no more in flight than the rate in force keeps busy, with room.
-      const latencyS = (this.long.get(kind) ?? 0) / 1000;
-      const little = rate * latencyS * CONCURRENCY.LITTLE_ROOM + Math.sqrt(this.value);
-      next = Math.min(next, Math.max(this.value * (1 - CONCURRENCY.SMOOTHING), little));
     }
     this.value = Math.max(this.min, Math.min(this.max, next));
     this.highest = Math.max(this.highest, this.value);
