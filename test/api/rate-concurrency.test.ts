@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, type OhsClient } from '../../src/api/index.js';
-import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
-import { adaptiveClient, loadStaff } from '../helpers/rate.js';
+import { loadStaff } from '../helpers/rate.js';
 import { withSim } from '../helpers/sim.js';
 
 /**

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ClientOptions, NotFoundError, type OhsClient } from '../../src/api/index.js';
-import { createLogger } from '../../src/log.js';
-import type { RunningSim } from '../../src/sim/index.js';
-import { clientFor } from '../helpers/client.js';
-import { adaptiveClient, loadStaff } from '../helpers/rate.js';
+import { adaptiveClient, cutLog, loadStaff } from '../helpers/rate.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
@@ -71,17 +67,7 @@ describe.concurrent('throttles told apart from faults', () => {
 
     it('does not deflate the next cut: cuts start from what was answered outside the hold', async () => {
       const s = sim();
-      const cuts: number[] = [];
-      const logger = createLogger({
-        level: 'info',
-        pretty: false,
-        destination: {
-          write: (line: string) => {
-            const l = JSON.parse(line) as { msg?: string; rate?: number };
-            if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
-          },
-        },
-      });
+      const { cuts, logger } = cutLog();
       const client = adaptiveClient(s, { maxRetries: 10, retryMaxMs: 3000, logger });
       try {
         await loadStaff(s, client, 300);

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  budgetKey,
-  type ClientOptions,
-  NotFoundError,
-  type OhsClient,
-  parseRateLimit,
-  plannedRate,
-} from '../../src/api/index.js';
-import { createLogger } from '../../src/log.js';
+import { budgetKey, parseRateLimit, plannedRate } from '../../src/api/index.js';
 import { MirrorRateBudget, openMirror } from '../../src/mirror/index.js';
-import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
 import { engines, withTargets } from '../helpers/engines.js';
-import { adaptiveClient, loadStaff } from '../helpers/rate.js';
+import { adaptiveClient, cutLog, loadStaff } from '../helpers/rate.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
 /**
@@ -182,17 +173,7 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
   it('alone on the budget, a cut starts from what the service answered, not from the rate in force', async () => {
     const s = sim();
     const mirror = await openMirror(await target());
-    const cuts: number[] = [];
-    const logger = createLogger({
-      level: 'info',
-      pretty: false,
-      destination: {
-        write: (line: string) => {
-          const l = JSON.parse(line) as { msg?: string; rate?: number };
-          if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
-        },
-      },
-    });
+    const { cuts, logger } = cutLog();
     const client = adaptiveClient(s, { logger });
     client.transport.limiter.share(new MirrorRateBudget(mirror.db));
     try {

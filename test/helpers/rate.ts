@@ -1,4 +1,5 @@
 import { type ClientOptions, NotFoundError, type OhsClient } from '../../src/api/index.js';
+import { createLogger } from '../../src/log.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from './client.js';
 
@@ -26,3 +27,19 @@ export const adaptiveClient = (sim: RunningSim, extra: Partial<ClientOptions> = 
     retryMaxMs: 2000,
     ...extra,
   });
+
+/** A logger that keeps the rate of each 'rate cut' line, in order. */
+export function cutLog() {
+  const cuts: number[] = [];
+  const logger = createLogger({
+    level: 'info',
+    pretty: false,
+    destination: {
+      write: (line: string) => {
+        const l = JSON.parse(line) as { msg?: string; rate?: number };
+        if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
+      },
+    },
+  });
+  return { cuts, logger };
+}
