@@ -22,8 +22,9 @@ describe('adaptive concurrency', () => {
       expect(risen?.highest, JSON.stringify(risen)).toBeGreaterThanOrEqual(16);
       expect(risen?.limit).toBeGreaterThanOrEqual(12);
 
-      // The service now slows with load: past 40 req/s each answer waits 300 ms more per 40 req/s.
-      s.configure({ loadKnee: 40, loadLatencyMs: 300 });
+      // The service now slows with load: past 40 req/s each answer waits 1 s more per 40 req/s
+      // (beyond the 1.5x of latency that counts as no queue).
+      s.configure({ loadKnee: 40, loadLatencyMs: 1000 });
       await loadStaff(s, client, 400, 48);
       const fallen = client.metrics().concurrency;
       expect(fallen?.limit, JSON.stringify({ risen, fallen })).toBeLessThan(risen?.limit ?? 0);

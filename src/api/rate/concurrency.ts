@@ -5,7 +5,7 @@
  * latency with a long-term average (per kind of request: a page of 250 records is slower than a
  * GET by id), and
  *
- *   gradient = clamp(long / short, 0.5, 1)
+ *   gradient = clamp(1.5 × long / short, 0.5, 1)   (1.5: GradientLimit's rttTolerance)
  *   limit    = limit × gradient + √limit      (latency flat: grows by √limit a window)
  *
  * with the drop smoothed (`SMOOTHING`), so one slow window does not halve it. By Little's law the
@@ -31,6 +31,11 @@ export const CONCURRENCY = {
   SMOOTHING: 0.2,
   /** Long-term average: the weight of one answer (about the last 200 answers of a kind). */
   LONG_WEIGHT: 1 / 200,
+  /**
+   * Latency up to this multiple of the long average is no queue (Netflix GradientLimit's
+   * `rttTolerance`, 2 there): a loaded client machine and a busy sandbox add tens of ms to 200.
+   */
+  TOLERANCE: 1.5,
   /** Inflation below this many ms (the window's mean above the long average) is noise. */
   SLACK_MS: 15,
 } as const;
@@ -102,7 +107,7 @@ export class ConcurrencyLimit {
     if (this.windowStart === 0) this.windowStart = now;
     if (this.samples < CONCURRENCY.WINDOW || now - this.windowStart < CONCURRENCY.WINDOW_MS) return false;
     const inflated = this.excessMs / this.samples > CONCURRENCY.SLACK_MS;
-    return this.update(inflated ? this.samples / this.ratios : 1, now);
+    return this.update(inflated ? (CONCURRENCY.TOLERANCE * this.samples) / this.ratios : 1, now);
   }
 
   private update(gradient: number, now: number): boolean {
