@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { Pool } from 'undici';
 import { type MetricsSnapshot, NotFoundError, OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
-import { MirrorRateBudget, openMirror } from '../src/mirror/index.js';
+import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
 import { spawnSandbox } from './sandbox.js';
 
@@ -24,12 +25,18 @@ import { spawnSandbox } from './sandbox.js';
  *   40 req/s: the worst 5-second window of both together, share of 429s;
  * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
  * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores); env
- * `OHS_BENCH_RATE=nolimit,latency,150,20,headers,two` runs only the cases named (nolimit: both
- * latencies, latency: only the 20 ms one).
+ * `OHS_BENCH_RATE=nolimit,latency,150,latency200,faults,20,headers,two` runs only the cases named
+ * (nolimit: both latencies, latency: only the 20 ms one; latency200: 150 req/s behind 200 ms of
+ * latency; faults: 40 req/s with and without 10% faults).
  */
 const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
-const CONCURRENCY = 8;
+/** The client's concurrency at the start, and its ceiling (config/default.json: one source of defaults). */
+const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as {
+  api: { concurrency: number; maxConcurrency: number };
+};
+const CONCURRENCY = defaults.api.concurrency;
+const CEILING = defaults.api.maxConcurrency;
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 const logger = createLogger({ level: 'warn', pretty: false });
 
@@ -74,7 +81,12 @@ async function sync(
   full: boolean,
 ): Promise<{ seconds: number; cpu: number; report: SyncReport; metrics: MetricsSnapshot }> {
   const mirror = await openMirror(db);
-  const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency: CONCURRENCY });
+  const client = new OhsClient({
+    baseUrl: url,
+    token: TOKEN,
+    concurrency: CONCURRENCY,
+    maxConcurrency: CEILING,
+  });
   client.transport.limiter.share(new MirrorRateBudget(mirror.db));
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -128,9 +140,12 @@ async function replay(
   recorded: Recorded[],
   via?: OhsClient,
   flat = false,
-): Promise<{ seconds: number; cpu: number }> {
+  fair?: FairStore,
+): Promise<{ seconds: number; cpu: number; records: number }> {
   const url = new URL(sb.url);
-  const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
+  // A flat loop keeps as many requests in flight as the sync's ceiling allows.
+  const workers = flat ? CEILING : CONCURRENCY;
+  const pool = new Pool(url.origin, { connections: workers, pipelining: 1 });
   const prefix = url.pathname.replace(/\/+$/, '');
   const groups = new Map<string, Recorded[]>();
   for (const r of recorded) {
@@ -144,7 +159,8 @@ async function replay(
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: r.body === '' ? null : r.body,
     });
-    await res.body.text();
+    const text = await res.body.text();
+    if (fair !== undefined && res.statusCode === 200) fair.add(JSON.parse(text) as unknown);
   };
   // The same requests through our client's transport (queue, adaptive rate, retries, JSON).
   const client = async (r: Recorded) => {
@@ -162,7 +178,7 @@ async function replay(
   const send = via === undefined ? bare : client;
   const started = performance.now();
   const cpu = process.cpuUsage();
-  if (flat) await pooled(recorded, CONCURRENCY, send);
+  if (flat) await pooled(recorded, workers, send);
   else {
     for (const [op, group] of groups) {
       const shape = syncShape(op);
@@ -170,10 +186,52 @@ async function replay(
         await pooled(group.slice(i, i + shape.batch), shape.concurrency, send);
     }
   }
+  fair?.flush();
   const seconds = (performance.now() - started) / 1000;
   const used = cpuSince(cpu);
   await pool.close();
-  return { seconds, cpu: used };
+  return { seconds, cpu: used, records: fair?.records ?? 0 };
+}
+
+/**
+ * The fair bare loop's store: each answer's records (a page, or one record) upserted into a
+ * SQLite table by a prepared statement, in pages of 250 per transaction, as JSON text: the least
+ * a mirror must do per record (no checks, no masking, no comparison with the stored row).
+ */
+class FairStore {
+  records = 0;
+  private readonly db: Database.Database;
+  private readonly upsert: Database.Statement;
+  private readonly page: [string, string][] = [];
+  private readonly write: (rows: [string, string][]) => void;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec('CREATE TABLE IF NOT EXISTS rec (id TEXT PRIMARY KEY, raw TEXT NOT NULL)');
+    this.upsert = this.db.prepare(
+      'INSERT INTO rec (id, raw) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET raw = excluded.raw',
+    );
+    this.write = this.db.transaction((rows: [string, string][]) => {
+      for (const [id, raw] of rows) this.upsert.run(id, raw);
+    });
+  }
+
+  add(body: unknown): void {
+    const list = Array.isArray(body) ? body : [body];
+    for (const r of list as { id?: unknown }[]) this.page.push([String(r.id), JSON.stringify(r)]);
+    this.records += list.length;
+    if (this.page.length >= 250) this.flush();
+  }
+
+  flush(): void {
+    this.write(this.page.splice(0));
+  }
+
+  close(): void {
+    this.db.close();
+  }
 }
 
 function idStreamCost(report: SyncReport): string {
@@ -237,6 +295,8 @@ async function noLimit(
     let bare: Timed | undefined;
     let viaClient: Timed | undefined;
     let flat: Timed | undefined;
+    let fair: Timed | undefined;
+    let fairRecords = 0;
     let recorded: Recorded[] = [];
     for (let round = 0; round < 2; round++) {
       await hook(sb, 'GET', '/requests');
@@ -245,7 +305,19 @@ async function noLimit(
       recorded = await hook<Recorded[]>(sb, 'GET', '/requests');
       bare = best(bare, await replay(sb, recorded));
       flat = best(flat, await replay(sb, recorded, undefined, true));
-      const c = new OhsClient({ baseUrl: sb.url, token: TOKEN, concurrency: CONCURRENCY });
+      if (latency === undefined) {
+        const store = new FairStore(join(dir, `fair-${round}.sqlite`));
+        const f = await replay(sb, recorded, undefined, true, store);
+        store.close();
+        fairRecords = f.records;
+        fair = best(fair, f);
+      }
+      const c = new OhsClient({
+        baseUrl: sb.url,
+        token: TOKEN,
+        concurrency: CONCURRENCY,
+        maxConcurrency: CEILING,
+      });
       viaClient = best(viaClient, await replay(sb, recorded, c));
       await c.close();
     }
@@ -256,11 +328,19 @@ async function noLimit(
       latency === undefined
         ? `sandbox answering at once: a contest of CPU`
         : `sandbox latency ${latency.ms + latency.jitterMs / 2} ms +- ${latency.jitterMs / 2}`;
+    const syncRecords = full.report.streams.reduce((n, st) => n + st.stats.records, 0);
     const lines = [
-      `no limit (scale ${scale}, ${where}, load ${load}): full sync ${recorded.length} requests in ${full.seconds.toFixed(2)} s (${full.cpu.toFixed(2)} s CPU), bare loop of the same requests at the sync's concurrency ${bare.seconds.toFixed(2)} s (${bare.cpu.toFixed(2)} s CPU): sync at ${(bare.seconds / full.seconds).toFixed(2)}x the bare loop (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
-      `  the same requests as one flat bare loop (8 workers, no batches, no operation waiting for another) ${flat.seconds.toFixed(2)} s (${flat.cpu.toFixed(2)} s CPU): sync at ${(flat.seconds / full.seconds).toFixed(2)}x it`,
+      `no limit (scale ${scale}, ${where}, load ${load}): full sync ${recorded.length} requests in ${full.seconds.toFixed(2)} s (${full.cpu.toFixed(2)} s CPU), concurrency ${JSON.stringify(full.metrics.concurrency)}; a flat bare undici loop of the same requests keeping ${CEILING} in flight (the sync's ceiling) ${flat.seconds.toFixed(2)} s (${flat.cpu.toFixed(2)} s CPU): sync at ${(flat.seconds / full.seconds).toFixed(2)}x it (target >= 0.9); rate cuts ${JSON.stringify(full.metrics.rate?.cuts)}`,
+      `  the same requests shaped as the sync sends them (GETs by id 16 at a time, partitions at once, ${CONCURRENCY} in flight) ${bare.seconds.toFixed(2)} s (${bare.cpu.toFixed(2)} s CPU): sync at ${(bare.seconds / full.seconds).toFixed(2)}x it`,
       `  the same requests through the client (its queue, adaptive rate, retries, JSON) ${viaClient.seconds.toFixed(2)} s (${viaClient.cpu.toFixed(2)} s CPU): ${(bare.seconds / viaClient.seconds).toFixed(2)}x the bare loop (the transport's own cost); the rest of the sync's time is its own work per record (parse, map, SQLite)`,
     ];
+    if (fair !== undefined) {
+      const perSync = full.cpu / Math.max(1, syncRecords);
+      const perFair = fair.cpu / Math.max(1, fairRecords);
+      lines.push(
+        `  CPU per record: sync ${(perSync * 1e6).toFixed(1)} us (${full.cpu.toFixed(2)} s, ${syncRecords} records), a fair bare loop (the same requests, JSON.parse, prepared upsert in pages of 250) ${(perFair * 1e6).toFixed(1)} us (${fair.cpu.toFixed(2)} s, ${fairRecords} records): ratio ${(perFair / perSync).toFixed(2)} (target >= 0.8)`,
+      );
+    }
     if (latency !== undefined) return lines;
     await hook(sb, 'POST', '/reset-stats');
     await sync(sb.url, db, false);
@@ -275,10 +355,17 @@ async function noLimit(
   }
 }
 
-async function limited(scale: number, dir: string, limit: number, headers = 'none'): Promise<string> {
-  const sb = await sandbox(scale, ['--rate-limit', String(limit), '--rate-headers', headers]);
+async function limited(
+  scale: number,
+  dir: string,
+  limit: number,
+  headers = 'none',
+  latencyMs = 0,
+): Promise<string> {
+  const lat = latencyMs > 0 ? ['--latency-ms', String(latencyMs)] : [];
+  const sb = await sandbox(scale, ['--rate-limit', String(limit), '--rate-headers', headers, ...lat]);
   try {
-    const full = await sync(sb.url, join(dir, `limit-${limit}-${headers}.sqlite`), true);
+    const full = await sync(sb.url, join(dir, `limit-${limit}-${headers}-${latencyMs}.sqlite`), true);
     const st = await hook<SimStats>(sb, 'GET', '/stats');
     const used = (st.requests - st.rateLimited) / full.seconds;
     const rate = full.metrics.rate;
@@ -286,10 +373,60 @@ async function limited(scale: number, dir: string, limit: number, headers = 'non
       rate === undefined
         ? ''
         : `, budget ${rate.leases} round trips ${rate.leaseMs.toFixed(0)} ms (${pct(rate.leaseMs / 1000, full.seconds)} of the sync)`;
-    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`} (scale ${scale}): ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}`;
+    const at = latencyMs > 0 ? `, service latency ${latencyMs} ms` : '';
+    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`}${at} (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): concurrency ${JSON.stringify(full.metrics.concurrency)}, ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}`;
   } finally {
     await sb.stop();
   }
+}
+
+/** Rows (id, raw JSON, deleted or not) of every mirrored table in `a` and not in `b`, and back. */
+function diffs(a: string, b: string): number {
+  const db = new Database(a, { readonly: true });
+  try {
+    db.prepare('ATTACH DATABASE ? AS other').run(b);
+    let n = 0;
+    for (const t of tableDefs) {
+      const cols = `id, raw, deleted_at IS NULL`;
+      const name = `"${t.table}"`;
+      const one = db.prepare(
+        `SELECT count(*) AS n FROM (SELECT ${cols} FROM main.${name} EXCEPT SELECT ${cols} FROM other.${name})`,
+      );
+      const two = db.prepare(
+        `SELECT count(*) AS n FROM (SELECT ${cols} FROM other.${name} EXCEPT SELECT ${cols} FROM main.${name})`,
+      );
+      n += (one.get() as { n: number }).n + (two.get() as { n: number }).n;
+    }
+    return n;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A full sync against `limit` req/s, with and without 10% faults (503 with Retry-After 1,
+ * dropped connections, bodies cut short), on two sandboxes of the same seed: the time of the
+ * faulty one over the clean one, and the rows that differ between the two mirrors.
+ */
+async function withFaults(scale: number, dir: string, limit: number): Promise<string> {
+  const run = async (faulty: boolean) => {
+    const extra = faulty ? ['--faults', '0.1', '--fault-kinds', '503,drop,truncate'] : [];
+    const sb = await sandbox(scale, ['--rate-limit', String(limit), ...extra]);
+    try {
+      if (faulty) await hook(sb, 'POST', '/config', { faultRetryAfter: 1 });
+      const db = join(dir, `faults-${faulty}.sqlite`);
+      const full = await sync(sb.url, db, true);
+      const st = await hook<SimStats & { faults: Record<string, number> }>(sb, 'GET', '/stats');
+      return { db, full, st };
+    } finally {
+      await sb.stop();
+    }
+  };
+  const clean = await run(false);
+  const faulty = await run(true);
+  const n = diffs(clean.db, faulty.db);
+  const r = faulty.full.metrics.rate;
+  return `limit ${limit} req/s with 10% faults (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): full sync ${faulty.full.seconds.toFixed(1)} s vs ${clean.full.seconds.toFixed(1)} s without faults = ${(faulty.full.seconds / clean.full.seconds).toFixed(2)}x (target <= 1.3); faults ${JSON.stringify(faulty.st.faults)}; cuts ${JSON.stringify(r?.cuts)} (without faults ${JSON.stringify(clean.full.metrics.rate?.cuts)}), holds ${r?.holds}, lowest cut ${r?.lowestCut} req/s; 429: ${pct(faulty.st.rateLimited, faulty.st.requests)}; ${n} rows differ between the two mirrors (target 0)`;
 }
 
 async function ohs(
@@ -371,6 +508,8 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('nolimit') || run('latency'))
       lines.push(...(await noLimit(0.3 * scale, dir, { ms: 10, jitterMs: 20 })));
     if (run('150')) lines.push(await limited(0.3 * scale, dir, 150));
+    if (run('latency200')) lines.push(await limited(0.3 * scale, dir, 150, 'none', 200));
+    if (run('faults')) lines.push(await withFaults(0.05 * scale, dir, 40));
     if (run('20')) lines.push(await limited(0.05 * scale, dir, 20));
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));

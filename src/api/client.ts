@@ -14,8 +14,9 @@ import {
   type ShapeOf,
   where,
 } from '../schema/index.js';
-import { type ListEnvelope, unwrapList } from './envelope.js';
+import { errorMember, type ListEnvelope, totalKeys, unwrapList } from './envelope.js';
 import { ProtocolError } from './errors.js';
+import { ListStream } from './list-stream.js';
 import type { MetricsSnapshot } from './metrics.js';
 import { Transport, type TransportOptions } from './transport.js';
 import { idProblem, tallyTypeIssues } from './validate-record.js';
@@ -276,13 +277,45 @@ export class OhsClient {
     return this.get('Staff', id, selection);
   }
 
+  /** A whole list (every page of `listInPages` kept). */
   async list<R extends ListResource>(resource: R, selection?: Selection<R>): Promise<ListResult<R>> {
+    const records: RecordOf<R>[] = [];
+    const { total } = await this.listInPages(resource, selection, async (page) => {
+      for (const r of page) records.push(r);
+    });
+    return { records, total };
+  }
+
+  /**
+   * A list operation (no paging in the interface, so one answer of any size), parsed as a stream
+   * record by record (list-stream.ts) and handed to `onPage` in pages of `pageSize`: memory is a
+   * page, not the list, and no byte cap applies. A retried attempt (a body cut short) starts the
+   * list over: `onPage` may see a record twice, so it must be idempotent (the sync stages pages).
+   */
+  async listInPages<R extends ListResource>(
+    resource: R,
+    selection: Selection<R> | undefined,
+    onPage: (records: RecordOf<R>[]) => Promise<void>,
+    pageSize = this.pageSize,
+  ): Promise<{ count: number; total: number | undefined }> {
     const op = resource === 'OrgMonth' ? 'listOrgMonth' : 'listUser';
     const path = `${operations[op].path}${this.selectionQuery(resource, selection)}`;
-    const reply = await this.transport.send({ method: 'GET', path, idempotent: true });
-    const list = this.unwrap<R>(reply.body, 'GET', path);
-    this.checkRecords(resource, list.records, 'GET', path);
-    return list;
+    const sink = new ListStream(
+      async (page) => {
+        this.checkRecords(resource, page, 'GET', path);
+        await onPage(page as RecordOf<R>[]);
+      },
+      pageSize,
+      this.envelope.key,
+    );
+    await this.transport.send({ method: 'GET', path, idempotent: true, sink });
+    const top = sink.top;
+    const error = errorMember(top);
+    if (error !== undefined)
+      throw new ProtocolError(`not a list response: ${error}`, { method: 'GET', path });
+    const keys = this.envelope.totalKey !== undefined ? [this.envelope.totalKey, ...totalKeys] : totalKeys;
+    const totalKey = keys.find((k) => typeof top[k] === 'number' && Number.isFinite(top[k]));
+    return { count: sink.count, total: totalKey === undefined ? undefined : (top[totalKey] as number) };
   }
 
   listOrgMonth(selection?: Selection<'OrgMonth'>) {

@@ -14,7 +14,7 @@ export const totalKeys = [
   'totalItems',
   'totalRecords',
 ];
-const preferredListKeys = ['data', 'items', 'results', 'records', 'rows', 'list', 'value'];
+export const preferredListKeys = ['data', 'items', 'results', 'records', 'rows', 'list', 'value'];
 
 export interface ListEnvelope {
   /** Key of the records in an object envelope; undefined: find it. */
@@ -39,6 +39,17 @@ function asRecords(list: unknown[]): Record<string, unknown>[] | undefined {
   return list.every(isRecord) ? (list as Record<string, unknown>[]) : undefined;
 }
 
+/**
+ * `{"rows": [], "error": ...}` is a failure dressed as an empty page: read as a page, it would
+ * say every record is gone. Says so, or undefined when the object carries no error member.
+ */
+export function errorMember(body: Record<string, unknown>): string | undefined {
+  const error = body.error ?? body.errors;
+  if (error === undefined || error === null || error === false) return undefined;
+  if (Array.isArray(error) && error.length === 0) return undefined;
+  return `the service answered with an error member (${JSON.stringify(error).slice(0, 200)})`;
+}
+
 /** Returns the records and total of a list response, or a string saying why it is not one. */
 export function unwrapList(body: unknown, pinned: ListEnvelope = {}): Unwrapped | string {
   if (Array.isArray(body)) {
@@ -48,17 +59,8 @@ export function unwrapList(body: unknown, pinned: ListEnvelope = {}): Unwrapped 
       : { records, total: undefined, shape: 'array', totalKey: undefined };
   }
   if (!isRecord(body)) return 'expected a JSON array or object';
-  // `{"rows": [], "error": ...}` is a failure dressed as an empty page: read as a page, it would
-  // say every record is gone.
-  const error = body.error ?? body.errors;
-  if (
-    error !== undefined &&
-    error !== null &&
-    error !== false &&
-    !(Array.isArray(error) && error.length === 0)
-  ) {
-    return `the service answered with an error member (${JSON.stringify(error).slice(0, 200)})`;
-  }
+  const error = errorMember(body);
+  if (error !== undefined) return error;
   let key = pinned.key;
   if (key === undefined || !Array.isArray(body[key])) {
     const arrays = Object.keys(body).filter((k) => Array.isArray(body[k]));

@@ -46,6 +46,7 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
     baseUrl: config.baseUrl,
     token,
     concurrency: api.concurrency,
+    maxConcurrency: Math.max(api.concurrency, api.maxConcurrency),
     requestsPerSecond: api.requestsPerSecond,
     timeoutMs: api.timeoutMs,
     requestDeadlineMs: api.requestDeadlineMs,

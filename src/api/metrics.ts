@@ -1,4 +1,4 @@
-import type { RateSnapshot } from './rate/index.js';
+import type { ConcurrencySnapshot, RateSnapshot } from './rate/index.js';
 
 /** Per-run numbers of the client: requests, retries by reason, bytes, latency percentiles. */
 export type RetryReason =
@@ -19,6 +19,8 @@ export interface MetricsSnapshot {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   /** The adaptive rate at the end: rate in force, cuts by reason, holds, shared-budget leases. */
   rate?: RateSnapshot;
+  /** The adaptive concurrency at the end: limit in force, highest and lowest. */
+  concurrency?: ConcurrencySnapshot;
 }
 
 export class ApiMetrics {
@@ -31,6 +33,8 @@ export class ApiMetrics {
   private readonly latencies: number[] = [];
   /** Set by the transport: the rate limiter's numbers. */
   rate: (() => RateSnapshot) | undefined;
+  /** Set by the transport: the concurrency limit's numbers. */
+  concurrency: (() => ConcurrencySnapshot) | undefined;
 
   response(status: number | string, ms: number, bytes: number): void {
     this.responses[String(status)] = (this.responses[String(status)] ?? 0) + 1;
@@ -58,6 +62,7 @@ export class ApiMetrics {
       bytesReceived: this.bytesReceived,
       latencyMs: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 },
       ...(this.rate === undefined ? {} : { rate: this.rate() }),
+      ...(this.concurrency === undefined ? {} : { concurrency: this.concurrency() }),
     };
   }
 }

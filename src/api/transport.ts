@@ -24,16 +24,23 @@ import {
   UnreachableError,
 } from './errors.js';
 import { parseJsonKeepingHugeNumbers } from './json-numbers.js';
+import { type BodySink, NotAListError, SinkConsumerError } from './list-stream.js';
 import { ApiMetrics, type RetryReason } from './metrics.js';
-import { type RateBudgetStore, RateLimiter } from './rate/index.js';
+import { ClientLag, ConcurrencyLimit, type RateBudgetStore, RateLimiter } from './rate/index.js';
 import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
 
 export interface TransportOptions {
   /** Base URL of the service, path prefix included. */
   baseUrl: string;
   token: string;
-  /** Requests in flight at once. @default 8 */
+  /** Requests in flight at the start (the adaptive limit's first value). @default 8 */
   concurrency?: number;
+  /**
+   * Ceiling of the adaptive concurrency (rate/concurrency.ts): requests in flight follow the
+   * latency the service shows, between 2 and this. Equal to `concurrency`: fixed.
+   * @default concurrency (fixed)
+   */
+  maxConcurrency?: number;
   /**
    * Requests started per second, across the client: 'auto' finds the service's limit (see
    * rate/limiter.ts); a number is a ceiling the adaptive rate never exceeds. @default 'auto'
@@ -79,6 +86,11 @@ export interface SendOptions {
   goneMeansDone?: boolean;
   /** Cancels the request (and its retries): the caller no longer wants the answer. */
   signal?: AbortSignal | undefined;
+  /**
+   * A successful answer's body is poured here as it arrives (a list parsed record by record)
+   * instead of being read whole; reset before each attempt. The reply's body is then undefined.
+   */
+  sink?: BodySink;
 }
 
 export interface Reply {
@@ -137,10 +149,12 @@ export class Transport {
   private readonly pool: Pool;
   private readonly queue: PQueue;
   private readonly basePath: string;
-  private readonly o: Required<Omit<TransportOptions, 'logger' | 'rateBudget'>>;
+  private readonly o: Required<Omit<TransportOptions, 'logger' | 'rateBudget' | 'maxConcurrency'>>;
   private readonly logger: Logger | undefined;
   /** The one rate controller: 429s, Retry-After, latency and RateLimit headers all go to it. */
   readonly limiter: RateLimiter;
+  /** Requests in flight, following latency (per process; the rate is shared). */
+  private readonly inFlight: ConcurrencyLimit;
   /** Set by a 401: every later request fails at once with it (the token will not heal). */
   private fatal: UnauthorizedError | UnreachableError | undefined;
   /** Whether the service has answered at all (then a refused connection is worth retrying). */
@@ -176,14 +190,20 @@ export class Transport {
     });
     const url = new URL(options.baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
+    const ceiling = Math.max(this.o.concurrency, options.maxConcurrency ?? this.o.concurrency);
+    this.inFlight = new ConcurrencyLimit({
+      initial: this.o.concurrency,
+      min: ceiling === this.o.concurrency ? this.o.concurrency : Math.min(2, this.o.concurrency),
+      max: ceiling,
+    });
     const { Pool: UndiciPool } = undici();
     this.pool = new UndiciPool(url.origin, {
-      connections: this.o.concurrency,
+      connections: ceiling,
       pipelining: 1,
       keepAliveTimeout: 4_000, // below Node's default server keep-alive (5 s)
     });
-    // Concurrency stays fixed; the rate is what adapts (one controller, not two).
-    this.queue = new PQueue({ concurrency: this.o.concurrency });
+    // The queue's concurrency follows the limit; the rate is paced by the limiter inside it.
+    this.queue = new PQueue({ concurrency: this.inFlight.limit });
     this.limiter = new RateLimiter({
       requestsPerSecond: this.o.requestsPerSecond,
       budget: options.rateBudget,
@@ -193,6 +213,7 @@ export class Transport {
       logger: this.logger,
     });
     this.metrics.rate = () => this.limiter.snapshot();
+    this.metrics.concurrency = () => this.inFlight.snapshot();
   }
 
   /** Requests allowed in flight at once. */
@@ -220,11 +241,13 @@ export class Transport {
       let status: number;
       let text: string;
       let ms: number;
+      let retryAfterMs: number | undefined;
+      req.sink?.reset();
       // Latency is measured from the moment the request leaves the queue, not from enqueueing.
       let started = performance.now();
       let sentAt = Date.now();
       try {
-        ({ status, text, ms } = await this.queue.add(async () => {
+        ({ status, text, ms, retryAfterMs } = await this.queue.add(async () => {
           await this.limiter.acquire();
           started = performance.now();
           // Queued before the client learnt it must stop (401, no service): not sent at all.
@@ -236,6 +259,9 @@ export class Transport {
         if (req.signal?.aborted === true) throw req.signal.reason;
         // A response over its bound is no accident of the network: not retried.
         if (err instanceof ProtocolError || err === this.fatal) throw err;
+        // The sink's consumer failed (a page it could not write): its error, as it is.
+        if (err instanceof SinkConsumerError) throw err.inner;
+        if (err instanceof NotAListError) throw new ProtocolError(err.message, { ...where, attempts });
         const code = errorCode(err);
         this.failFast(code, where, attempts, err);
         ms = Math.round(performance.now() - started);
@@ -269,13 +295,18 @@ export class Transport {
       this.metrics.response(status, ms, Buffer.byteLength(text));
       this.logger?.debug({ ...where, status, ms, attempt: attempts }, 'http');
 
-      if (status === 429) {
+      // A 429, or a 4xx saying it throttles (400 "Rate exceeded"): nothing was done, resend it.
+      if (status === 429 || (status >= 400 && status < 500 && throttlingAnswer(text))) {
         this.metrics.rateLimitPauses++;
         if (rateLimited >= this.o.maxRateLimitRetries)
           throw new RateLimitedError({ ...where, status, attempts });
         rateLimited++;
         this.metrics.retry('rate_limited');
-        continue; // the limiter has cut the rate and holds every request until Retry-After
+        // The limiter has cut the rate; a 429's Retry-After holds every request, another
+        // throttling answer's only this one.
+        if (status !== 429 && retryAfterMs !== undefined)
+          await sleep(Math.min(this.o.retryMaxMs, retryAfterMs));
+        continue;
       }
       const detail = parseJson(text);
       if (status >= 500) {
@@ -292,7 +323,8 @@ export class Transport {
         failures++;
         maybeApplied = true;
         this.metrics.retry('server_error');
-        await sleep(this.backoff(failures));
+        // A fault holds this request alone: its own Retry-After (capped), the others go on.
+        await sleep(Math.max(this.backoff(failures), Math.min(this.o.retryMaxMs, retryAfterMs ?? 0)));
         continue;
       }
       if (status === 401) {
@@ -343,7 +375,7 @@ export class Transport {
     req: SendOptions,
     payload: string | undefined,
     sentAt: number,
-  ): Promise<{ status: number; text: string; ms: number }> {
+  ): Promise<{ status: number; text: string; ms: number; retryAfterMs: number | undefined }> {
     const started = performance.now();
     this.metrics.requests++;
     const headers: Record<string, string> = {
@@ -370,12 +402,20 @@ export class Transport {
         bodyTimeout: this.o.timeoutMs,
         signal,
       });
-      const text = await this.readBounded(res, req);
+      // A list poured into its sink (list-stream.ts) is timed to its headers: the consumer's
+      // work on each page is no latency of the service.
+      const streamed = req.sink !== undefined && res.statusCode >= 200 && res.statusCode < 300;
+      const text = streamed ? '' : await this.readBounded(res, req);
       const ms = Math.round(performance.now() - started);
       this.deadline.observe(ms);
-      const retryAfter = parseRetryAfter(res.headers['retry-after']);
-      this.limiter.observe(requestKind(req), res.statusCode, ms, res.headers, sentAt, retryAfter);
-      return { status: res.statusCode, text, ms };
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+      const status = res.statusCode;
+      const throttling = status !== 429 && status >= 400 && throttlingAnswer(text);
+      const kind = requestKind(req);
+      this.limiter.observe(kind, status, ms, res.headers, sentAt, retryAfterMs, throttling);
+      if (status < 500 && status !== 429 && !throttling) this.adaptConcurrency(kind, ms);
+      if (streamed && req.sink !== undefined) await this.pour(res, req.sink);
+      return { status, text, ms, retryAfterMs };
     } catch (err) {
       if (req.signal?.aborted === true) throw req.signal.reason;
       if (deadline.signal.aborted) throw new DeadlineError(limit);
@@ -383,6 +423,15 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The body, chunk by chunk, into `sink`: no byte cap (memory is the sink's page), the request
+   * deadline and the body timeout still end an endless or stalled body.
+   */
+  private async pour(res: Dispatcher.ResponseData, sink: BodySink): Promise<void> {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) await sink.write(chunk);
+    await sink.end();
   }
 
   /**
@@ -412,6 +461,14 @@ export class Transport {
       chunks.push(chunk);
     }
     return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** A clean answer's latency moves the concurrency limit (rate/concurrency.ts). */
+  private adaptConcurrency(kind: string, ms: number): void {
+    const now = Date.now();
+    const lag = ClientLag.get().ms(now);
+    if (this.inFlight.add(kind, ms, lag, this.queue.pending, now))
+      this.queue.concurrency = this.inFlight.limit;
   }
 
   /**
@@ -447,6 +504,17 @@ export class Transport {
 /** Method and path without ids or query: requests of one kind, whose latencies compare. */
 function requestKind(req: SendOptions): string {
   return `${req.method} ${req.path.replace(/\?.*$/, '').replace(/\/[^/]*\d[^/]*/g, '/{id}')}`;
+}
+
+/**
+ * A throttling answer under another status than 429: the error codes and messages services use
+ * for it (the AWS SDK's throttling codes: Throttling, ThrottlingException, RequestLimitExceeded,
+ * TooManyRequestsException, SlowDown, RequestThrottled; "rate limit exceeded"). Read only on
+ * error answers, from the first 2 KiB.
+ */
+const THROTTLING = /throttl|rate.?limit|too.?many.?requests|slow.?down|request.?limit.?exceeded/i;
+export function throttlingAnswer(text: string): boolean {
+  return THROTTLING.test(text.length > 2048 ? text.slice(0, 2048) : text);
 }
 
 function parseJson(text: string): { ok: boolean; value: unknown } {

@@ -111,6 +111,7 @@ export function registerSync(program: Command): void {
             retries: m.retries,
             latencyMs: m.latencyMs,
             rate: m.rate,
+            concurrency: m.concurrency,
             db: mirror.location,
           },
           `sync ${report.outcome}`,

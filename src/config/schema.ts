@@ -11,8 +11,13 @@ export { logLevels };
  */
 export const apiConfigSchema = z
   .object({
-    /** Requests in flight at once. */
+    /** Requests in flight at the start (then adaptive, up to maxConcurrency); write-back lanes. */
     concurrency: z.number().int().min(1).max(64),
+    /**
+     * Ceiling of the adaptive concurrency: requests in flight follow the service's latency
+     * (Gradient2-like, docs/rate.md) up to this. Equal to `concurrency`: fixed at it.
+     */
+    maxConcurrency: z.number().int().min(1).max(256),
     /**
      * Requests started per second, across every process on the mirror: "auto" finds the service's
      * limit (adaptive, CUBIC); a number is a ceiling the adaptive rate never exceeds.

@@ -70,6 +70,8 @@ export const simOptionsSchema = z
     rateBurst: z.number().int().min(0).default(0),
     /** Retry-After seconds sent with a 429. */
     retryAfter: z.number().int().min(0).default(1),
+    /** Status answered beyond the rate limit: 429, or 503 (an overloaded service's burst of 503s). */
+    overloadStatus: z.enum(['429', '503']).default('429'),
     /**
      * RateLimit headers describing the rate limit's bucket on every answer: none; `draft`
      * (RateLimit-Limit/-Remaining/-Reset and RateLimit-Policy); `combined` (the draft's
@@ -87,6 +89,8 @@ export const simOptionsSchema = z
     faultKinds: z.array(z.enum(faultKinds)).min(1).default(['503', 'drop', 'truncate', 'lostReply']),
     /** Milliseconds a `hang` fault holds the request before dropping it. */
     hangMs: z.number().int().min(0).default(5000),
+    /** Retry-After seconds sent with an injected 503 fault (0: none). */
+    faultRetryAfter: z.number().int().min(0).default(0),
     /**
      * Late write: share of the writes of `lateWriteOps` answered 504 at once and carried out
      * `lateWriteMinMs`..`lateWriteMaxMs` later (a gateway that gave up on a backend that did not).
@@ -153,12 +157,14 @@ export const liveOptionKeys = [
   'rateLimit',
   'rateBurst',
   'retryAfter',
+  'overloadStatus',
   'rateHeaders',
   'loadKnee',
   'loadLatencyMs',
   'faultRate',
   'faultKinds',
   'hangMs',
+  'faultRetryAfter',
   'lateWriteRate',
   'lateWriteOps',
   'lateWriteMinMs',

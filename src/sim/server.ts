@@ -493,6 +493,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       if (!allowed) {
         stats.rateLimited++;
         bump(stats.rateLimitedBySecond, second);
+        if (options.overloadStatus === '503')
+          throw new SimHttpError(503, 'UNAVAILABLE', 'service unavailable (overloaded)', {
+            'retry-after': String(options.retryAfter),
+          });
         throw new SimHttpError(429, 'RATE_LIMITED', 'too many requests', {
           'retry-after': String(options.retryAfter),
           ...rateHeaders,
@@ -511,8 +515,11 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         stats.faults[fault]++;
       }
       const why = options.hostile ? hugeErrorMessage : '';
-      if (fault === '503')
-        throw new SimHttpError(503, 'UNAVAILABLE', why || 'service unavailable (injected)');
+      if (fault === '503') {
+        const after: Record<string, string> =
+          options.faultRetryAfter > 0 ? { 'retry-after': String(options.faultRetryAfter) } : {};
+        throw new SimHttpError(503, 'UNAVAILABLE', why || 'service unavailable (injected)', after);
+      }
       if (fault === '500') throw new SimHttpError(500, 'INTERNAL', why || 'internal error (injected)');
       if (fault === 'drop') {
         res.socket?.destroy();

@@ -1,39 +1,43 @@
 import type { ResourceTableName } from '../mirror/index.js';
-import { tableOf } from '../mirror/index.js';
-import { allowedDeletions, countPage, guardDeletions, nowIso, recordRestorations } from './passes.js';
+import { seenState, tableOf } from '../mirror/index.js';
+import { finishPass, stagePage, startPass } from './passes.js';
 import type { ListStreamDecl, StreamContext } from './types.js';
+
+/** Records per staged page of a list (one write transaction each). */
+const LIST_PAGE = 500;
 
 /**
  * List streams (OrgMonth, User): the whole list every run, every field asked for. A list is one
- * response, so a run that got it saw everything: rows no longer listed are soft-deleted. The
- * mass-delete guard decides before anything is written; then the list and the deletions are
- * written in one transaction.
+ * answer with no paging, of any size: it is parsed as a stream and staged page by page (memory
+ * is a page, not the list), as a pass of a query stream is. A run that got the whole list saw
+ * everything: active rows it did not list are soft-deleted. The mass-delete guard decides before
+ * anything is applied; then the staged pages and the deletions are applied in one transaction. A
+ * list cut short and retried stages its first pages again, which changes nothing.
  */
 export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): Promise<void> {
   const table = tableOf(decl.resource).table as ResourceTableName;
   ctx.stats.mode = 'full';
-  const { records } = await ctx.client.list(decl.resource, 'all');
-  ctx.progress.add(records.length);
-  const listed = new Set(records.map((r) => String(r.id)));
-  const active = await ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null).execute();
-  const gone = allowedDeletions(
-    ctx,
-    active.map((r) => r.id).filter((id) => !listed.has(String(id))),
-  );
-  await guardDeletions(ctx, table, gone.length);
-  const now = nowIso();
-  const counts = await ctx.mirror.bulkLoad(decl.resource, () =>
-    ctx.mirror.write(async (w) => {
-      await recordRestorations(w, ctx, { stream: decl.name, table }, listed, now);
-      const c = await w.upsert(decl.resource, records, { now });
-      ctx.stats.deleted += await w.softDelete(decl.resource, gone, {
-        runId: ctx.runId,
-        stream: decl.name,
-        now,
-      });
-      await w.setPass(decl.name, null, now, ctx.evidence.failed ? 'other' : 'full');
-      return c;
-    }),
-  );
-  countPage(ctx, counts, records.length);
+  await startPass(ctx, decl.name, 'full', []);
+  await ctx.mirror.bulkLoad(decl.resource, async () => {
+    await ctx.client.listInPages(
+      decl.resource,
+      'all',
+      async (page) => {
+        await stagePage(ctx, decl.name, decl.resource, page);
+        ctx.progress.add(page.length);
+      },
+      LIST_PAGE,
+    );
+    const listed = new Set(await ctx.mirror.seenIds(decl.name, seenState.seen));
+    const active = await ctx.mirror.db
+      .selectFrom(table)
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .execute();
+    const gone = active.map((r) => r.id).filter((id) => !listed.has(String(id)));
+    await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
+      completed: 'full',
+      dropWhenGuarded: true,
+    });
+  });
 }

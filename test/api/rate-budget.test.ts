@@ -18,7 +18,7 @@ const LIMIT = 25;
 
 interface RateLog {
   rate: number | null;
-  cuts: { throttled: number; latency: number; retry_after: number };
+  cuts: { throttled: number; latency: number; unavailable: number };
   leases: number;
   startedFromLearned: boolean;
 }

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  budgetKey,
-  type ClientOptions,
-  NotFoundError,
-  type OhsClient,
-  parseRateLimit,
-  plannedRate,
-} from '../../src/api/index.js';
-import { createLogger } from '../../src/log.js';
+import { budgetKey, parseRateLimit, plannedRate } from '../../src/api/index.js';
 import { MirrorRateBudget, openMirror } from '../../src/mirror/index.js';
-import type { RunningSim } from '../../src/sim/index.js';
 import { clientFor } from '../helpers/client.js';
 import { engines, withTargets } from '../helpers/engines.js';
+import { adaptiveClient, cutLog, loadStaff } from '../helpers/rate.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
 /**
@@ -21,30 +13,6 @@ import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
  * counts, generous enough for a loaded machine; nothing here times anything finer than seconds.
  */
 
-/** `n` Staff GETs (ids the sandbox holds), eight at a time, through `client`. */
-async function load(sim: RunningSim, client: OhsClient, n: number): Promise<void> {
-  const ids = sim.tables.Staff.all().map((s) => Number(s.id));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let i = next++; i < n; i = next++) {
-        await client.get('Staff', ids[i % ids.length] ?? 1, 'all').catch((err: unknown) => {
-          if (!(err instanceof NotFoundError)) throw err;
-        });
-      }
-    }),
-  );
-}
-
-const adaptive = (sim: RunningSim, extra: Partial<ClientOptions> = {}) =>
-  clientFor(sim, {
-    concurrency: 8,
-    requestsPerSecond: 'auto',
-    maxRateLimitRetries: 100,
-    retryMaxMs: 2000,
-    ...extra,
-  });
-
 // Each group has its own sandbox and runs beside the others (but latency inflation, last) (they mostly wait, at 15 to 40 req/s);
 // within a group the tests share the sandbox and run in turn.
 describe.concurrent('adaptive rate against a limit it is not told', () => {
@@ -53,9 +21,9 @@ describe.concurrent('adaptive rate against a limit it is not told', () => {
     it('cuts on 429 to about the limit, then raises the rate when the service allows more', async () => {
       const s = sim();
       s.resetStats();
-      const client = adaptive(s);
+      const client = adaptiveClient(s);
       try {
-        await load(s, client, 240);
+        await loadStaff(s, client, 240);
         const first = client.metrics().rate;
         expect(first?.cuts.throttled).toBeGreaterThanOrEqual(1);
         expect(first?.holds).toBeGreaterThanOrEqual(1); // Retry-After held the whole client
@@ -67,7 +35,7 @@ describe.concurrent('adaptive rate against a limit it is not told', () => {
 
         // The service now allows far more: the rate climbs well past the old limit.
         s.configure({ rateLimit: 0 });
-        await load(s, client, 1500);
+        await loadStaff(s, client, 1500);
         const second = client.metrics().rate;
         expect(second?.rate).toBeGreaterThan(afterLimit * 1.5);
         expect(second?.cuts.throttled).toBe(first?.cuts.throttled);
@@ -84,7 +52,7 @@ describe.concurrent('adaptive rate against a limit it is not told', () => {
       const client = clientFor(s, { concurrency: 8, requestsPerSecond: 15 });
       try {
         const started = Date.now();
-        await load(s, client, 60);
+        await loadStaff(s, client, 60);
         // 60 requests at 15 per second (a burst of a fifth of a second) cannot take under 3 s.
         expect(Date.now() - started).toBeGreaterThan(3000);
         expect(client.metrics().rate?.rate).toBe(15);
@@ -104,9 +72,9 @@ describe.concurrent.each(['draft', 'combined', 'x'] as const)('RateLimit headers
     // A fresh bucket: wait for it to fill, then count from zero.
     await new Promise((r) => setTimeout(r, 1200));
     s.resetStats();
-    const client = adaptive(s);
+    const client = adaptiveClient(s);
     try {
-      await load(s, client, 120);
+      await loadStaff(s, client, 120);
       const rate = client.metrics().rate;
       expect(rate?.plannedRate).toBe(25);
       expect(rate?.cuts.throttled).toBe(0);
@@ -166,7 +134,7 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
     const file = await target();
     const mirrors = [await openMirror(file), await openMirror(file)];
     const clients = mirrors.map((m) => {
-      const c = adaptive(s);
+      const c = adaptiveClient(s);
       c.transport.limiter.share(new MirrorRateBudget(m.db));
       return c;
     });
@@ -189,7 +157,7 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
         .execute();
       s.resetStats();
       const started = Date.now();
-      await Promise.all(clients.map((c) => load(s, c, 200)));
+      await Promise.all(clients.map((c) => loadStaff(s, c, 200)));
       const seconds = (Date.now() - started) / 1000;
       // Each sent about half; together they climbed towards the limit: 400 requests in about 15 s
       // on an idle machine. Pinned at 2 req/s they take 200 s. (Not the rate at the end: that is
@@ -205,25 +173,15 @@ describe.concurrent.each(engines)('one budget shared by two clients, %s', (engin
   it('alone on the budget, a cut starts from what the service answered, not from the rate in force', async () => {
     const s = sim();
     const mirror = await openMirror(await target());
-    const cuts: number[] = [];
-    const logger = createLogger({
-      level: 'info',
-      pretty: false,
-      destination: {
-        write: (line: string) => {
-          const l = JSON.parse(line) as { msg?: string; rate?: number };
-          if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
-        },
-      },
-    });
-    const client = adaptive(s, { logger });
+    const { cuts, logger } = cutLog();
+    const client = adaptiveClient(s, { logger });
     client.transport.limiter.share(new MirrorRateBudget(mirror.db));
     try {
       // The sandbox answers 40 req/s: a cut from what was answered lands near 0.7 x 40 = 28 (means
       // of 26 to 29 measured). From the rate in force, which climbs above what is sent while 429s
       // hold the client, the cuts landed at 31 to 39 (means of 34), twice as many.
       await new Promise((r) => setTimeout(r, 1200)); // a full bucket, as the other tests left it
-      await load(s, client, 400);
+      await loadStaff(s, client, 400);
       const later = cuts.slice(2); // the start-up burst's, from no rate at all
       expect(later.length).toBeGreaterThanOrEqual(1);
       const mean = later.reduce((a, b) => a + b, 0) / later.length;
@@ -243,9 +201,9 @@ describe('latency inflation', () => {
 
   it('cuts the rate when the p90 latency rises with load', async () => {
     const s = sim();
-    const client = adaptive(s);
+    const client = adaptiveClient(s);
     try {
-      await load(s, client, 600);
+      await loadStaff(s, client, 600);
       const rate = client.metrics().rate;
       expect(s.stats.rateLimited).toBe(0);
       expect(rate?.cuts.latency).toBeGreaterThanOrEqual(1);

@@ -77,13 +77,42 @@ describe('ohs sync against a hostile service', () => {
     /** The mirror still equals the sandbox: nothing invented, nothing deleted. */
     const untouched = () => withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth()));
 
-    it('an endless chunked body is cut off at maxResponseBytes: PROTOCOL, memory bounded', async () => {
+    // A list is parsed as a stream into staged pages (no byte cap for a list of any size): an
+    // endless list of well-formed records ends at the request deadline, memory bounded by a page.
+    it('an endless list ends at the request deadline: nothing applied, memory bounded', async () => {
       hostile.use(endlessBody(pathIs(USER)));
       const r = await sync('user');
       hostile.use(undefined);
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(
+        /NETWORK: timeout \(OHS_REQUEST_DEADLINE\) on each of 2 attempts: GET \/v2\/action\/core\/user/,
+      );
+      expect(peakMb(r.stderr)).toBeLessThan(300);
+      await untouched();
+    });
+
+    it('a list far over maxResponseBytes is read whole, record by record: no byte cap for a list', async () => {
+      // 1 KiB: every list answer of the sandbox is over it; pages of queries are not read here.
+      const tiny = cliConfig(dirname(tmp()), {
+        maxRetries: 1,
+        requestDeadlineMs: 3000,
+        maxResponseBytes: 1024,
+      });
+      const r = await runOhs(['sync', '--db', file, '--config', tiny, 'orgmonth', 'user'], {
+        env: { ...cliEnv(sim()), OHS_BASE_URL: hostile.url, NODE_OPTIONS: PEAK },
+        timeoutMs: 90_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      await untouched();
+    });
+
+    it('an endless chunked page of a query is cut off at maxResponseBytes: PROTOCOL, memory bounded', async () => {
+      hostile.use(endlessBody(pathIs(ROLE)));
+      const r = await sync('role', '--full');
+      hostile.use(undefined);
       expect(r.code).toBe(4);
       expect(r.stderr).toMatch(
-        /PROTOCOL: response body over maxResponseBytes \(67108864 bytes\); cut off: GET \/v2\/action\/core\/user/,
+        /PROTOCOL: response body over maxResponseBytes \(67108864 bytes\); cut off: POST \/v2\/query\/core\/role/,
       );
       expect(peakMb(r.stderr)).toBeLessThan(300);
       await untouched();

@@ -32,7 +32,8 @@ export interface CubicState {
   cutAt: number;
 }
 
-export type CutReason = 'throttled' | 'latency' | 'retry_after';
+/** `throttled`: a 429 or a throttling answer; `unavailable`: a burst of 503s; `latency`: inflation. */
+export type CutReason = 'throttled' | 'latency' | 'unavailable';
 
 export class CubicRate {
   private state: CubicState;
@@ -40,6 +41,12 @@ export class CubicRate {
   readonly ceiling: number;
   /** Planned from RateLimit headers (Infinity: none sent). */
   private planned = Number.POSITIVE_INFINITY;
+  /**
+   * The rate this process has seen the service take cleanly (0: none yet): no cut goes below
+   * it, and the curve does not sink under it after a cut. Local, not shared: each process
+   * proves it for itself; `forget()` drops it when the service throttles at or below it.
+   */
+  private clean = 0;
 
   constructor(ceiling: number, start?: { rate: number; now: number }) {
     this.ceiling = ceiling;
@@ -73,10 +80,23 @@ export class CubicRate {
    */
   throttle(now: number, sentAt: number, measured: number): boolean {
     if (sentAt < this.state.cutAt) return false;
+    // Throttled at or below the clean rate: the service takes less than it did (another client,
+    // a lowered limit); that rate proves nothing any more.
+    if (this.state.rate <= this.clean) this.clean = 0;
     const inUse = Number.isFinite(this.state.rate) ? Math.min(this.state.rate, measured) : measured;
-    const wMax = Math.max(CUBIC.MIN_RATE, inUse);
-    this.state = { rate: this.clamp(wMax * CUBIC.BETA), wMax, cutAt: now };
+    const wMax = Math.max(CUBIC.MIN_RATE, inUse, this.clean);
+    this.state = { rate: this.clamp(Math.max(wMax * CUBIC.BETA, this.clean)), wMax, cutAt: now };
     return true;
+  }
+
+  /** The service took `rate` cleanly (no throttle for a while, the rate in use): the new floor. */
+  provedClean(rate: number): void {
+    if (Number.isFinite(rate) && rate > this.clean) this.clean = Math.min(rate, this.limitCap());
+  }
+
+  /** The floor of the rate: what the service has been seen to take cleanly (0: none). */
+  get cleanRate(): number {
+    return this.clean;
   }
 
   /** A clean response: the rate follows the cubic curve, capped by twice the measured rate. */
@@ -89,7 +109,8 @@ export class CubicRate {
     const cubic = CUBIC.C * (t - this.k(this.state.wMax)) ** 3 + this.state.wMax;
     // Never below the plateau just because little was sent meanwhile (a pause, a Retry-After).
     const cap = Math.max(2 * measured, this.state.wMax);
-    this.state.rate = this.clamp(Math.min(cubic, cap));
+    // Nor below the clean rate while the curve climbs back from a cut.
+    this.state.rate = this.clamp(Math.max(this.clean, Math.min(cubic, cap)));
   }
 
   /**

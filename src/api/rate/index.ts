@@ -1,4 +1,5 @@
 export * from './budget.js';
+export * from './concurrency.js';
 export * from './cubic.js';
 export * from './headers.js';
 export * from './latency.js';

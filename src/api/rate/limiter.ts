@@ -23,8 +23,14 @@ export interface RateSnapshot {
   /** The rate announced by RateLimit headers, if any. */
   plannedRate: number | null;
   cuts: Record<CutReason, number>;
-  /** Holds of the whole client (Retry-After, a quota at 0). */
+  /** Holds of the whole client (a 429's Retry-After, a quota at 0). */
   holds: number;
+  /** Faults seen (a lone 503, a dropped connection, a truncated body): retried, never a cut. */
+  faults: number;
+  /** The lowest rate a cut set (null: no cut), req/s. */
+  lowestCut: number | null;
+  /** The rate this process saw the service take cleanly, the floor of its cuts (null: none). */
+  cleanRate: number | null;
   /** Shared-budget round trips, and their total time in ms. */
   leases: number;
   leaseMs: number;
@@ -53,6 +59,15 @@ const SAVE_GOOD_EVERY_MS = 5000;
 const SCHEDULE_FULL_MS = 1000;
 /** Another process that wrote the shared budget this recently is still sending. */
 const OTHERS_ACTIVE_MS = 2000;
+/**
+ * A burst of 503s, a throttle: at least MIN of the last WINDOW answers (429s aside) were 503s.
+ * A lone 503, or a few spread among many answers, is a fault. Counted by answers, not by time: a
+ * client retrying each 503 after its Retry-After gets at most one per request in flight a second
+ * (8 of 48 answers at 40 req/s), while an overloaded service's 503s come together (the bucket is
+ * empty for all of them). With 3.3% of answers 503 faults (10% faults, a third 503s), 5 of 12
+ * happens once in about 30,000 answers.
+ */
+const BURST_503 = { MIN: 5, WINDOW: 12 } as const;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -61,16 +76,23 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * latency, RateLimit headers), a local token bucket at its rate, and, with a shared budget,
  * tokens leased in batches from the bucket every process on the mirror shares. The transport
  * calls `acquire()` before each request and `observe()` after it; concurrency is the transport's
- * queue's, fixed: the rate is the one thing that adapts.
+ * queue's, which follows latency (concurrency.ts), per process; the rate is shared.
  */
 export class RateLimiter {
   readonly key: string;
   private readonly controller: CubicRate;
   /** One latency watch per kind of request (a page of 250 records is slower than a GET by id). */
   private readonly latency = new Map<string, LatencyWatch>();
-  /** Requests sent, and answered other than 429, over the last second. */
+  /** Requests sent, and answered other than 429 and 5xx, over the last second. */
   private readonly sent = new RateMeter();
   private readonly answered = new RateMeter();
+  /** Whether each of the last BURST_503.WINDOW answers (429s aside) was a 503, a ring. */
+  private readonly last503 = new Array<boolean>(BURST_503.WINDOW).fill(false);
+  private last503At = 0;
+  /** What was answered in the second before the last hold began (a cut soon after reads that). */
+  private answeredBeforeHold = 0;
+  /** When a throttle signal last came (429, a throttling answer, a burst of 503s). */
+  private throttledAt = 0;
   private budget: RateBudgetStore | undefined;
   private readonly o: RateLimiterOptions;
   private tokens = 1;
@@ -107,8 +129,11 @@ export class RateLimiter {
     this.stats = {
       rate: null,
       plannedRate: null,
-      cuts: { throttled: 0, latency: 0, retry_after: 0 },
+      cuts: { throttled: 0, latency: 0, unavailable: 0 },
       holds: 0,
+      faults: 0,
+      lowestCut: null,
+      cleanRate: null,
       leases: 0,
       leaseMs: 0,
       startedFromLearned: false,
@@ -134,6 +159,7 @@ export class RateLimiter {
       cuts: { ...this.stats.cuts },
       rate: Number.isFinite(rate) ? Math.round(rate * 10) / 10 : null,
       plannedRate: Number.isFinite(planned) ? Math.round(planned * 10) / 10 : null,
+      cleanRate: this.controller.cleanRate > 0 ? Math.round(this.controller.cleanRate * 10) / 10 : null,
     };
   }
 
@@ -186,6 +212,10 @@ export class RateLimiter {
   /**
    * What a response says about the rate: the `kind` of request (latency is compared within a
    * kind), `status` (a number, or a network error code), latency, headers, when it was sent.
+   * Throttles cut the rate: a 429, a `throttling` answer (any status whose body says so), a burst
+   * of 503s. Faults do not: a lone 503, a dropped connection, a truncated body (the transport
+   * retries that request alone, after its own Retry-After). Only a 429's Retry-After (or a spent
+   * quota) holds the whole client: the service said so of the client, not of one request.
    */
   observe(
     kind: string,
@@ -194,27 +224,30 @@ export class RateLimiter {
     headers: Headers,
     sentAt: number,
     retryAfterMs?: number,
+    throttling = false,
   ): void {
     const now = Date.now();
-    const info = parseRateLimit(headers, now);
-    if (info !== undefined) {
-      this.longestResetMs = Math.max(this.longestResetMs, info.resetMs ?? 0);
-      const planned = plannedRate(info, this.longestResetMs);
-      if (planned !== undefined) {
-        this.controller.plan(now, planned);
-        this.throttledSeen = true;
-      }
-      // The quota is spent: wait for its reset rather than collect 429s.
-      if (info.remaining !== undefined && info.remaining < 1 && info.resetMs !== undefined)
-        this.hold(now, Math.max(info.resetMs, 1000 / Math.max(CUBIC.MIN_RATE, this.rate)));
-    }
-    if (status === 429 || retryAfterMs !== undefined) {
-      this.throttledSeen = true;
-      this.cut(now, sentAt, status === 429 ? 'throttled' : 'retry_after');
-      this.hold(now, retryAfterMs ?? 0);
+    this.readHeaders(headers, now);
+    if (status === 429 || throttling) {
+      this.throttled(now, sentAt, 'throttled');
+      if (status === 429) this.hold(now, retryAfterMs ?? 0);
       return;
     }
-    if (typeof status !== 'number' || status >= 500) return; // not a sign about the rate
+    if (typeof status !== 'number') {
+      this.stats.faults++;
+      return;
+    }
+    this.last503[this.last503At] = status === 503;
+    this.last503At = (this.last503At + 1) % BURST_503.WINDOW;
+    if (status === 503) {
+      if (this.last503.filter(Boolean).length >= BURST_503.MIN) this.throttled(now, sentAt, 'unavailable');
+      else this.stats.faults++;
+      return;
+    }
+    if (status >= 500) {
+      this.stats.faults++;
+      return;
+    }
     this.answered.add(now);
     let watch = this.latency.get(kind);
     if (watch === undefined) {
@@ -231,7 +264,41 @@ export class RateLimiter {
       return;
     }
     this.controller.success(now, this.usedForCap(now));
+    this.noteClean(now);
     this.maybeSaveGood(now);
+  }
+
+  /** RateLimit headers: the announced quota becomes the rate; a spent one holds until its reset. */
+  private readHeaders(headers: Headers, now: number): void {
+    const info = parseRateLimit(headers, now);
+    if (info === undefined) return;
+    this.longestResetMs = Math.max(this.longestResetMs, info.resetMs ?? 0);
+    const planned = plannedRate(info, this.longestResetMs);
+    if (planned !== undefined) {
+      this.controller.plan(now, planned);
+      this.throttledSeen = true;
+    }
+    // The quota is spent: wait for its reset rather than collect 429s.
+    if (info.remaining !== undefined && info.remaining < 1 && info.resetMs !== undefined)
+      this.hold(now, Math.max(info.resetMs, 1000 / Math.max(CUBIC.MIN_RATE, this.rate)));
+  }
+
+  private throttled(now: number, sentAt: number, reason: CutReason): void {
+    this.throttledSeen = true;
+    this.throttledAt = now;
+    this.cut(now, sentAt, reason);
+  }
+
+  /**
+   * The rate in force ran GOOD_AFTER_MS with no throttle and no hold, and was used: the service
+   * takes it (or what was answered, if less) cleanly, and no later cut goes below it.
+   */
+  private noteClean(now: number): void {
+    const rate = this.rate;
+    if (!Number.isFinite(rate) || this.controller.current.cutAt === 0) return;
+    if (now - this.throttledAt < GOOD_AFTER_MS || now - this.holdUntil < GOOD_AFTER_MS) return;
+    if (this.measured(now) < 0.8 * rate) return;
+    this.controller.provedClean(Math.min(rate, this.answered.rate(now)));
   }
 
   /**
@@ -259,7 +326,7 @@ export class RateLimiter {
     // in force, not what this process measured, is what the service saw.
     const shared =
       this.budget !== undefined && Number.isFinite(this.rate) && now - this.othersAt < OTHERS_ACTIVE_MS;
-    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answered.rate(now));
+    const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answeredOutsideHolds(now));
     if (!this.controller.throttle(now, sentAt, measured)) return;
     // Paced from here, not a burst: the bucket is emptied (it may hold the tokens of a long wait,
     // or none was kept while the rate was unlimited), else the next requests go out at once and
@@ -269,6 +336,7 @@ export class RateLimiter {
     this.stats.cuts[reason]++;
     this.goodSince = now;
     const state = this.controller.current;
+    this.stats.lowestCut = Math.round(Math.min(this.stats.lowestCut ?? state.rate, state.rate) * 10) / 10;
     this.o.logger?.info({ reason, rate: Math.round(state.rate * 10) / 10, ...why }, 'rate cut');
     if (this.budget !== undefined) {
       const budget = this.budget;
@@ -284,8 +352,24 @@ export class RateLimiter {
     if (ms <= 0) return;
     const until = now + Math.min(this.o.maxHoldMs, ms);
     if (until <= this.holdUntil) return;
+    if (now >= this.holdUntil) this.answeredBeforeHold = this.answeredOutsideHolds(now);
     this.holdUntil = until;
+    // Paced from the hold's end, not a burst of the tokens a hold would fill: a service with a
+    // shallow bucket refused that burst again, hold after hold (27 cuts for 400 requests at 40
+    // req/s with a bucket of 4).
+    this.tokens = 0;
+    this.refilledAt = until;
     this.stats.holds++;
+  }
+
+  /**
+   * What was answered over the last second, read outside any hold: in the second after one it
+   * reads near zero, and cuts from it sank the rate to 1.4 req/s again and again (187 cuts in one
+   * faulty sync); there, what was answered before the hold began (itself read the same way).
+   */
+  private answeredOutsideHolds(now: number): number {
+    const answered = this.answered.rate(now);
+    return now - this.holdUntil < 1000 ? Math.max(answered, this.answeredBeforeHold) : answered;
   }
 
   /** The rate actually sent over the last second. */
