@@ -201,7 +201,7 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
       0,
     );
     const rate = families.find((f) => f.name === 'ohs_rate_requests_per_second')?.metrics[0];
-    expect(rate?.labels?.budget).toMatch(new RegExp(`^${sim().url}#[0-9a-f]{16}$`));
+    expect(rate?.labels?.budget).toMatch(new RegExp(`^${sim().url}#[0-9a-f]{32}$`)); // a keyed hash of the token
     expect(text).not.toContain(WRITE_TOKEN);
 
     // A failed run is there at once.
@@ -223,7 +223,7 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
     const outDir = join(dir, 'out');
     // An ad hoc report for a past date, made this morning.
     const adhoc = await runOhs(
-      ['report', 'compliance', '--as-of', '2024-01-31', '--format', 'csv', '--out', 'out'],
+      ['report', 'compliance', '--as-of', '2024-01-31', '--present', '--format', 'csv', '--out', 'out'],
       {
         cwd: dir,
         env: { OHS_DB: '', OHS_LOG_LEVEL: '' },

@@ -122,6 +122,7 @@ run(
           config,
           '--as-of',
           TEST_ANCHOR,
+          '--present',
           '--format',
           'html,csv,xlsx',
           '--out',
