@@ -18,7 +18,8 @@ import { checkRows, throwProblems, type ValidRow } from './validate.js';
  * same payment in another file (next month's) is another item, and the plan flags it as
  * "same change as outbox #N (file)" so a renamed copy of an old file is noticed.
  *
- * Payments are checked against the mirror's invoice: unknown to the mirror or soft-deleted there
+ * The checks against the mirror are each operation's own (its declaration's `plan`, under ops/):
+ * payments are checked against the mirror's invoice: unknown to the mirror or soft-deleted there
  * is an error (the row is refused, and with it the file); above the balance left (the mirror's
  * balance less the payments already queued for it and the rows above) or on a cancelled invoice
  * (dropInvoice) is a flag, and the payment is queued. An update whose every field equals the
