@@ -60,7 +60,7 @@ function expectClean(what: string, r: CliResult) {
   }
 }
 
-describe('the token never reaches the output (issue 16)', () => {
+describe('the token never reaches the output', () => {
   let sim: RunningSim;
   beforeAll(async () => {
     sim = await startSim({

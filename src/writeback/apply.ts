@@ -40,7 +40,7 @@ import { maskDeep } from './privacy.js';
 export interface ApplyOptions {
   concurrency: number;
   logger?: Logger;
-  /** person.delete items: 'all' queued ones (confirmed by the caller), or only those confirmed before. */
+  /** Destructive items (person.delete): 'all' queued ones (confirmed by the caller), or only those confirmed before. */
   deletes: 'all' | 'confirmed';
   /** Milliseconds an unknown outcome settles before it is read back. @default 2000 */
   settleMs?: number;
@@ -110,8 +110,9 @@ export class Applier {
       let deletesWaiting = 0;
       const lanes = new Map<string, OutboxItem[]>();
       for (const item of items) {
+        const decl = ops[item.op as OpName];
         if (
-          item.op === 'person.delete' &&
+          decl.destructive === true &&
           item.state === 'queued' &&
           this.options.deletes === 'confirmed' &&
           item.confirmed_at === null
@@ -119,7 +120,6 @@ export class Applier {
           deletesWaiting++;
           continue;
         }
-        const decl = ops[item.op as OpName];
         const lane = decl.lane(JSON.parse(item.body) as Json, targetOf(item), item.id);
         const list = lanes.get(lane) ?? [];
         list.push(item);

@@ -1,3 +1,4 @@
+export * from './amount.js';
 export * from './apply.js';
 export { Claims, type EvidenceRead, readsOf } from './claims.js';
 export * from './errors.js';

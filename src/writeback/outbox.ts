@@ -1,5 +1,6 @@
 import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
 import { OutboxItemError } from './errors.js';
+import { opNames, ops } from './ops/index.js';
 
 /** `ohs outbox`: list items; `ohs outbox resolve ID --applied|--retry`: decide an unknown one. */
 export const outboxStates = ['queued', 'sending', 'sent', 'applied', 'failed', 'unknown'] as const;
@@ -46,12 +47,16 @@ export async function resolveItem(
   return { ...item, state, resolution: `manual-${decision}` };
 }
 
-/** person.delete items queued and not confirmed yet. */
+/** The ops whose declaration says they are permanent (person.delete). */
+const destructiveOps = opNames.filter((op) => ops[op].destructive === true);
+
+/** Items of a destructive op (person.delete) queued and not confirmed yet. */
 export async function unconfirmedDeletes(mirror: Mirror): Promise<OutboxItem[]> {
+  if (destructiveOps.length === 0) return [];
   return (await mirror.db
     .selectFrom('outbox')
     .selectAll()
-    .where('op', '=', 'person.delete')
+    .where('op', 'in', destructiveOps)
     .where('state', '=', 'queued')
     .where('confirmed_at', 'is', null)
     .orderBy('id')

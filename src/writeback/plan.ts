@@ -3,10 +3,9 @@ import { basename } from 'node:path';
 import type { InputLimits } from '../input/read-table.js';
 import { readTable } from '../input/read-table.js';
 import type { Mirror } from '../mirror/index.js';
-import { requests } from '../schema/index.js';
 import { ConfirmationNeededError } from './errors.js';
-import { type OpName, ops } from './ops/index.js';
-import { checkRows, parseAmount, throwProblems, type ValidRow } from './validate.js';
+import { moneyText, type OpName, ops, type PlanChecks, type PlanContext } from './ops/index.js';
+import { checkRows, throwProblems, type ValidRow } from './validate.js';
 
 /**
  * `ohs plan FILE`: validate, diff against the mirror, queue in the outbox.
@@ -19,7 +18,8 @@ import { checkRows, parseAmount, throwProblems, type ValidRow } from './validate
  * same payment in another file (next month's) is another item, and the plan flags it as
  * "same change as outbox #N (file)" so a renamed copy of an old file is noticed.
  *
- * Payments are checked against the mirror's invoice: unknown to the mirror or soft-deleted there
+ * The checks against the mirror are each operation's own (its declaration's `plan`, under ops/):
+ * payments are checked against the mirror's invoice: unknown to the mirror or soft-deleted there
  * is an error (the row is refused, and with it the file); above the balance left (the mirror's
  * balance less the payments already queued for it and the rows above) or on a cancelled invoice
  * (dropInvoice) is a flag, and the payment is queued. An update whose every field equals the
@@ -97,102 +97,30 @@ export function idempotencyKey(content: string, file: string, occurrence: number
   return sha256(JSON.stringify([content, basename(file), occurrence]));
 }
 
-const money = (n: number) => (Math.round(n * 100) / 100).toFixed(2);
-const moneyText = (n: number) => money(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-
 function summaryOf(r: ValidRow): string {
   return ops[r.op].describe(r.body, r.targetId);
 }
 
-function parseRaw(raw: string | null | undefined): Record<string, unknown> | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  return JSON.parse(raw) as Record<string, unknown>;
-}
-
-/** Balance left per invoice: the mirror's, less the payments already in the outbox and not settled. */
-async function pendingPayments(mirror: Mirror): Promise<Map<string, number>> {
-  const rows = await mirror.db
-    .selectFrom('outbox')
-    .select(['body'])
-    .where('op', '=', 'payment')
-    .where('state', 'in', ['queued', 'sending', 'sent', 'unknown'])
-    .execute();
-  const out = new Map<string, number>();
-  for (const q of rows) {
-    const b = JSON.parse(q.body) as { InvoiceId?: string; amountToPay?: number };
-    const id = String(b.InvoiceId);
-    out.set(id, (out.get(id) ?? 0) + (b.amountToPay ?? 0));
-  }
-  return out;
-}
-
-interface InvoiceSeen {
-  balance: number;
-  cancelled: boolean;
-  deletedAt: string | null;
-}
-
-type InvoiceLookup = (id: string) => Promise<InvoiceSeen | undefined>;
-
-/** The mirror's invoices as a plan reads them, each read once. */
-function invoiceLookup(db: Mirror['db']): InvoiceLookup {
-  const invoices = new Map<string, InvoiceSeen | undefined>();
-  const invoice = async (id: string) => {
-    if (!invoices.has(id)) {
-      const inv = await db
-        .selectFrom('invoice')
-        .select(['raw', 'deleted_at'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      const raw = parseRaw(inv?.raw ?? undefined) ?? {};
-      invoices.set(
-        id,
-        inv === undefined
-          ? undefined
-          : {
-              balance: typeof raw.balance === 'number' ? raw.balance : 0,
-              cancelled: typeof raw.dropInvoice === 'string' && raw.dropInvoice !== '',
-              deletedAt: inv.deleted_at,
-            },
-      );
-    }
-    return invoices.get(id);
-  };
-
-  return invoice;
-}
-
 /**
- * Checks against the mirror, on every payment row, valid or not, so one pass names them all:
- * the invoice is mirrored and not deleted, and the amount does not look like cents.
+ * Each op's checks against the mirror (its declaration's `plan`), made once per plan; the
+ * problems of every row, valid or not, are collected in one pass so they are all named.
  */
-async function mirrorProblems(
+async function planChecks(
   rows: ReturnType<typeof checkRows>['rows'],
   file: string,
-  invoice: InvoiceLookup,
-  ratio: number,
+  ctx: PlanContext,
   problems: string[],
-): Promise<void> {
+): Promise<(op: OpName) => PlanChecks | undefined> {
+  const made = new Map<OpName, PlanChecks | undefined>();
+  const checksOf = (op: OpName) => {
+    if (!made.has(op)) made.set(op, ops[op].plan?.(ctx));
+    return made.get(op);
+  };
   for (const r of rows) {
-    if (r.op !== 'payment' || r.values.InvoiceId === null || r.values.InvoiceId === undefined) continue;
-    const id = String(r.values.InvoiceId);
-    const inv = await invoice(id);
-    if (inv === undefined)
-      problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
-    else if (inv.deletedAt !== null)
-      problems.push(`${file}:${r.row}: InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
-    const amount = parseAmount(r.values.amountToPay);
-    if (
-      inv !== undefined &&
-      typeof amount === 'number' &&
-      ratio > 0 &&
-      inv.balance > 0 &&
-      amount > ratio * inv.balance
-    )
-      problems.push(
-        `${file}:${r.row}: amountToPay: ${moneyText(amount)} is over ${ratio} times the invoice's balance of ${moneyText(inv.balance)}: amounts are dollars, not cents (${moneyText(amount / 100)}?)`,
-      );
+    const lines = (await checksOf(r.op)?.problems?.(r)) ?? [];
+    for (const line of lines) problems.push(`${file}:${r.row}: ${line}`);
   }
+  return checksOf;
 }
 
 /** Queues the new items in one transaction, noting each one's outbox id on its plan line. */
@@ -217,12 +145,9 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
   const db = mirror.db;
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();
-  const pending = await pendingPayments(mirror);
-  const invoice = invoiceLookup(db);
-  await mirrorProblems(rows, file, invoice, options.centsRatio ?? 20, problems);
+  const ctx = { db, centsRatio: options.centsRatio ?? 20, storeSensitive: options.storeSensitive === true };
+  const checksOf = await planChecks(rows, file, ctx, problems);
 
-  /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
-  const left = new Map<string, number>();
   const occurrences = new Map<string, number>();
   const firstRow = new Map<string, number>();
   const toInsert: { line: PlanLine; values: Parameters<typeof insertValues>[0] }[] = [];
@@ -245,26 +170,15 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
       status: 'new',
     };
 
-    if (r.op === 'payment') {
-      const invoiceId = String(r.body.InvoiceId);
-      line.target = `invoice ${invoiceId}`;
-      const inv = await invoice(invoiceId);
-      if (inv === undefined || inv.deletedAt !== null) continue; // named above
-      if (inv.cancelled) flags.push('invoice cancelled');
-      const balance = left.get(invoiceId) ?? inv.balance - (pending.get(invoiceId) ?? 0);
-      const amount = r.body.amountToPay as number;
-      if (amount - balance > 0.005) flags.push(`above balance (${money(balance)} left)`);
-      left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
-    }
-
-    if (r.op === 'person.update' || r.op === 'applicant.update' || r.op === 'person.delete') {
-      const skipped = await unchanged(mirror, r, options.storeSensitive === true, flags);
-      if (skipped) {
-        line.status = 'skipped';
-        line.flags.push('no change: every field equals the mirror');
-        lines.push(line);
-        continue;
-      }
+    const verdict = (await checksOf(r.op)?.check(r)) ?? { flags: [] };
+    if (verdict.outcome === 'drop') continue; // refused: its problem is named above
+    if (verdict.target !== undefined) line.target = verdict.target;
+    flags.push(...verdict.flags);
+    if (verdict.outcome === 'skip') {
+      line.status = 'skipped';
+      line.flags.push('no change: every field equals the mirror');
+      lines.push(line);
+      continue;
     }
 
     const existing = await db
@@ -288,7 +202,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
       flags.push(`same change as outbox #${twin.id} (${basename(twin.file)})`);
     lines.push(line);
     totals.rows++;
-    if (r.op === 'payment') totals.amount += r.body.amountToPay as number;
+    totals.amount += ops[r.op].amount?.(r.body) ?? 0;
     toInsert.push({ line, values: { key, content, row: r, file, summary: line.summary, flags, now } });
   }
 
@@ -306,32 +220,6 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
   const counts = { new: 0, queued: 0, skipped: 0 };
   for (const l of lines) counts[l.status]++;
   return { file, totals, lines, counts };
-}
-
-/** An update whose every field equals the mirror's current value changes nothing. */
-async function unchanged(
-  mirror: Mirror,
-  r: ValidRow,
-  storeSensitive: boolean,
-  flags: string[],
-): Promise<boolean> {
-  const table = r.op === 'applicant.update' ? 'applicant' : 'person';
-  const current = await mirror.db
-    .selectFrom(table)
-    .select(['raw', 'deleted_at'])
-    .where('id', '=', r.targetId ?? 0)
-    .executeTakeFirst();
-  if (current === undefined) flags.push(`${table} not in the mirror`);
-  else if (current.deleted_at !== null) flags.push(`${table} deleted upstream`);
-  if (current === undefined || current.deleted_at !== null || r.op === 'person.delete') return false;
-  const raw = parseRaw(current.raw ?? undefined) ?? {};
-  const spec = r.op === 'applicant.update' ? requests.ApplicantUpdate : requests.PersonUpdate;
-  return Object.entries(r.body).every(([k, v]) => {
-    const f = spec.fields[k as keyof typeof spec.fields] as { sensitive?: boolean } | undefined;
-    if (f === undefined) return false; // a nested array: adds records
-    if (f.sensitive === true && !storeSensitive) return false;
-    return raw[k] === v;
-  });
 }
 
 function insertValues(v: {

@@ -3,6 +3,7 @@ import { InputError } from '../errors.js';
 import type { CellValue, InputTable } from '../input/read-table.js';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
 import { closestName } from '../util/closest.js';
+import { AMOUNT_RULE, grouped, parseAmount } from './amount.js';
 import { columnsOf, isOpName, type OpName, opNames, ops } from './ops/index.js';
 import { printable } from './privacy.js';
 
@@ -32,9 +33,6 @@ export interface ValidRow {
 const trueWords = new Set(['true', 'yes', 'y', '1']);
 const falseWords = new Set(['false', 'no', 'n', '0']);
 
-/** `1,234.50`, `$1,234.50`, `-$7.00`: a thousands separator only between groups of three digits. */
-const grouped = /^-?\d{1,3}(,\d{3})+(\.\d+)?$/;
-
 /** A decimal number as written by a person: no hex (`0x10`), no exponent (`1e2`), no `Infinity`. */
 const decimal = /^-?(\d+(\.\d*)?|\.\d+)$/;
 
@@ -43,31 +41,6 @@ export function coerceNumber(v: unknown): unknown {
   let t = v.trim().replace(/^(-?)\$/, '$1');
   if (grouped.test(t)) t = t.replace(/,/g, '');
   return decimal.test(t) && Number.isFinite(Number(t)) ? Number(t) : v;
-}
-
-/** The one grammar of an amount of money, after currency signs and thousands separators. */
-const amountGrammar = /^-?(\d+(\.\d{0,2})?|\.\d{1,2})$/;
-export const AMOUNT_RULE =
-  'not an amount: digits, an optional point and at most two decimals (1234.50; a currency sign and thousands separators are allowed)';
-
-/**
- * An amount of money (`money: true` fields: amountToPay) read by one strict grammar: a leading
- * currency sign ($ € £) and thousands separators (`,` between groups of three digits, spaces)
- * removed first, then digits, an optional point and at most two decimals. `0x10`, `1e2`,
- * `5.000000001` and `Infinity` are not amounts (undefined); a negative one is refused by its rule. A number cell (XLSX, JSON)
- * must be exactly a number of cents. What it returns is the value the plan shows and sends.
- */
-export function parseAmount(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) && Math.round(v * 100) / 100 === v ? v : undefined;
-  if (typeof v !== 'string') return undefined;
-  let t = v
-    .trim()
-    .replace(/^(-?)(US\$|\$|€|£)\s*/, '$1')
-    .replace(/(?<=\d) (?=\d{3}\b)/g, '');
-  if (grouped.test(t)) t = t.replace(/,/g, '');
-  if (!amountGrammar.test(t)) return undefined;
-  const cents = Math.round(Number(t) * 100);
-  return Number.isSafeInteger(cents) ? cents / 100 : undefined;
 }
 
 function coerceBoolean(v: unknown): unknown {
@@ -131,16 +104,11 @@ function opSchema(op: OpName): z.ZodType {
   return schema;
 }
 
-/** The op's own rules (required fields, amounts), checked whatever else is wrong with the row. */
+/** The op's own rules (required fields, its declared row rules), checked whatever else is wrong with the row. */
 function opRules(op: OpName, input: Record<string, unknown>): string[] {
   const lines: string[] = [];
   for (const field of ops[op].required) if (input[field] === undefined) lines.push(`${field}: required`);
-  if (op === 'payment') {
-    const amount = parseAmount(input.amountToPay);
-    if (amount !== undefined && !(amount > 0)) lines.push('amountToPay: must be greater than 0');
-  }
-  if (ops[op].targeted && op !== 'person.delete' && Object.keys(input).length === 0)
-    lines.push('row: nothing to change: give at least one field besides id');
+  lines.push(...(ops[op].rowRules?.(input) ?? []));
   return lines;
 }
 

@@ -183,7 +183,9 @@ describe.each(engines)('%s: ohs demo', (engine) => {
 });
 
 describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
-  const sim = withSim({ scale: 0.1, latencyMs: 15 });
+  /** Set by a test to hold the sandbox's service requests (docs/sandbox.md, holdRequest). */
+  let holdRequest: (() => Promise<void> | undefined) | undefined;
+  const sim = withSim({ scale: 0.1, latencyMs: 15, holdRequest: () => holdRequest?.() });
   const target = withTargets(engine);
   /** A working folder whose config names a new mirror of the engine. */
   const setUp = async () => {
@@ -246,9 +248,21 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
           },
           30_000,
         );
-        await new Promise((r) => setTimeout(r, 700));
+        // Hold its next request: SIGTERM lands while the run waits on the service, then it goes on.
+        let release = () => {};
+        const gate = new Promise<void>((r) => {
+          release = r;
+        });
+        await new Promise<void>((heldOne) => {
+          holdRequest = () => {
+            heldOne();
+            return gate;
+          };
+        });
         const stopping = Date.now();
         worker.child.kill('SIGTERM');
+        holdRequest = undefined;
+        release();
         const [code] = (await once(worker.child, 'exit')) as [number | null];
         expect(code, worker.err()).toBe(0);
         // Loose on purpose: a loaded machine is slow; what matters is the run recorded interrupted.

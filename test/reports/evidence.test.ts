@@ -54,7 +54,7 @@ const FAILING = /^(NOT_MET|BEHIND|AT_RISK)( \(assumed rate\))?$/;
 const file = (dir: string, out: string, name: string, ext: string) =>
   join(dir, out, `${name}-${TEST_ANCHOR}.${ext}`);
 
-describe.each(engines)('%s: reports state evidence, not assumptions (issue 22)', (engine) => {
+describe.each(engines)('%s: reports state evidence, not assumptions', (engine) => {
   it('compliance without policies: every status says "assumed rate", warned with the count, counted first', async () => {
     const { dir, stderr } = await synced(engine);
     const rows = csv(file(dir, 'out', 'compliance', 'csv'));

@@ -413,7 +413,7 @@ describe.each(engines)('%s', (engine) => {
     });
   });
 
-  describe('order ageing: what an operations lead asks (issue 13)', () => {
+  describe('order ageing: what an operations lead asks', () => {
     it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
       const m = await mirror();
       await upsert(m, 'OrderItem', [

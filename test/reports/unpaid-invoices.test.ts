@@ -269,7 +269,7 @@ describe.each(engines)('%s', (engine) => {
     });
   });
 
-  describe('unpaid invoices: what a controller asks (issue 13)', () => {
+  describe('unpaid invoices: what a controller asks', () => {
     it('a cancelled invoice (dropInvoice filled) leaves every bucket and total, listed as VOID', async () => {
       const m = await mirror();
       await invoices(m, [

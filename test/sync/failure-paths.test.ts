@@ -47,7 +47,7 @@ describe('sync failure paths', () => {
   describe.each(engines)('%s', (engine) => {
     const target = withTargets(engine);
 
-    it('an error between taking the lock and the try releases the lock (issue 12.5)', async () => {
+    it('an error between taking the lock and the try releases the lock', async () => {
       const file = await target();
       process.env.OHS_TEST_FAULT = 'sync:after-lock';
       try {
@@ -65,7 +65,7 @@ describe('sync failure paths', () => {
       expect(next.outcome).toBe('ok');
     });
 
-    it('every NDJSON log line of a sync parses strictly: no duplicate key (issue 12.11)', async () => {
+    it('every NDJSON log line of a sync parses strictly: no duplicate key', async () => {
       const file = await target();
       const r = await ohs(['sync', 'role', 'user', 'invoice', '--db', file, '--config', config], {
         OHS_LOG_LEVEL: 'info',
@@ -77,7 +77,7 @@ describe('sync failure paths', () => {
       expect(streamLines.map((l) => l.stream).sort()).toEqual(['invoice', 'role', 'user']);
     });
 
-    it('a first run on an empty mirror is recorded "full"; a resumed full pass logs mode "full" (issue 12.10)', async () => {
+    it('a first run on an empty mirror is recorded "full"; a resumed full pass logs mode "full"', async () => {
       const file = await target();
       const first = await ohs(['sync', 'role', 'user', '--db', file, '--config', config]);
       expect(first.code, first.stderr).toBe(0);
@@ -131,7 +131,7 @@ describe('sync failure paths', () => {
       expect(done?.mode).toBe('full');
     });
 
-    it('progress bars count records written, not requests (issue 12.10)', async () => {
+    it('progress bars count records written, not requests', async () => {
       const file = await target();
       const tty = fakeTty(120);
       const r = await syncInto(sim(), file, {
@@ -152,7 +152,7 @@ describe('sync failure paths', () => {
       expect(screen).toContainEqual(expect.stringMatching(/^ role +\| \d+ records/));
     });
 
-    it('a run killed with SIGKILL shows as interrupted, and is marked so by the next run (issue 12.18)', async () => {
+    it('a run killed with SIGKILL shows as interrupted, and is marked so by the next run', async () => {
       const file = await target();
       const child = spawn(process.execPath, [OHS_BIN, 'sync', '--db', file, '--config', slowConfig], {
         env: { ...process.env, ...cliEnv(sim()) },
@@ -186,7 +186,7 @@ describe('sync failure paths', () => {
       });
     });
 
-    it('a wrong base URL fails fast, naming the host, never the token (issue 16)', async () => {
+    it('a wrong base URL fails fast, naming the host, never the token', async () => {
       const port = await closedPort();
       const file = await target();
       const refused = await ohs(['sync', '--db', file, '--config', config], {
@@ -218,7 +218,7 @@ describe('sync failure paths', () => {
   });
 
   // SQLite-only: a file that is not a SQLite database (an unopenable PostgreSQL mirror is another path).
-  it('ohs cron with an unopenable mirror logs the failed job and still runs its next tick (issue 12.6)', async () => {
+  it('ohs cron with an unopenable mirror logs the failed job and still runs its next tick', async () => {
     const broken = tmp();
     writeFileSync(
       broken,

@@ -67,7 +67,7 @@ describe.each(engines)('ohs status --json (%s)', (engine) => {
     expect(role.last_full_at! > orderitem.last_full_at!).toBe(true);
   });
 
-  it('ohs status --json after a failed run: its error code; the guarded query pass dropped, so the next run reads again (issue 20)', async () => {
+  it('ohs status --json after a failed run: its error code; the guarded query pass dropped, so the next run reads again', async () => {
     const file = await target();
     expect((await sync(file)).code).toBe(0);
     // 12 of the 20 vendors gone: over the mass-delete guard.

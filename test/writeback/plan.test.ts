@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listOutbox } from '../../src/writeback/index.js';
+import { listOutbox, opNames, ops } from '../../src/writeback/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
@@ -102,6 +102,31 @@ describe('ohs plan', () => {
       const items = await withMirror(db, (m) => listOutbox(m));
       expect(items.map((i) => i.state)).toEqual(['queued', 'queued', 'queued']);
       expect(new Set(items.map((i) => i.idempotency_key)).size).toBe(3);
+    });
+
+    it("a row's own rules are its op's declaration: a row with only an id is refused as each op declares", async () => {
+      const { dir, db } = workdir(sim().url, await target());
+      await syncStreams(sim(), db, ['invoice']);
+      const targeted = opNames.filter((op) => ops[op].targeted);
+      const declared = targeted.map((op) => ops[op].rowRules?.({}) ?? []);
+      // Both kinds are declared (updates need a field, a delete is the id alone), so the test tells.
+      expect(declared.some((d) => d.length > 0) && declared.some((d) => d.length === 0)).toBe(true);
+      const file = writeCsv(
+        join(dir, 'only-ids.csv'),
+        ['op', 'id'],
+        targeted.map((op) => [op, 7]),
+      );
+      const r = await runOhs(['plan', file], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(2);
+      const lines = r.stderr.split('\n').map((l) => l.trim());
+      targeted.forEach((op, i) => {
+        const at = `${file}:${i + 2}: `;
+        expect(
+          lines.filter((l) => l.startsWith(at)),
+          op,
+        ).toEqual((declared[i] ?? []).map((l) => at + l));
+      });
+      expect(await withMirror(db, (m) => listOutbox(m))).toEqual([]);
     });
   });
 });

@@ -1,5 +1,6 @@
 import { requests } from '../../schema/index.js';
-import { fieldCheck, hasNestedArray, type Json, type OpDeclaration } from './types.js';
+import { targetCheck } from './target-check.js';
+import { fieldCheck, hasNestedArray, type Json, type OpDeclaration, somethingToChange } from './types.js';
 
 /**
  * applicant.update: PATCH. Safe to repeat when it only sets fields; with `info[]` (appended on
@@ -16,6 +17,8 @@ export const applicantUpdate: OpDeclaration = {
   required: [],
   targeted: true,
   target: 'applicant',
+  rowRules: somethingToChange,
+  plan: targetCheck('applicant', requests.ApplicantUpdate),
   describe: (b, t) => `update applicant ${String(t)}: ${Object.keys(b).join(', ')}`,
   lane: (_b, t) => `applicant:${String(t)}`,
   idempotent: (b) => !hasNestedArray(b),

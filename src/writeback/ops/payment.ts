@@ -1,16 +1,132 @@
+import type { Mirror } from '../../mirror/index.js';
 import { requests } from '../../schema/index.js';
-import { type Json, money, near, type OpDeclaration, round2 } from './types.js';
+import { parseAmount } from '../amount.js';
+import {
+  type Json,
+  money,
+  moneyText,
+  near,
+  type OpDeclaration,
+  type PlanChecks,
+  type PlanContext,
+  parseRaw,
+  round2,
+} from './types.js';
 
 /**
  * payment: POST, never idempotent. Evidence: the invoice's balance, read just before the claim
  * and recorded with it. Its lane is the invoice, so a later payment on the same invoice waits
  * until this one is settled and a balance can only have moved by this payment (or upstream).
  */
+interface InvoiceSeen {
+  balance: number;
+  cancelled: boolean;
+  deletedAt: string | null;
+}
+
+/** Dollars per invoice already in the outbox and not settled. */
+async function pendingPayments(db: Mirror['db']): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['body'])
+    .where('op', '=', 'payment')
+    .where('state', 'in', ['queued', 'sending', 'sent', 'unknown'])
+    .execute();
+  const out = new Map<string, number>();
+  for (const q of rows) {
+    const b = JSON.parse(q.body) as { InvoiceId?: string; amountToPay?: number };
+    const id = String(b.InvoiceId);
+    out.set(id, (out.get(id) ?? 0) + (b.amountToPay ?? 0));
+  }
+  return out;
+}
+
+/**
+ * The plan's checks of payments against the mirror's invoice: unknown to the mirror or
+ * soft-deleted there is a problem (the row is refused, and with it the file), and so is an
+ * amount above `centsRatio` times the balance (it looks like cents where the interface means
+ * dollars); above the balance left (the mirror's, less the payments already queued for it and
+ * the rows above) or on a cancelled invoice (dropInvoice) is a flag, and the payment is queued.
+ */
+function invoiceChecks(ctx: PlanContext): PlanChecks {
+  const invoices = new Map<string, InvoiceSeen | undefined>();
+  const invoice = async (id: string) => {
+    if (!invoices.has(id)) {
+      const inv = await ctx.db
+        .selectFrom('invoice')
+        .select(['raw', 'deleted_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      const raw = parseRaw(inv?.raw);
+      invoices.set(
+        id,
+        inv === undefined
+          ? undefined
+          : {
+              balance: typeof raw.balance === 'number' ? raw.balance : 0,
+              cancelled: typeof raw.dropInvoice === 'string' && raw.dropInvoice !== '',
+              deletedAt: inv.deleted_at,
+            },
+      );
+    }
+    return invoices.get(id);
+  };
+  let pending: Promise<Map<string, number>> | undefined;
+  /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
+  const left = new Map<string, number>();
+  const ratio = ctx.centsRatio;
+
+  return {
+    async problems(r) {
+      if (r.values.InvoiceId === null || r.values.InvoiceId === undefined) return [];
+      const lines: string[] = [];
+      const id = String(r.values.InvoiceId);
+      const inv = await invoice(id);
+      if (inv === undefined) lines.push(`InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
+      else if (inv.deletedAt !== null)
+        lines.push(`InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
+      const amount = parseAmount(r.values.amountToPay);
+      if (
+        inv !== undefined &&
+        typeof amount === 'number' &&
+        ratio > 0 &&
+        inv.balance > 0 &&
+        amount > ratio * inv.balance
+      )
+        lines.push(
+          `amountToPay: ${moneyText(amount)} is over ${ratio} times the invoice's balance of ${moneyText(inv.balance)}: amounts are dollars, not cents (${moneyText(amount / 100)}?)`,
+        );
+      return lines;
+    },
+
+    async check(r) {
+      const flags: string[] = [];
+      const invoiceId = String(r.body.InvoiceId);
+      const target = `invoice ${invoiceId}`;
+      const inv = await invoice(invoiceId);
+      if (inv === undefined || inv.deletedAt !== null) return { flags, target, outcome: 'drop' }; // a problem
+      if (inv.cancelled) flags.push('invoice cancelled');
+      pending ??= pendingPayments(ctx.db);
+      const balance = left.get(invoiceId) ?? inv.balance - ((await pending).get(invoiceId) ?? 0);
+      const amount = r.body.amountToPay as number;
+      if (amount - balance > 0.005) flags.push(`above balance (${money(balance)} left)`);
+      left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
+      return { flags, target };
+    },
+  };
+}
+
 export const payment: OpDeclaration = {
   operation: 'createPayment',
   spec: requests.PaymentCreate,
   required: ['InvoiceId', 'amountToPay'],
   targeted: false,
+  rowRules(input) {
+    const amount = parseAmount(input.amountToPay);
+    return amount !== undefined && !(amount > 0) ? ['amountToPay: must be greater than 0'] : [];
+  },
+  plan: invoiceChecks,
+  amount: (b) => b.amountToPay as number,
   describe: (b) => `pay ${money(Number(b.amountToPay))} on invoice ${String(b.InvoiceId)}`,
   lane: (b) => `invoice:${String(b.InvoiceId)}`,
   idempotent: () => false,

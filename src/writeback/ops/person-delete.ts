@@ -1,7 +1,12 @@
 import type { ObjectSpec } from '../../schema/index.js';
+import { targetCheck } from './target-check.js';
 import type { OpDeclaration } from './types.js';
 
-/** person.delete: DELETE, safe to repeat (a repeat finding the person gone counts as done). */
+/**
+ * person.delete: DELETE, safe to repeat (a repeat finding the person gone counts as done).
+ * Permanent: sent only once confirmed. A row with only an id is the whole change, and the plan
+ * never skips it as unchanged.
+ */
 const none = { fields: {} } as const satisfies ObjectSpec;
 
 export const personDelete: OpDeclaration = {
@@ -10,6 +15,8 @@ export const personDelete: OpDeclaration = {
   required: [],
   targeted: true,
   target: 'person',
+  plan: targetCheck('person'),
+  destructive: true,
   describe: (_b, t) => `delete person ${String(t)} permanently`,
   lane: (_b, t) => `person:${String(t)}`,
   idempotent: () => true,

@@ -1,5 +1,6 @@
 import { requests } from '../../schema/index.js';
-import { fieldCheck, hasNestedArray, type OpDeclaration } from './types.js';
+import { targetCheck } from './target-check.js';
+import { fieldCheck, hasNestedArray, type OpDeclaration, somethingToChange } from './types.js';
 
 /**
  * person.update: PATCH. Safe to repeat when it only sets fields; a body with nested arrays
@@ -12,6 +13,8 @@ export const personUpdate: OpDeclaration = {
   required: [],
   targeted: true,
   target: 'person',
+  rowRules: somethingToChange,
+  plan: targetCheck('person', requests.PersonUpdate),
   describe: (b, t) => `update person ${String(t)}: ${Object.keys(b).join(', ')}`,
   lane: (_b, t) => `person:${String(t)}`,
   idempotent: (b) => !hasNestedArray(b),

@@ -1,4 +1,6 @@
 import type { OhsClient } from '../../api/index.js';
+import type { CellValue } from '../../input/read-table.js';
+import type { Mirror } from '../../mirror/index.js';
 import type { ObjectSpec, OperationName } from '../../schema/index.js';
 import type { MirrorWriter } from '../mirror-writes.js';
 
@@ -42,10 +44,52 @@ export interface OpContext {
   mirror: MirrorWriter;
 }
 
+/** What a plan gives an operation's checks against the mirror (one plan, one file). */
+export interface PlanContext {
+  db: Mirror['db'];
+  /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off. */
+  centsRatio: number;
+  /** The mirror keeps sensitive fields as received: they can be compared. */
+  storeSensitive: boolean;
+}
+
+/** A row of the file as read, valid or not (its cells named by field). */
+export interface PlanRow {
+  row: number;
+  values: Record<string, CellValue>;
+}
+
+/** A valid row as planned. */
+export interface PlannedRow {
+  row: number;
+  targetId: number | null;
+  body: Json;
+}
+
+/** What an operation's plan check says of a valid row. */
+export interface PlanVerdict {
+  /** Flags shown on the plan line (the change is queued all the same). */
+  flags: string[];
+  /** The plan line's target, when not the row's id (a payment names its invoice). */
+  target?: string;
+  /** `skip`: nothing to change (shown, not queued); `drop`: refused by `problems` already. */
+  outcome?: 'skip' | 'drop';
+}
+
+/** An operation's checks of a plan against the mirror; one instance per plan (it may cache reads). */
+export interface PlanChecks {
+  /** Problems of a row, valid or not, so one pass names them all (`field: what`); they refuse the file. */
+  problems?(row: PlanRow): Promise<string[]>;
+  /** Flags, target and skip of a valid row, in file order. */
+  check(row: PlannedRow): Promise<PlanVerdict>;
+}
+
 /**
- * One write-back operation, declared: what a row holds, which lane it runs in, whether sending it
- * twice is harmless, how to send it, and how to read its effect back. The runner (apply.ts) reads
- * these and nothing else knows an operation by name.
+ * One write-back operation, declared: what a row holds and which rules it obeys, how a plan
+ * checks it against the mirror, whether it needs a confirmation, which lane it runs in, whether
+ * sending it twice is harmless, how to send it, and how to read its effect back. The validator,
+ * the plan, the outbox and the runner (apply.ts) read these; nothing else knows an operation by
+ * name, so adding one is adding a module here and its line in index.ts.
  */
 export interface OpDeclaration {
   /** The service operation it calls (method and path recorded on the item when claimed). */
@@ -56,8 +100,16 @@ export interface OpDeclaration {
   required: readonly string[];
   /** The row names an existing record in column `id` (updates, deletes). */
   targeted: boolean;
-  /** What the target id names, for messages. */
+  /** What the target id names, for messages (and the mirror table the plan reads it from). */
   target?: 'person' | 'applicant';
+  /** Rules of a row's given fields beyond the spec's types and `required` (`field: what is wrong`). */
+  rowRules?(input: Json): string[];
+  /** Checks of a plan against the mirror (invoice known, unchanged rows); absent: none. */
+  plan?(ctx: PlanContext): PlanChecks;
+  /** Dollars this change pays, counted against `writeback.confirmAmount`; absent: 0. */
+  amount?(body: Json): number;
+  /** Permanent: `ohs apply` sends it only once confirmed (`--yes` or the terminal's question). */
+  destructive?: boolean;
   /** The one-line summary of a planned change (shown by plan, apply and outbox). */
   describe(body: Json, targetId: number | null): string;
   /**
@@ -75,6 +127,13 @@ export interface OpDeclaration {
   readBack?(ctx: OpContext, work: Work): Promise<Reading>;
 }
 
+/** The rule of an update: a row with only an id changes nothing. */
+export function somethingToChange(input: Json): string[] {
+  return Object.keys(input).length === 0
+    ? ['row: nothing to change: give at least one field besides id']
+    : [];
+}
+
 /** Whether a body holds a nested array (which the service appends as new records). */
 export function hasNestedArray(body: Json): boolean {
   return Object.values(body).some((v) => Array.isArray(v));
@@ -90,5 +149,13 @@ export function fieldCheck(body: Json, rec: Json): { ok: boolean; differs: strin
 }
 
 export const money = (n: number) => (Math.round(n * 100) / 100).toFixed(2);
+/** Dollars with thousands separators: 1,234.50. */
+export const moneyText = (n: number) => money(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** A mirrored record's `raw` column as an object ({} when absent). */
+export function parseRaw(raw: string | null | undefined): Json {
+  if (raw === undefined || raw === null) return {};
+  return JSON.parse(raw) as Json;
+}
 export const round2 = (n: number) => Math.round(n * 100) / 100;
 export const near = (a: number, b: number) => Math.abs(a - b) < 0.005;
