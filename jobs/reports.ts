@@ -5,9 +5,11 @@ import { mirrorIdentity } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
 import { warningLines } from '../reports/warning-groups.js';
 import type { Config } from '../src/config/index.js';
+import { endOfDay, today } from '../src/dates.js';
 import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
-import { type CsvSettings, type ReportFormat, type ReportResult, writeReport } from '../src/render/index.js';
+import { checkAsOf } from '../src/mirror/index.js';
+import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
 import { packageVersion } from '../src/util/package-root.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -21,6 +23,8 @@ export interface WriteReportsOptions {
   asOfTime?: string;
   /** The instant the reports read the mirror at (history.ts); absent: the present. */
   mirrorAsOf?: string;
+  /** `--present`: the present was asked for whatever the as-of date (said on the About sheet). */
+  present?: boolean;
   /** Overrides of config `reports.csv` (`--csv-excel`). */
   csv?: Partial<CsvSettings>;
   /**
@@ -33,13 +37,37 @@ export interface WriteReportsOptions {
 }
 
 /**
- * A report that does not read the mirror's history yet, asked for an as-of instant: its result
- * with a first warning saying it read the present (never silently the wrong figures).
+ * The instant the reports read the mirror at (history.ts), or undefined for the present: the
+ * explicit instant (`--as-of-time`), else the end of an as-of date before today; `present`
+ * (`--present`) reads the present whatever the dates. An instant the mirror's history does not
+ * reach is refused (AS_OF_BEFORE_HISTORY).
  */
-function presentOnly(result: ReportResult, report: ReportDefinition, at: string | undefined): ReportResult {
-  if (at === undefined || report.readsHistory === true) return result;
-  const note = `Read the mirror as it is now, not as of ${at}: ${report.name} does not read the mirror's history yet (docs/history.md)`;
-  return { ...result, warnings: () => [note, ...result.warnings()] };
+export async function mirrorInstant(
+  mirror: Mirror,
+  o: { asOf: string; asOfMs?: number; present?: boolean; what?: string },
+  timezone: string,
+): Promise<string | undefined> {
+  if (o.present === true) return undefined;
+  let instant: string;
+  let what: string;
+  if (o.asOfMs !== undefined) {
+    instant = new Date(o.asOfMs).toISOString();
+    what = o.what ?? 'as-of instant';
+  } else if (o.asOf < today(timezone)) {
+    instant = endOfDay(o.asOf, timezone);
+    what = `${o.what ?? 'as-of'} ${o.asOf}: the end of that day,`;
+  } else return undefined;
+  await checkAsOf(mirror.db, instant, what);
+  return instant;
+}
+
+/** The About line saying which figures a report holds. */
+function mirrorReadLine(o: WriteReportsOptions, timezone: string): string {
+  if (o.mirrorAsOf !== undefined)
+    return `mirror as known at ${o.mirrorAsOf} (its history: the figures the mirror held then)`;
+  if (o.present === true && o.asOf < today(timezone))
+    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${o.asOf}`;
+  return 'the present (the mirror as it is now)';
 }
 
 /**
@@ -61,7 +89,7 @@ export async function writeReports(
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   for (const report of chosen) {
     const started = Date.now();
-    const ran = await report.run({
+    const result = await report.run({
       db: mirror.db,
       params: {
         asOf: o.asOf,
@@ -72,8 +100,6 @@ export async function writeReports(
         options,
       },
     });
-    const result = presentOnly(ran, report, o.mirrorAsOf);
-    const read = o.mirrorAsOf !== undefined && report.readsHistory === true ? o.mirrorAsOf : undefined;
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
@@ -90,7 +116,7 @@ export async function writeReports(
         ],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Mirror as of', read ?? 'now (the present)'],
+        ['Mirror as of', mirrorReadLine(o, config.timezone)],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',
@@ -147,8 +173,11 @@ export function checkOptionNames(
 /** The `reports` job: every report for the as-of date into `jobs.outDir`. */
 export async function reportsJob(env: JobEnv): Promise<JobResult> {
   const { config } = env;
+  // A past --as-of reads the mirror as it stood at the end of that day, as `ohs report` does.
+  const mirrorAsOf = await mirrorInstant(env.mirror, { asOf: env.asOf, what: '--as-of' }, config.timezone);
   const outputs = await writeReports(env.mirror, config, env.logger, reports, {
     asOf: env.asOf,
+    ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
     orgIds: [],
     options: {},
     outDir: config.jobs.outDir,

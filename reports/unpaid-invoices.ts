@@ -347,6 +347,7 @@ function aboutLines(
   open: number,
   c: Classified,
   syncLines: [string, string][],
+  at: string | undefined,
 ): [string, string][] {
   const about: [string, string][] = [
     [
@@ -367,7 +368,9 @@ function aboutLines(
     ],
     [
       'Limitation',
-      'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
+      at === undefined
+        ? 'Balances are the present ones (the mirror as it is now), so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).'
+        : `Balances as the mirror knew them at ${at} (its history): a payment made before that instant but synced after it is not known; invoices dated after the as-of date are excluded.`,
     ],
     [
       'Not given by the service',
@@ -430,10 +433,11 @@ async function run(ctx: ReportContext) {
       scope = withDescendants(common.orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
     } else scope = new Set(common.orgIds);
   }
-  const names = await orgNames(db);
-  const c = classify(await invoiceRows(db, params.mirrorAsOf), scope, names, common, opts, buckets);
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
   const { open, voided } = c;
-  const history = await invoiceBalancesAsOf(db, common);
+  const history = await invoiceBalancesAsOf(db, common, at);
   const warnings = [
     ...history.warnings,
     ...parsed.unknown.map((k) => `Option ${k} is not an option of this report: ignored`),
@@ -444,8 +448,8 @@ async function run(ctx: ReportContext) {
     if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
 
   const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
-  const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
-  const about = [history.about, ...aboutLines(opts, buckets, voided.length, open.length, c, syncLines)];
+  const syncLines = await lastSyncLines(db, ['invoice', 'orderitem'], at);
+  const about = [history.about, ...aboutLines(opts, buckets, voided.length, open.length, c, syncLines, at)];
   const bucketColumns = bucketColumnsFor(buckets, opts);
   const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
@@ -611,6 +615,5 @@ export const unpaidInvoices: ReportDefinition = {
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
   options: Object.keys(unpaidInvoicesOptions.shape),
-  readsHistory: true,
   run,
 };

@@ -66,7 +66,10 @@ export function syncedSandbox(sim: () => RunningSim): (engine: EngineName) => Pr
         const synced = await runOhs(['sync'], { cwd: dir, env, timeoutMs: 240_000 });
         expect(synced.code, synced.stderr).toBe(0);
         await observedAt(db, SYNC_TIME);
-        const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--present', '--out', 'out'], { cwd: dir, env });
+        const r = await runOhs(['report', 'all', '--as-of', TEST_ANCHOR, '--present', '--out', 'out'], {
+          cwd: dir,
+          env,
+        });
         expect(r.code, r.stderr).toBe(0);
         return { dir, db, stderr: r.stderr, stdout: r.stdout };
       })();
