@@ -10,6 +10,7 @@ import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
 import { checkAsOf } from '../src/mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
+import type { Sheet } from '../src/render/types.js';
 import { packageVersion } from '../src/util/package-root.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -89,7 +90,7 @@ export async function writeReports(
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   for (const report of chosen) {
     const started = Date.now();
-    const result = await report.run({
+    const ran = await report.run({
       db: mirror.db,
       params: {
         asOf: o.asOf,
@@ -100,6 +101,15 @@ export async function writeReports(
         options,
       },
     });
+    // The summaries as the renderer made them: a Trend sheet among them gets a CSV of its own.
+    let sheets: Sheet[] = [];
+    const result = {
+      ...ran,
+      summaries: () => {
+        sheets = ran.summaries();
+        return sheets;
+      },
+    };
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
@@ -146,8 +156,32 @@ export async function writeReports(
       'report written',
     );
     files.push(...written.files);
+    const trend = sheets.find((s) => s.name === 'Trend');
+    if (trend !== undefined && o.formats.includes('csv'))
+      files.push(...(await writeTrend(trend, report, o, csv)));
   }
   return files;
+}
+
+/** A report's Trend sheet as `NAME-trend-DATE.csv` (for the nightly job's charts). */
+async function writeTrend(
+  trend: Sheet,
+  report: ReportDefinition,
+  o: WriteReportsOptions,
+  csv: CsvSettings,
+): Promise<string[]> {
+  const written = await writeReport(
+    { detail: trend, summaries: () => [], warnings: () => [], about: () => [] },
+    {
+      outDir: o.outDir,
+      name: `${report.name}-trend`,
+      asOf: o.asOf,
+      title: report.title,
+      formats: ['csv'],
+      csv,
+    },
+  );
+  return written.files;
 }
 
 /**
@@ -186,7 +220,7 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   return { outputs };
 }
 
-const reportFile = /^(compliance|unpaid-invoices|order-ageing)-(\d{4}-\d{2}-\d{2})\.(xlsx|csv)$/;
+const reportFile = /^(compliance|unpaid-invoices|order-ageing)(?:-trend)?-(\d{4}-\d{2}-\d{2})\.(xlsx|csv)$/;
 
 /** Removes report files whose as-of date is more than `days` before `asOf`; returns them. */
 export async function applyRetention(outDir: string, asOf: string, days: number): Promise<string[]> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { unpaidInvoicesTrend } from '../../reports/unpaid-invoices.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
@@ -115,6 +116,16 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     ]);
     expect(then.code, then.stderr).toBe(0);
     expect(sorted(listed(join(dir, 'then'), day))).toEqual(sorted(truthThen));
+    // The Trend CSV: the last 12 month ends, every one before the history (begun today): omitted.
+    const trend = parse(readFileSync(join(dir, 'then', `unpaid-invoices-trend-${day}.csv`), 'utf8'), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    expect(trend).toHaveLength(12);
+    for (const r of trend) {
+      expect(r.note).toMatch(/^omitted: before the mirror's history begins/);
+      expect(r.total).toBe('');
+    }
 
     // As known at T there is no "newer balances" warning: the figures are those of T.
     expect(then.stderr).not.toContain('BALANCES NEWER');
@@ -175,6 +186,20 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(intervals.rows[0]?.valid_to !== null && (intervals.rows[0]?.valid_to ?? '') < at).toBe(true);
       expect(intervals.rows[1]?.valid_from !== undefined && intervals.rows[1].valid_from > at).toBe(true);
       expect(intervals.rows[1]?.valid_to).toBeNull();
+      // The trend's one read of every version (asOfSpan), picked at T: the A/R the sandbox held then.
+      const [atT] = await unpaidInvoicesTrend(
+        m.db,
+        { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+        [
+          {
+            day: { year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8)) },
+            instant: at,
+          },
+        ],
+      );
+      expect(atT?.openInvoices).toBe(truthThen.size);
+      expect(atT?.total).toBe([...truthThen.values()].reduce((a, b) => a + b, 0));
+      expect(atT?.note).toBeNull();
       // Each sync pruned what mirror.historyDays (400) lets go: nothing yet, the cutoff noted.
       const cutoff = await readMeta(m.db, metaKeys.historyPrunedBefore);
       expect(cutoff !== undefined && Date.parse(at) - Date.parse(cutoff) > 399 * 86_400_000).toBe(true);
