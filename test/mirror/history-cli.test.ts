@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { unpaidInvoicesTrend } from '../../reports/unpaid-invoices.js';
@@ -16,9 +17,10 @@ import { withSim } from '../helpers/sim.js';
  * The mirror remembers, through the real CLI on each engine: sync; an invoice deleted upstream;
  * and an order item deleted upstream; sync (the mirror finds them gone); the sandbox's truth
  * taken at an instant T; then upstream changes (invoices paid, order items moved and deleted,
- * another invoice deleted, the order item restored); sync. `ohs report unpaid-invoices --as-of-time T` lists exactly the invoices and
- * balances the sandbox held at T; without it, the present; an instant before the mirror's
- * history begins is refused.
+ * another invoice deleted, the order item restored); sync. `ohs report unpaid-invoices --as-of-time T`
+ * lists exactly the invoices and balances the sandbox held at T, and `order-ageing` exactly its
+ * order items in their statuses then (the trend's read at T agrees); without it, the present;
+ * the About sheet says which; an instant before the mirror's history begins is refused.
  */
 const targets = new Map(engines.map((e) => [e, withTargets(e)] as const));
 
@@ -63,7 +65,7 @@ function ageing(dir: string, day: string): Record<string, string>[] {
 describe.each(engines)('%s: reports as of an instant between two syncs', (engine) => {
   // A sandbox of its own per engine: the test changes it.
   const sim = withSim({ scale: 0.05 });
-  it('unpaid-invoices --as-of-time equals the sandbox truth then; without it, the present', async () => {
+  it('unpaid-invoices and order-ageing --as-of-time equal the sandbox truth then; without it, the present', async () => {
     const db = await (targets.get(engine) as () => Promise<string>)();
     const dir = mkdtempSync(join(tmpdir(), `ohs-history-cli-${engine}-`));
     const config = cliConfig(dir);
@@ -127,8 +129,26 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(r.total).toBe('');
     }
 
-    // As known at T there is no "newer balances" warning: the figures are those of T.
+    // As known at T there is no "newer balances" warning: the figures are those of T, and the
+    // About sheet says so; --present with a past as-of says present figures, and warns loudly.
     expect(then.stderr).not.toContain('BALANCES NEWER');
+    const mirrorRead = async (args: string[], out: string) => {
+      const r = await ohs(['report', 'unpaid-invoices', ...args, '--format', 'xlsx', '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(join(dir, out, `unpaid-invoices-${args[1]?.slice(0, 10)}.xlsx`));
+      const ws = wb.getWorksheet('About') as ExcelJS.Worksheet;
+      const lines = new Map<string, string>();
+      ws.eachRow((row) => {
+        lines.set(String(row.getCell(1).value), String(row.getCell(2).value));
+      });
+      return { line: lines.get('Mirror as of'), stderr: r.stderr };
+    };
+    expect((await mirrorRead(['--as-of-time', at], 'about-then')).line).toContain(`mirror as known at ${at}`);
+    const yesterday = new Date(Date.parse(at) - 86_400_000).toISOString().slice(0, 10);
+    const aged = await mirrorRead(['--as-of', yesterday, '--present'], 'about-present');
+    expect(aged.line).toMatch(/^present figures \(--present\)/);
+    expect(aged.stderr).toMatch(/unpaid-invoices: warning: (AS-OF BEFORE THE MIRROR|BALANCES NEWER)/);
 
     // Order ageing as of T: every item the sandbox held then, in the status it had then (all
     // stages, terminal ones too); its time in status from the statuses seen by T only.
