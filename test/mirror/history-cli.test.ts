@@ -235,5 +235,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(early.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: .*before the mirror's history begins/m);
       expect(early.stdout).toBe('');
     }
+    // The reports job decides the instant the same way (jobs/reports.ts mirrorInstant).
+    const job = await ohs(['run', 'reports', '--as-of', '2026-01-01']);
+    expect(job.code).toBe(2);
+    expect(job.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: --as-of 2026-01-01: the end of that day,/m);
   });
 });
