@@ -142,9 +142,12 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       ws.eachRow((row) => {
         lines.set(String(row.getCell(1).value), String(row.getCell(2).value));
       });
-      return { line: lines.get('Mirror as of'), stderr: r.stderr };
+      return { line: lines.get('Mirror as of'), lines, stderr: r.stderr };
     };
-    expect((await mirrorRead(['--as-of-time', at], 'about-then')).line).toContain(`mirror as known at ${at}`);
+    const known = await mirrorRead(['--as-of-time', at], 'about-then');
+    expect(known.line).toContain(`mirror as known at ${at}`);
+    // The last sync as known at T: the second run (the third ended after T).
+    expect(known.lines.get('Last sync of invoice')).toContain('sync run #2 (full, ok,');
     const yesterday = new Date(Date.parse(at) - 86_400_000).toISOString().slice(0, 10);
     const aged = await mirrorRead(['--as-of', yesterday, '--present'], 'about-present');
     expect(aged.line).toMatch(/^present figures \(--present\)/);
