@@ -5,9 +5,12 @@ import { mirrorIdentity } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
 import { warningLines } from '../reports/warning-groups.js';
 import type { Config } from '../src/config/index.js';
+import { endOfDay, today } from '../src/dates.js';
 import type { Logger } from '../src/log.js';
 import type { Mirror } from '../src/mirror/index.js';
-import { type CsvSettings, type ReportFormat, type ReportResult, writeReport } from '../src/render/index.js';
+import { checkAsOf } from '../src/mirror/index.js';
+import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
+import type { Sheet } from '../src/render/types.js';
 import { packageVersion } from '../src/util/package-root.js';
 import { printable } from '../src/util/printable.js';
 import type { JobEnv, JobResult } from './types.js';
@@ -22,6 +25,8 @@ export interface WriteReportsOptions {
   asOfTime?: string;
   /** The instant the reports read the mirror at (history.ts); absent: the present. */
   mirrorAsOf?: string;
+  /** `--present`: the present was asked for whatever the as-of date (said on the About sheet). */
+  present?: boolean;
   /** Overrides of config `reports.csv` (`--csv-excel`). */
   csv?: Partial<CsvSettings>;
   /**
@@ -34,13 +39,37 @@ export interface WriteReportsOptions {
 }
 
 /**
- * A report that does not read the mirror's history yet, asked for an as-of instant: its result
- * with a first warning saying it read the present (never silently the wrong figures).
+ * The instant the reports read the mirror at (history.ts), or undefined for the present: the
+ * explicit instant (`--as-of-time`), else the end of an as-of date before today; `present`
+ * (`--present`) reads the present whatever the dates. An instant the mirror's history does not
+ * reach is refused (AS_OF_BEFORE_HISTORY).
  */
-function presentOnly(result: ReportResult, report: ReportDefinition, at: string | undefined): ReportResult {
-  if (at === undefined || report.readsHistory === true) return result;
-  const note = `Read the mirror as it is now, not as of ${at}: ${report.name} does not read the mirror's history yet (docs/history.md)`;
-  return { ...result, warnings: () => [note, ...result.warnings()] };
+export async function mirrorInstant(
+  mirror: Mirror,
+  o: { asOf: string; asOfMs?: number; present?: boolean; what?: string },
+  timezone: string,
+): Promise<string | undefined> {
+  if (o.present === true) return undefined;
+  let instant: string;
+  let what: string;
+  if (o.asOfMs !== undefined) {
+    instant = new Date(o.asOfMs).toISOString();
+    what = o.what ?? 'as-of instant';
+  } else if (o.asOf < today(timezone)) {
+    instant = endOfDay(o.asOf, timezone);
+    what = `${o.what ?? 'as-of'} ${o.asOf}: the end of that day,`;
+  } else return undefined;
+  await checkAsOf(mirror.db, instant, what);
+  return instant;
+}
+
+/** The About line saying which figures a report holds. */
+function mirrorReadLine(o: WriteReportsOptions, timezone: string): string {
+  if (o.mirrorAsOf !== undefined)
+    return `mirror as known at ${o.mirrorAsOf} (its history: the figures the mirror held then)`;
+  if (o.present === true && o.asOf < today(timezone))
+    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${o.asOf}`;
+  return 'the present (the mirror as it is now)';
 }
 
 /**
@@ -73,8 +102,15 @@ export async function writeReports(
         options,
       },
     });
-    const result = presentOnly(ran, report, o.mirrorAsOf);
-    const read = o.mirrorAsOf !== undefined && report.readsHistory === true ? o.mirrorAsOf : undefined;
+    // The summaries as the renderer made them: a Trend sheet among them gets a CSV of its own.
+    let sheets: Sheet[] = [];
+    const result = {
+      ...ran,
+      summaries: () => {
+        sheets = ran.summaries();
+        return sheets;
+      },
+    };
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
@@ -91,7 +127,7 @@ export async function writeReports(
         ],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Mirror as of', read ?? 'now (the present)'],
+        ['Mirror as of', mirrorReadLine(o, config.timezone)],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',
@@ -121,8 +157,32 @@ export async function writeReports(
       'report written',
     );
     files.push(...written.files);
+    const trend = sheets.find((s) => s.name === 'Trend');
+    if (trend !== undefined && o.formats.includes('csv'))
+      files.push(...(await writeTrend(trend, report, o, csv)));
   }
   return files;
+}
+
+/** A report's Trend sheet as `NAME-trend-DATE.csv` (for the nightly job's charts). */
+async function writeTrend(
+  trend: Sheet,
+  report: ReportDefinition,
+  o: WriteReportsOptions,
+  csv: CsvSettings,
+): Promise<string[]> {
+  const written = await writeReport(
+    { detail: trend, summaries: () => [], warnings: () => [], about: () => [] },
+    {
+      outDir: o.outDir,
+      name: `${report.name}-trend`,
+      asOf: o.asOf,
+      title: report.title,
+      formats: ['csv'],
+      csv,
+    },
+  );
+  return written.files;
 }
 
 /**
@@ -148,8 +208,11 @@ export function checkOptionNames(
 /** The `reports` job: every report for the as-of date into `jobs.outDir`. */
 export async function reportsJob(env: JobEnv): Promise<JobResult> {
   const { config } = env;
+  // A past --as-of reads the mirror as it stood at the end of that day, as `ohs report` does.
+  const mirrorAsOf = await mirrorInstant(env.mirror, { asOf: env.asOf, what: '--as-of' }, config.timezone);
   const outputs = await writeReports(env.mirror, config, env.logger, reports, {
     asOf: env.asOf,
+    ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
     orgIds: [],
     options: {},
     outDir: config.jobs.outDir,
@@ -158,7 +221,8 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   return { outputs };
 }
 
-const reportFile = /^(compliance|unpaid-invoices|order-ageing)-\d{4}-\d{2}-\d{2}\.(xlsx|csv|html)$/;
+const reportFile =
+  /^(compliance|unpaid-invoices|order-ageing)(?:-trend)?-\d{4}-\d{2}-\d{2}\.(xlsx|csv|html)$/;
 
 /**
  * Removes the report files of `outDir` last written more than `days` ago (their modification

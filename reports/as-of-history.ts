@@ -5,10 +5,10 @@ import type { CommonParams } from './params.js';
 import { reportDb } from './tables.js';
 
 /**
- * Whether the mirror can show a stream's values as they were at the as-of date. Until the mirror
- * keeps history, it holds only the values of its last sync: a past as-of date reads today's
- * balances (issue 22). This is the one place that decides it, so that the history issue can
- * replace it with a read "as known at the as-of instant".
+ * Whether the invoice balances a report shows are those of the as-of date. Read as of an instant
+ * (`mirrorAsOf`, the mirror's history, issue 23) they are the evidence of then: no warning. Read
+ * from the present (`--present`, or the as-of date today) with a past as-of date, they are
+ * today's balances aged to that date (issue 22): loud warnings say so.
  */
 export interface AsOfEvidence {
   /** Loud warnings, first in the report's list (empty: the values are of the as-of date). */
@@ -17,7 +17,19 @@ export interface AsOfEvidence {
   about: [string, string];
 }
 
-export async function invoiceBalancesAsOf(db: Kysely<Database>, common: CommonParams): Promise<AsOfEvidence> {
+export async function invoiceBalancesAsOf(
+  db: Kysely<Database>,
+  common: CommonParams,
+  mirrorAsOf: string | undefined,
+): Promise<AsOfEvidence> {
+  if (mirrorAsOf !== undefined)
+    return {
+      warnings: [],
+      about: [
+        'Balances as of',
+        `${mirrorAsOf}: the balances the mirror knew at that instant (its history), not today's`,
+      ],
+    };
   const endOfDay = zonedToUtc(common.asOf, 23, 59, 59, 999, common.timezone);
   const firstRun = await db
     .selectFrom('sync_run')
@@ -33,11 +45,11 @@ export async function invoiceBalancesAsOf(db: Kysely<Database>, common: CommonPa
   const warnings: string[] = [];
   if (first !== null && endOfDay < first)
     warnings.push(
-      `AS-OF BEFORE THE MIRROR: the as-of date ${common.asOfText} is before the mirror's first sync (${formatInstant(first)}); the mirror keeps no history, so every balance is today's, not the balance of ${common.asOfText}: do not use these figures as of that date`,
+      `AS-OF BEFORE THE MIRROR: the as-of date ${common.asOfText} is before the mirror's first sync (${formatInstant(first)}); read with --present, every balance is today's, not the balance of ${common.asOfText}: do not use these figures as of that date`,
     );
   else if (read !== null && read > endOfDay)
     warnings.push(
-      `BALANCES NEWER THAN THE AS-OF DATE: the balances were read at ${formatInstant(read)}, after the as-of date ${common.asOfText}; the mirror keeps no history, so invoices are aged to ${common.asOfText} with today's balances (payments since then already deducted)`,
+      `BALANCES NEWER THAN THE AS-OF DATE: the balances were read at ${formatInstant(read)}, after the as-of date ${common.asOfText}; read with --present, invoices are aged to ${common.asOfText} with today's balances (payments since then already deducted); leave out --present for the balances the mirror knew then`,
     );
   return {
     warnings,
@@ -45,7 +57,7 @@ export async function invoiceBalancesAsOf(db: Kysely<Database>, common: CommonPa
       'Balances as of',
       read === null
         ? 'no invoice synced'
-        : `${formatInstant(read)} (the last invoice sync): the mirror keeps no history, so ${warnings.length === 0 ? 'the balances are those known at the as-of date' : 'the balances are NOT those of the as-of date (see Warnings)'}`,
+        : `${formatInstant(read)} (the last invoice sync): the present balances, so ${warnings.length === 0 ? 'the balances are those known at the as-of date' : 'the balances are NOT those of the as-of date (see Warnings)'}`,
     ],
   };
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database, OrgPolicyTable } from '../src/mirror/index.js';
+import { asOf, type Database, type OrgPolicyTable } from '../src/mirror/index.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
 import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './compliance-evidence.js';
 import {
@@ -921,8 +921,10 @@ async function run(ctx: ReportContext) {
       inFamilies.add(p.org_id);
       inFamilies.add(p.parent_org_id);
     }
-  const names = await orgNames(db);
-  const walk = (await orgMonthOrgs(db))
+  // The mirror as known at params.mirrorAsOf (history.ts); org_policy is local data: the present.
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  const walk = (await orgMonthOrgs(db, at))
     .filter((id) => scope === null || scope.has(id))
     .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
     .sort(compareOrgs);
@@ -946,6 +948,7 @@ async function run(ctx: ReportContext) {
         await orgMonthRows(
           db,
           chunk.map((c) => c.orgId),
+          at,
         ),
         names,
         null,
@@ -972,7 +975,7 @@ async function run(ctx: ReportContext) {
       }
     }
   }
-  const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice']);
+  const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice'], at);
 
   let sheets: Sheet[] | null = null;
   const summaries = (): Sheet[] => {
@@ -1027,6 +1030,7 @@ async function run(ctx: ReportContext) {
       opts,
       rollups: rollupCount(summaries()),
       syncLines,
+      at,
       orgs: lasts.length,
       details,
       assumed: lasts.filter((c) => c.rates.assumed).length,
@@ -1150,6 +1154,8 @@ interface AboutFacts {
   opts: ComplianceOptions;
   rollups: number;
   syncLines: [string, string][];
+  /** The instant the mirror was read as of; undefined: the present. */
+  at: string | undefined;
   orgs: number;
   details: number;
   /** Orgs scored on an assumed rate. */
@@ -1192,8 +1198,8 @@ function aboutLines(f: AboutFacts): [string, string][] {
       'Only completed tests (countPicked…Result) count; a missing month after the first row of the year carries the pool forward (DATA_GAP); targets are exact (ceil of rate × projected average pool)',
     ],
     [
-      'Limitation',
-      'The mirror holds only the present: OrgMonth rows as last synced; rows synced after the as-of date are not excluded. A December pick collected in January stays in its pick month.',
+      'Mirror read',
+      `${f.at === undefined ? 'The present: OrgMonth rows as last synced' : `As known at ${f.at}: OrgMonth rows as the mirror held them then (its history); a count changed before that instant but synced after it is not known`}. Policies (org_policy) are local data and read as they are now. A December pick collected in January stays in its pick month.`,
     ],
     ...syncLines,
     ['Orgs', String(f.orgs)],
@@ -1210,10 +1216,10 @@ function rollupCount(sheets: Sheet[]): number {
   return Array.isArray(rows) ? rows.length : 0;
 }
 
-/** The orgs with an OrgMonth row (one row per org: the walk's list). */
-async function orgMonthOrgs(db: Kysely<Database>): Promise<number[]> {
+/** The orgs with an OrgMonth row (one row per org: the walk's list), as known at `at`. */
+async function orgMonthOrgs(db: Kysely<Database>, at: string | undefined): Promise<number[]> {
   const rows = await reportDb(db)
-    .selectFrom('orgmonth')
+    .selectFrom(asOf(reportDb(db), 'orgmonth', at))
     .select('OrgId')
     .distinct()
     .where('deleted_at', 'is', null)
@@ -1222,10 +1228,10 @@ async function orgMonthOrgs(db: Kysely<Database>): Promise<number[]> {
   return rows.map((r) => asInteger(r.OrgId)).filter((id): id is number => id !== null);
 }
 
-/** The OrgMonth rows of some orgs, by org then id. */
-async function orgMonthRows(db: Kysely<Database>, orgIds: number[]) {
+/** The OrgMonth rows of some orgs, by org then id, as known at `at`. */
+async function orgMonthRows(db: Kysely<Database>, orgIds: number[], at: string | undefined) {
   return reportDb(db)
-    .selectFrom('orgmonth')
+    .selectFrom(asOf(reportDb(db), 'orgmonth', at))
     .select([
       'id',
       'OrgId',

@@ -1,14 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/mirror/index.js';
+import { asOf } from '../src/mirror/index.js';
+import { streamStates } from './sync-info.js';
 import { reportDb } from './tables.js';
 
 /**
  * The query of the order ageing report: each order item with the latest row of its status
- * history (and whether an earlier row exists), streamed in id order.
+ * history (and whether an earlier row exists), streamed in id order; as the mirror knew them at
+ * `at` (ISO 8601 UTC; undefined: now).
  */
-export function itemQuery(db: Kysely<Database>, orgIds: number[], excludedNames: string[]) {
+export function itemQuery(
+  db: Kysely<Database>,
+  orgIds: number[],
+  excludedNames: string[],
+  at: string | undefined,
+) {
+  // As of an instant: the items as the mirror knew them then, and only the statuses it had seen
+  // by then (a status first seen later did not exist for it).
   let q = reportDb(db)
-    .selectFrom('orderitem as o')
+    .selectFrom(asOf(reportDb(db), 'orderitem', at, 'o'))
     .leftJoin('orderitem_status_history as h', (join) =>
       join.on((eb) =>
         eb(
@@ -17,7 +27,8 @@ export function itemQuery(db: Kysely<Database>, orgIds: number[], excludedNames:
           eb
             .selectFrom('orderitem_status_history as hx')
             .select((e) => e.fn.max('hx.id').as('max_id'))
-            .whereRef('hx.orderitem_id', '=', 'o.id'),
+            .whereRef('hx.orderitem_id', '=', 'o.id')
+            .$if(at !== undefined, (qb) => qb.where('hx.first_seen_at', '<=', at as string)),
         ),
       ),
     )
@@ -46,7 +57,8 @@ export function itemQuery(db: Kysely<Database>, orgIds: number[], excludedNames:
             .selectFrom('orderitem_status_history as hp')
             .select('hp.id')
             .whereRef('hp.orderitem_id', '=', 'o.id')
-            .whereRef('hp.id', '<', 'h.id'),
+            .whereRef('hp.id', '<', 'h.id')
+            .$if(at !== undefined, (qb) => qb.where('hp.first_seen_at', '<=', at as string)),
         )
         .as('h_prior'),
     ])
@@ -67,13 +79,12 @@ export type ItemRecord = Awaited<ReturnType<ReturnType<typeof itemQuery>['execut
 
 /**
  * When the last completed OrderItem sync started (ISO 8601), or null: the mirror knows nothing
- * of order items after that moment, so "now" for the report is then.
+ * of order items after that moment, so "now" for the report is then. `at`: as known then.
  */
-export async function lastOrderItemSync(db: Kysely<Database>): Promise<string | null> {
-  const row = await db
-    .selectFrom('sync_stream_state')
-    .select('last_success_at')
-    .where('stream', '=', 'orderitem')
-    .executeTakeFirst();
+export async function lastOrderItemSync(
+  db: Kysely<Database>,
+  at: string | undefined,
+): Promise<string | null> {
+  const [row] = await streamStates(db, ['orderitem'], at);
   return row?.last_success_at ?? null;
 }

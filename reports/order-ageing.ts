@@ -185,20 +185,28 @@ function sortable(c: ClassifiedItem): Sortable {
 
 /**
  * The as-of instant (REPORTS.md 3.2): as given (`--as-of-time`); for a past date the end of that
- * day; for today the start of the last completed order item sync (the mirror knows nothing
- * later: ageing to the end of the day would add up to a day to every item).
+ * day (`mirrorAsOf`, the instant the mirror is read as of); for today the start of the last
+ * completed order item sync (the mirror knows nothing later: ageing to the end of the day would
+ * add up to a day to every item).
  */
 async function asOfInstant(
   db: Kysely<Database>,
   common: CommonParams,
   explicit: boolean,
+  mirrorAsOf: string | undefined,
 ): Promise<{ ms: number; note: string; warning?: string }> {
   if (explicit) return { ms: common.asOfMs, note: 'as given (--as-of-time)' };
+  const at = mirrorAsOf === undefined ? null : parseInstant(mirrorAsOf, 'UTC');
+  if (at !== null)
+    return {
+      ms: at,
+      note: `the end of ${common.asOfText} (${common.timezone}), the instant the mirror is read as of`,
+    };
   const today = localDateOf(Date.now(), common.timezone);
   const isToday =
     today.year === common.asOf.year && today.month === common.asOf.month && today.day === common.asOf.day;
   if (!isToday) return { ms: common.asOfMs, note: `the end of ${common.asOfText} (${common.timezone})` };
-  const last = await lastOrderItemSync(db);
+  const last = await lastOrderItemSync(db, undefined);
   const lastMs = last === null ? null : parseInstant(last, 'UTC');
   if (lastMs === null || lastMs > common.asOfMs)
     return {
@@ -316,12 +324,14 @@ async function run(ctx: ReportContext) {
     db,
     common,
     params.asOfTimestamp !== '' && params.asOfTimestamp !== undefined,
+    params.mirrorAsOf,
   );
   if (instant.warning !== undefined) fixedWarnings.push(instant.warning);
   const st = setup(opts);
   const product = opts.product === undefined || opts.product === '' ? null : opts.product.toLowerCase();
-  const names = await orgNames(db);
-  const syncLines = await lastSyncLines(db, ['orderitem', 'invoice']);
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  const syncLines = await lastSyncLines(db, ['orderitem', 'invoice'], at);
   const shownStages = stageOrder.filter((s) => !terminalStages.has(s) || st.showTerminal);
   const settings = {
     asOfMs: instant.ms,
@@ -340,7 +350,7 @@ async function run(ctx: ReportContext) {
   let summary = new AgeingSummary(shownStages);
 
   async function* computed(): AsyncGenerator<Sortable> {
-    for await (const r of itemQuery(db, common.orgIds, st.excludedNames).stream(1000)) {
+    for await (const r of itemQuery(db, common.orgIds, st.excludedNames, at).stream(1000)) {
       const c = classifier.classify(r);
       if (c === null) continue;
       summary.add(c);
@@ -397,8 +407,10 @@ async function run(ctx: ReportContext) {
         `${opts.includeTerminal ? 'All items' : 'Open items (terminal stages excluded)'}${st.wanted === null ? '' : `; stages ${[...st.wanted].join(', ')}`}${product === null ? '' : `; product contains ${JSON.stringify(opts.product)}`}; items created after the as-of instant are left out`,
       ],
       [
-        'Limitation',
-        'The mirror holds only the present: items and history as last synced; rows synced after the as-of instant are not excluded.',
+        'Mirror read',
+        at === undefined
+          ? 'The present: items and status history as last synced'
+          : `As known at ${at}: each item as the mirror held it then (its history), and only the statuses it had seen by then; a change that happened before that instant but was synced after it is not known`,
       ],
       ['Org names', 'The latest c_org seen on the org’s order items and invoices'],
       ...syncLines,

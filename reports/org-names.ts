@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../src/mirror/index.js';
+import { asOf, type Database } from '../src/mirror/index.js';
 import { asInteger, asNumber, asText } from './values.js';
 
 interface Candidate {
@@ -20,9 +20,10 @@ function better(a: Candidate, b: Candidate): boolean {
  * Org names (REPORTS.md): the `c_org` of an org's order items and invoices, the latest seen,
  * i.e. the name on the most recently synced row (ties: order items, then the highest id). One
  * grouped query per table returns a row per (org, name), so this stays cheap for a million
- * order items and holds one entry per org. Soft-deleted rows are not read.
+ * order items and holds one entry per org. Soft-deleted rows are not read. `at`: as the mirror
+ * knew them then (history.ts; the synced time is then the version's).
  */
-export async function orgNames(db: Kysely<Database>): Promise<Map<number, string>> {
+export async function orgNames(db: Kysely<Database>, at: string | undefined): Promise<Map<number, string>> {
   const best = new Map<number, Candidate>();
   const consider = (org: unknown, name: unknown, seen: unknown, maxId: unknown, rank: number) => {
     const id = asInteger(org);
@@ -33,7 +34,7 @@ export async function orgNames(db: Kysely<Database>): Promise<Map<number, string
     if (prev === undefined || better(c, prev)) best.set(id, c);
   };
   const items = await db
-    .selectFrom('orderitem')
+    .selectFrom(asOf(db, 'orderitem', at))
     .select((eb) => ['OrgId', 'c_org', eb.fn.max('synced_at').as('seen'), eb.fn.max('id').as('max_id')])
     .where('deleted_at', 'is', null)
     .where('c_org', 'is not', null)
@@ -42,7 +43,7 @@ export async function orgNames(db: Kysely<Database>): Promise<Map<number, string
   for (const r of items) consider(r.OrgId, r.c_org, r.seen, r.max_id, 1);
   // Invoice ids are strings: only their sync time orders them (the id breaks no tie).
   const invoices = await db
-    .selectFrom('invoice')
+    .selectFrom(asOf(db, 'invoice', at))
     .select((eb) => ['OrgId', 'c_org', eb.fn.max('synced_at').as('seen')])
     .where('deleted_at', 'is', null)
     .where('c_org', 'is not', null)

@@ -1,19 +1,63 @@
 import type { Kysely } from 'kysely';
 import { type Database, metaKeys, readMeta } from '../src/mirror/index.js';
 
+export interface StreamState {
+  stream: string;
+  /** When the last successful run of the stream started. */
+  last_success_at: string | null;
+  last_full_at: string | null;
+  last_run_id: number | null;
+}
+
 /**
- * About lines naming when each stream a report reads was last synced (sync_stream_state) and
- * the sync run behind it (sync_run), so a printed report proves its source.
+ * Each stream's last successful sync as the mirror knew it at `at` (ISO 8601 UTC; undefined:
+ * now, sync_stream_state). At an instant, the last stream run that ended ok at or before it
+ * (sync_stream_run): its start is the stream's last success, its run the run behind it, and the
+ * end of the last full one its last full pass (a run that ended later was not known then).
+ */
+export async function streamStates(
+  db: Kysely<Database>,
+  streams: readonly string[],
+  at: string | undefined,
+): Promise<StreamState[]> {
+  if (streams.length === 0) return [];
+  if (at === undefined)
+    return db
+      .selectFrom('sync_stream_state')
+      .select(['stream', 'last_success_at', 'last_full_at', 'last_run_id'])
+      .where('stream', 'in', [...streams])
+      .execute();
+  const runs = await db
+    .selectFrom('sync_stream_run')
+    .select(['stream', 'run_id', 'mode', 'started_at', 'ended_at'])
+    .where('stream', 'in', [...streams])
+    .where('outcome', '=', 'ok')
+    .where('ended_at', '<=', at)
+    .orderBy('id')
+    .execute();
+  const out = new Map<string, StreamState>();
+  for (const r of runs) {
+    const prev = out.get(r.stream);
+    out.set(r.stream, {
+      stream: r.stream,
+      last_success_at: r.started_at,
+      last_run_id: r.run_id,
+      last_full_at: r.mode === 'full' ? r.ended_at : (prev?.last_full_at ?? null),
+    });
+  }
+  return [...out.values()];
+}
+
+/**
+ * About lines naming when each stream a report reads was last synced and the sync run behind
+ * it (sync_run), so a printed report proves its source; as the mirror knew them at `at`.
  */
 export async function lastSyncLines(
   db: Kysely<Database>,
   streams: readonly string[],
+  at?: string,
 ): Promise<[string, string][]> {
-  const state = await db
-    .selectFrom('sync_stream_state')
-    .select(['stream', 'last_success_at', 'last_full_at', 'last_run_id'])
-    .where('stream', 'in', [...streams])
-    .execute();
+  const state = await streamStates(db, streams, at);
   const runIds = state.map((s) => s.last_run_id).filter((id): id is number => id !== null);
   const runs =
     runIds.length === 0

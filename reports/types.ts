@@ -33,10 +33,5 @@ export interface ReportDefinition {
   description: string;
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
-  /**
-   * Its queries read the mirror as of `params.mirrorAsOf` (history.ts). Until every report does
-   * (issue 23, phase 2), a report without it run with an as-of instant says so in its warnings.
-   */
-  readsHistory?: boolean;
   run(ctx: ReportContext): Promise<ReportResult>;
 }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { asOf } from '../src/mirror/index.js';
+import { asOf, asOfSpan } from '../src/mirror/index.js';
 import { formatCents } from '../src/render/csv-renderer.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
+import {
+  type MonthEnd,
+  monthEnds,
+  TREND_MONTHS,
+  trendColumns,
+  trendNoteColumn,
+  trendRows,
+} from './ar-trend.js';
 import { invoiceBalancesAsOf } from './as-of-history.js';
 import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from './dates.js';
 import { orgNames } from './org-names.js';
@@ -17,7 +25,7 @@ import {
 import { rawWhereNull, withSentValues } from './sent-values.js';
 import { lastSyncLines } from './sync-info.js';
 import { reportDb } from './tables.js';
-import type { ReportContext, ReportDefinition } from './types.js';
+import type { ReportContext, ReportDefinition, ReportParams } from './types.js';
 import { asInteger, asText, compareOrgs, listSome, toCents } from './values.js';
 
 /**
@@ -151,18 +159,7 @@ function invoiceRows(db: ReportContext['db'], at: string | undefined) {
   return (
     reportDb(db)
       .selectFrom(asOf(reportDb(db), 'invoice', at))
-      .select([
-        'id',
-        'OrgId',
-        'c_org',
-        'date',
-        'dateDue',
-        'balance',
-        'lateFee',
-        'month',
-        'year',
-        'dropInvoice',
-      ])
+      .select(INVOICE_COLUMNS)
       .select(rawWhereNull(SENT).as('sent'))
       .where('deleted_at', 'is', null)
       // A null balance comes back too: on PostgreSQL an unreadable one is null here (sent-values.ts).
@@ -174,6 +171,76 @@ function invoiceRows(db: ReportContext['db'], at: string | undefined) {
 
 /** The number columns whose unreadable values the report lists (see sent-values.ts). */
 const SENT = ['balance', 'lateFee'] as const;
+
+const INVOICE_COLUMNS = [
+  'id',
+  'OrgId',
+  'c_org',
+  'date',
+  'dateDue',
+  'balance',
+  'lateFee',
+  'month',
+  'year',
+  'dropInvoice',
+] as const;
+
+/** invoiceRows for every instant from `from` to `to` at once: each version with its interval. */
+function invoiceVersions(db: ReportContext['db'], from: string, to: string) {
+  return reportDb(db)
+    .selectFrom(asOfSpan(reportDb(db), 'invoice', from, to))
+    .select([...INVOICE_COLUMNS, 'valid_from', 'valid_to'])
+    .select(rawWhereNull(SENT).as('sent'))
+    .where((eb) => eb.or([eb('balance', 'is', null), eb('balance', '<>', 0)]))
+    .execute()
+    .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
+}
+
+/**
+ * A/R by bucket at each of the last TREND_MONTHS month ends, as the mirror knew them then (the
+ * sheet Trend and its CSV): the report's own ageing of the invoices it held at each month end,
+ * aged to that day; month ends before the mirror's history are omitted (ar-trend.ts).
+ */
+async function arTrend(
+  db: ReportContext['db'],
+  common: CommonParams,
+  opts: UnpaidInvoicesOptions,
+  buckets: Bucket[],
+  scope: Set<number> | null,
+  ends: readonly MonthEnd[] = monthEnds(common.asOf, common.timezone, TREND_MONTHS),
+) {
+  const keys = [...buckets.map((b) => b.key), CREDITS.key, 'total', 'openInvoices'];
+  const trend = await trendRows(
+    db,
+    ends,
+    (from, to) => invoiceVersions(db, from, to),
+    (rows, end) => {
+      const at = { ...common, asOf: end.day, asOfText: formatDate(end.day) };
+      const c = classify(rows, scope, new Map(), at, opts, buckets);
+      const { byOrg } = summarise(c.open, [], buckets, 'total');
+      const grand = byOrg[byOrg.length - 1] ?? {};
+      return Object.fromEntries(keys.map((k) => [k, grand[k] ?? 0]));
+    },
+  );
+  const columns: Column[] = [
+    ...trendColumns,
+    ...bucketColumnsFor(buckets, opts).filter((c) => keys.includes(c.key)),
+    trendNoteColumn,
+  ];
+  return { ...trend, sheet: { name: 'Trend', columns, rows: trend.rows, totals: 'none' } satisfies Sheet };
+}
+
+/** The Trend rows of the report's parameters at the given month ends (or any instants). */
+export async function unpaidInvoicesTrend(
+  db: ReportContext['db'],
+  params: ReportParams,
+  ends: readonly MonthEnd[],
+): Promise<Row[]> {
+  const common = commonParams(REPORT, params);
+  const opts = parseOptions(REPORT, unpaidInvoicesOptions, params.options).options;
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+  return (await arTrend(db, common, opts, buckets, null, ends)).rows;
+}
 
 /** Ages each invoice; cancelled ones apart (VOID), unreadable ones counted and listed. */
 function classify(
@@ -347,6 +414,7 @@ function aboutLines(
   open: number,
   c: Classified,
   syncLines: [string, string][],
+  at: string | undefined,
 ): [string, string][] {
   const about: [string, string][] = [
     [
@@ -367,7 +435,9 @@ function aboutLines(
     ],
     [
       'Limitation',
-      'Balances are current: the mirror holds only each invoice’s present balance, so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).',
+      at === undefined
+        ? 'Balances are the present ones (the mirror as it is now), so the as-of date changes the aging, not the amounts; rows synced after the as-of date are not excluded (only invoices dated after it are).'
+        : `Balances as the mirror knew them at ${at} (its history): a payment made before that instant but synced after it is not known; invoices dated after the as-of date are excluded.`,
     ],
     [
       'Not given by the service',
@@ -430,10 +500,11 @@ async function run(ctx: ReportContext) {
       scope = withDescendants(common.orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
     } else scope = new Set(common.orgIds);
   }
-  const names = await orgNames(db);
-  const c = classify(await invoiceRows(db, params.mirrorAsOf), scope, names, common, opts, buckets);
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
   const { open, voided } = c;
-  const history = await invoiceBalancesAsOf(db, common);
+  const history = await invoiceBalancesAsOf(db, common, at);
   const warnings = [
     ...history.warnings,
     ...parsed.unknown.map((k) => `Option ${k} is not an option of this report: ignored`),
@@ -444,8 +515,16 @@ async function run(ctx: ReportContext) {
     if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
 
   const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
-  const syncLines = await lastSyncLines(db, ['invoice', 'orderitem']);
-  const about = [history.about, ...aboutLines(opts, buckets, voided.length, open.length, c, syncLines)];
+  const syncLines = await lastSyncLines(db, ['invoice', 'orderitem'], at);
+  const trend = await arTrend(db, common, opts, buckets, scope);
+  const about = [
+    history.about,
+    ...aboutLines(opts, buckets, voided.length, open.length, c, syncLines, at),
+    [
+      'Trend',
+      `A/R by bucket at each of the last ${TREND_MONTHS} month ends, as the mirror knew it at the end of that day (its history), aged to that day (sheet Trend; CSV unpaid-invoices-trend-DATE.csv)${trend.omitted.length === 0 ? '' : `; omitted, before the mirror's history begins (${trend.start ?? 'no history yet'}): ${trend.omitted.map((e) => formatDate(e.day)).join(', ')}`}`,
+    ] satisfies [string, string],
+  ];
   const bucketColumns = bucketColumnsFor(buckets, opts);
   const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
@@ -463,6 +542,7 @@ async function run(ctx: ReportContext) {
   ];
   if (voided.length > 0)
     sheets.push({ name: 'VOID', columns, rows: voided.map((v) => v.row), totals: 'none' });
+  sheets.push(trend.sheet);
   return {
     detail: {
       name: 'Unpaid invoices',
@@ -611,6 +691,5 @@ export const unpaidInvoices: ReportDefinition = {
   description:
     'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
   options: Object.keys(unpaidInvoicesOptions.shape),
-  readsHistory: true,
   run,
 };

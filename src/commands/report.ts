@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { checkOptionNames, writeReports } from '../../jobs/reports.js';
+import { checkOptionNames, mirrorInstant, writeReports } from '../../jobs/reports.js';
 import { parseInstant } from '../../reports/dates.js';
 import { reportByName, reports } from '../../reports/index.js';
-import { endOfDay, parseDate, today } from '../dates.js';
+import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { checkAsOf, type Mirror } from '../mirror/index.js';
+import type { Mirror } from '../mirror/index.js';
 import { commandContext, openMirrorToRead } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
 
@@ -64,36 +64,6 @@ function parseOptions(pairs: string[]): Record<string, unknown> {
     out[key] = value;
   }
   return out;
-}
-
-/**
- * The instant the reports read the mirror at (history.ts), or undefined for the present:
- * `--as-of-time`, else the end of an `--as-of` date before today; `--present` reads the present
- * whatever the dates. An instant the mirror's history does not reach is refused.
- */
-async function mirrorInstant(
-  mirror: Mirror,
-  flags: ReportFlags,
-  asOf: string,
-  timezone: string,
-): Promise<string | undefined> {
-  if (flags.present) return undefined;
-  let instant: string;
-  let what: string;
-  if (flags.asOfTime !== undefined) {
-    const ms = parseInstant(flags.asOfTime, timezone);
-    if (ms === null)
-      throw new UsageError(
-        `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
-      );
-    instant = new Date(ms).toISOString();
-    what = '--as-of-time';
-  } else if (flags.asOf !== undefined && flags.asOf < today(timezone)) {
-    instant = endOfDay(asOf, timezone);
-    what = `--as-of ${asOf}: the end of that day,`;
-  } else return undefined;
-  await checkAsOf(mirror.db, instant, what);
-  return instant;
 }
 
 const reportNames = () => [...reports.map((r) => r.name), 'all'];
@@ -203,7 +173,24 @@ export function registerReport(program: Command): void {
       checkOptionNames(chosen, options);
       const mirror = await openMirrorToRead(config);
       try {
-        const mirrorAsOf = await mirrorInstant(mirror, flags, asOf, config.timezone);
+        let asOfMs: number | undefined;
+        if (flags.asOfTime !== undefined) {
+          const ms = parseInstant(flags.asOfTime, config.timezone);
+          if (ms === null)
+            throw new UsageError(
+              `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
+            );
+          asOfMs = ms;
+        }
+        const mirrorAsOf = await mirrorInstant(
+          mirror,
+          {
+            asOf,
+            present: flags.present,
+            ...(asOfMs === undefined ? { what: '--as-of' } : { asOfMs, what: '--as-of-time' }),
+          },
+          config.timezone,
+        );
         await checkOrgs(mirror, orgIds);
         const files = await writeReports(mirror, config, logger, chosen, {
           asOf,
@@ -215,6 +202,7 @@ export function registerReport(program: Command): void {
           quiet: flags.quiet === true,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
           ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
+          present: flags.present,
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
         for (const f of files) process.stdout.write(`${f}\n`);

@@ -65,13 +65,15 @@ async function createHistoryView(db: Kysely<Database>, def: TableDef): Promise<v
  * A resource table as the mirror knew it at `instant` (ISO 8601 UTC), with the table's columns
  * (`synced_at` the instant that version was written, `deleted_at` null, `seen_pass` null): name
  * it where the query named the table. `undefined`: the table as it is now. Refuse instants
- * before the history begins with `checkAsOf` first.
+ * before the history begins with `checkAsOf` first. `alias`: the name the query gives it
+ * (`orderitem as o`); default the table's.
  */
-export function asOf<DB, T extends ResourceTableName & keyof DB & string>(
+export function asOf<DB, T extends ResourceTableName & keyof DB & string, A extends string = T>(
   db: Kysely<DB>,
   table: T,
   instant: string | undefined,
-): AliasedSelectQueryBuilder<DB[T], T> {
+  alias?: A,
+): AliasedSelectQueryBuilder<DB[T], A> {
   const mirror = db as unknown as Kysely<Database>;
   const current =
     instant === undefined
@@ -81,7 +83,39 @@ export function asOf<DB, T extends ResourceTableName & keyof DB & string>(
           .select(versionColumns(table))
           .where(sql.ref('valid_from'), '<=', instant)
           .where((eb) => eb.or([eb(sql.ref('valid_to'), 'is', null), eb(sql.ref('valid_to'), '>', instant)]));
-  return current.as(table) as unknown as AliasedSelectQueryBuilder<DB[T], T>;
+  return current.as(alias ?? table) as unknown as AliasedSelectQueryBuilder<DB[T], A>;
+}
+
+/**
+ * Every version of a table that the mirror held at some instant from `from` to `to` (ISO 8601
+ * UTC), with the table's columns as `asOf` gives them and `valid_from`, `valid_to`: one read for
+ * many instants (a trend at each month end), each instant's rows then picked with `heldAt`.
+ */
+export function asOfSpan<DB, T extends ResourceTableName & keyof DB & string>(
+  db: Kysely<DB>,
+  table: T,
+  from: string,
+  to: string,
+): AliasedSelectQueryBuilder<DB[T] & { valid_from: string; valid_to: string | null }, T> {
+  const mirror = db as unknown as Kysely<Database>;
+  return mirror
+    .selectFrom(sql<ResourceRow>`${sql.raw(q(historyTableOf(table)))}`.as('h'))
+    .select([
+      ...versionColumns(table),
+      sql.ref('valid_from').as('valid_from'),
+      sql.ref('valid_to').as('valid_to'),
+    ])
+    .where(sql.ref('valid_from'), '<=', to)
+    .where((eb) => eb.or([eb(sql.ref('valid_to'), 'is', null), eb(sql.ref('valid_to'), '>', from)]))
+    .as(table) as unknown as AliasedSelectQueryBuilder<
+    DB[T] & { valid_from: string; valid_to: string | null },
+    T
+  >;
+}
+
+/** Whether a version read by `asOfSpan` is the one the mirror held at `instant` (asOf's rule). */
+export function heldAt(version: { valid_from: string; valid_to: string | null }, instant: string): boolean {
+  return version.valid_from <= instant && (version.valid_to === null || version.valid_to > instant);
 }
 
 const versionColumnCache = new Map<string, ReturnType<typeof buildVersionColumns>>();

@@ -4,7 +4,9 @@ export { dictionaryRows } from './dictionary.js';
 export {
   AsOfBeforeHistoryError,
   asOf,
+  asOfSpan,
   checkAsOf,
+  heldAt,
   historyStart,
   historyTableOf,
   historyViewOf,

@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { unpaidInvoicesTrend } from '../../reports/unpaid-invoices.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
@@ -15,9 +17,10 @@ import { withSim } from '../helpers/sim.js';
  * The mirror remembers, through the real CLI on each engine: sync; an invoice deleted upstream;
  * and an order item deleted upstream; sync (the mirror finds them gone); the sandbox's truth
  * taken at an instant T; then upstream changes (invoices paid, order items moved and deleted,
- * another invoice deleted, the order item restored); sync. `ohs report unpaid-invoices --as-of-time T` lists exactly the invoices and
- * balances the sandbox held at T; without it, the present; an instant before the mirror's
- * history begins is refused.
+ * another invoice deleted, the order item restored); sync. `ohs report unpaid-invoices --as-of-time T`
+ * lists exactly the invoices and balances the sandbox held at T, and `order-ageing` exactly its
+ * order items in their statuses then (the trend's read at T agrees); without it, the present;
+ * the About sheet says which; an instant before the mirror's history begins is refused.
  */
 const targets = new Map(engines.map((e) => [e, withTargets(e)] as const));
 
@@ -41,12 +44,28 @@ function listed(dir: string, day: string): Map<string, number> {
   return new Map(rows.map((r) => [String(r.invoiceId), Math.round(Number(r.balance) * 100)]));
 }
 
-const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+
+/** Order item id -> status of a truth's items created by `instant` (the report leaves later ones out). */
+function itemStatuses(items: readonly SimRecord[], instant: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const o of items)
+    if (Date.parse(String(o.CreationTimestamp)) <= Date.parse(instant))
+      out.set(String(o.id), String(o.c_currentStatusCodeName));
+  return out;
+}
+
+function ageing(dir: string, day: string): Record<string, string>[] {
+  return parse(readFileSync(join(dir, `order-ageing-${day}.csv`), 'utf8'), {
+    columns: true,
+    bom: true,
+  }) as Record<string, string>[];
+}
 
 describe.each(engines)('%s: reports as of an instant between two syncs', (engine) => {
   // A sandbox of its own per engine: the test changes it.
   const sim = withSim({ scale: 0.05 });
-  it('unpaid-invoices --as-of-time equals the sandbox truth then; without it, the present', async () => {
+  it('unpaid-invoices and order-ageing --as-of-time equal the sandbox truth then; without it, the present', async () => {
     const db = await (targets.get(engine) as () => Promise<string>)();
     const dir = mkdtempSync(join(tmpdir(), `ohs-history-cli-${engine}-`));
     const config = cliConfig(dir);
@@ -70,7 +89,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     const at = new Date().toISOString();
     const day = at.slice(0, 10);
     const truthThen = openInvoices(sim().truth().Invoice, day);
+    const itemsThen = itemStatuses(sim().truth().OrderItem, at);
     expect(truthThen.has(String(gone.id))).toBe(false);
+    expect(itemsThen.has(String(restored.id))).toBe(false);
 
     const removed = invoices.get([...truthThen.keys()][0] as string) as SimRecord;
     invoices.delete(removed.id);
@@ -97,16 +118,77 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     ]);
     expect(then.code, then.stderr).toBe(0);
     expect(sorted(listed(join(dir, 'then'), day))).toEqual(sorted(truthThen));
+    // The Trend CSV: the last 12 month ends, every one before the history (begun today): omitted.
+    const trend = parse(readFileSync(join(dir, 'then', `unpaid-invoices-trend-${day}.csv`), 'utf8'), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    expect(trend).toHaveLength(12);
+    for (const r of trend) {
+      expect(r.note).toMatch(/^omitted: before the mirror's history begins/);
+      expect(r.total).toBe('');
+    }
 
-    // A report that does not read history yet (phase 2) says it read the present.
-    const other = await ohs(['report', 'compliance', '--as-of-time', at, '--format', 'csv', '--out', 'then']);
-    expect(other.code, other.stderr).toBe(0);
-    expect(other.stderr).toContain(`compliance: warning: Read the mirror as it is now, not as of ${at}`);
-    expect(then.stderr).not.toContain('Read the mirror as it is now');
+    // As known at T there is no "newer balances" warning: the figures are those of T, and the
+    // About sheet says so; --present with a past as-of says present figures, and warns loudly.
+    expect(then.stderr).not.toContain('BALANCES NEWER');
+    const mirrorRead = async (args: string[], out: string) => {
+      const r = await ohs(['report', 'unpaid-invoices', ...args, '--format', 'xlsx', '--out', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.readFile(join(dir, out, `unpaid-invoices-${args[1]?.slice(0, 10)}.xlsx`));
+      const ws = wb.getWorksheet('About') as ExcelJS.Worksheet;
+      const lines = new Map<string, string>();
+      ws.eachRow((row) => {
+        lines.set(String(row.getCell(1).value), String(row.getCell(2).value));
+      });
+      return { line: lines.get('Mirror as of'), lines, stderr: r.stderr };
+    };
+    const known = await mirrorRead(['--as-of-time', at], 'about-then');
+    expect(known.line).toContain(`mirror as known at ${at}`);
+    // The last sync as known at T: the second run (the third ended after T).
+    expect(known.lines.get('Last sync of invoice')).toContain('sync run #2 (full, ok,');
+    const yesterday = new Date(Date.parse(at) - 86_400_000).toISOString().slice(0, 10);
+    const aged = await mirrorRead(['--as-of', yesterday, '--present'], 'about-present');
+    expect(aged.line).toMatch(/^present figures \(--present\)/);
+    expect(aged.stderr).toMatch(/unpaid-invoices: warning: (AS-OF BEFORE THE MIRROR|BALANCES NEWER)/);
+
+    // Order ageing as of T: every item the sandbox held then, in the status it had then (all
+    // stages, terminal ones too); its time in status from the statuses seen by T only.
+    const ageingArgs = ['report', 'order-ageing', '--option', 'includeTerminal=true', '--format', 'csv'];
+    const ageThen = await ohs([...ageingArgs, '--as-of-time', at, '--out', 'then']);
+    expect(ageThen.code, ageThen.stderr).toBe(0);
+    const rowsThen = ageing(join(dir, 'then'), day);
+    expect(sorted(new Map(rowsThen.map((r) => [String(r.orderItemId), String(r.status)])))).toEqual(
+      sorted(itemsThen),
+    );
+    for (const r of rowsThen) {
+      expect(r.dataFlags ?? '').not.toContain('SINCE_AFTER_AS_OF');
+      if (r.statusSince !== '')
+        expect(Date.parse(r.statusSince as string)).toBeLessThanOrEqual(Date.parse(at));
+    }
+    const itemsNow = itemStatuses(sim().truth().OrderItem, new Date().toISOString());
+    const moved = [...itemsThen].filter(([id, st]) => itemsNow.has(id) && itemsNow.get(id) !== st);
+    expect(moved.length).toBeGreaterThan(0);
+    expect([...itemsThen.keys()].some((id) => !itemsNow.has(id))).toBe(true);
+
+    // Compliance as of T reads the history too: no "read the present" note, no failure.
+    const comp = await ohs(['report', 'compliance', '--as-of-time', at, '--format', 'csv', '--out', 'then']);
+    expect(comp.code, comp.stderr).toBe(0);
+    expect(comp.stderr).not.toContain('Read the mirror as it is now');
 
     const now = await ohs(['report', 'unpaid-invoices', '--format', 'csv', '--out', 'now']);
     expect(now.code, now.stderr).toBe(0);
     expect(sorted(listed(join(dir, 'now'), day))).toEqual(sorted(truthNow));
+    // Order ageing of the present: the items the sandbox holds now, in their present statuses
+    // (the restored one among them).
+    const ageNow = await ohs([...ageingArgs, '--out', 'now']);
+    expect(ageNow.code, ageNow.stderr).toBe(0);
+    const rowsNow = new Map(
+      ageing(join(dir, 'now'), day).map((r) => [String(r.orderItemId), String(r.status)]),
+    );
+    expect(sorted(rowsNow)).toEqual(sorted(itemStatuses(sim().truth().OrderItem, new Date().toISOString())));
+    expect(rowsNow.has(String(restored.id))).toBe(true);
 
     // The order item restored: absent from the mirror as of T, present now, two intervals.
     await withMirror(db, async (m) => {
@@ -127,6 +209,20 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(intervals.rows[0]?.valid_to !== null && (intervals.rows[0]?.valid_to ?? '') < at).toBe(true);
       expect(intervals.rows[1]?.valid_from !== undefined && intervals.rows[1].valid_from > at).toBe(true);
       expect(intervals.rows[1]?.valid_to).toBeNull();
+      // The trend's one read of every version (asOfSpan), picked at T: the A/R the sandbox held then.
+      const [atT] = await unpaidInvoicesTrend(
+        m.db,
+        { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+        [
+          {
+            day: { year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8)) },
+            instant: at,
+          },
+        ],
+      );
+      expect(atT?.openInvoices).toBe(truthThen.size);
+      expect(atT?.total).toBe([...truthThen.values()].reduce((a, b) => a + b, 0));
+      expect(atT?.note).toBeNull();
       // Each sync pruned what mirror.historyDays (400) lets go: nothing yet, the cutoff noted.
       const cutoff = await readMeta(m.db, metaKeys.historyPrunedBefore);
       expect(cutoff !== undefined && Date.parse(at) - Date.parse(cutoff) > 399 * 86_400_000).toBe(true);
@@ -142,5 +238,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(early.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: .*before the mirror's history begins/m);
       expect(early.stdout).toBe('');
     }
+    // The reports job decides the instant the same way (jobs/reports.ts mirrorInstant).
+    const job = await ohs(['run', 'reports', '--as-of', '2026-01-01']);
+    expect(job.code).toBe(2);
+    expect(job.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: --as-of 2026-01-01: the end of that day,/m);
   });
 });

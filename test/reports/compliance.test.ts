@@ -540,7 +540,9 @@ describe.each(engines)('%s', (engine) => {
         '2025-07-01T02:00:00.000Z (last full pass: 2025-07-01T02:00:00.000Z)',
       );
       expect(aboutValue(ran, 'Last sync of invoice')).toBe('never (last full pass: never)');
-      expect(aboutValue(ran, 'Limitation')).toContain('rows synced after the as-of date are not excluded');
+      // Read from the present (no mirrorAsOf): said so, and that policies are always the present.
+      expect(aboutValue(ran, 'Mirror read')).toContain('The present: OrgMonth rows as last synced');
+      expect(aboutValue(ran, 'Mirror read')).toContain('org_policy) are local data and read as they are now');
       expect(aboutValue(ran, 'Detail rows')).toBe('1');
       expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
     });

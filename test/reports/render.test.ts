@@ -122,6 +122,7 @@ describe.each(engines)('%s', (engine) => {
       expect(wb.worksheets.map((w) => w.name)).toEqual([
         'By org',
         'Buckets',
+        'Trend',
         'Unpaid invoices',
         'Warnings',
         'About',

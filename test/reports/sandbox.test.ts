@@ -157,7 +157,9 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
       .filter((f) => f.endsWith('.csv'))
       .sort();
     expect(files).toEqual(
-      ['compliance', 'order-ageing', 'unpaid-invoices'].map((n) => `${n}-${TEST_ANCHOR}.csv`),
+      ['compliance', 'order-ageing', 'unpaid-invoices', 'unpaid-invoices-trend'].map(
+        (n) => `${n}-${TEST_ANCHOR}.csv`,
+      ),
     );
     for (const [i, other] of others.entries()) {
       const engine = engines[i + 1];

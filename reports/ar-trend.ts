@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import { type Database, heldAt, historyStart } from '../src/mirror/index.js';
+import type { Column, Row } from '../src/render/types.js';
+import { daysInMonth, formatDate, type LocalDate, zonedToUtc } from './dates.js';
+
+/**
+ * Trends as the mirror knew them (issue 23): a report's totals at each past month end its
+ * history covers, for the nightly job to draw. Month ends before the history begins are listed
+ * as omitted, never filled with figures the mirror did not know then.
+ */
+export const TREND_MONTHS = 12;
+
+export interface MonthEnd {
+  day: LocalDate;
+  /** The last instant of the day in the zone, ISO 8601 UTC: the mirror is read as of it. */
+  instant: string;
+}
+
+/** The last `count` month ends on or before `asOf` (its own when it is the last day), oldest first. */
+export function monthEnds(asOf: LocalDate, timezone: string, count: number): MonthEnd[] {
+  const out: MonthEnd[] = [];
+  let { year, month } = asOf;
+  if (asOf.day < daysInMonth(year, month)) month--;
+  for (let k = 0; k < count; k++) {
+    if (month === 0) {
+      year--;
+      month = 12;
+    }
+    const day = { year, month, day: daysInMonth(year, month) };
+    out.unshift({ day, instant: new Date(zonedToUtc(day, 23, 59, 59, 999, timezone)).toISOString() });
+    month--;
+  }
+  return out;
+}
+
+export const trendColumns: Column[] = [
+  { key: 'monthEnd', title: 'Month end', type: 'date', width: 12 },
+  { key: 'knownAt', title: 'Mirror as known at', type: 'string', width: 26 },
+];
+export const trendNoteColumn: Column = { key: 'note', title: 'Note', type: 'string', width: 40 };
+
+/**
+ * One row per month end: `totals` of the versions the mirror held then (read once for the whole
+ * span by `read`, each month end's picked by heldAt), or, before the history begins, a row saying
+ * it is omitted. Returns the rows (oldest first) and the omitted month ends.
+ */
+export async function trendRows<R extends { valid_from: string; valid_to: string | null }>(
+  db: Kysely<Database>,
+  ends: readonly MonthEnd[],
+  read: (from: string, to: string) => Promise<R[]>,
+  totals: (rows: R[], end: MonthEnd) => Row,
+): Promise<{ rows: Row[]; omitted: MonthEnd[]; start: string | null }> {
+  const start = await historyStart(db);
+  const covered = ends.filter((e) => start !== null && e.instant >= start);
+  const omitted = ends.filter((e) => !covered.includes(e));
+  const first = covered[0];
+  const last = covered[covered.length - 1];
+  const versions = first === undefined || last === undefined ? [] : await read(first.instant, last.instant);
+  const rows: Row[] = ends.map((e) =>
+    covered.includes(e)
+      ? {
+          monthEnd: formatDate(e.day),
+          knownAt: e.instant,
+          ...totals(
+            versions.filter((v) => heldAt(v, e.instant)),
+            e,
+          ),
+          note: null,
+        }
+      : {
+          monthEnd: formatDate(e.day),
+          knownAt: e.instant,
+          note:
+            start === null
+              ? 'omitted: the mirror has no history yet'
+              : `omitted: before the mirror's history begins (${start})`,
+        },
+  );
+  return { rows, omitted, start };
+}
