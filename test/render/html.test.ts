@@ -70,6 +70,41 @@ describe('writeReport --format html', () => {
     });
   });
 
+  it('draws the A/R trend at past month ends the mirror knew, naming the month ends before its history', async () => {
+    const trend = (rows: Row[]) => ({
+      name: 'Trend',
+      columns: [
+        { key: 'monthEnd', title: 'Month end', type: 'string' as const },
+        { key: 'current', title: 'Current', type: 'money' as const },
+        { key: 'd1_30', title: '1-30', type: 'money' as const },
+        { key: 'total', title: 'Total', type: 'money' as const },
+        { key: 'note', title: 'Note', type: 'string' as const },
+      ],
+      rows,
+    });
+    const omitted = { monthEnd: '2025-04-30', note: "omitted: before the mirror's history begins (x)" };
+    const page = async (rows: Row[]) => {
+      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] }), {
+        ...opts(outDir()),
+        formats: ['html'],
+      });
+      return readFileSync(out.files[0] ?? '', 'utf8');
+    };
+    const html = await page([
+      omitted,
+      { monthEnd: '2025-05-31', current: 10000, d1_30: 2550, total: 12550, note: null },
+      { monthEnd: '2025-06-30', current: 5000, d1_30: 0, total: 5000, note: null },
+    ]);
+    expect(html).toContain('id="chart-trend"');
+    expect(html).toMatch(
+      /<desc id="chart-trend-d">Open balance at month end: 2025-05-31 \$125\.50, 2025-06-30 \$50\.00\. 1 earlier month end\(s\) omitted/,
+    );
+    // Every month end before the history: no chart drawn from nothing (the table says why).
+    const none = await page([omitted]);
+    expect(none).not.toContain('id="chart-trend"');
+    expect(none).toContain('omitted: before the mirror&#39;s history begins');
+  });
+
   it('keeps the first 5,000 detail rows and says how many the CSV has', async () => {
     const rows = Array.from({ length: 5003 }, (_, i) => ({ ...everyTypeRows[0], orgId: i + 1 }));
     const out = await writeReport(report({ detail: { rows } }), {

@@ -88,6 +88,8 @@ export async function renderChart(chart: Chart): Promise<string> {
     )
     .replace(
       /^(<svg[^>]*>)/,
-      `$1<title id="${esc(chart.id)}-t">${esc(chart.title)}</title><desc id="${esc(chart.id)}-d">${esc(chart.description)}</desc>`,
+      // A function, not a replacement string: a description's "$125.50" is text, not "$1" + "25.50".
+      (root) =>
+        `${root}<title id="${esc(chart.id)}-t">${esc(chart.title)}</title><desc id="${esc(chart.id)}-d">${esc(chart.description)}</desc>`,
     );
 }

@@ -208,6 +208,59 @@ function ageingColumns(sheet: ReadSheet | undefined): { key: string; label: stri
     .map((c) => ({ key: c.key, label: c.title }));
 }
 
+/**
+ * The A/R trend (the Trend sheet: open balance by bucket at each past month end, as the mirror
+ * knew it then) as stacked bars; month ends before the mirror's history are left out and named
+ * in the text alternative. No chart when no month end is covered yet.
+ */
+function trendChart(trend: ReadSheet | undefined): Chart[] {
+  const columns = ageingColumns(trend);
+  const rows = trend?.rows ?? [];
+  const covered = rows.filter((r) => r.note === null || r.note === undefined || r.note === '');
+  if (covered.length === 0) return [];
+  const omitted = rows.length - covered.length;
+  const values = covered.flatMap((r) =>
+    columns.map(({ key, label }, bucketIndex) => ({
+      monthEnd: String(r.monthEnd),
+      bucket: label,
+      bucketIndex,
+      dollars: num(r[key]) / 100,
+    })),
+  );
+  return [
+    {
+      id: 'chart-trend',
+      title: 'Open balance at each month end, by days past due (as the mirror knew it then)',
+      description: `Open balance at month end: ${covered
+        .map((r) => `${String(r.monthEnd)} ${money(r.total)}`)
+        .join(
+          ', ',
+        )}.${omitted === 0 ? '' : ` ${omitted} earlier month end(s) omitted: before the mirror's history begins.`}`,
+      spec: {
+        data: { values },
+        width: 320,
+        height: 180,
+        mark: { type: 'bar' },
+        encoding: {
+          x: { field: 'monthEnd', type: 'ordinal', title: null, sort: null },
+          y: { field: 'dollars', type: 'quantitative', title: 'open balance ($)', axis: { format: '~s' } },
+          color: {
+            field: 'bucket',
+            type: 'ordinal',
+            sort: columns.map((b) => b.label),
+            scale: {
+              domain: columns.map((b) => b.label),
+              range: columns.map((_, i) => bucketColours[i % bucketColours.length]),
+            },
+            title: 'days past due',
+          },
+          order: { field: 'bucketIndex' },
+        },
+      },
+    },
+  ];
+}
+
 function unpaidInvoices(): SummaryBuilder {
   return {
     onRow() {},
@@ -298,6 +351,7 @@ function unpaidInvoices(): SummaryBuilder {
               },
             },
           },
+          ...trendChart(sheet(sheets, 'Trend')),
         ],
       };
     },
