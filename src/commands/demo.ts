@@ -157,7 +157,7 @@ export function registerDemo(program: Command): void {
           `  ${shell} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
           `  ${shell} "select org, count(*) as invoices, round(sum(balance), 2) as open_balance from v_invoice_open group by org order by 3 desc limit 10"`,
           '',
-          `Next: npx ohs status --db ${pg ? `'${db}'` : config.db}, npx ohs report --list, npx ohs sync against your service (README: Configuration).`,
+          `Next: npx ohs status --db ${pg ? `'${db}'` : config.db}, npx ohs report --list, npx ohs sync against your service (README: Point it at your service).`,
           '(npx runs this checkout\'s ohs; to type plain `ohs`, put it on the PATH: npm link, or a symlink to bin/ohs.js: README "Running nightly".)',
           '',
         ];

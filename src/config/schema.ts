@@ -146,7 +146,7 @@ export const reportsConfigSchema = z
   })
   .strict();
 
-/** Write-back (`ohs plan`, `ohs apply`, the push job): README "Write-back". */
+/** Write-back (`ohs plan`, `ohs apply`, the push job): docs/writeback.md. */
 export const writebackConfigSchema = z
   .object({
     /** Milliseconds an unknown outcome is left to settle before its effect is read back. */

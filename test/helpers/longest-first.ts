@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * worker busy alone at the end). vitest's own order uses the durations of the previous run on
  * this machine, and, in a clean clone (CI), the files' sizes, which put the 87-second
  * `full-sync.test.ts` (73 lines) near the end. `test/file-times.json` holds each file's seconds
- * from a measured run (regenerate it from `OHS_TEST_TIMING` output, see README); a file not in
+ * from a measured run (regenerate it from `OHS_TEST_TIMING` output, see CONTRIBUTING.md); a file not in
  * it counts as `UNKNOWN_S`, among the first so that a new slow file is never the last.
  */
 const UNKNOWN_S = 30;

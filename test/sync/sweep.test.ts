@@ -29,7 +29,7 @@ function deletedIds(file: string): Promise<number[]> {
 }
 
 describe.each(['object', 'array'] as const)('incremental order item sweep, envelope %s', (envelope) => {
-  // Scale 0.3: 9,000 order items, enough ids for the sweep to split its range (README, sweep.ts).
+  // Scale 0.3: 9,000 order items, enough ids for the sweep to split its range (docs/sync.md, sweep.ts).
   const sim = withSim({ scale: 0.3, envelope, pageCap: PAGE_CAP });
   // One sandbox per envelope for both engines: each test puts back what it deleted.
   describe.each(engines)('%s', (engine) => {
