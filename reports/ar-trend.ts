@@ -50,31 +50,45 @@ export async function trendRows<R extends { valid_from: string; valid_to: string
   read: (from: string, to: string) => Promise<R[]>,
   totals: (rows: R[], end: MonthEnd) => Row,
 ): Promise<{ rows: Row[]; omitted: MonthEnd[]; start: string | null }> {
+  let versions: R[] | null = null;
+  return trendRowsEach(db, ends, async (end, covered) => {
+    versions ??= await read(
+      (covered[0] as MonthEnd).instant,
+      (covered[covered.length - 1] as MonthEnd).instant,
+    );
+    return totals(
+      versions.filter((v) => heldAt(v, end.instant)),
+      end,
+    );
+  });
+}
+
+/**
+ * One row per month end: `totals` computed for each covered month end in turn (the caller reads
+ * the mirror as of `end.instant`, so only one month end is held at once), or, before the history
+ * begins, a row saying it is omitted.
+ */
+export async function trendRowsEach(
+  db: Kysely<Database>,
+  ends: readonly MonthEnd[],
+  totals: (end: MonthEnd, covered: readonly MonthEnd[]) => Promise<Row>,
+): Promise<{ rows: Row[]; omitted: MonthEnd[]; start: string | null }> {
   const start = await historyStart(db);
   const covered = ends.filter((e) => start !== null && e.instant >= start);
   const omitted = ends.filter((e) => !covered.includes(e));
-  const first = covered[0];
-  const last = covered[covered.length - 1];
-  const versions = first === undefined || last === undefined ? [] : await read(first.instant, last.instant);
-  const rows: Row[] = ends.map((e) =>
-    covered.includes(e)
-      ? {
-          monthEnd: formatDate(e.day),
-          knownAt: e.instant,
-          ...totals(
-            versions.filter((v) => heldAt(v, e.instant)),
-            e,
-          ),
-          note: null,
-        }
-      : {
-          monthEnd: formatDate(e.day),
-          knownAt: e.instant,
-          note:
-            start === null
-              ? 'omitted: the mirror has no history yet'
-              : `omitted: before the mirror's history begins (${start})`,
-        },
-  );
+  const rows: Row[] = [];
+  for (const e of ends)
+    rows.push(
+      covered.includes(e)
+        ? { monthEnd: formatDate(e.day), knownAt: e.instant, ...(await totals(e, covered)), note: null }
+        : {
+            monthEnd: formatDate(e.day),
+            knownAt: e.instant,
+            note:
+              start === null
+                ? 'omitted: the mirror has no history yet'
+                : `omitted: before the mirror's history begins (${start})`,
+          },
+    );
   return { rows, omitted, start };
 }

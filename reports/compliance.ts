@@ -2,6 +2,14 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { asOf, type Database, type OrgPolicyTable } from '../src/mirror/index.js';
 import type { Column, Row, Sheet } from '../src/render/types.js';
+import {
+  type MonthEnd,
+  monthEnds,
+  TREND_MONTHS,
+  trendColumns,
+  trendNoteColumn,
+  trendRowsEach,
+} from './ar-trend.js';
 import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './compliance-evidence.js';
 import {
   annualTarget,
@@ -14,7 +22,7 @@ import {
   statusOf,
   statusRank,
 } from './compliance-math.js';
-import { daysInMonth } from './dates.js';
+import { daysInMonth, formatDate } from './dates.js';
 import { ReportParamError } from './errors.js';
 import { orgNames } from './org-names.js';
 import {
@@ -891,19 +899,124 @@ const programLabel: Record<Program, string> = {
   UNKNOWN: 'without policy',
 };
 
+/** The statuses the Trend sheet counts, worst last (an org's is the worse of its two kinds). */
+const trendStatuses: readonly ComplianceStatus[] = [
+  'MET',
+  'ON_TRACK',
+  'PENDING_RESULTS',
+  'AT_RISK',
+  'BEHIND',
+  'NOT_MET',
+  'N/A',
+];
+const trendKey = (s: ComplianceStatus) => (s === 'N/A' ? 'noStatus' : s);
+
+export const complianceTrendColumns: Column[] = [
+  ...trendColumns,
+  { key: 'orgs', title: 'Orgs scored', type: 'integer', width: 8 },
+  ...trendStatuses.map(
+    (s): Column => ({
+      key: trendKey(s),
+      title: s === 'N/A' ? 'N/A (no pool or rate)' : s,
+      type: 'integer',
+      width: 10,
+    }),
+  ),
+  { key: 'assumed', title: 'Of them on an assumed rate', type: 'integer', width: 12 },
+  { key: 'drugCompletedYtd', title: 'Drug completed YTD', type: 'integer', width: 11 },
+  { key: 'drugExpectedToDate', title: 'Drug required to date', type: 'number', decimals: 2, width: 11 },
+  { key: 'alcoholCompletedYtd', title: 'Alcohol completed YTD', type: 'integer', width: 11 },
+  { key: 'alcoholExpectedToDate', title: 'Alcohol required to date', type: 'number', decimals: 2, width: 11 },
+  trendNoteColumn,
+];
+
+/**
+ * An org's status in a YTD row: the worse (REPORTS.md 1.4 ranks) of its drug and alcohol
+ * statuses, without "(assumed rate)"; N/A when neither has one (no pool, no rate).
+ */
+export function orgStatus(row: Row): ComplianceStatus {
+  let worst: ComplianceStatus = 'N/A';
+  for (const kind of kinds) {
+    const text = String(row[`${kind}Status`] ?? '');
+    const bare = text.endsWith(ASSUMED) ? text.slice(0, -ASSUMED.length) : text;
+    const status = trendStatuses.find((s) => s === bare) ?? 'N/A';
+    if (statusRank[status] < statusRank[worst]) worst = status;
+  }
+  return worst;
+}
+
+interface TrendScope {
+  year: number;
+  m: number;
+  defaults: OrgRates;
+  policyOf: Map<number, OrgPolicyTable>;
+  scope: Set<number> | null;
+  inProgram: (p: Program) => boolean;
+}
+
+/**
+ * The org statuses at one month end, scored as of it with the report's own per-org maths on the
+ * OrgMonth rows the mirror held at `end.instant`, ORGS_PER_QUERY orgs at a time (memory by org).
+ */
+async function trendAt(db: Kysely<Database>, t: TrendScope, end: MonthEnd): Promise<Row> {
+  const warn = new Collector(); // the report warns of the present; a past month end's are not repeated
+  const m = end.day.month;
+  const row: Row = { orgs: 0, assumed: 0 };
+  for (const s of trendStatuses) row[trendKey(s)] = 0;
+  const sums = {
+    drugCompletedYtd: 0,
+    drugExpectedToDate: 0,
+    alcoholCompletedYtd: 0,
+    alcoholExpectedToDate: 0,
+  };
+  const ids = (await orgMonthOrgs(db, end.instant)).filter((id) => t.scope === null || t.scope.has(id));
+  for (let k = 0; k < ids.length; k += ORGS_PER_QUERY) {
+    const rows = await orgMonthRows(db, ids.slice(k, k + ORGS_PER_QUERY), end.instant);
+    for (const [orgId, months] of monthsByOrg(rows, new Map(), null, t.year, m, warn)) {
+      const policy = t.policyOf.get(orgId);
+      const rates = policy === undefined ? t.defaults : policyRates(policy, t.year, t.defaults, warn);
+      if (!t.inProgram(rates.program)) continue;
+      const ytd = ytdRow(computeOrg(orgId, null, months, m, t.year, rates, warn), t.year);
+      const status = orgStatus(ytd);
+      row.orgs = Number(row.orgs) + 1;
+      row[trendKey(status)] = Number(row[trendKey(status)]) + 1;
+      if (rates.assumed && status !== 'N/A') row.assumed = Number(row.assumed) + 1;
+      for (const key of Object.keys(sums) as (keyof typeof sums)[]) sums[key] += asNumber(ytd[key]) ?? 0;
+    }
+  }
+  return { ...row, ...sums };
+}
+
+/**
+ * Compliance at each past month end of the report's year (at most TREND_MONTHS), as the mirror
+ * knew it at the end of that day (sheet Trend and its CSV); month ends before the mirror's
+ * history are omitted (ar-trend.ts). One month end is read at a time.
+ */
+export async function complianceTrend(db: Kysely<Database>, common: CommonParams, t: TrendScope) {
+  const anchor = t.year < common.asOf.year ? { year: t.year, month: 12, day: 31 } : common.asOf;
+  const ends = monthEnds(anchor, common.timezone, TREND_MONTHS).filter(
+    (e) => e.day.year === t.year && e.day.month <= t.m,
+  );
+  const trend = await trendRowsEach(db, ends, (end) => trendAt(db, t, end));
+  const about: [string, string] = [
+    'Trend',
+    `Orgs per status (the worse of drug and alcohol) and tests completed against required, at each past month end of ${t.year} (up to ${TREND_MONTHS}), scored as of that day on the OrgMonth rows the mirror held at its end (its history); policies as they are now (sheet Trend; CSV compliance-trend-DATE.csv)${trend.omitted.length === 0 ? '' : `; omitted, before the mirror's history begins (${trend.start ?? 'no history yet'}): ${trend.omitted.map((e) => formatDate(e.day)).join(', ')}`}`,
+  ];
+  const sheet: Sheet = { name: 'Trend', columns: complianceTrendColumns, rows: trend.rows, totals: 'none' };
+  return { ...trend, sheet, about };
+}
+
 /** Orgs whose OrgMonth rows are read by one query of the walk (REPORTS.md: memory by org). */
 const ORGS_PER_QUERY = 200;
 
-async function run(ctx: ReportContext) {
-  const { db, params } = ctx;
+/** What the report and its trend decide from the parameters before reading OrgMonth rows. */
+async function setup(db: Kysely<Database>, params: ReportContext['params'], warn: Collector) {
   const common = commonParams(REPORT, params);
-  const warn = new Collector();
   const parsed = parseOptions(REPORT, complianceOptions, params.options);
   const opts = parsed.options;
   for (const k of parsed.unknown) warn.warnings.push(`Option ${k} is not an option of any report: ignored`);
   const { year, m, monthNote } = resolveYear(common, opts, warn);
   const { defaults, note: defaultsNote } = resolveDefaults(opts, year, warn);
-
   const policies = await db.selectFrom('org_policy').selectAll().execute();
   const policyOf = new Map(policies.map((p) => [p.org_id, p]));
   const parentOf = new Map(policies.map((p) => [p.org_id, p.parent_org_id]));
@@ -913,6 +1026,38 @@ async function run(ctx: ReportContext) {
       : opts.includeChildren
         ? withDescendants(common.orgIds, parentOf)
         : new Set(common.orgIds);
+  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
+  return {
+    common,
+    opts,
+    year,
+    m,
+    monthNote,
+    defaults,
+    defaultsNote,
+    policies,
+    policyOf,
+    parentOf,
+    scope,
+    inProgram,
+  };
+}
+
+/** The Trend rows of the report's parameters at the given month ends (or any instants of them). */
+export async function complianceTrendRows(
+  db: Kysely<Database>,
+  params: ReportContext['params'],
+  ends: readonly MonthEnd[],
+): Promise<Row[]> {
+  const s = await setup(db, params, new Collector());
+  return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
+}
+
+async function run(ctx: ReportContext) {
+  const { db, params } = ctx;
+  const warn = new Collector();
+  const setupOf = await setup(db, params, warn);
+  const { common, opts, year, m, policies, policyOf, parentOf, scope, inProgram, defaults } = setupOf;
   // Orgs of a rollup (a parent and every org with one): their months are kept for the Rollups
   // sheet; of every other org only its last month (YTD, totals, MIS) is kept.
   const inFamilies = new Set<number>();
@@ -928,7 +1073,6 @@ async function run(ctx: ReportContext) {
     .filter((id) => scope === null || scope.has(id))
     .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
     .sort(compareOrgs);
-  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
 
   const rateCounts = new Map<string, number>();
   const kept: OrgCalc[] = [];
@@ -976,6 +1120,7 @@ async function run(ctx: ReportContext) {
     }
   }
   const syncLines = await lastSyncLines(db, ['orgmonth', 'orderitem', 'invoice'], at);
+  const trend = await complianceTrend(db, common, setupOf);
 
   let sheets: Sheet[] | null = null;
   const summaries = (): Sheet[] => {
@@ -1000,6 +1145,7 @@ async function run(ctx: ReportContext) {
     if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
     const mis = misRows(byOrg, year, m);
     if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
+    sheets.push(trend.sheet);
     return sheets;
   };
   const warnings = (): string[] => {
@@ -1021,20 +1167,23 @@ async function run(ctx: ReportContext) {
       .sort()
       .map(([s, n]) => `${s}: ${n} org${n === 1 ? '' : 's'}`)
       .join('; ');
-    return aboutLines({
-      year,
-      m,
-      monthNote,
-      defaultsNote,
-      sourceLine,
-      opts,
-      rollups: rollupCount(summaries()),
-      syncLines,
-      at,
-      orgs: lasts.length,
-      details,
-      assumed: lasts.filter((c) => c.rates.assumed).length,
-    });
+    return [
+      ...aboutLines({
+        year,
+        m,
+        monthNote: setupOf.monthNote,
+        defaultsNote: setupOf.defaultsNote,
+        sourceLine,
+        opts,
+        rollups: rollupCount(summaries()),
+        syncLines,
+        at,
+        orgs: lasts.length,
+        details,
+        assumed: lasts.filter((c) => c.rates.assumed).length,
+      }),
+      trend.about,
+    ];
   };
   return {
     detail: {

@@ -172,8 +172,8 @@ describe.each(engines)('%s: ohs demo', (engine) => {
         sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
       );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      // Three reports in xlsx and csv, and the A/R trend's CSV.
-      expect(JSON.parse(run?.outputs ?? '[]')).toHaveLength(7);
+      // Three reports in xlsx and csv, and the Trend CSVs of A/R and compliance.
+      expect(JSON.parse(run?.outputs ?? '[]')).toHaveLength(8);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,
@@ -227,7 +227,7 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       const runs = await jobRuns(db);
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
-      expect(first.out().trim().split('\n')).toHaveLength(7);
+      expect(first.out().trim().split('\n')).toHaveLength(8);
     }, 180_000);
 
     it('cron: two scheduled runs complete, SIGTERM during the third stops it, recorded as interrupted, exit 0', async () => {

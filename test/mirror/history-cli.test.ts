@@ -5,6 +5,8 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { monthEnds } from '../../reports/ar-trend.js';
+import { complianceTrendRows, orgStatus } from '../../reports/compliance.js';
 import { unpaidInvoicesTrend } from '../../reports/unpaid-invoices.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
@@ -55,6 +57,19 @@ function itemStatuses(items: readonly SimRecord[], instant: string): Map<string,
   return out;
 }
 
+/** A sheet of a workbook as rows keyed by column title. */
+async function sheetRows(file: string, name: string): Promise<Record<string, unknown>[]> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile(file);
+  const ws = wb.getWorksheet(name) as ExcelJS.Worksheet;
+  const titles = Array.from(ws.getRow(1).values as unknown[], (v) => String(v ?? '')).slice(1);
+  const rows: Record<string, unknown>[] = [];
+  ws.eachRow((row, n) => {
+    if (n > 1) rows.push(Object.fromEntries(titles.map((t, i) => [t, row.getCell(i + 1).value])));
+  });
+  return rows;
+}
+
 function ageing(dir: string, day: string): Record<string, string>[] {
   return parse(readFileSync(join(dir, `order-ageing-${day}.csv`), 'utf8'), {
     columns: true,
@@ -65,7 +80,7 @@ function ageing(dir: string, day: string): Record<string, string>[] {
 describe.each(engines)('%s: reports as of an instant between two syncs', (engine) => {
   // A sandbox of its own per engine: the test changes it.
   const sim = withSim({ scale: 0.05 });
-  it('unpaid-invoices and order-ageing --as-of-time equal the sandbox truth then; without it, the present', async () => {
+  it('unpaid-invoices, order-ageing and compliance (its Trend at a month end) --as-of-time equal the sandbox truth then; without it, the present', async () => {
     const db = await (targets.get(engine) as () => Promise<string>)();
     const dir = mkdtempSync(join(tmpdir(), `ohs-history-cli-${engine}-`));
     const config = cliConfig(dir);
@@ -176,6 +191,43 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     const comp = await ohs(['report', 'compliance', '--as-of-time', at, '--format', 'csv', '--out', 'then']);
     expect(comp.code, comp.stderr).toBe(0);
     expect(comp.stderr).not.toContain('Read the mirror as it is now');
+    // Its Trend CSV: the month ends of the year up to T, every one before the history (begun
+    // today): omitted, with blank figures.
+    const compTrend = parse(readFileSync(join(dir, 'then', `compliance-trend-${day}.csv`), 'utf8'), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    const lastEnd = monthEnds(
+      { year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8)) },
+      'UTC',
+      1,
+    )[0] as typeof monthEnds extends (...a: never[]) => (infer E)[] ? E : never;
+    expect(compTrend).toHaveLength(lastEnd.day.year === Number(day.slice(0, 4)) ? lastEnd.day.month : 0);
+    for (const r of compTrend) {
+      expect(r.note).toMatch(/^omitted: before the mirror's history begins/);
+      expect(r.orgs).toBe('');
+    }
+    // The org statuses of the report as of T (its YTD by org sheet), to compare with the trend's.
+    const compX = await ohs([
+      'report',
+      'compliance',
+      '--as-of-time',
+      at,
+      '--format',
+      'xlsx',
+      '--out',
+      'then',
+    ]);
+    expect(compX.code, compX.stderr).toBe(0);
+    const ytdThen = (await sheetRows(join(dir, 'then', `compliance-${day}.xlsx`), 'YTD by org')).filter(
+      (r) => !String(r.Org ?? '').startsWith('Total'),
+    );
+    expect(ytdThen.length).toBeGreaterThan(5);
+    const statusCounts = new Map<string, number>();
+    for (const r of ytdThen) {
+      const s = orgStatus({ drugStatus: r['Drug status'], alcoholStatus: r['Alcohol status'] } as never);
+      statusCounts.set(s, (statusCounts.get(s) ?? 0) + 1);
+    }
 
     const now = await ohs(['report', 'unpaid-invoices', '--format', 'csv', '--out', 'now']);
     expect(now.code, now.stderr).toBe(0);
@@ -223,6 +275,28 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(atT?.openInvoices).toBe(truthThen.size);
       expect(atT?.total).toBe([...truthThen.values()].reduce((a, b) => a + b, 0));
       expect(atT?.note).toBeNull();
+      // The compliance trend at a month end read as of T (the history holds no past month end
+      // yet: the month end scored, the mirror read at T) equals the report run as of T.
+      const [compAtT] = await complianceTrendRows(
+        m.db,
+        { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+        [{ day: lastEnd.day, instant: at }],
+      );
+      expect(compAtT?.note).toBeNull();
+      expect(compAtT?.orgs).toBe(ytdThen.length);
+      for (const [status, key] of [
+        ['MET', 'MET'],
+        ['ON_TRACK', 'ON_TRACK'],
+        ['PENDING_RESULTS', 'PENDING_RESULTS'],
+        ['AT_RISK', 'AT_RISK'],
+        ['BEHIND', 'BEHIND'],
+        ['NOT_MET', 'NOT_MET'],
+        ['N/A', 'noStatus'],
+      ] as const)
+        expect(compAtT?.[key], status).toBe(statusCounts.get(status) ?? 0);
+      expect(compAtT?.drugCompletedYtd).toBe(
+        ytdThen.reduce((a, r) => a + Number(r['Drug completed YTD'] ?? 0), 0),
+      );
       // Each sync pruned what mirror.historyDays (400) lets go: nothing yet, the cutoff noted.
       const cutoff = await readMeta(m.db, metaKeys.historyPrunedBefore);
       expect(cutoff !== undefined && Date.parse(at) - Date.parse(cutoff) > 399 * 86_400_000).toBe(true);

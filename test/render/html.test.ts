@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { complianceTrendColumns } from '../../reports/compliance.js';
 import { readHeadline } from '../../src/render/html/page.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
@@ -100,6 +101,47 @@ describe('writeReport --format html', () => {
       /<desc id="chart-trend-d">Open balance at month end: 2025-05-31 \$125\.50, 2025-06-30 \$50\.00\. 1 earlier month end\(s\) omitted/,
     );
     // Every month end before the history: no chart drawn from nothing (the table says why).
+    const none = await page([omitted]);
+    expect(none).not.toContain('id="chart-trend"');
+    expect(none).toContain('omitted: before the mirror&#39;s history begins');
+  });
+
+  it('draws compliance by status at past month ends the mirror knew, naming the month ends before its history', async () => {
+    const page = async (rows: Row[]) => {
+      const out = await writeReport(
+        report({
+          detail: { rows: everyTypeRows },
+          summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
+        }),
+        { ...opts(outDir()), name: 'compliance', formats: ['html'] },
+      );
+      return readFileSync(out.files[0] ?? '', 'utf8');
+    };
+    const omitted = { monthEnd: '2026-08-31', note: "omitted: before the mirror's history begins (x)" };
+    const at = (monthEnd: string, counts: Row, drug: number, required: number): Row => ({
+      monthEnd,
+      orgs: Object.values(counts).reduce((a: number, b) => a + Number(b), 0),
+      MET: 0,
+      ON_TRACK: 0,
+      PENDING_RESULTS: 0,
+      AT_RISK: 0,
+      BEHIND: 0,
+      NOT_MET: 0,
+      noStatus: 0,
+      ...counts,
+      drugCompletedYtd: drug,
+      drugExpectedToDate: required,
+      note: null,
+    });
+    const html = await page([
+      omitted,
+      at('2026-09-30', { ON_TRACK: 3, BEHIND: 1 }, 10, 12.4),
+      at('2026-10-31', { MET: 1, ON_TRACK: 2, AT_RISK: 1, noStatus: 1 }, 14, 13.6),
+    ]);
+    expect(html).toContain('id="chart-trend"');
+    expect(html).toContain(
+      '<desc id="chart-trend-d">Employers per status (the worse of drug and alcohol) at month end: 2026-09-30: BEHIND 1, ON_TRACK 3 of 4 (drug 10 completed of 12 required); 2026-10-31: AT_RISK 1, ON_TRACK 2, MET 1, N/A 1 of 5 (drug 14 completed of 14 required). Omitted, before the mirror&#39;s history begins: 2026-08-31.</desc>',
+    );
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
     expect(none).toContain('omitted: before the mirror&#39;s history begins');

@@ -336,7 +336,7 @@ describe.each(engines)('%s', (engine) => {
         expect(at(await withChildren.summary('Rollups'), 100, 12)).toMatchObject({ drugAnnualTarget: 18 });
         const alone = await runReport(compliance, m, params('2026-01-15', { year: 2025 }, { orgIds: [100] }));
         expect(alone.detail).toHaveLength(0);
-        expect(alone.summaries.map((s) => s.name)).toEqual(['Problems', 'YTD by org']);
+        expect(alone.summaries.map((s) => s.name)).toEqual(['Problems', 'YTD by org', 'Trend']);
         expect(alone.warnings).toContain('Org 100 has no OrgMonth row for 2025 through month 12');
       });
 

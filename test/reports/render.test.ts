@@ -184,6 +184,7 @@ describe.each(engines)('%s', (engine) => {
       expect(wb.worksheets.map((w) => w.name)).toEqual([
         'Problems',
         'YTD by org',
+        'Trend',
         'Compliance',
         'Warnings',
         'About',

@@ -157,7 +157,7 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
       .filter((f) => f.endsWith('.csv'))
       .sort();
     expect(files).toEqual(
-      ['compliance', 'order-ageing', 'unpaid-invoices', 'unpaid-invoices-trend'].map(
+      ['compliance', 'compliance-trend', 'order-ageing', 'unpaid-invoices', 'unpaid-invoices-trend'].map(
         (n) => `${n}-${TEST_ANCHOR}.csv`,
       ),
     );

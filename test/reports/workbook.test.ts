@@ -90,6 +90,7 @@ describe.each(engines)('%s', (engine) => {
         'Problems',
         'YTD by org',
         'MIS random by employer',
+        'Trend',
         'Compliance',
         'About',
       ]);

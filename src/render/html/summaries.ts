@@ -55,6 +55,85 @@ const statusOrder = ['NOT_MET', 'BEHIND', 'AT_RISK', 'PENDING_RESULTS', 'ON_TRAC
 /** How far an employer is behind on drug tests: required to date less completed. */
 const gap = (r: Row) => num(r.drugExpectedToDate) - num(r.drugCompletedYtd);
 
+/** Stacked bars per month end of a Trend sheet (oldest first), stacked in `order`'s order. */
+function monthEndBars(
+  values: Row[],
+  y: Record<string, unknown>,
+  color: Record<string, unknown>,
+  order: string,
+): Chart['spec'] {
+  return {
+    data: { values },
+    width: 320,
+    height: 180,
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'monthEnd', type: 'ordinal', title: null, sort: null },
+      y,
+      color,
+      order: { field: order },
+    },
+  };
+}
+
+/** The Trend sheet's status columns (keys of its integer columns named after a status). */
+const trendStatusKeys: Record<string, string> = {
+  MET: 'MET',
+  ON_TRACK: 'ON_TRACK',
+  PENDING_RESULTS: 'PENDING_RESULTS',
+  AT_RISK: 'AT_RISK',
+  BEHIND: 'BEHIND',
+  NOT_MET: 'NOT_MET',
+  'N/A': 'noStatus',
+};
+
+/**
+ * The compliance trend (the Trend sheet: orgs per status at each past month end, as the mirror
+ * knew them then) as stacked bars in the status colours; month ends before the mirror's history
+ * are left out and named in the text alternative. No chart when no month end is covered yet.
+ */
+function complianceTrendChart(trend: ReadSheet | undefined): Chart[] {
+  const rows = trend?.rows ?? [];
+  const covered = rows.filter((r) => r.note === null || r.note === undefined || r.note === '');
+  if (covered.length === 0) return [];
+  const omitted = rows.filter((r) => !covered.includes(r)).map((r) => String(r.monthEnd));
+  const statuses = [...statusOrder, 'N/A'];
+  const values = covered.flatMap((r) =>
+    statuses.map((status, statusIndex) => ({
+      monthEnd: String(r.monthEnd),
+      status,
+      statusIndex,
+      orgs: num(r[trendStatusKeys[status] ?? status]),
+    })),
+  );
+  const figures = (r: Row) =>
+    `${String(r.monthEnd)}: ${statuses
+      .filter((s) => num(r[trendStatusKeys[s] ?? s]) > 0)
+      .map((s) => `${s} ${num(r[trendStatusKeys[s] ?? s])}`)
+      .join(
+        ', ',
+      )} of ${num(r.orgs)} (drug ${num(r.drugCompletedYtd)} completed of ${Math.round(num(r.drugExpectedToDate))} required)`;
+  return [
+    {
+      id: 'chart-trend',
+      title: 'Employers by status at each month end (as the mirror knew them then)',
+      description: `Employers per status (the worse of drug and alcohol) at month end: ${covered.map(figures).join('; ')}.${omitted.length === 0 ? '' : ` Omitted, before the mirror's history begins: ${omitted.join(', ')}.`}`,
+      spec: monthEndBars(
+        values,
+        { field: 'orgs', type: 'quantitative', title: 'employers' },
+        {
+          field: 'status',
+          type: 'nominal',
+          sort: statuses,
+          scale: { domain: statuses, range: statuses.map((s) => statusColour[s] ?? palette.grey) },
+          title: 'status',
+        },
+        'statusIndex',
+      ),
+    },
+  ];
+}
+
 function compliance(): SummaryBuilder {
   const months = new Map<string, { drug: number; alcohol: number }>();
   return {
@@ -182,6 +261,7 @@ function compliance(): SummaryBuilder {
               },
             },
           },
+          ...complianceTrendChart(sheet(sheets, 'Trend')),
         ],
       };
     },
@@ -196,6 +276,18 @@ const bucketColours = [
   palette.vermillion,
   palette.purple,
 ];
+
+/** The colour encoding of ageing buckets (by org and trend charts alike). */
+const bucketColour = (columns: { label: string }[]) => ({
+  field: 'bucket',
+  type: 'ordinal',
+  sort: columns.map((b) => b.label),
+  scale: {
+    domain: columns.map((b) => b.label),
+    range: columns.map((_, i) => bucketColours[i % bucketColours.length]),
+  },
+  title: 'days past due',
+});
 
 /**
  * The ageing buckets of a By org sheet: its money columns between the org and Credits / the
@@ -236,27 +328,12 @@ function trendChart(trend: ReadSheet | undefined): Chart[] {
         .join(
           ', ',
         )}.${omitted === 0 ? '' : ` ${omitted} earlier month end(s) omitted: before the mirror's history begins.`}`,
-      spec: {
-        data: { values },
-        width: 320,
-        height: 180,
-        mark: { type: 'bar' },
-        encoding: {
-          x: { field: 'monthEnd', type: 'ordinal', title: null, sort: null },
-          y: { field: 'dollars', type: 'quantitative', title: 'open balance ($)', axis: { format: '~s' } },
-          color: {
-            field: 'bucket',
-            type: 'ordinal',
-            sort: columns.map((b) => b.label),
-            scale: {
-              domain: columns.map((b) => b.label),
-              range: columns.map((_, i) => bucketColours[i % bucketColours.length]),
-            },
-            title: 'days past due',
-          },
-          order: { field: 'bucketIndex' },
-        },
-      },
+      spec: monthEndBars(
+        values,
+        { field: 'dollars', type: 'quantitative', title: 'open balance ($)', axis: { format: '~s' } },
+        bucketColour(columns),
+        'bucketIndex',
+      ),
     },
   ];
 }
@@ -337,16 +414,7 @@ function unpaidInvoices(): SummaryBuilder {
                   title: 'open balance ($)',
                   axis: { format: '~s' },
                 },
-                color: {
-                  field: 'bucket',
-                  type: 'ordinal',
-                  sort: bucketColumns.map((b) => b.label),
-                  scale: {
-                    domain: bucketColumns.map((b) => b.label),
-                    range: bucketColumns.map((_, i) => bucketColours[i % bucketColours.length]),
-                  },
-                  title: 'days past due',
-                },
+                color: bucketColour(bucketColumns),
                 order: { field: 'bucketIndex' },
               },
             },
