@@ -201,11 +201,20 @@ describe('latency inflation', () => {
   // No 429 at all: the service just slows down as load rises above 40 req/s.
   const sim = withSim({ scale: 0.1, loadKnee: 40, loadLatencyMs: 600 });
 
-  it('cuts the rate when the p90 latency rises with load', async () => {
+  it('cuts the rate when the p90 latency rises with load', async (ctx) => {
     const s = sim();
     const client = adaptiveClient(s);
     try {
       await loadStaff(s, client, 600);
+      // On a machine too loaded to send over the knee in any second, the service never slowed:
+      // there was nothing to cut (seen once in CI at a load average over 10).
+      const busiest = busiestSecond(s);
+      if (busiest <= 40) {
+        ctx.skip(
+          `the client never sent over the knee (busiest second ${busiest} requests): no inflation to see`,
+        );
+        return;
+      }
       const rate = client.metrics().rate;
       expect(s.stats.rateLimited).toBe(0);
       expect(rate?.cuts.latency).toBeGreaterThanOrEqual(1);

@@ -73,7 +73,9 @@ describe('sync_run and sync_stream_run', () => {
           error: null,
         });
         expect(s.pages, s.stream).toBeGreaterThan(0);
-        expect(s.requests, s.stream).toBeGreaterThanOrEqual(s.pages);
+        // A list (orgmonth, user) is one answer parsed into pages of 500; every other page is a request.
+        if (s.stream !== 'orgmonth' && s.stream !== 'user')
+          expect(s.requests, s.stream).toBeGreaterThanOrEqual(s.pages);
       }
       expect(streams.reduce((n, s) => n + s.requests, 0)).toBe(asked);
       // Each stream's state names this run; no pass is left open.
