@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reports } from '../reports/index.js';
 import { openMirror } from '../src/mirror/index.js';
 import { type ReportFormat, writeReport } from '../src/render/index.js';
+import { reports } from '../src/reports/index.js';
 import { measure, spawnSandbox, table } from './sandbox.js';
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import cron from 'node-cron';
-import { type JobName, jobNames, runJob } from '../../jobs/index.js';
+import { type JobName, jobNames, runJob } from '../app/jobs.js';
 import { describeError, isOhsError, UsageError } from '../errors.js';
 import { commandContext, untilSignal } from './context.js';
 import { openJobEnv } from './job-env.js';

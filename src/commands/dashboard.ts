@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
-import { dashboardFor } from '../../jobs/dashboard.js';
+import { dashboardFor } from '../app/dashboard.js';
 import { commandContext, openMirrorToRead } from './context.js';
 
 /** `ohs dashboard`: index.html of a report folder, from its HTML pages and the mirror's state. */

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { runJob } from '../../jobs/index.js';
+import { runJob } from '../app/jobs.js';
 import { today } from '../dates.js';
 import { OhsError } from '../errors.js';
 import {

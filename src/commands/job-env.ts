@@ -1,5 +1,5 @@
-import type { JobEnv } from '../../jobs/index.js';
 import { createClient, type OhsClient } from '../api/index.js';
+import type { JobEnv } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
 import { today } from '../dates.js';
 import type { Logger } from '../log.js';

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { checkOptionNames, mirrorInstant, writeReports } from '../../jobs/reports.js';
-import { parseInstant } from '../../reports/dates.js';
-import { reportByName, reports } from '../../reports/index.js';
+import { checkOptionNames, mirrorInstant, writeReports } from '../app/reports.js';
 import { parseDate, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { Mirror } from '../mirror/index.js';
+import { parseInstant } from '../reports/dates.js';
+import { reportByName, reports } from '../reports/index.js';
 import { commandContext, openMirrorToRead } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { jobNames, runJob } from '../../jobs/index.js';
+import { jobNames, runJob } from '../app/jobs.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { engineOf, MirrorOpenError } from '../mirror/index.js';

@@ -1,120 +1,15 @@
-import type { Command } from 'commander';
-import { sql } from 'kysely';
+import { type Command, InvalidArgumentError } from 'commander';
+import { CheckState, lastJobRuns, parseDuration, statusCheck, statusReport } from '../app/status.js';
 import type { Config } from '../config/index.js';
-import type { Mirror, ResourceTableName } from '../mirror/index.js';
-import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
-import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
-import { streams } from '../sync/streams.js';
+import type { Mirror } from '../mirror/index.js';
 import { commandContext, openMirrorToRead } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
-import { CheckState, durationArg, lastJobRuns, parseDuration, statusCheck } from './status-check.js';
 
-export interface StatusReport {
-  db: string;
-  runs: {
-    id: number;
-    kind: string;
-    started_at: string;
-    ended_at: string | null;
-    mode: string;
-    outcome: string;
-    requests: number;
-    retries: number;
-    error_code: string | null;
-    error: string | null;
-  }[];
-  streams: ({
-    stream: string;
-    rows: number;
-    deleted: number;
-    last_success_at: string | null;
-    last_full_at: string | null;
-    pass_in_progress: boolean;
-    last_outcome: string | null;
-    /** Records of the stream's last run kept with a field of the wrong type, per field. */
-    type_errors: Record<string, number>;
-  } & StreamEconomy)[];
-}
-
-/** The last runs and each stream's freshness, from the mirror (read-only). */
-export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusReport> {
-  const lastRuns = await mirror.db
-    .selectFrom('sync_run')
-    .select([
-      'id',
-      'kind',
-      'started_at',
-      'ended_at',
-      'mode',
-      'outcome',
-      'requests',
-      'retries',
-      'error_code',
-      'error',
-      'pid',
-      'host',
-    ])
-    .orderBy('id', 'desc')
-    .limit(runs)
-    .execute();
-  // A run still recorded `running` whose process is gone (SIGKILL) is shown as what it is.
-  const lock = await readSyncLock(mirror.db);
-  const shownRuns = lastRuns.map(({ pid, host, ...run }) =>
-    run.outcome === 'running' && !runIsLive({ pid, host }, lock)
-      ? { ...run, outcome: 'interrupted', error_code: 'KILLED', error: deadRunMessage({ pid, host }) }
-      : run,
-  );
-  const state = await mirror.db.selectFrom('sync_stream_state').selectAll().execute();
-  const out: StatusReport['streams'] = [];
-  for (const s of streams) {
-    const table = s.name as ResourceTableName;
-    const counts = await mirror.db
-      .selectFrom(table)
-      .select([
-        sql<number>`count(*)`.as('all'),
-        sql<number>`sum(case when deleted_at is null then 0 else 1 end)`.as('deleted'),
-      ])
-      .executeTakeFirst();
-    const st = state.find((x) => x.stream === s.name);
-    const last = await mirror.db
-      .selectFrom('sync_stream_run')
-      .innerJoin('sync_run', 'sync_run.id', 'sync_stream_run.run_id')
-      .select(['sync_stream_run.outcome', 'sync_stream_run.run_id', 'sync_run.pid', 'sync_run.host'])
-      .where('sync_stream_run.stream', '=', s.name)
-      .orderBy('sync_stream_run.id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    out.push({
-      stream: s.name,
-      rows: Number(counts?.all ?? 0) - Number(counts?.deleted ?? 0),
-      deleted: Number(counts?.deleted ?? 0),
-      last_success_at: st?.last_success_at ?? null,
-      last_full_at: st?.last_full_at ?? null,
-      pass_in_progress: st?.pass_id != null,
-      last_outcome:
-        last?.outcome === 'running' && !runIsLive(last, lock) ? 'interrupted' : (last?.outcome ?? null),
-      type_errors: await typeErrors(mirror, s.name, last?.run_id),
-      ...(await streamEconomy(mirror, s.name)),
-    });
-  }
-  return { db: mirror.location, runs: shownRuns, streams: out };
-}
-
-/** Fields of the wrong type in a stream's run (sync_type_error), with their record counts. */
-export async function typeErrors(
-  mirror: Mirror,
-  stream: string,
-  runId: number | undefined,
-): Promise<Record<string, number>> {
-  if (runId === undefined) return {};
-  const rows = await mirror.db
-    .selectFrom('sync_type_error')
-    .select(['field', 'count'])
-    .where('stream', '=', stream)
-    .where('run_id', '=', runId)
-    .orderBy('field')
-    .execute();
-  return Object.fromEntries(rows.map((r) => [r.field, r.count]));
+/** Commander parser of a DURATION option. */
+export function durationArg(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 90m, 26h or 2d.');
+  return ms;
 }
 
 function ago(iso: string | null): string {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { pruneAfterSync, syncOptions } from '../../jobs/sync.js';
 import { createClient } from '../api/index.js';
+import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
 import { openMirror } from '../mirror/index.js';
 import { runSync, streamNames } from '../sync/index.js';

@@ -5,10 +5,10 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { monthEnds } from '../../reports/ar-trend.js';
-import { complianceTrendRows, orgStatus } from '../../reports/compliance.js';
-import { unpaidInvoicesTrend } from '../../reports/unpaid-invoices.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
+import { monthEnds } from '../../src/reports/ar-trend.js';
+import { complianceTrendRows, orgStatus } from '../../src/reports/compliance.js';
+import { unpaidInvoicesTrend } from '../../src/reports/unpaid-invoices.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -312,7 +312,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(early.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: .*before the mirror's history begins/m);
       expect(early.stdout).toBe('');
     }
-    // The reports job decides the instant the same way (jobs/reports.ts mirrorInstant).
+    // The reports job decides the instant the same way (src/app/reports.ts mirrorInstant).
     const job = await ohs(['run', 'reports', '--as-of', '2026-01-01']);
     expect(job.code).toBe(2);
     expect(job.stderr).toMatch(/^ohs: AS_OF_BEFORE_HISTORY: --as-of 2026-01-01: the end of that day,/m);

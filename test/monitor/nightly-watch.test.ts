@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobNotice } from '../../jobs/watch.js';
+import type { JobNotice } from '../../src/app/watch.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { ID_START } from '../helpers/mirror.js';

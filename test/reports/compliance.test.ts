@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compliance } from '../../reports/compliance.js';
-import { annualTarget, rateUnits } from '../../reports/compliance-math.js';
-import { ReportParamError } from '../../reports/errors.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
+import { compliance } from '../../src/reports/compliance.js';
+import { annualTarget, rateUnits } from '../../src/reports/compliance-math.js';
+import { ReportParamError } from '../../src/reports/errors.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, expect } from 'vitest';
-import type { ReportDefinition, ReportParams } from '../../reports/index.js';
 import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/index.js';
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
+import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
 import { type EngineName, withTargets } from '../helpers/engines.js';
 
 /**

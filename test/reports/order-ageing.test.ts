@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { orderAgeing } from '../../reports/order-ageing.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
+import { orderAgeing } from '../../src/reports/order-ageing.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reportByName, reports } from '../../reports/index.js';
-import type { ReportDefinition, ReportParams } from '../../reports/types.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
+import { reportByName, reports } from '../../src/reports/index.js';
+import type { ReportDefinition, ReportParams } from '../../src/reports/types.js';
 import { engines } from '../helpers/engines.js';
 import { history, params, syncState, tempMirrors, upsert } from './fixture.js';
 

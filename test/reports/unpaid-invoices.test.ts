@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ReportParamError } from '../../reports/errors.js';
-import { unpaidInvoices } from '../../reports/unpaid-invoices.js';
 import type { Mirror } from '../../src/mirror/index.js';
+import { ReportParamError } from '../../src/reports/errors.js';
+import { unpaidInvoices } from '../../src/reports/unpaid-invoices.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,

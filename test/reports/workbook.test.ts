@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compliance } from '../../reports/compliance.js';
-import type { ReportDefinition, ReportParams } from '../../reports/index.js';
-import { orderAgeing } from '../../reports/order-ageing.js';
-import { unpaidInvoices } from '../../reports/unpaid-invoices.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
+import { compliance } from '../../src/reports/compliance.js';
+import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
+import { orderAgeing } from '../../src/reports/order-ageing.js';
+import { unpaidInvoices } from '../../src/reports/unpaid-invoices.js';
 import { engines } from '../helpers/engines.js';
 import { history, params, policy, tempMirrors, upsert } from './fixture.js';
 

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/commands/status.js';
+import type { StatusReport } from '../../src/app/status.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { activeCounts, cliConfig, cliEnv, streamTables, withMirror, withTmpDir } from '../helpers/mirror.js';

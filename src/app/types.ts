@@ -1,7 +1,7 @@
-import type { OhsClient } from '../src/api/index.js';
-import type { Config } from '../src/config/index.js';
-import type { Logger } from '../src/log.js';
-import type { Mirror } from '../src/mirror/index.js';
+import type { OhsClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
 
 /** What a job is given: built at the edge (CLI, cron worker, demo) and passed in. */
 export interface JobEnv {

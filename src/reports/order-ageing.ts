@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../src/mirror/index.js';
-import type { Column, Row, Sheet } from '../src/render/types.js';
+import type { Database } from '../mirror/index.js';
+import type { Column, Row, Sheet } from '../render/types.js';
 import { formatInstant, HOUR, localDateOf, parseInstant } from './dates.js';
 import { externalSort } from './external-sort.js';
 import {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { asOf, asOfSpan } from '../src/mirror/index.js';
-import { formatCents } from '../src/render/csv-renderer.js';
-import type { Column, Row, Sheet } from '../src/render/types.js';
+import { asOf, asOfSpan } from '../mirror/index.js';
+import { formatCents } from '../render/csv-renderer.js';
+import type { Column, Row, Sheet } from '../render/types.js';
 import {
   type MonthEnd,
   monthEnds,

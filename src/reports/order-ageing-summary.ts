@@ -1,4 +1,4 @@
-import type { Column, Row, Sheet } from '../src/render/types.js';
+import type { Column, Row, Sheet } from '../render/types.js';
 import {
   ageBuckets,
   bucketOf,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../src/mirror/index.js';
-import type { ReportResult } from '../src/render/types.js';
+import type { Database } from '../mirror/index.js';
+import type { ReportResult } from '../render/types.js';
 
 /** Parameters every report takes; a report may read more from `options`. */
 export interface ReportParams {

@@ -1,7 +1,6 @@
-import { statusReport } from '../src/commands/status.js';
-import { lastJobRuns, parseDuration } from '../src/commands/status-check.js';
-import type { Mirror } from '../src/mirror/index.js';
-import { writeDashboard } from '../src/render/html/dashboard.js';
+import type { Mirror } from '../mirror/index.js';
+import { writeDashboard } from '../render/html/dashboard.js';
+import { lastJobRuns, parseDuration, statusReport } from './status.js';
 
 /** Writes `dir/index.html` from the mirror's state (also the nightly job's last step). */
 export async function dashboardFor(mirror: Mirror, dir: string, maxAge: string): Promise<string> {

@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { sql } from 'kysely';
-import { lastJobRuns } from '../src/commands/status-check.js';
-import type { MonitorConfig } from '../src/config/monitor-schema.js';
-import { describeError } from '../src/errors.js';
-import type { Logger } from '../src/log.js';
-import type { Mirror } from '../src/mirror/index.js';
-import { streams } from '../src/sync/streams.js';
+import type { MonitorConfig } from '../config/monitor-schema.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
+import { streams } from '../sync/streams.js';
+import { lastJobRuns } from './status.js';
 
 /**
  * What the nightly worker tells the outside after a job run (docs/monitoring.md): the JSON notice

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type Database, heldAt, historyStart } from '../src/mirror/index.js';
-import type { Column, Row } from '../src/render/types.js';
+import { type Database, heldAt, historyStart } from '../mirror/index.js';
+import type { Column, Row } from '../render/types.js';
 import { daysInMonth, formatDate, type LocalDate, zonedToUtc } from './dates.js';
 
 /**

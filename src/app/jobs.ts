@@ -1,5 +1,5 @@
-import { describeError, isOhsError } from '../src/errors.js';
-import { acquireLock, InterruptedError } from '../src/sync/index.js';
+import { describeError, isOhsError } from '../errors.js';
+import { acquireLock, InterruptedError } from '../sync/index.js';
 import { nightlyJob } from './nightly.js';
 import { pushJob } from './push.js';
 import { reportsJob } from './reports.js';
@@ -28,7 +28,7 @@ export interface JobRunReport extends JobResult {
  * Runs a job now, the same code for `ohs run`, `ohs cron` and `ohs demo`: one job at a time per
  * mirror file (a second exits at once with LOCKED), and every run recorded in `job_run`
  * (start, end, outcome, error code, files written), interrupted runs too. After each run, the
- * Prometheus textfile and the notification of config `monitor` (jobs/watch.ts).
+ * Prometheus textfile and the notification of config `monitor` (src/app/watch.ts).
  */
 export async function runJob(name: JobName, env: JobEnv, trigger: string): Promise<JobRunReport> {
   const lock = await acquireLock(env.mirror, 'job');

@@ -1,18 +1,18 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Config } from '../config/index.js';
+import { endOfDay, today } from '../dates.js';
+import type { Logger } from '../log.js';
+import type { Mirror } from '../mirror/index.js';
+import { checkAsOf } from '../mirror/index.js';
+import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
+import type { Sheet } from '../render/types.js';
 import { ReportParamError, reports } from '../reports/index.js';
 import { mirrorIdentity } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
 import { warningLines } from '../reports/warning-groups.js';
-import type { Config } from '../src/config/index.js';
-import { endOfDay, today } from '../src/dates.js';
-import type { Logger } from '../src/log.js';
-import type { Mirror } from '../src/mirror/index.js';
-import { checkAsOf } from '../src/mirror/index.js';
-import { type CsvSettings, type ReportFormat, writeReport } from '../src/render/index.js';
-import type { Sheet } from '../src/render/types.js';
-import { packageVersion } from '../src/util/package-root.js';
-import { printable } from '../src/util/printable.js';
+import { packageVersion } from '../util/package-root.js';
+import { printable } from '../util/printable.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {

@@ -1,4 +1,4 @@
-import type { Row } from '../src/render/types.js';
+import type { Row } from '../render/types.js';
 import { formatInstant, HOUR, parseInstant } from './dates.js';
 import type { ItemRecord } from './order-ageing-query.js';
 import { asBoolean, asInteger, asText } from './values.js';

@@ -1,4 +1,4 @@
-import { ApplyIncompleteError, applyOutbox } from '../src/writeback/index.js';
+import { ApplyIncompleteError, applyOutbox } from '../writeback/index.js';
 import type { JobEnv, JobResult } from './types.js';
 
 /**

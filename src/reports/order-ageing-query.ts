@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../src/mirror/index.js';
-import { asOf } from '../src/mirror/index.js';
+import type { Database } from '../mirror/index.js';
+import { asOf } from '../mirror/index.js';
 import { streamStates } from './sync-info.js';
 import { reportDb } from './tables.js';
 

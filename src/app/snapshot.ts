@@ -3,9 +3,9 @@ import { chmod, chown, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import type { MonitorConfig } from '../src/config/monitor-schema.js';
-import { describeError, OhsError } from '../src/errors.js';
-import { copyMirrorInto, type Mirror, openMirror, sqliteDriver } from '../src/mirror/index.js';
+import type { MonitorConfig } from '../config/monitor-schema.js';
+import { describeError, OhsError } from '../errors.js';
+import { copyMirrorInto, type Mirror, openMirror, sqliteDriver } from '../mirror/index.js';
 
 /** The BI snapshot could not be written (a full disk, an unknown group, a folder not writable). */
 export class SnapshotError extends OhsError {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../src/mirror/index.js';
+import type { Database } from '../mirror/index.js';
 import { formatInstant, zonedToUtc } from './dates.js';
 import type { CommonParams } from './params.js';
 import { reportDb } from './tables.js';

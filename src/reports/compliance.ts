@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { asOf, type Database, type OrgPolicyTable } from '../src/mirror/index.js';
-import type { Column, Row, Sheet } from '../src/render/types.js';
+import { asOf, type Database, type OrgPolicyTable } from '../mirror/index.js';
+import type { Column, Row, Sheet } from '../render/types.js';
 import {
   type MonthEnd,
   monthEnds,

@@ -1,7 +1,7 @@
-import type { Config } from '../src/config/index.js';
-import type { Logger } from '../src/log.js';
-import { type Mirror, pruneHistory } from '../src/mirror/index.js';
-import { InterruptedError, type RunSyncOptions, runSync } from '../src/sync/index.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import { type Mirror, pruneHistory } from '../mirror/index.js';
+import { InterruptedError, type RunSyncOptions, runSync } from '../sync/index.js';
 import type { JobEnv, JobResult } from './types.js';
 
 /** Sync options from the configuration. */

@@ -11,7 +11,7 @@ function weekday(date: string): number {
 
 /**
  * The nightly job: an incremental sync (a full pass on `jobs.fullPassWeekday`), the BI snapshot
- * when `monitor.snapshot.path` is set (jobs/snapshot.ts; its failure fails the job), every report for
+ * when `monitor.snapshot.path` is set (src/app/snapshot.ts; its failure fails the job), every report for
  * the as-of date, then retention of report files written more than `jobs.retentionDays` ago,
  * then (with `html` among `jobs.formats`) the folder's index.html (`ohs dashboard`). A sync that
  * fails fails the job before any report is written, so no report is made from a half-synced
