@@ -1,7 +1,7 @@
-import type { Row } from '../render/types.js';
-import { formatInstant, HOUR, parseInstant } from './dates.js';
-import type { ItemRecord } from './order-ageing-query.js';
-import { asBoolean, asInteger, asText } from './values.js';
+import type { Row } from '../../render/types.js';
+import { formatInstant, HOUR, parseInstant } from '../dates.js';
+import { asBoolean, asInteger, asText } from '../values.js';
+import type { ItemRecord } from './query.js';
 
 /**
  * Classification of one order item (REPORTS.md 3.3): its stage, ages, time in status, the basis
