@@ -1,11 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../mirror/index.js';
-import type { ReportResult } from '../render/types.js';
+import type { ReportResult, Row } from '../render/types.js';
+import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
 import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';
 import { lastSyncLines } from './sync-info.js';
-import type { ReportContext, ReportDeclaration, ReportDefinition, ReportParams } from './types.js';
+import type {
+  ReportContext,
+  ReportDeclaration,
+  ReportDefinition,
+  ReportInput,
+  ReportParams,
+} from './types.js';
 
 /**
  * The one runner of every report declaration: it checks the common parameters and the report's
@@ -51,21 +58,43 @@ export async function orgScope(
   return withDescendants(orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
 }
 
+/** What a report's build and trend read: the checked parameters, the org scope and names. */
+async function inputOf<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  db: Kysely<Database>,
+  params: ReportParams,
+): Promise<{ input: ReportInput<z.output<S>>; unknown: string[] }> {
+  const { common, opts, unknown } = prepare(declaration, params);
+  const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
+  const scope = await orgScope(db, common.orgIds, includeChildren);
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  return { input: { db, params, common, opts, scope, at, names }, unknown };
+}
+
+/** A report's Trend rows at the given month ends (none when it has no trend). */
+export async function trendRows<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  db: Kysely<Database>,
+  params: ReportParams,
+  ends: readonly MonthEnd[],
+): Promise<Row[]> {
+  if (declaration.trend === undefined) return [];
+  const { input } = await inputOf(declaration, db, params);
+  return declaration.trend(input, ends);
+}
+
 async function runReport<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
   { db, params }: ReportContext,
   everyOption: ReadonlySet<string>,
 ): Promise<ReportResult> {
-  const { common, opts, unknown } = prepare(declaration, params);
+  const { input, unknown } = await inputOf(declaration, db, params);
   const optionWarnings = unknown
     .filter((k) => !everyOption.has(k))
     .map((k) => `Option ${k} is not an option of any report: ignored`);
-  const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
-  const scope = await orgScope(db, common.orgIds, includeChildren);
-  const at = params.mirrorAsOf;
-  const names = await orgNames(db, at);
-  const body = await declaration.build({ db, params, common, opts, scope, at, names });
-  const syncLines = await lastSyncLines(db, declaration.streams, at);
+  const body = await declaration.build(input);
+  const syncLines = await lastSyncLines(db, declaration.streams, input.at);
   return {
     detail: body.detail,
     summaries: body.summaries,

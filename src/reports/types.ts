@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../mirror/index.js';
-import type { ReportResult, Sheet } from '../render/types.js';
+import type { ReportResult, Row, Sheet } from '../render/types.js';
+import type { MonthEnd } from './ar-trend.js';
 import type { ReportName } from './index.js';
 import type { CommonParams } from './params.js';
 
@@ -85,4 +86,9 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
   /** The streams whose last sync the About sheet names (sync-info.ts). */
   streams: readonly string[];
   build(input: ReportInput<z.output<S>>): Promise<ReportBody>;
+  /**
+   * The rows of its Trend sheet at some month ends (or any instants of them), read on their own
+   * (runner.ts trendRows): what the nightly job draws and the history tests compare.
+   */
+  trend?(input: ReportInput<z.output<S>>, ends: readonly MonthEnd[]): Promise<Row[]>;
 }

@@ -39,14 +39,19 @@ function kindExtraColumns(kind: Kind, title: string): Column[] {
   ];
 }
 
-/** Detail columns: REPORTS.md's CSV keys in order, then the other computed columns. */
-export const complianceColumns: Column[] = [
-  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
-  { key: 'org', title: 'Org', type: 'string', width: 32 },
+/** The month and pool columns of a detail or rollup row. */
+const monthColumns: Column[] = [
   { key: 'year', title: 'Year', type: 'integer', width: 6 },
   { key: 'month', title: 'Month', type: 'integer', width: 6 },
   { key: 'pool', title: 'Random pool', type: 'integer', width: 9 },
   { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
+];
+
+/** Detail columns: REPORTS.md's CSV keys in order, then the other computed columns. */
+export const complianceColumns: Column[] = [
+  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Org', type: 'string', width: 32 },
+  ...monthColumns,
   ...kindColumns('drug', 'Drug'),
   ...kindColumns('alcohol', 'Alcohol'),
   { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
@@ -131,10 +136,7 @@ export const rollupColumns: Column[] = [
   { key: 'program', title: 'Program', type: 'string', width: 9 },
   { key: 'rollupMode', title: 'Rollup mode', type: 'string', width: 14 },
   { key: 'members', title: 'Member org ids', type: 'string', width: 20 },
-  { key: 'year', title: 'Year', type: 'integer', width: 6 },
-  { key: 'month', title: 'Month', type: 'integer', width: 6 },
-  { key: 'pool', title: 'Random pool', type: 'integer', width: 9 },
-  { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
+  ...monthColumns,
   ...kindColumns('drug', 'Drug'),
   ...kindColumns('alcohol', 'Alcohol'),
   ...kindExtraColumns('drug', 'Drug'),

@@ -3,7 +3,7 @@ import type { Database } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { MonthEnd } from '../ar-trend.js';
 import { trendRowsEach } from '../ar-trend.js';
-import { orgScope, prepare } from '../runner.js';
+import { trendRows } from '../runner.js';
 import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
 import { compareOrgs } from '../values.js';
 import { aboutLines, rollupCount } from './about.js';
@@ -32,6 +32,10 @@ export const complianceReport: ReportDeclaration<typeof complianceOptions, 'comp
   options: complianceOptions,
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
+  async trend({ db, common, opts, scope }, ends) {
+    const s = await setup(db, common, opts, scope, new Collector());
+    return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
+  },
 };
 
 async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
@@ -121,15 +125,8 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
 }
 
 /** The Trend rows of the report's parameters at the given month ends (or any instants of them). */
-export async function complianceTrendRows(
-  db: Kysely<Database>,
-  params: ReportParams,
-  ends: readonly MonthEnd[],
-): Promise<Row[]> {
-  const { common, opts } = prepare(complianceReport, params);
-  const scope = await orgScope(db, common.orgIds, opts.includeChildren);
-  const s = await setup(db, common, opts, scope, new Collector());
-  return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
+export function complianceTrendRows(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
+  return trendRows(complianceReport, db, params, ends);
 }
 
 export { parseMonthLabel } from './months.js';

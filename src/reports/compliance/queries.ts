@@ -19,33 +19,6 @@ export async function orgMonthOrgs(db: Kysely<Database>, at: string | undefined)
   return rows.map((r) => asInteger(r.OrgId)).filter((id): id is number => id !== null);
 }
 
-/** The OrgMonth rows of some orgs, by org then id, as known at `at`. */
-export async function orgMonthRows(db: Kysely<Database>, orgIds: number[], at: string | undefined) {
-  return reportDb(db)
-    .selectFrom(asOf(reportDb(db), 'orgmonth', at))
-    .select([
-      'id',
-      'OrgId',
-      'label',
-      'countEligibleRandomPool',
-      'countEligibleAll',
-      'countPickedDrug',
-      'countPickedDrugResult',
-      'countPickedAlcohol',
-      'countPickedAlcoholResult',
-      'dropRandomPick',
-      'dropCoveredEmployee',
-      'dropMisReport',
-    ])
-    .select(rawWhereNull(SENT).as('sent'))
-    .where('deleted_at', 'is', null)
-    .where('OrgId', 'in', orgIds)
-    .orderBy('OrgId')
-    .orderBy('id')
-    .execute()
-    .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
-}
-
 /** The counts whose unreadable values the report lists (see sent-values.ts). */
 const SENT = [
   'countEligibleRandomPool',
@@ -55,3 +28,17 @@ const SENT = [
   'countPickedAlcohol',
   'countPickedAlcoholResult',
 ] as const;
+
+/** The OrgMonth rows of some orgs, by org then id, as known at `at`. */
+export async function orgMonthRows(db: Kysely<Database>, orgIds: number[], at: string | undefined) {
+  return reportDb(db)
+    .selectFrom(asOf(reportDb(db), 'orgmonth', at))
+    .select(['id', 'OrgId', 'label', ...SENT, 'dropRandomPick', 'dropCoveredEmployee', 'dropMisReport'])
+    .select(rawWhereNull(SENT).as('sent'))
+    .where('deleted_at', 'is', null)
+    .where('OrgId', 'in', orgIds)
+    .orderBy('OrgId')
+    .orderBy('id')
+    .execute()
+    .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
+}

@@ -90,12 +90,9 @@ function worstMember(
   };
 }
 
-/** Sums the figures of several orgs of one kind at a month (sumOfChildren). */
-function sumFigures(
-  members: { calc: OrgCalc; mc: MonthCalc }[],
-  kind: Kind,
-): { f: KindFigures; partial: boolean } {
-  const f: KindFigures = {
+/** Figures of a kind before any member is added: no counts, no rate. */
+function noFigures(kind: Kind): KindFigures {
+  return {
     picked: 0,
     completed: 0,
     pickedYtd: 0,
@@ -105,6 +102,14 @@ function sumFigures(
     expectedNum: null,
     noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
   };
+}
+
+/** Sums the figures of several orgs of one kind at a month (sumOfChildren). */
+function sumFigures(
+  members: { calc: OrgCalc; mc: MonthCalc }[],
+  kind: Kind,
+): { f: KindFigures; partial: boolean } {
+  const f = noFigures(kind);
   let partial = false;
   for (const { calc, mc } of members) {
     const own = orgFigures(calc, mc, kind);
@@ -131,16 +136,7 @@ function combinedFigures(
   exposure: number,
 ): KindFigures {
   let units: bigint | null = null;
-  const f: KindFigures = {
-    picked: 0,
-    completed: 0,
-    pickedYtd: 0,
-    completedYtd: 0,
-    ratePercent: null,
-    target: null,
-    expectedNum: null,
-    noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
-  };
+  const f = noFigures(kind);
   for (const { calc, mc } of members) {
     const r = calc.rates[kind];
     if (r !== null && r > 0n && (units === null || r > units)) units = r;

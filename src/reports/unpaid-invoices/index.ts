@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
-import type { Row, Sheet } from '../../render/types.js';
+import type { Sheet } from '../../render/types.js';
 import { type MonthEnd, omittedNote, TREND_MONTHS } from '../ar-trend.js';
 import { invoiceBalancesAsOf } from '../as-of-history.js';
-import { prepare } from '../runner.js';
+import { trendRows } from '../runner.js';
 import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
 import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
@@ -26,6 +26,10 @@ export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOption
   options: unpaidInvoicesOptions,
   streams: ['invoice', 'orderitem'],
   build,
+  async trend({ db, common, opts, scope }, ends) {
+    const buckets = agingBuckets(opts.periodDays, opts.periods);
+    return (await arTrend(db, common, opts, buckets, scope, ends)).rows;
+  },
 };
 
 async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidInvoicesOptions>) {
@@ -72,14 +76,8 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidI
 }
 
 /** The Trend rows of the report's parameters at the given month ends (or any instants). */
-export async function unpaidInvoicesTrend(
-  db: Kysely<Database>,
-  params: ReportParams,
-  ends: readonly MonthEnd[],
-): Promise<Row[]> {
-  const { common, opts } = prepare(unpaidInvoicesReport, params);
-  const buckets = agingBuckets(opts.periodDays, opts.periods);
-  return (await arTrend(db, common, opts, buckets, null, ends)).rows;
+export function unpaidInvoicesTrend(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
+  return trendRows(unpaidInvoicesReport, db, params, ends);
 }
 
 export { agingBuckets, isCancelled } from './buckets.js';
