@@ -221,8 +221,10 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   return { outputs };
 }
 
-const reportFile =
-  /^(compliance|unpaid-invoices|order-ageing)(?:-trend)?-\d{4}-\d{2}-\d{2}\.(xlsx|csv|html)$/;
+/** A report file of the registry's reports: `NAME[-trend]-YYYY-MM-DD.xlsx|csv|html`. */
+const reportFile = new RegExp(
+  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-\\d{4}-\\d{2}-\\d{2}\\.(xlsx|csv|html)$`,
+);
 
 /**
  * Removes the report files of `outDir` last written more than `days` ago (their modification

@@ -100,7 +100,7 @@ export function registerReport(program: Command): void {
   program
     .command('report')
     .description(
-      'run a report on the mirror (compliance, unpaid-invoices, order-ageing, or all) into xlsx and csv',
+      `run a report on the mirror (${reports.map((r) => r.name).join(', ')}, or all) into xlsx and csv`,
     )
     .argument('[name]', `report name: ${reports.map((r) => r.name).join(', ')}, or all`)
     .option('--list', 'list the reports with their descriptions', false)

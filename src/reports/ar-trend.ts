@@ -92,3 +92,9 @@ export async function trendRowsEach(
     );
   return { rows, omitted, start };
 }
+
+/** The About note of the month ends a trend left out, before the mirror's history begins; '' if none. */
+export function omittedNote(trend: { omitted: readonly MonthEnd[]; start: string | null }): string {
+  if (trend.omitted.length === 0) return '';
+  return `; omitted, before the mirror's history begins (${trend.start ?? 'no history yet'}): ${trend.omitted.map((e) => formatDate(e.day)).join(', ')}`;
+}

@@ -1,17 +1,31 @@
-import { compliance } from './compliance.js';
-import { orderAgeing } from './order-ageing.js';
+import { complianceReport } from './compliance/index.js';
+import { orderAgeingReport } from './order-ageing/index.js';
+import { defineReports } from './runner.js';
 import type { ReportDefinition } from './types.js';
-import { unpaidInvoices } from './unpaid-invoices.js';
+import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
 /**
- * The reports of REPORTS.md, one module each: a Kysely query over the mirror, its columns and a
- * description. Rendering is generic (src/render); no report calls the API.
+ * The reports of REPORTS.md, a folder each (its options, queries, rows and sheets), run by one
+ * runner (runner.ts). Adding a report: its folder, and one line here. Rendering is generic
+ * (src/render); no report calls the API.
  */
-export const reports: ReportDefinition[] = [compliance, unpaidInvoices, orderAgeing];
+const declarations = [complianceReport, unpaidInvoicesReport, orderAgeingReport] as const;
+
+/** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
+export type ReportName = (typeof declarations)[number]['name'];
+
+export const reports: ReportDefinition[] = defineReports<ReportName>(declarations);
 
 /** The report of a name (`compliance`, `unpaid-invoices`, `order-ageing`), or undefined. */
 export function reportByName(name: string): ReportDefinition | undefined {
   return reports.find((r) => r.name === name);
+}
+
+/** The report of a name of the registry. */
+export function reportNamed(name: ReportName): ReportDefinition {
+  const report = reportByName(name);
+  if (report === undefined) throw new Error(`no report ${name} in the registry`);
+  return report;
 }
 
 export { ReportParamError } from './errors.js';

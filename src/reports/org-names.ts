@@ -2,6 +2,12 @@ import type { Kysely } from 'kysely';
 import { asOf, type Database } from '../mirror/index.js';
 import { asInteger, asNumber, asText } from './values.js';
 
+/** The About line saying how org names are read. */
+export const ORG_NAMES_ABOUT: [string, string] = [
+  'Org names',
+  'The latest c_org seen on the org’s order items and invoices',
+];
+
 interface Candidate {
   name: string;
   seen: string;

@@ -76,11 +76,12 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Validates `params.options` with a report's zod schema; the first problem is thrown as a
- * ReportParamError naming the option (`options.periodDays`) and the value received. Options no
- * report knows are returned, to be listed as warnings (`ohs report all` passes one set of options
- * to every report, so an option of another report is not an error).
+ * ReportParamError naming the option (`options.periodDays`) and the value received. The names
+ * the schema does not declare are returned: the runner (runner.ts) warns of those no report knows
+ * (`ohs report all` passes one set of options to every report, so an option of another report is
+ * not an error).
  */
-export function parseOptions<S extends z.ZodType>(
+export function parseOptions<S extends z.ZodObject>(
   report: string,
   schema: S,
   options: Record<string, unknown> | undefined,
@@ -97,33 +98,9 @@ export function parseOptions<S extends z.ZodType>(
       `${issue?.message ?? 'invalid'}, got ${show(valueAt(input, path))}`,
     );
   }
-  const unknown = Object.keys(input).filter((k) => !knownOptions.has(k));
+  const unknown = Object.keys(input).filter((k) => !Object.hasOwn(schema.shape, k));
   return { options: result.data, unknown };
 }
-
-/** Every option of every report (see parseOptions). */
-const knownOptions = new Set([
-  'year',
-  'throughMonth',
-  'includeChildren',
-  'program',
-  'rollupMode',
-  'defaultRates',
-  'agingBasis',
-  'periodDays',
-  'periods',
-  'lateFeeInBalance',
-  'summarySort',
-  'dropInvoice',
-  'includeTerminal',
-  'stages',
-  'product',
-  'statusStage',
-  'thresholds',
-  'families',
-  'pollIntervalHours',
-  'sortChunkRows',
-]);
 
 /** Numbers may come as strings from a command line. */
 const numeric = (v: unknown) =>

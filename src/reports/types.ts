@@ -1,6 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { z } from 'zod';
 import type { Database } from '../mirror/index.js';
-import type { ReportResult } from '../render/types.js';
+import type { ReportResult, Row, Sheet } from '../render/types.js';
+import type { MonthEnd } from './ar-trend.js';
+import type { ReportName } from './index.js';
+import type { CommonParams } from './params.js';
 
 /** Parameters every report takes; a report may read more from `options`. */
 export interface ReportParams {
@@ -26,12 +30,65 @@ export interface ReportContext {
   params: ReportParams;
 }
 
-/** A report is a declaration: a name, a description, and a function from the mirror to sheets. */
-export interface ReportDefinition {
-  name: 'compliance' | 'unpaid-invoices' | 'order-ageing';
+/** A report as the application runs it (runner.ts makes one of each declaration). */
+export interface ReportDefinition<N extends string = ReportName> {
+  name: N;
   title: string;
   description: string;
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
+}
+
+/** What the runner hands a report's `build`: the parameters checked, the scope and names read. */
+export interface ReportInput<O> {
+  db: Kysely<Database>;
+  params: ReportParams;
+  common: CommonParams;
+  /** The report's options, parsed by its schema (defaults filled). */
+  opts: O;
+  /**
+   * The orgs of the report: params.orgIds, with their descendants (org_policy.parent_org_id)
+   * when the report has the option includeChildren and it is true; null: every org.
+   */
+  scope: Set<number> | null;
+  /** The instant the mirror is read at (params.mirrorAsOf); undefined: the present. */
+  at: string | undefined;
+  /** Org names (org-names.ts) as the mirror knew them at `at`. */
+  names: Map<number, string>;
+}
+
+/** What a report's `build` returns: its sheets, warnings and About lines. */
+export interface ReportBody {
+  detail: Sheet;
+  /** Summary sheets, first in the workbook; read once the detail is done. */
+  summaries: () => Sheet[];
+  /** Problems in the data; read once the detail is done. */
+  warnings: () => string[];
+  /**
+   * About lines: how the report reads the mirror (`method`), then, after the runner's lines on
+   * the last sync of each of its streams, what it found (`results`).
+   */
+  about: () => { method: [string, string][]; results: [string, string][] };
+}
+
+/**
+ * A report is a declaration (a folder under src/reports with one entry in index.ts): its name,
+ * options schema, the streams it reads, and `build`, which queries the mirror and lays out the
+ * rows and sheets. The runner (runner.ts) owns the rest.
+ */
+export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extends string = string> {
+  name: N;
+  title: string;
+  description: string;
+  /** Its options (`--option NAME=VALUE`): one zod object, the only list of them. */
+  options: S;
+  /** The streams whose last sync the About sheet names (sync-info.ts). */
+  streams: readonly string[];
+  build(input: ReportInput<z.output<S>>): Promise<ReportBody>;
+  /**
+   * The rows of its Trend sheet at some month ends (or any instants of them), read on their own
+   * (runner.ts trendRows): what the nightly job draws and the history tests compare.
+   */
+  trend?(input: ReportInput<z.output<S>>, ends: readonly MonthEnd[]): Promise<Row[]>;
 }

@@ -1,7 +1,7 @@
-import type { Row } from '../render/types.js';
-import { formatInstant, HOUR, parseInstant } from './dates.js';
-import type { ItemRecord } from './order-ageing-query.js';
-import { asBoolean, asInteger, asText } from './values.js';
+import type { Row } from '../../render/types.js';
+import { formatInstant, HOUR, parseInstant } from '../dates.js';
+import { asBoolean, asInteger, asText } from '../values.js';
+import type { ItemRecord } from './query.js';
 
 /**
  * Classification of one order item (REPORTS.md 3.3): its stage, ages, time in status, the basis
@@ -221,44 +221,9 @@ export class Classifier {
       this.sinceAfter++;
       this.unknownSince++;
     }
-    let flag: Flag | null = null;
-    let basis: Basis | null = terminal ? null : since.basis;
-    if (!terminal) {
-      const t = family.thresholds[stage];
-      flag =
-        t === undefined || inStatusMs === null
-          ? 'OK'
-          : inStatusMs >= t.stuck * HOUR
-            ? 'STUCK'
-            : inStatusMs >= t.warn * HOUR
-              ? 'WARN'
-              : 'OK';
-      // History that starts after creation cannot show how long the item has waited; its age
-      // can. In the first stage the item has been there since creation: STUCK by its age. In a
-      // later stage the age proves only that something is slow: at least WARN.
-      if (unknown) basis = 'unknown since the first sync';
-      if (
-        (since.lowerBound || unknown) &&
-        t !== undefined &&
-        ageMs !== null &&
-        ageMs >= t.stuck * HOUR &&
-        flag !== 'STUCK'
-      ) {
-        this.raisedByAge++;
-        if (stage === 'ORDERED') {
-          flag = 'STUCK';
-          basis = 'creation';
-        } else if (flag === 'OK') {
-          flag = 'WARN';
-          basis = unknown ? 'unknown since the first sync' : 'unknown since';
-        }
-      }
-      if (flag === 'OK' && ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR) {
-        flag = 'WARN';
-        basis = 'age 30d+';
-        this.raisedBy30Days++;
-      }
-    }
+    const { flag, basis } = terminal
+      ? { flag: null, basis: null }
+      : this.flagOf(family.thresholds[stage], stage, since, unknown, inStatusMs, ageMs);
     const orgId = asInteger(r.OrgId);
     const org = (orgId === null ? undefined : s.names.get(orgId)) ?? asText(r.c_org);
     const person = [asText(r.c_personNameFirst), asText(r.c_personNameLast)]
@@ -290,6 +255,55 @@ export class Classifier {
       orderedBy: asText(r.orderedBy),
     };
     return { id, row, stage, flag, ageMs, inStatusMs };
+  }
+
+  /**
+   * The flag of an item not in a terminal stage: its time in status against the stage's
+   * thresholds, raised by its age when the time is only a lower bound or unknown, and never OK
+   * at 30 days old.
+   */
+  private flagOf(
+    t: { warn: number; stuck: number } | undefined,
+    stage: Stage,
+    since: { basis: Basis; lowerBound: boolean },
+    unknown: boolean,
+    inStatusMs: number | null,
+    ageMs: number | null,
+  ): { flag: Flag; basis: Basis } {
+    let flag: Flag =
+      t === undefined || inStatusMs === null
+        ? 'OK'
+        : inStatusMs >= t.stuck * HOUR
+          ? 'STUCK'
+          : inStatusMs >= t.warn * HOUR
+            ? 'WARN'
+            : 'OK';
+    // History that starts after creation cannot show how long the item has waited; its age
+    // can. In the first stage the item has been there since creation: STUCK by its age. In a
+    // later stage the age proves only that something is slow: at least WARN.
+    let basis: Basis = unknown ? 'unknown since the first sync' : since.basis;
+    if (
+      (since.lowerBound || unknown) &&
+      t !== undefined &&
+      ageMs !== null &&
+      ageMs >= t.stuck * HOUR &&
+      flag !== 'STUCK'
+    ) {
+      this.raisedByAge++;
+      if (stage === 'ORDERED') {
+        flag = 'STUCK';
+        basis = 'creation';
+      } else if (flag === 'OK') {
+        flag = 'WARN';
+        basis = unknown ? 'unknown since the first sync' : 'unknown since';
+      }
+    }
+    if (flag === 'OK' && ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR) {
+      flag = 'WARN';
+      basis = 'age 30d+';
+      this.raisedBy30Days++;
+    }
+    return { flag, basis };
   }
 
   private familyOf(lowerProduct: string): (Family & { name: string }) | null {

@@ -1,13 +1,6 @@
-import type { Column, Row, Sheet } from '../render/types.js';
-import {
-  ageBuckets,
-  bucketOf,
-  type ClassifiedItem,
-  type Flag,
-  norm,
-  type Stage,
-} from './order-ageing-classify.js';
-import { compareOrgs } from './values.js';
+import type { Column, Row, Sheet } from '../../render/types.js';
+import { compareOrgs } from '../values.js';
+import { ageBuckets, bucketOf, type ClassifiedItem, type Flag, norm, type Stage } from './classify.js';
 
 /**
  * The summaries of order ageing (REPORTS.md 3.3): per status and per org, tallied one item at a

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../mirror/index.js';
-import { asOf } from '../mirror/index.js';
-import { streamStates } from './sync-info.js';
-import { reportDb } from './tables.js';
+import type { Database } from '../../mirror/index.js';
+import { asOf } from '../../mirror/index.js';
+import { streamStates } from '../sync-info.js';
+import { reportDb } from '../tables.js';
 
 /**
  * The query of the order ageing report: each order item with the latest row of its status

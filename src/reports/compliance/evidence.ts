@@ -1,4 +1,4 @@
-import type { Column, Row } from '../render/types.js';
+import type { Column, Row } from '../../render/types.js';
 
 /**
  * The compliance summaries an auditor reads first (issue 22), built from the YTD rows (one per

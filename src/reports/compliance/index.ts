@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../mirror/index.js';
+import type { Row, Sheet } from '../../render/types.js';
+import type { MonthEnd } from '../ar-trend.js';
+import { trendRowsEach } from '../ar-trend.js';
+import { trendRows } from '../runner.js';
+import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
+import { compareOrgs } from '../values.js';
+import { aboutLines, rollupCount } from './about.js';
+import { Collector } from './collector.js';
+import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
+import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './evidence.js';
+import { ASSUMED, programs } from './model.js';
+import { type ComplianceOptions, complianceOptions } from './options.js';
+import { orgMonthOrgs } from './queries.js';
+import { rollupsOf } from './rollups.js';
+import { totalRow } from './rows.js';
+import { setup } from './setup.js';
+import { complianceTrend, trendAt } from './trend.js';
+import { OrgWalk } from './walk.js';
+
+/**
+ * OrgMonth random-pick compliance (REPORTS.md 1): per org and month of a year, is the org on pace
+ * for its minimum annual random drug and alcohol rates, and did it meet them at year end.
+ * OrgMonth is per org and month, so the rows of the year are read whole, org by org (walk.ts).
+ */
+export const complianceReport: ReportDeclaration<typeof complianceOptions, 'compliance'> = {
+  name: 'compliance',
+  title: 'Random testing compliance',
+  description:
+    'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
+  options: complianceOptions,
+  streams: ['orgmonth', 'orderitem', 'invoice'],
+  build,
+  async trend({ db, common, opts, scope }, ends) {
+    const s = await setup(db, common, opts, scope, new Collector());
+    return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
+  },
+};
+
+async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
+  const warn = new Collector();
+  const s = await setup(db, common, opts, scope, warn);
+  const { year, m } = s;
+  // The mirror as known at `at` (history.ts); org_policy is local data: the present.
+  const orgs = (await orgMonthOrgs(db, at))
+    .filter((id) => scope === null || scope.has(id))
+    .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
+    .sort(compareOrgs);
+  const walk = new OrgWalk(db, s, orgs, names, at, warn);
+  const trend = await complianceTrend(db, common, s);
+
+  let sheets: Sheet[] | null = null;
+  const summaries = (): Sheet[] => {
+    if (sheets !== null) return sheets;
+    const rollups = rollupsOf(s.policies, s.parentOf, names, scope, walk.kept, opts, m, year);
+    const totals: Row[] = [];
+    for (const program of programs) {
+      const members = walk.lasts.filter((c) => c.rates.program === program);
+      if (members.length > 0) totals.push(totalRow(members, program, year, m));
+    }
+    const byOrg = failingFirst(walk.ytd);
+    sheets = [
+      {
+        name: 'Problems',
+        columns: problemColumns,
+        rows: problemRows(byOrg, year, m),
+        totals: 'none',
+        wrap: true,
+      },
+      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals] },
+    ];
+    if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
+    const mis = misRows(byOrg, year, m);
+    if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
+    sheets.push(trend.sheet);
+    return sheets;
+  };
+  const warnings = (): string[] => {
+    for (const id of common.orgIds)
+      if (!walk.seen.has(id))
+        warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
+    if (walk.seen.size === 0)
+      warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+    const assumed = walk.lasts.filter((c) => c.rates.assumed);
+    const first =
+      assumed.length === 0
+        ? []
+        : [
+            `${assumed.length} org(s) scored on an assumed rate (no policy, or no agency: ${[...new Set(assumed.map((c) => c.rates.source))].join(', ')}): their statuses read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE) to score them on their own rates`,
+          ];
+    return [...first, ...warn.lines()];
+  };
+  const about = () => {
+    const sourceLine = [...walk.rateCounts]
+      .sort()
+      .map(([source, n]) => `${source}: ${n} org${n === 1 ? '' : 's'}`)
+      .join('; ');
+    return aboutLines({
+      year,
+      m,
+      monthNote: s.monthNote,
+      defaultsNote: s.defaultsNote,
+      sourceLine,
+      opts,
+      rollups: rollupCount(summaries()),
+      at,
+      orgs: walk.lasts.length,
+      details: walk.details,
+      assumed: walk.lasts.filter((c) => c.rates.assumed).length,
+      trend: trend.about,
+    });
+  };
+  return {
+    detail: {
+      name: 'Compliance',
+      columns: complianceColumns,
+      rows: { [Symbol.asyncIterator]: () => walk.rows() },
+      print: { columns: printColumns, titleColumns: 2 },
+    },
+    summaries,
+    warnings,
+    about,
+  };
+}
+
+/** The Trend rows of the report's parameters at the given month ends (or any instants of them). */
+export function complianceTrendRows(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
+  return trendRows(complianceReport, db, params, ends);
+}
+
+export { parseMonthLabel } from './months.js';
+export { complianceTrendColumns, orgStatus } from './trend.js';
+export { ASSUMED, type ComplianceOptions, complianceColumns, complianceOptions };

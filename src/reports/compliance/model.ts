@@ -1,0 +1,79 @@
+/** The per-org figures of the compliance report, from OrgMonth rows to statuses. */
+
+/** UNKNOWN: no policy row, so no registration number; never counted with DOT orgs. */
+export type Program = 'DOT' | 'NON_DOT' | 'UNKNOWN';
+export const programs: readonly Program[] = ['DOT', 'NON_DOT', 'UNKNOWN'];
+
+export interface OrgRates {
+  program: Program;
+  agency: string | null;
+  /** Rate units (compliance-math), null: no rate. */
+  drug: bigint | null;
+  alcohol: bigint | null;
+  source: string;
+  /**
+   * The rates are assumed, not the org's own: no policy (the default agency's rates) or a DOT
+   * policy without an agency (the default agency). Its statuses say so (REPORTS.md 1.2, turn 3).
+   */
+  assumed: boolean;
+  /** Flags of every month of the org: NO_POLICY, BELOW_AGENCY_MIN. */
+  flags: string[];
+}
+
+export interface MonthInput {
+  id: number | null;
+  label: string;
+  pool: number | null;
+  eligibleAll: number | null;
+  drugPicked: number;
+  drugCompleted: number;
+  alcoholPicked: number;
+  alcoholCompleted: number;
+  /** The documents the mirror has for the month, by name (the `drop*` value), or null. */
+  randomPickDocument: string | null;
+  coveredEmployeeDocument: string | null;
+  misReportDocument: string | null;
+}
+
+export interface KindCalc {
+  picked: number;
+  completed: number;
+  pickedYtd: number;
+  completedYtd: number;
+}
+
+export interface MonthCalc {
+  month: number;
+  pool: number;
+  exposure: number;
+  flags: string[];
+  input: MonthInput | undefined;
+  drug: KindCalc;
+  alcohol: KindCalc;
+  /** Picks of the month (drug and alcohol) without a result. */
+  picksNotCompleted: number;
+}
+
+export interface OrgCalc {
+  orgId: number;
+  org: string | null;
+  rates: OrgRates;
+  months: MonthCalc[];
+}
+
+/** A test kind's figures through a month: targets null when there is no rate. */
+export interface KindFigures extends KindCalc {
+  ratePercent: number | null;
+  target: number | null;
+  expectedNum: bigint | null;
+  /** Status when there is no rate: NO_RATE (drug) or N/A (alcohol). */
+  noRate: string;
+  /** On an assumed rate: the status says so. */
+  assumed?: boolean;
+}
+
+/** The text of a status computed on an assumed rate: never the bare (red) status of a finding. */
+export const ASSUMED = ' (assumed rate)';
+
+export const kinds = ['drug', 'alcohol'] as const;
+export type Kind = (typeof kinds)[number];

@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../mirror/index.js';
+import type { CommonParams } from '../params.js';
+import type { Collector } from './collector.js';
+import type { Program } from './model.js';
+import { resolveYear } from './months.js';
+import type { ComplianceOptions } from './options.js';
+import { resolveDefaults } from './policy.js';
+
+export type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** What the report and its trend decide from the parameters before reading OrgMonth rows. */
+export async function setup(
+  db: Kysely<Database>,
+  common: CommonParams,
+  opts: ComplianceOptions,
+  scope: Set<number> | null,
+  warn: Collector,
+) {
+  const { year, m, monthNote } = resolveYear(common, opts, warn);
+  const { defaults, note: defaultsNote } = resolveDefaults(opts, year, warn);
+  const policies = await db.selectFrom('org_policy').selectAll().execute();
+  const policyOf = new Map(policies.map((p) => [p.org_id, p]));
+  const parentOf = new Map(policies.map((p) => [p.org_id, p.parent_org_id]));
+  const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
+  return {
+    common,
+    opts,
+    year,
+    m,
+    monthNote,
+    defaults,
+    defaultsNote,
+    policies,
+    policyOf,
+    parentOf,
+    scope,
+    inProgram,
+  };
+}

@@ -1,0 +1,70 @@
+import { formatInstant } from '../dates.js';
+import { ORG_NAMES_ABOUT } from '../org-names.js';
+import type { Classifier } from './classify.js';
+import type { OrderAgeingOptions } from './options.js';
+import { type Setup, setupLines } from './setup.js';
+
+export interface AboutFacts {
+  instant: { ms: number; note: string };
+  st: Setup;
+  opts: OrderAgeingOptions;
+  product: string | null;
+  at: string | undefined;
+  classifier: Classifier;
+  rows: number;
+}
+
+/** The About sheet: the as-of instant, the stages and thresholds, and what was left out. */
+export function aboutLines(f: AboutFacts): { method: [string, string][]; results: [string, string][] } {
+  const { instant, st, opts, product, at, classifier } = f;
+  const { mappingLine, familyLine } = setupLines(st);
+  const method: [string, string][] = [
+    ['As-of instant', `${formatInstant(instant.ms)}: ${instant.note}`],
+    [
+      'Status stages',
+      `By status code (c_currentStatusCodeId) first: ${[...st.codes.values()].map((c) => `${c.name} → ${c.stage}`).join(', ')}; then by name: ${mappingLine}; any other status → OTHER (terminal when the item is not modifiable)`,
+    ],
+    [
+      'Thresholds (warn/stuck hours) by product family',
+      `${familyLine}; products of no family: generic (${Object.entries(st.generic)
+        .map(([s, t]) => `${s} ${t?.warn}/${t?.stuck}`)
+        .join(
+          ', ',
+        )}); terminal stages have none; an item 30 days old or more is never OK (at least WARN, basis "age 30d+")`,
+    ],
+    [
+      'Time in status',
+      `From the status history recorded at each poll (error at most one poll interval, ${opts.pollIntervalHours} h). When the history starts in the current status more than one poll interval after creation, the time is a lower bound (sinceIsLowerBound, shown ≥); a lower bound can only raise the flag.`,
+    ],
+    [
+      'Flag basis',
+      'history: a recorded change into the status; creation: in the status since creation (or, in the first stage ORDERED, STUCK because the age since creation reaches the stuck threshold); lower bound: from the first sighting; unknown since: a later stage whose age reaches the stuck threshold, at least WARN; unknown since the first sync: the mirror saw the status begin after the as-of instant, so the time in status is unknown (blank, bucket "unknown"), and the age decides; age 30d+: raised from OK by the age alone',
+    ],
+    [
+      'Scope',
+      `${opts.includeTerminal ? 'All items' : 'Open items (terminal stages excluded)'}${st.wanted === null ? '' : `; stages ${[...st.wanted].join(', ')}`}${product === null ? '' : `; product contains ${JSON.stringify(opts.product)}`}; items created after the as-of instant are left out`,
+    ],
+    [
+      'Mirror read',
+      at === undefined
+        ? 'The present: items and status history as last synced'
+        : `As known at ${at}: each item as the mirror held it then (its history), and only the statuses it had seen by then; a change that happened before that instant but was synced after it is not known`,
+    ],
+    ORG_NAMES_ABOUT,
+  ];
+  const results: [string, string][] = [
+    ['Detail rows', String(f.rows)],
+    ['Created after the as-of instant (left out)', String(classifier.createdAfter.length)],
+    [
+      'Products in no family (aged on the generic thresholds)',
+      String([...classifier.otherProducts.values()].reduce((a, b) => a + b, 0)),
+    ],
+    ['Time in status unknown (status seen first after the as-of instant)', String(classifier.unknownSince)],
+    ['Raised from OK by an age of 30 days or more', String(classifier.raisedBy30Days)],
+    [
+      'Ages',
+      'In days in the workbook (columns Age (days), Time in status (days)); the hour columns of the CSV are grouped (+) in the workbook',
+    ],
+  ];
+  return { method, results };
+}

@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { Database } from '../mirror/index.js';
+import type { ReportResult, Row } from '../render/types.js';
+import type { MonthEnd } from './ar-trend.js';
+import { orgNames } from './org-names.js';
+import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';
+import { lastSyncLines } from './sync-info.js';
+import type {
+  ReportContext,
+  ReportDeclaration,
+  ReportDefinition,
+  ReportInput,
+  ReportParams,
+} from './types.js';
+
+/**
+ * The one runner of every report declaration: it checks the common parameters and the report's
+ * options, warns of options no report knows, widens the org scope to child orgs, reads the org
+ * names, and puts the About sheet together around the last sync of the report's streams. A
+ * report's folder declares only its options, queries, rows and sheets (types.ts).
+ */
+export function defineReports<N extends string>(
+  declarations: readonly ReportDeclaration<z.ZodObject, N>[],
+): ReportDefinition<N>[] {
+  const everyOption = new Set(declarations.flatMap((d) => Object.keys(d.options.shape)));
+  return declarations.map((d) => ({
+    name: d.name,
+    title: d.title,
+    description: d.description,
+    options: Object.keys(d.options.shape),
+    run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
+  }));
+}
+
+/** The checked parameters and options of a report (also for its trend read on its own). */
+export function prepare<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  params: ReportParams,
+): { common: CommonParams; opts: z.output<S>; unknown: string[] } {
+  const common = commonParams(declaration.name, params);
+  const parsed = parseOptions(declaration.name, declaration.options, params.options);
+  return { common, opts: parsed.options, unknown: parsed.unknown };
+}
+
+/**
+ * The orgs of a report: none given, every org (null); else the ones given and, with
+ * `includeChildren`, their descendants by org_policy.parent_org_id.
+ */
+export async function orgScope(
+  db: Kysely<Database>,
+  orgIds: readonly number[],
+  includeChildren: boolean,
+): Promise<Set<number> | null> {
+  if (orgIds.length === 0) return null;
+  if (!includeChildren) return new Set(orgIds);
+  const policies = await db.selectFrom('org_policy').select(['org_id', 'parent_org_id']).execute();
+  return withDescendants(orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
+}
+
+/** What a report's build and trend read: the checked parameters, the org scope and names. */
+async function inputOf<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  db: Kysely<Database>,
+  params: ReportParams,
+): Promise<{ input: ReportInput<z.output<S>>; unknown: string[] }> {
+  const { common, opts, unknown } = prepare(declaration, params);
+  const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
+  const scope = await orgScope(db, common.orgIds, includeChildren);
+  const at = params.mirrorAsOf;
+  const names = await orgNames(db, at);
+  return { input: { db, params, common, opts, scope, at, names }, unknown };
+}
+
+/** A report's Trend rows at the given month ends (none when it has no trend). */
+export async function trendRows<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  db: Kysely<Database>,
+  params: ReportParams,
+  ends: readonly MonthEnd[],
+): Promise<Row[]> {
+  if (declaration.trend === undefined) return [];
+  const { input } = await inputOf(declaration, db, params);
+  return declaration.trend(input, ends);
+}
+
+async function runReport<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  { db, params }: ReportContext,
+  everyOption: ReadonlySet<string>,
+): Promise<ReportResult> {
+  const { input, unknown } = await inputOf(declaration, db, params);
+  const optionWarnings = unknown
+    .filter((k) => !everyOption.has(k))
+    .map((k) => `Option ${k} is not an option of any report: ignored`);
+  const body = await declaration.build(input);
+  const syncLines = await lastSyncLines(db, declaration.streams, input.at);
+  return {
+    detail: body.detail,
+    summaries: body.summaries,
+    warnings: () => [...optionWarnings, ...body.warnings()],
+    about: () => {
+      const { method, results } = body.about();
+      return [...method, ...syncLines, ...results];
+    },
+  };
+}

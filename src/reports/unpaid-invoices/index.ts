@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../mirror/index.js';
+import type { Sheet } from '../../render/types.js';
+import { type MonthEnd, omittedNote, TREND_MONTHS } from '../ar-trend.js';
+import { invoiceBalancesAsOf } from '../as-of-history.js';
+import { trendRows } from '../runner.js';
+import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
+import { aboutLines } from './about.js';
+import { agingBuckets } from './buckets.js';
+import { asOfWarnings, classify } from './classify.js';
+import { bucketColumnsFor, bucketSheetColumns, unpaidInvoicesColumnsFor } from './columns.js';
+import { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
+import { invoiceRows } from './queries.js';
+import { summarise, withCancelled } from './summary.js';
+import { arTrend } from './trend.js';
+
+/**
+ * Unpaid invoices, A/R aging (REPORTS.md 2): open balances by org, bucketed by days past due on
+ * the as-of date. Invoices are org-sized (thousands), so the open ones are read whole and sorted.
+ */
+export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOptions, 'unpaid-invoices'> = {
+  name: 'unpaid-invoices',
+  title: 'Unpaid invoices (A/R aging)',
+  description:
+    'Open invoice balances by org, aged by days past due on the as-of date into Current, 1-30, 31-60, 61-90 and 91+ (credits apart), with totals per org and bucket shares.',
+  options: unpaidInvoicesOptions,
+  streams: ['invoice', 'orderitem'],
+  build,
+  async trend({ db, common, opts, scope }, ends) {
+    const buckets = agingBuckets(opts.periodDays, opts.periods);
+    return (await arTrend(db, common, opts, buckets, scope, ends)).rows;
+  },
+};
+
+async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidInvoicesOptions>) {
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
+  const { open, voided } = c;
+  const history = await invoiceBalancesAsOf(db, common, at);
+  const warnings = [...history.warnings, ...asOfWarnings(common, c), ...c.warnings];
+  for (const id of common.orgIds)
+    if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
+
+  const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
+  const trend = await arTrend(db, common, opts, buckets, scope);
+  const about = aboutLines(opts, buckets, voided.length, open.length, c, at, history.about, [
+    'Trend',
+    `A/R by bucket at each of the last ${TREND_MONTHS} month ends, as the mirror knew it at the end of that day (its history), aged to that day (sheet Trend; CSV unpaid-invoices-trend-DATE.csv)${omittedNote(trend)}`,
+  ]);
+  const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
+  const sheets: Sheet[] = [
+    { name: 'By org', columns: bucketColumnsFor(buckets, opts), rows: byOrg },
+    { name: 'Buckets', columns: bucketSheetColumns, rows: bucketRows },
+  ];
+  if (voided.length > 0)
+    sheets.push({ name: 'VOID', columns, rows: voided.map((v) => v.row), totals: 'none' });
+  sheets.push(trend.sheet);
+  return {
+    detail: {
+      name: 'Unpaid invoices',
+      columns,
+      // Cancelled invoices too (status cancelled, after their org's open ones), so a BI tool
+      // can reconcile "Total with cancelled"; in no subtotal or total.
+      rows: withCancelled(open, voided),
+      subtotals: {
+        by: 'orgId',
+        label: 'org',
+        sum: ['balance', 'lateFee', 'totalDue'],
+        skip: { key: 'status', values: ['cancelled'] },
+      },
+    },
+    summaries: () => sheets,
+    warnings: () => warnings,
+    about: () => about,
+  };
+}
+
+/** The Trend rows of the report's parameters at the given month ends (or any instants). */
+export function unpaidInvoicesTrend(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
+  return trendRows(unpaidInvoicesReport, db, params, ends);
+}
+
+export { agingBuckets, isCancelled } from './buckets.js';
+export { unpaidInvoicesColumns, unpaidInvoicesColumnsFor } from './columns.js';
+export { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';

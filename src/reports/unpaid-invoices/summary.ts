@@ -1,0 +1,110 @@
+import type { Row } from '../../render/types.js';
+import { compareOrgs } from '../values.js';
+import { type Bucket, CREDITS, VOID } from './buckets.js';
+import type { OpenInvoice } from './classify.js';
+
+interface OrgTotals {
+  orgId: number | null;
+  org: string | null;
+  amounts: Map<string, number>;
+  total: number;
+  lateFees: number;
+  count: number;
+  oldest: number | null;
+  over60: number;
+}
+
+export function summarise(
+  open: OpenInvoice[],
+  voided: OpenInvoice[],
+  buckets: Bucket[],
+  sort: 'total' | 'name',
+): { byOrg: Row[]; buckets: Row[] } {
+  const keyOf = new Map<string, string>([
+    ...buckets.map((b) => [b.label, b.key] as const),
+    [CREDITS.label, CREDITS.key],
+  ]);
+  const blank = (orgId: number | null, org: string | null): OrgTotals => ({
+    orgId,
+    org,
+    amounts: new Map(),
+    total: 0,
+    lateFees: 0,
+    count: 0,
+    oldest: null,
+    over60: 0,
+  });
+  const orgs = new Map<string, OrgTotals>();
+  const grand = blank(null, 'Total');
+  const counts = new Map<string, number>();
+  for (const o of open) {
+    const k = String(o.orgId);
+    const t = orgs.get(k) ?? blank(o.orgId, o.org);
+    orgs.set(k, t);
+    const key = keyOf.get(o.bucket) as string;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    for (const x of [t, grand]) {
+      x.amounts.set(key, (x.amounts.get(key) ?? 0) + o.totalDue);
+      x.total += o.totalDue;
+      x.lateFees += o.lateFee;
+      x.count++;
+      // Only overdue invoices have an age past due: blank, not negative, when none is.
+      if (!o.credit && o.days > 0) {
+        x.oldest = x.oldest === null ? o.days : Math.max(x.oldest, o.days);
+        if (o.days > 60) x.over60 += o.totalDue;
+      }
+    }
+  }
+  const toRow = (t: OrgTotals): Row => {
+    const row: Row = { orgId: t.orgId, org: t.org };
+    for (const b of buckets) row[b.key] = t.amounts.get(b.key) ?? 0;
+    row[CREDITS.key] = t.amounts.get(CREDITS.key) ?? 0;
+    row.total = t.total;
+    row.lateFees = t.lateFees;
+    row.openInvoices = t.count;
+    row.oldestDaysPastDue = t.oldest;
+    row.over60Share = t.total > 0 ? t.over60 / t.total : null;
+    return row;
+  };
+  const list = [...orgs.values()].sort((a, b) =>
+    sort === 'total' ? b.total - a.total || compareOrgs(a, b) : compareOrgs(a, b),
+  );
+  const bucketRows: Row[] = [...buckets, CREDITS].map((b) => {
+    const amount = grand.amounts.get(b.key) ?? 0;
+    return {
+      bucket: b.label,
+      amount,
+      share: grand.total === 0 ? null : amount / grand.total,
+      invoices: counts.get(b.key) ?? 0,
+    };
+  });
+  bucketRows.push({
+    bucket: 'Total',
+    amount: grand.total,
+    share: grand.total === 0 ? null : 1,
+    invoices: grand.count,
+  });
+  if (voided.length > 0) {
+    // The reconciling lines: what the invoice balances add up to, and the cancelled part of it.
+    const voidTotal = voided.reduce((sum, v) => sum + v.totalDue, 0);
+    bucketRows.push(
+      { bucket: 'VOID (cancelled, not owed)', amount: voidTotal, share: null, invoices: voided.length },
+      {
+        bucket: 'Total with cancelled',
+        amount: grand.total + voidTotal,
+        share: null,
+        invoices: grand.count + voided.length,
+      },
+    );
+  }
+  return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows };
+}
+
+/** Open and cancelled invoices by org: each org's open invoices, then its cancelled ones. */
+export function withCancelled(open: OpenInvoice[], voided: OpenInvoice[]): Row[] {
+  if (voided.length === 0) return open.map((o) => o.row);
+  const all = [...open, ...voided];
+  const isVoid = (o: OpenInvoice) => (o.bucket === VOID ? 1 : 0);
+  // Both lists are already in order; a stable sort by org then open-first keeps it.
+  return all.sort((a, b) => compareOrgs(a, b) || isVoid(a) - isVoid(b)).map((o) => o.row);
+}
