@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readHeadline } from '../../src/render/html/page.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
-import { complianceTrendColumns } from '../../src/reports/compliance.js';
+import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
 /** The HTML renderer on the generic report output, without a browser (html-browser.test.ts opens the pages). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
-import { compliance } from '../../src/reports/compliance.js';
-import { annualTarget, rateUnits } from '../../src/reports/compliance-math.js';
+import { annualTarget, rateUnits } from '../../src/reports/compliance/math.js';
 import { ReportParamError } from '../../src/reports/errors.js';
+import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,
@@ -15,6 +15,8 @@ import {
   tempMirrors,
   upsert,
 } from './fixture.js';
+
+const compliance = reportNamed('compliance');
 
 /** REPORTS.md 1: the worked examples (drug / alcohol 50 / 10 unless stated) and the edge cases. */
 let nextId = 900001;

@@ -3,12 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMonthLabel } from '../../src/reports/compliance.js';
-import { ceilDiv, floorDiv, statusOf } from '../../src/reports/compliance-math.js';
+import { parseMonthLabel } from '../../src/reports/compliance/index.js';
+import { ceilDiv, floorDiv, statusOf } from '../../src/reports/compliance/math.js';
 import { dayNumber, formatDate, parseDate, parseInstant } from '../../src/reports/dates.js';
 import { externalSort } from '../../src/reports/external-sort.js';
 import { ratesOf } from '../../src/reports/rates.js';
-import { agingBuckets } from '../../src/reports/unpaid-invoices.js';
+import { agingBuckets } from '../../src/reports/unpaid-invoices/index.js';
 import { toCents } from '../../src/reports/values.js';
 
 describe('report helpers', () => {

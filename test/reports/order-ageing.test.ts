@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
-import { orderAgeing } from '../../src/reports/order-ageing.js';
+import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,
@@ -16,6 +16,8 @@ import {
   tempMirrors,
   upsert,
 } from './fixture.js';
+
+const orderAgeing = reportNamed('order-ageing');
 
 /** REPORTS.md 3: the worked examples O1..O5 (as of 2025-06-10T12:00Z), their summary, the edge cases. */
 const AS_OF = '2025-06-10T12:00:00Z';

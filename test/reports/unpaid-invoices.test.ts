@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import { ReportParamError } from '../../src/reports/errors.js';
-import { unpaidInvoices } from '../../src/reports/unpaid-invoices.js';
+import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import {
   aboutValue,
@@ -13,6 +13,8 @@ import {
   tempMirrors,
   upsert,
 } from './fixture.js';
+
+const unpaidInvoices = reportNamed('unpaid-invoices');
 
 /** REPORTS.md 2: the worked example (as of 2025-06-30, one org), its variants and the edge cases. */
 

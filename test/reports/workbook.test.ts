@@ -7,12 +7,14 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
-import { compliance } from '../../src/reports/compliance.js';
 import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
-import { orderAgeing } from '../../src/reports/order-ageing.js';
-import { unpaidInvoices } from '../../src/reports/unpaid-invoices.js';
+import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import { history, params, policy, tempMirrors, upsert } from './fixture.js';
+
+const compliance = reportNamed('compliance');
+const unpaidInvoices = reportNamed('unpaid-invoices');
+const orderAgeing = reportNamed('order-ageing');
 
 /**
  * The workbooks as a person sees them (issue 13): each opens on a summary; every sheet prints

@@ -7,7 +7,7 @@ export const programs: readonly Program[] = ['DOT', 'NON_DOT', 'UNKNOWN'];
 export interface OrgRates {
   program: Program;
   agency: string | null;
-  /** Rate units (compliance-math), null: no rate. */
+  /** Rate units (math.ts), null: no rate. */
   drug: bigint | null;
   alcohol: bigint | null;
   source: string;
