@@ -1,8 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CheckState, lastJobRuns, parseDuration, statusCheck, statusReport } from '../app/status.js';
-import type { Config } from '../config/index.js';
 import type { Mirror } from '../mirror/index.js';
-import { commandContext, openMirrorToRead } from './context.js';
+import { type CommandContext, commandContext } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
 
 /** Commander parser of a DURATION option. */
@@ -42,10 +41,10 @@ interface StatusFlags {
 }
 
 /** `status --check`: prints the status line, returns the exit code; a mirror it cannot read is UNKNOWN. */
-async function check(config: Config, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
+async function check(ctx: CommandContext, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
   let mirror: Mirror | undefined;
   try {
-    mirror = await openMirrorToRead(config);
+    mirror = await ctx.mirror('read');
     const r = statusCheck(await statusReport(mirror, 1), await lastJobRuns(mirror), o);
     process.stdout.write(`${r.line}\n`);
     return r.code;
@@ -78,15 +77,16 @@ export function registerStatus(program: Command): void {
     .option('--warn-age <duration>', 'with --check: WARNING when a stream is older than this', durationArg)
     .addHelpText('after', '\nExample: ohs status --check --max-age 26h   (docs/monitoring.md)')
     .action(async (flags: StatusFlags, cmd: Command) => {
-      const { config } = commandContext(cmd);
+      const ctx = commandContext(cmd);
+      const { config } = ctx;
       if (flags.check) {
-        process.exitCode = await check(config, {
+        process.exitCode = await check(ctx, {
           maxAgeMs: flags.maxAge ?? parseDuration(config.monitor.maxAge) ?? 0,
           ...(flags.warnAge === undefined ? {} : { warnAgeMs: flags.warnAge }),
         });
         return;
       }
-      const mirror = await openMirrorToRead(config);
+      const mirror = await ctx.mirror('read');
       try {
         const r = await statusReport(mirror, flags.runs);
         if (flags.json) {

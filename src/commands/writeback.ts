@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
 import { createClient } from '../api/index.js';
 import { UsageError } from '../errors.js';
-import { type OutboxState, openMirror } from '../mirror/index.js';
+import type { OutboxState } from '../mirror/index.js';
 import {
   ApplyIncompleteError,
   type ApplyReport,
@@ -94,11 +94,9 @@ function registerPlan(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
     .action(async (file: string, flags: { op?: OpName; yes?: boolean }, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
+      const mirror = await ctx.mirror('write');
       try {
         const wb = config.writeback;
         const report = await planFile(mirror, file, {
@@ -127,11 +125,9 @@ function registerApply(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs apply --yes')
     .action(async (flags: { yes?: boolean }, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
+      const mirror = await ctx.mirror('write');
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
@@ -205,11 +201,7 @@ function registerOutbox(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExamples: ohs outbox --state unknown\n          ohs outbox resolve 12 --retry')
     .action(async (flags: { state?: OutboxState; json?: boolean }, cmd: Command) => {
-      const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const mirror = await commandContext(cmd).mirror('write');
       try {
         const items = await listOutbox(mirror, flags.state);
         if (flags.json === true) {
@@ -257,11 +249,7 @@ function registerOutbox(program: Command): void {
     .action(async (id: number, flags: { applied?: boolean; retry?: boolean }, cmd: Command) => {
       if ((flags.applied === true) === (flags.retry === true))
         throw new UsageError('give exactly one of --applied or --retry');
-      const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const mirror = await commandContext(cmd).mirror('write');
       try {
         const item = await resolveItem(mirror, id, flags.applied === true ? 'applied' : 'retry');
         process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);
