@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
+import { textTable } from '../util/text-table.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 
 /** `ohs probe [--write]`: how the live service reads each gap of the interface. */
@@ -63,8 +64,7 @@ function describe(f: ProbeFindings, baseUrl: string): string {
         : `${f.listContains} (the sync does not delete on its evidence: it asks id by id)`,
     ],
   ];
-  const width = rows.reduce((w, [k]) => Math.max(w, k.length), 0);
-  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+  return textTable(undefined, rows);
 }
 
 /** Merges the findings into a JSON config file, written whole through a temporary file. */

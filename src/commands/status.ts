@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CheckState, lastJobRuns, parseDuration, statusCheck, statusReport } from '../app/status.js';
 import type { Mirror } from '../mirror/index.js';
+import { textTable } from '../util/text-table.js';
 import { type CommandContext, commandContext } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
 
@@ -18,18 +19,6 @@ function ago(iso: string | null): string {
   if (s < 7200) return `${Math.round(s / 60)}m ago`;
   if (s < 172_800) return `${Math.round(s / 3600)}h ago`;
   return `${Math.round(s / 86_400)}d ago`;
-}
-
-function grid(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 interface StatusFlags {
@@ -93,9 +82,9 @@ export function registerStatus(program: Command): void {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
           return;
         }
-        const runs = grid([
+        const runs = textTable(
           ['run', 'kind', 'started', 'took', 'mode', 'outcome', 'requests', 'retries', 'error'],
-          ...r.runs.map((x) => [
+          r.runs.map((x) => [
             String(x.id),
             x.kind,
             x.started_at.slice(0, 19).replace('T', ' '),
@@ -108,8 +97,8 @@ export function registerStatus(program: Command): void {
             String(x.retries),
             x.error_code ?? '',
           ]),
-        ]);
-        const fresh = grid([
+        );
+        const fresh = textTable(
           [
             'stream',
             'rows',
@@ -122,7 +111,7 @@ export function registerStatus(program: Command): void {
             'pass under way',
             'wrong types (records kept)',
           ],
-          ...r.streams.map((x) => [
+          r.streams.map((x) => [
             x.stream,
             String(x.rows),
             String(x.deleted),
@@ -136,8 +125,8 @@ export function registerStatus(program: Command): void {
               .map(([field, n]) => `${field} ×${n}`)
               .join(', '),
           ]),
-        ]);
-        process.stdout.write(`mirror ${r.db}\n\n${runs}\n\n${fresh}\n`);
+        );
+        process.stdout.write(`mirror ${r.db}\n\n${runs}\n${fresh}`);
       } finally {
         await mirror.close();
       }

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { createClient } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
+import { textTable } from '../util/text-table.js';
 import {
   ApplyIncompleteError,
   type ApplyReport,
@@ -16,24 +17,11 @@ import {
   type PlanReport,
   type PlanTotals,
   planFile,
-  printable,
   resolveItem,
   unconfirmedDeletes,
 } from '../writeback/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
-
-/** A plain text table: columns padded to their widest cell; control characters shown escaped. */
-export function textTable(header: string[], cells: string[][]): string {
-  const rows = cells.map((r) => r.map((c) => printable(c)));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
-}
 
 export function formatPlan(report: PlanReport): string {
   const rows = report.lines.map((l) => [
