@@ -1,5 +1,5 @@
-import { describeError, isOhsError } from '../errors.js';
-import { acquireLock, InterruptedError } from '../sync/index.js';
+import { endRun, type RunOutcome, settle, startRun } from '../mirror/index.js';
+import { acquireLock } from '../sync/index.js';
 import { nightlyJob } from './nightly.js';
 import { pushJob } from './push.js';
 import { reportsJob } from './reports.js';
@@ -20,7 +20,7 @@ export const jobNames = Object.keys(jobs) as JobName[];
 
 export interface JobRunReport extends JobResult {
   runId: number;
-  outcome: 'ok' | 'failed' | 'interrupted';
+  outcome: RunOutcome;
   error?: Error;
 }
 
@@ -33,45 +33,27 @@ export interface JobRunReport extends JobResult {
 export async function runJob(name: JobName, env: JobEnv, trigger: string): Promise<JobRunReport> {
   const lock = await acquireLock(env.mirror, 'job');
   try {
-    const { id } = await env.mirror.db
-      .insertInto('job_run')
-      .values({
-        job: name,
-        trigger,
-        started_at: new Date().toISOString(),
-        ended_at: null,
-        outcome: 'running',
-        error_code: null,
-        error: null,
-        outputs: '[]',
-        sync_run_id: null,
-        pid: process.pid,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    let result: JobResult = { outputs: [] };
-    let outcome: JobRunReport['outcome'] = 'ok';
-    let error: Error | undefined;
-    try {
-      result = await jobs[name](env);
-    } catch (err) {
-      error = err instanceof Error ? err : new Error(String(err));
-      outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    }
-    await env.mirror.db
-      .updateTable('job_run')
-      .set({
-        ended_at: new Date().toISOString(),
-        outcome,
-        error_code: error === undefined ? null : isOhsError(error) ? error.code : 'INTERNAL',
-        error: error === undefined ? null : describeError(error),
-        outputs: JSON.stringify(result.outputs),
-        sync_run_id: result.syncRunId ?? null,
-      })
-      .where('id', '=', id)
-      .execute();
+    const id = await startRun(env.mirror.db, 'job_run', {
+      job: name,
+      trigger,
+      started_at: new Date().toISOString(),
+      outputs: '[]',
+      sync_run_id: null,
+      pid: process.pid,
+    });
+    const run = await settle(() => jobs[name](env));
+    const result: JobResult = run.result ?? { outputs: [] };
+    await endRun(env.mirror.db, 'job_run', id, run, {
+      outputs: JSON.stringify(result.outputs),
+      sync_run_id: result.syncRunId ?? null,
+    });
     await afterJobRun(env.mirror, env.config.monitor, env.logger, id);
-    return { runId: id, outcome, ...result, ...(error === undefined ? {} : { error }) };
+    return {
+      runId: id,
+      outcome: run.outcome,
+      ...result,
+      ...(run.error === undefined ? {} : { error: run.error }),
+    };
   } finally {
     await lock.release();
   }

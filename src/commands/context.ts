@@ -12,7 +12,19 @@ export interface GlobalFlags extends ConfigFlags {
 export interface CommandContext {
   config: Config;
   logger: Logger;
+  /** Opens the configured mirror (config db, --db) for what the command means to do with it. */
+  mirror: (intent: MirrorIntent) => Promise<Mirror>;
 }
+
+/**
+ * What a command means to do with the mirror, which decides how it is opened:
+ * - `read`: an existing mirror (a mistyped --db must not answer from a new, empty one), opened
+ *   read-only when this process cannot write it (status, report, dashboard);
+ * - `write`: an existing mirror, opened for writing (plan, apply, outbox, policy import, the jobs
+ *   that do not sync, the source of mirror copy);
+ * - `fill`: the mirror a sync fills, created when absent (sync, the jobs that sync, cron, demo).
+ */
+export type MirrorIntent = 'read' | 'write' | 'fill';
 
 /** Loads the configuration (defaults < local file < environment < flags) and makes the logger. */
 export function commandContext(cmd: Command): CommandContext {
@@ -27,19 +39,38 @@ export function commandContext(cmd: Command): CommandContext {
   const logger = createLogger({ level: config.logLevel });
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
-  return { config, logger };
+  return { config, logger, mirror: (intent) => openMirrorFor(intent, config) };
+}
+
+/** Opens the mirror `target` names (default config db) for `intent` (see MirrorIntent). */
+export async function openMirrorFor(
+  intent: MirrorIntent,
+  config: Pick<Config, 'db' | 'mirror'>,
+  target = config.db,
+): Promise<Mirror> {
+  const storeSensitive = config.mirror.storeSensitive;
+  switch (intent) {
+    case 'read':
+      if (!mirrorMayExist(target))
+        throw new MirrorOpenError(`no mirror at ${target}: run ohs sync first (or pass --db FILE)`);
+      return openMirror(target, { storeSensitive, readonlyFallback: true });
+    case 'write':
+      return openMirror(target, { storeSensitive, mustExist: true });
+    case 'fill':
+      return openMirror(target, { storeSensitive });
+  }
 }
 
 /**
- * Opens an existing mirror for reading commands (status, report, dashboard): a SQLite file that
- * is not there is an error (a mistyped --db must not answer from a new, empty mirror), and one
- * the user cannot write is opened read-only.
+ * False when `target` is a SQLite file that is not there; a PostgreSQL database is only known
+ * to hold a mirror once connected, so true.
  */
-export async function openMirrorToRead(config: Config): Promise<Mirror> {
-  if (engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-    throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
-  return openMirror(config.db, { storeSensitive: config.mirror.storeSensitive, readonlyFallback: true });
+export function mirrorMayExist(target: string): boolean {
+  return engineOf(target) === 'postgres' || existsSync(target);
 }
+
+/** `openMirrorFor('read', config)`: report.ts's name for it, until its runner moves to ctx.mirror. */
+export const openMirrorToRead = (config: Config): Promise<Mirror> => openMirrorFor('read', config);
 
 /** Makes `client` share one rate budget with every process on `mirror` (see src/api/rate). */
 export function shareRateBudget(client: OhsClient, mirror: Mirror): OhsClient {

@@ -56,7 +56,7 @@ export function registerCron(program: Command): void {
               // schedule and tries again at the next tick.
               let env: Awaited<ReturnType<typeof openJobEnv>> | undefined;
               try {
-                env = await openJobEnv(config, logger, abort.signal);
+                env = await openJobEnv(config, logger, abort.signal, 'fill');
                 const r = await runJob(job as JobName, env, 'cron');
                 if (r.outcome === 'interrupted')
                   logger.warn({ job, run: r.runId }, 'job interrupted; the next run resumes');

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { dashboardFor } from '../app/dashboard.js';
-import { commandContext, openMirrorToRead } from './context.js';
+import { commandContext } from './context.js';
 
 /** `ohs dashboard`: index.html of a report folder, from its HTML pages and the mirror's state. */
 export function registerDashboard(program: Command): void {
@@ -14,8 +14,9 @@ export function registerDashboard(program: Command): void {
     .option('--out <dir>', 'the report folder (default config jobs.outDir)')
     .addHelpText('after', '\nExample: ohs report all --format html && ohs dashboard --out out')
     .action(async (flags: { out?: string }, cmd: Command) => {
-      const { config } = commandContext(cmd);
-      const mirror = await openMirrorToRead(config);
+      const ctx = commandContext(cmd);
+      const { config } = ctx;
+      const mirror = await ctx.mirror('read');
       try {
         const dir = flags.out ?? config.jobs.outDir;
         mkdirSync(dir, { recursive: true });

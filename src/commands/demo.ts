@@ -1,22 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { runJob } from '../app/jobs.js';
 import { today } from '../dates.js';
 import { OhsError } from '../errors.js';
-import {
-  engineOf,
-  type Mirror,
-  metaKeys,
-  openMirror,
-  readMeta,
-  redactTarget,
-  writeMeta,
-} from '../mirror/index.js';
+import { type Mirror, metaKeys, readMeta, redactTarget, writeMeta } from '../mirror/index.js';
 import { startSim } from '../sim/index.js';
-import { commandContext, type GlobalFlags } from './context.js';
+import { commandContext, type GlobalFlags, mirrorMayExist, openMirrorFor } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
 
@@ -77,9 +69,9 @@ export function registerDemo(program: Command): void {
       const { config: loaded, logger } = commandContext(cmd);
       // Only an explicit --db names the demo's file: OHS_DB and config db point at the real mirror.
       const base = { ...loaded, db: cmd.optsWithGlobals<GlobalFlags>().db ?? demoDefaults.db };
-      if (engineOf(base.db) === 'postgres' || existsSync(base.db)) {
+      if (mirrorMayExist(base.db)) {
         // Refuse before the sandbox generates its data set; claimed again below for a new file.
-        const existing = await openMirror(base.db, { storeSensitive: base.mirror.storeSensitive });
+        const existing = await openMirrorFor('fill', base);
         try {
           await claimForDemo(existing);
         } finally {
@@ -125,7 +117,7 @@ export function registerDemo(program: Command): void {
       // sandbox and the signal handlers, so the command exits instead of hanging on the server.
       let closeEnv = async (): Promise<void> => undefined;
       try {
-        const env = await openJobEnv(config, logger, abort.signal);
+        const env = await openJobEnv(config, logger, abort.signal, 'fill');
         closeEnv = () => env.close();
         await claimForDemo(env.mirror);
         const r = await runJob('nightly', env, 'demo');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { copyMirrorInto, openMirror } from '../mirror/index.js';
-import { commandContext } from './context.js';
+import { copyMirrorInto } from '../mirror/index.js';
+import { commandContext, openMirrorFor } from './context.js';
 
 /** `ohs mirror copy --from DB --to DB`: a whole mirror into a new, empty one, across engines. */
 export function registerMirror(program: Command): void {
@@ -15,12 +15,10 @@ export function registerMirror(program: Command): void {
     .addHelpText('after', '\nExample: ohs mirror copy --from ohs.sqlite --to postgres://ohs@db.example/ohs')
     .action(async (flags: { from: string; to: string }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
-      const from = await openMirror(flags.from, {
-        mustExist: true,
-        storeSensitive: config.mirror.storeSensitive,
-      });
+      // The source is migrated on open (so its rows have the columns the copy reads).
+      const from = await openMirrorFor('write', config, flags.from);
       try {
-        const to = await openMirror(flags.to, { storeSensitive: config.mirror.storeSensitive });
+        const to = await openMirrorFor('fill', config, flags.to);
         try {
           const counts = await copyMirrorInto(from, to);
           const rows = Object.values(counts).reduce((a, b) => a + b, 0);

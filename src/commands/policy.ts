@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { openMirror } from '../mirror/index.js';
 import { importPolicies } from '../policy/import.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -18,11 +17,9 @@ export function registerPolicy(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs policy import examples/org-policy.csv')
     .action(async (file: string, _flags: unknown, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
+      const mirror = await ctx.mirror('write');
       try {
         const n = await importPolicies(mirror.db, file, config.input);
         logger.info({ file, policies: n }, 'policies imported');

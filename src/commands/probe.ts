@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
-import { engineOf, openMirror } from '../mirror/index.js';
-import { commandContext, shareRateBudget } from './context.js';
+import { textTable } from '../util/text-table.js';
+import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 
 /** `ohs probe [--write]`: how the live service reads each gap of the interface. */
 export function registerProbe(program: Command): void {
@@ -18,11 +18,12 @@ export function registerProbe(program: Command): void {
     .option('--json', 'print the findings as JSON', false)
     .addHelpText('after', '\nExample: OHS_TOKEN=... ohs probe --base-url https://ohs.example.com --write')
     .action(async (flags: { write: boolean; json: boolean }, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
       const client = createClient(config, logger);
-      // Within the budget of the processes on the mirror, if there is one (probe never creates it).
-      const mirror =
-        engineOf(config.db) === 'postgres' || existsSync(config.db) ? await openMirror(config.db) : undefined;
+      // Within the budget of the processes on the mirror, if there is one (probe never creates a
+      // SQLite file).
+      const mirror = mirrorMayExist(config.db) ? await ctx.mirror('fill') : undefined;
       if (mirror !== undefined) shareRateBudget(client, mirror);
       let findings: ProbeFindings;
       try {
@@ -63,8 +64,7 @@ function describe(f: ProbeFindings, baseUrl: string): string {
         : `${f.listContains} (the sync does not delete on its evidence: it asks id by id)`,
     ],
   ];
-  const width = rows.reduce((w, [k]) => Math.max(w, k.length), 0);
-  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+  return textTable(undefined, rows);
 }
 
 /** Merges the findings into a JSON config file, written whole through a temporary file. */

@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { jobNames, runJob } from '../app/jobs.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { engineOf, MirrorOpenError } from '../mirror/index.js';
 import { commandContext } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -24,18 +22,17 @@ export function registerRun(program: Command): void {
       if (!(jobNames as string[]).includes(job))
         throw new UsageError(`unknown job '${job}' (jobs: ${jobNames.join(', ')})`);
       const { config, logger } = commandContext(cmd);
-      // Only the jobs that sync fill a mirror; reports and push on a mistyped --db would answer
-      // from a new, empty one.
-      if (!fillsMirror.includes(job) && engineOf(config.db) === 'sqlite' && !existsSync(config.db))
-        throw new MirrorOpenError(`no mirror at ${config.db}: run ohs sync first (or pass --db FILE)`);
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // Only the jobs that sync fill a mirror; reports and push on a mistyped --db would answer
+      // from a new, empty one.
       const env = await openJobEnv(
         config,
         logger,
         abort.signal,
+        fillsMirror.includes(job) ? 'fill' : 'write',
         flags.asOf === undefined ? undefined : parseDate(flags.asOf, '--as-of'),
       );
       try {

@@ -1,8 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CheckState, lastJobRuns, parseDuration, statusCheck, statusReport } from '../app/status.js';
-import type { Config } from '../config/index.js';
 import type { Mirror } from '../mirror/index.js';
-import { commandContext, openMirrorToRead } from './context.js';
+import { textTable } from '../util/text-table.js';
+import { type CommandContext, commandContext } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
 
 /** Commander parser of a DURATION option. */
@@ -21,18 +21,6 @@ function ago(iso: string | null): string {
   return `${Math.round(s / 86_400)}d ago`;
 }
 
-function grid(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
 interface StatusFlags {
   runs: number;
   json: boolean;
@@ -42,10 +30,10 @@ interface StatusFlags {
 }
 
 /** `status --check`: prints the status line, returns the exit code; a mirror it cannot read is UNKNOWN. */
-async function check(config: Config, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
+async function check(ctx: CommandContext, o: { maxAgeMs: number; warnAgeMs?: number }): Promise<number> {
   let mirror: Mirror | undefined;
   try {
-    mirror = await openMirrorToRead(config);
+    mirror = await ctx.mirror('read');
     const r = statusCheck(await statusReport(mirror, 1), await lastJobRuns(mirror), o);
     process.stdout.write(`${r.line}\n`);
     return r.code;
@@ -78,24 +66,25 @@ export function registerStatus(program: Command): void {
     .option('--warn-age <duration>', 'with --check: WARNING when a stream is older than this', durationArg)
     .addHelpText('after', '\nExample: ohs status --check --max-age 26h   (docs/monitoring.md)')
     .action(async (flags: StatusFlags, cmd: Command) => {
-      const { config } = commandContext(cmd);
+      const ctx = commandContext(cmd);
+      const { config } = ctx;
       if (flags.check) {
-        process.exitCode = await check(config, {
+        process.exitCode = await check(ctx, {
           maxAgeMs: flags.maxAge ?? parseDuration(config.monitor.maxAge) ?? 0,
           ...(flags.warnAge === undefined ? {} : { warnAgeMs: flags.warnAge }),
         });
         return;
       }
-      const mirror = await openMirrorToRead(config);
+      const mirror = await ctx.mirror('read');
       try {
         const r = await statusReport(mirror, flags.runs);
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
           return;
         }
-        const runs = grid([
+        const runs = textTable(
           ['run', 'kind', 'started', 'took', 'mode', 'outcome', 'requests', 'retries', 'error'],
-          ...r.runs.map((x) => [
+          r.runs.map((x) => [
             String(x.id),
             x.kind,
             x.started_at.slice(0, 19).replace('T', ' '),
@@ -108,8 +97,8 @@ export function registerStatus(program: Command): void {
             String(x.retries),
             x.error_code ?? '',
           ]),
-        ]);
-        const fresh = grid([
+        );
+        const fresh = textTable(
           [
             'stream',
             'rows',
@@ -122,7 +111,7 @@ export function registerStatus(program: Command): void {
             'pass under way',
             'wrong types (records kept)',
           ],
-          ...r.streams.map((x) => [
+          r.streams.map((x) => [
             x.stream,
             String(x.rows),
             String(x.deleted),
@@ -136,8 +125,8 @@ export function registerStatus(program: Command): void {
               .map(([field, n]) => `${field} ×${n}`)
               .join(', '),
           ]),
-        ]);
-        process.stdout.write(`mirror ${r.db}\n\n${runs}\n\n${fresh}\n`);
+        );
+        process.stdout.write(`mirror ${r.db}\n\n${runs}\n${fresh}`);
       } finally {
         await mirror.close();
       }

@@ -3,7 +3,6 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { createClient } from '../api/index.js';
 import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
-import { openMirror } from '../mirror/index.js';
 import { runSync, streamNames } from '../sync/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -68,7 +67,8 @@ export function registerSync(program: Command): void {
       '\nExamples:\n  ohs sync\n  ohs sync orderitem invoice --full\n  ohs sync invoice --ids invoice=open-invoices.txt',
     )
     .action(async (names: string[], flags: SyncFlags, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
       const extraIds: Record<string, string[]> = {};
       for (const pair of flags.ids ?? []) {
         const [stream = '', file = ''] = pair.split(/=(.*)/s);
@@ -80,7 +80,7 @@ export function registerSync(program: Command): void {
         idStart[stream] = id;
       }
       const client = createClient(config, logger);
-      const mirror = await openMirror(config.db, { storeSensitive: config.mirror.storeSensitive });
+      const mirror = await ctx.mirror('fill');
       shareRateBudget(client, mirror);
       const abort = new AbortController();
       const stop = (signal: NodeJS.Signals) => {

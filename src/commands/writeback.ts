@@ -2,7 +2,8 @@ import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
 import { createClient } from '../api/index.js';
 import { UsageError } from '../errors.js';
-import { type OutboxState, openMirror } from '../mirror/index.js';
+import type { OutboxState } from '../mirror/index.js';
+import { textTable } from '../util/text-table.js';
 import {
   ApplyIncompleteError,
   type ApplyReport,
@@ -16,24 +17,11 @@ import {
   type PlanReport,
   type PlanTotals,
   planFile,
-  printable,
   resolveItem,
   unconfirmedDeletes,
 } from '../writeback/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP, intArg } from './parse.js';
-
-/** A plain text table: columns padded to their widest cell; control characters shown escaped. */
-export function textTable(header: string[], cells: string[][]): string {
-  const rows = cells.map((r) => r.map((c) => printable(c)));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
-}
 
 export function formatPlan(report: PlanReport): string {
   const rows = report.lines.map((l) => [
@@ -94,11 +82,9 @@ function registerPlan(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
     .action(async (file: string, flags: { op?: OpName; yes?: boolean }, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
+      const mirror = await ctx.mirror('write');
       try {
         const wb = config.writeback;
         const report = await planFile(mirror, file, {
@@ -127,11 +113,9 @@ function registerApply(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs apply --yes')
     .action(async (flags: { yes?: boolean }, cmd: Command) => {
-      const { config, logger } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
+      const mirror = await ctx.mirror('write');
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
@@ -205,11 +189,7 @@ function registerOutbox(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExamples: ohs outbox --state unknown\n          ohs outbox resolve 12 --retry')
     .action(async (flags: { state?: OutboxState; json?: boolean }, cmd: Command) => {
-      const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const mirror = await commandContext(cmd).mirror('write');
       try {
         const items = await listOutbox(mirror, flags.state);
         if (flags.json === true) {
@@ -257,11 +237,7 @@ function registerOutbox(program: Command): void {
     .action(async (id: number, flags: { applied?: boolean; retry?: boolean }, cmd: Command) => {
       if ((flags.applied === true) === (flags.retry === true))
         throw new UsageError('give exactly one of --applied or --retry');
-      const { config } = commandContext(cmd);
-      const mirror = await openMirror(config.db, {
-        storeSensitive: config.mirror.storeSensitive,
-        mustExist: true,
-      });
+      const mirror = await commandContext(cmd).mirror('write');
       try {
         const item = await resolveItem(mirror, id, flags.applied === true ? 'applied' : 'retry');
         process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);

@@ -5,7 +5,7 @@ import {
   type RequestCounter,
   requestCounter,
 } from '../api/index.js';
-import { describeError, isOhsError, OhsError } from '../errors.js';
+import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { displayBaseUrl, type Mirror } from '../mirror/index.js';
 import { nowIso } from './passes.js';
@@ -61,20 +61,6 @@ export async function checkService(
     if (err instanceof NetworkError) return { stream, error: err };
     return { stream };
   }
-}
-
-/** Ends a run that stopped before its streams: recorded as failed, with its error. */
-export async function endRun(mirror: Mirror, runId: number, error: OhsError): Promise<void> {
-  await mirror.db
-    .updateTable('sync_run')
-    .set({
-      ended_at: nowIso(),
-      outcome: 'failed',
-      error_code: isOhsError(error) ? error.code : 'INTERNAL',
-      error: describeError(error),
-    })
-    .where('id', '=', runId)
-    .execute();
 }
 
 /**

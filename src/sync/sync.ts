@@ -2,20 +2,29 @@ import { hostname } from 'node:os';
 import type { OhsClient, RequestCounter } from '../api/index.js';
 import { requestCounter } from '../api/index.js';
 import { newTypeIssueTally, type TypeIssueTally, typeIssueTally } from '../api/validate-record.js';
-import { describeError, isOhsError, type OhsError, UsageError } from '../errors.js';
+import { describeError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { displayBaseUrl, type Mirror, metaKeys, writeMeta } from '../mirror/index.js';
+import {
+  displayBaseUrl,
+  endRun,
+  errorCode,
+  type Mirror,
+  metaKeys,
+  type RunOutcome,
+  settle,
+  startRun,
+  writeMeta,
+} from '../mirror/index.js';
 import { markDeadRuns } from './dead-runs.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
 import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
-import { checkService, endRun, restartPasses } from './preflight.js';
+import { checkService, restartPasses } from './preflight.js';
 import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js';
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
-  InterruptedError,
   MassDeleteError,
   newRunEvidence,
   newStats,
@@ -54,7 +63,7 @@ export interface RunSyncOptions extends Partial<SyncOptions> {
 
 export interface StreamReport {
   stream: string;
-  outcome: 'ok' | 'failed' | 'interrupted';
+  outcome: RunOutcome;
   stats: StreamStats;
   requests: number;
   retries: number;
@@ -63,7 +72,7 @@ export interface StreamReport {
 
 export interface SyncReport {
   runId: number;
-  outcome: 'ok' | 'failed' | 'interrupted';
+  outcome: RunOutcome;
   streams: StreamReport[];
   /** The first failure, if any (it decides the exit status). */
   error?: OhsError | Error;
@@ -123,31 +132,23 @@ export async function runSync(
     const signal = options.signal ?? new AbortController().signal;
     board = progressBoard(options.progress, options.progressOut);
     const before = client.metrics();
-    const { id: runId } = await mirror.db
-      .insertInto('sync_run')
-      .values({
-        kind: options.kind ?? 'sync',
-        started_at: nowIso(),
-        mode: opts.full ? 'full' : 'incremental',
-        streams: names.join(','),
-        ended_at: null,
-        outcome: 'running',
-        error_code: null,
-        error: null,
-        pid: process.pid,
-        host: hostname(),
-        requests: 0,
-        retries: 0,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const runId = await startRun(mirror.db, 'sync_run', {
+      kind: options.kind ?? 'sync',
+      started_at: nowIso(),
+      mode: opts.full ? 'full' : 'incremental',
+      streams: names.join(','),
+      pid: process.pid,
+      host: hostname(),
+      requests: 0,
+      retries: 0,
+    });
     const chosen = streams.filter((s) => names.includes(s.name));
     // Before any stream: a service not found at this URL stops the run with one error, before
     // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
     const preflight = { requests: 0, retries: 0 };
     const checked = await checkService(client, chosen, preflight);
     if (checked.error !== undefined) {
-      await endRun(mirror, runId, checked.error);
+      await endRun(mirror.db, 'sync_run', runId, { outcome: 'failed', error: checked.error });
       return { runId, outcome: 'failed', streams: [], error: checked.error };
     }
     const source = displayBaseUrl(client.baseUrl);
@@ -176,22 +177,20 @@ export async function runSync(
     const outcome = failed !== undefined ? 'failed' : interrupted ? 'interrupted' : 'ok';
     const after = client.metrics();
     const error = failed?.error;
-    await mirror.db
-      .updateTable('sync_run')
-      .set({
-        ended_at: nowIso(),
+    await endRun(
+      mirror.db,
+      'sync_run',
+      runId,
+      { outcome, error },
+      {
         // What the run did, not what was asked: a first run on an empty mirror is a full pass.
         mode: reports.every((r) => r.stats.mode === 'full') ? 'full' : 'incremental',
-        outcome,
-        error_code: error === undefined ? null : isOhsError(error) ? error.code : 'INTERNAL',
-        error: error === undefined ? null : describeError(error),
         requests: after.requests - before.requests,
         retries:
           Object.values(after.retries).reduce((a, b) => a + (b ?? 0), 0) -
           Object.values(before.retries).reduce((a, b) => a + (b ?? 0), 0),
-      })
-      .where('id', '=', runId)
-      .execute();
+      },
+    );
     return { runId, outcome, streams: reports, ...(error === undefined ? {} : { error }) };
   } finally {
     board?.stop();
@@ -231,27 +230,20 @@ function inOrder(): <T>(insert: () => Promise<T>) => Promise<T> {
 async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
   const { mirror, logger, runId } = env;
   const started = nowIso();
-  const { id: rowId } = await env.rowsInOrder(() =>
-    mirror.db
-      .insertInto('sync_stream_run')
-      .values({
-        run_id: runId,
-        stream: decl.name,
-        mode: env.opts.full ? 'full' : 'incremental',
-        started_at: started,
-        ended_at: null,
-        outcome: 'running',
-        pages: 0,
-        inserted: 0,
-        updated: 0,
-        unchanged: 0,
-        deleted: 0,
-        requests: 0,
-        retries: 0,
-        error: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow(),
+  const rowId = await env.rowsInOrder(() =>
+    startRun(mirror.db, 'sync_stream_run', {
+      run_id: runId,
+      stream: decl.name,
+      mode: env.opts.full ? 'full' : 'incremental',
+      started_at: started,
+      pages: 0,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      requests: 0,
+      retries: 0,
+    }),
   );
   const stats = newStats(env.opts.full ? 'full' : 'incremental');
   const counter: RequestCounter =
@@ -271,17 +263,13 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     stats,
   };
   const tally = newTypeIssueTally();
-  let outcome: StreamReport['outcome'] = 'ok';
-  let error: OhsError | Error | undefined;
-  try {
-    await typeIssueTally.run(tally, () => requestCounter.run(counter, () => runStream(decl, ctx)));
-  } catch (err) {
-    error = err instanceof Error ? err : new Error(String(err));
-    outcome = err instanceof InterruptedError ? 'interrupted' : 'failed';
-    // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
-    // mass-delete guard is no failure to read: the other streams' evidence stands.
-    if (outcome === 'failed' && !(err instanceof MassDeleteError)) env.evidence.failed = true;
-  }
+  const run = await settle(() =>
+    typeIssueTally.run(tally, () => requestCounter.run(counter, () => runStream(decl, ctx))),
+  );
+  const { outcome, error } = run;
+  // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
+  // mass-delete guard is no failure to read: the other streams' evidence stands.
+  if (outcome === 'failed' && !(error instanceof MassDeleteError)) env.evidence.failed = true;
   const s = ctx.stats;
   // A stream that completed a full pass in this run ran in full mode, whatever it set last (a
   // pass a killed --full run left, resumed and finished by an incremental run, is a full pass).
@@ -291,25 +279,17 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     .where('stream', '=', decl.name)
     .executeTakeFirst();
   if (state?.last_full_at != null && state.last_full_at >= started) s.mode = 'full';
-  await mirror.db
-    .updateTable('sync_stream_run')
-    .set({
-      mode: s.mode,
-      ended_at: nowIso(),
-      outcome,
-      pages: s.pages,
-      inserted: s.inserted,
-      updated: s.updated,
-      unchanged: s.unchanged,
-      deleted: s.deleted,
-      records: s.records,
-      requests: counter.requests,
-      retries: counter.retries,
-      error:
-        error === undefined ? null : `${isOhsError(error) ? `${error.code}: ` : ''}${describeError(error)}`,
-    })
-    .where('id', '=', rowId)
-    .execute();
+  await endRun(mirror.db, 'sync_stream_run', rowId, run, {
+    mode: s.mode,
+    pages: s.pages,
+    inserted: s.inserted,
+    updated: s.updated,
+    unchanged: s.unchanged,
+    deleted: s.deleted,
+    records: s.records,
+    requests: counter.requests,
+    retries: counter.retries,
+  });
   await recordTypeIssues(mirror, runId, decl.name, tally, ctx.logger);
   if (outcome === 'ok') {
     await mirror.db
@@ -339,10 +319,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     retries: counter.retries,
   };
   if (outcome === 'failed')
-    ctx.logger.error(
-      { ...line, code: isOhsError(error) ? error.code : 'INTERNAL', error: describeError(error) },
-      'stream failed',
-    );
+    ctx.logger.error({ ...line, code: errorCode(error), error: describeError(error) }, 'stream failed');
   else ctx.logger.info(line, outcome === 'ok' ? 'stream synced' : 'stream interrupted');
   return {
     stream: decl.name,

@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -13,6 +15,7 @@ import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
  * appears in any output.
  */
 const SECRET = 'Pw-7f3k-never-shown';
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** PostgreSQL is under test in this run (OHS_TEST_ENGINES); its one server is the run's. */
 const noPg = !engines.includes('postgres');
 const newDatabase = withTargets('postgres');
@@ -96,6 +99,31 @@ describe.skipIf(noPg)('ohs on a PostgreSQL mirror', () => {
 
     await ohs(['status', '--db', file]);
     for (const out of outputs) expect(out).not.toContain(SECRET);
+  });
+
+  it('a database without a mirror is refused by every command that does not fill one, and stays empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-pg-none-'));
+    const url = await newDatabase();
+    const location = url.replace(/\?.*$/, '');
+    const cases = [
+      ['status'],
+      ['outbox'],
+      ['plan', join(REPO, 'examples', 'payment.csv'), '--op', 'payment'],
+      ['policy', 'import', join(REPO, 'examples', 'org-policy.csv')],
+      ['run', 'reports', '--as-of', TEST_ANCHOR],
+      ['run', 'push'],
+      // Last: had any command above created the mirror's tables, status would find them.
+      ['status'],
+    ];
+    for (const args of cases) {
+      const r = await runOhs([...args, '--db', url], { env: cliEnv(sim()), cwd: dir });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr.trim(), args.join(' ')).toBe(
+        `ohs: MIRROR_OPEN_FAILED: no mirror in ${location}: run ohs sync first (or pass --db)`,
+      );
+    }
+    expect(readdirSync(dir)).toEqual([]);
+    rmSync(dir, { recursive: true });
   });
 
   it('an unreachable server: exit 3, PG_UNREACHABLE naming host and database, no password', async () => {
