@@ -69,9 +69,6 @@ export function mirrorMayExist(target: string): boolean {
   return engineOf(target) === 'postgres' || existsSync(target);
 }
 
-/** `openMirrorFor('read', config)`: report.ts's name for it, until its runner moves to ctx.mirror. */
-export const openMirrorToRead = (config: Config): Promise<Mirror> => openMirrorFor('read', config);
-
 /** Makes `client` share one rate budget with every process on `mirror` (see src/api/rate). */
 export function shareRateBudget(client: OhsClient, mirror: Mirror): OhsClient {
   client.transport.limiter.share(new MirrorRateBudget(mirror.db));

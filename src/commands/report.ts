@@ -6,7 +6,8 @@ import { UsageError } from '../errors.js';
 import type { Mirror } from '../mirror/index.js';
 import { parseInstant } from '../reports/dates.js';
 import { reportByName, reports } from '../reports/index.js';
-import { commandContext, openMirrorToRead } from './context.js';
+import { textTable } from '../util/text-table.js';
+import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
 
 interface ReportFlags {
@@ -140,9 +141,12 @@ export function registerReport(program: Command): void {
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
       if (flags.list) {
-        const width = Math.max(...reports.map((r) => r.name.length));
-        for (const r of reports)
-          process.stdout.write(`${r.name.padEnd(width)}  ${r.title}: ${r.description}\n`);
+        process.stdout.write(
+          textTable(
+            undefined,
+            reports.map((r) => [r.name, `${r.title}: ${r.description}`]),
+          ),
+        );
         return;
       }
       if (name === undefined)
@@ -158,7 +162,8 @@ export function registerReport(program: Command): void {
         throw new UsageError(
           `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
         );
-      const { config, logger } = commandContext(cmd);
+      const ctx = commandContext(cmd);
+      const { config, logger } = ctx;
       const asOf =
         flags.asOf !== undefined
           ? parseDate(flags.asOf, '--as-of')
@@ -171,7 +176,7 @@ export function registerReport(program: Command): void {
       });
       const options = parseOptions(flags.option ?? []);
       checkOptionNames(chosen, options);
-      const mirror = await openMirrorToRead(config);
+      const mirror = await ctx.mirror('read');
       try {
         let asOfMs: number | undefined;
         if (flags.asOfTime !== undefined) {
