@@ -1,7 +1,7 @@
 import { request } from 'undici';
-import { OhsClient } from '../src/api/index.js';
+import { OhsClient, pagingOptions } from '../src/api/index.js';
 import { and, fieldsOf, operations, where } from '../src/schema/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * Full OrderItem scan against the sandbox (in its own process), at concurrency 1, 4 and 8: the
@@ -67,6 +67,7 @@ async function clientScan(url: string, parts: [number, number][], concurrency: n
     token: TOKEN,
     concurrency,
     requestsPerSecond: 100_000,
+    ...pagingOptions(defaults.api),
     pageSize: PAGE,
   });
   try {

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { defaultConfig } from '../src/config/index.js';
+
+/** config/default.json through the schema: the benchmarks' resolved options, never re-typed. */
+export const defaults = defaultConfig();
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { request } from 'undici';
-import { OhsClient } from '../src/api/index.js';
+import { OhsClient, pagingOptions } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { openMirror } from '../src/mirror/index.js';
 import { operations } from '../src/schema/index.js';
 import { runSync } from '../src/sync/index.js';
-import { applyOutbox, planFile } from '../src/writeback/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { applyOutbox, applySettings, planFile, planSettings } from '../src/writeback/index.js';
+import { defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * `npm run bench -- writeback`: payments applied per second by `ohs apply`'s runner (claim,
@@ -55,11 +55,27 @@ async function bareLoop(
 /** Plans the file (not measured), then measures the apply alone. */
 async function runnerLoop(url: string, db: string, file: string, concurrency: number) {
   const mirror = await openMirror(db);
-  const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency, requestsPerSecond: 100_000 });
+  const client = new OhsClient({
+    baseUrl: url,
+    token: TOKEN,
+    concurrency,
+    requestsPerSecond: 100_000,
+    ...pagingOptions(defaults.api),
+  });
   try {
-    await planFile(mirror, file, { op: 'payment', centsRatio: 0 });
+    // Not refused as "looks like cents", nor held for a confirmation: the plan is not measured.
+    await planFile(mirror, file, {
+      ...planSettings(defaults),
+      op: 'payment',
+      centsRatio: 0,
+      confirm: () => Promise.resolve(true),
+    });
     return await measure(async () => {
-      const report = await applyOutbox(client, mirror, { concurrency, deletes: 'confirmed' });
+      const report = await applyOutbox(client, mirror, {
+        ...applySettings(defaults),
+        concurrency,
+        deletes: 'confirmed',
+      });
       if (report.counts.applied !== report.lines.length)
         throw new Error(`not all applied: ${JSON.stringify(report.counts)}`);
       return report.counts.applied;
@@ -82,9 +98,11 @@ export async function benchWriteback(scale: number): Promise<string> {
       token: TOKEN,
       concurrency: 8,
       requestsPerSecond: 100_000,
+      ...pagingOptions(defaults.api),
     });
     const mirror = await openMirror(db);
     await runSync(syncClient, mirror, silent, {
+      ...defaults.sync,
       streams: ['invoice'],
       idStart: { invoice: 240001 },
       progress: false,
