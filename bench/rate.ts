@@ -239,7 +239,7 @@ class FairStore {
 }
 
 function idStreamCost(report: SyncReport): string {
-  const ids = new Set(streams.filter((s) => s.kind === 'ids').map((s) => s.name));
+  const ids = new Set<string>(streams.filter((s) => s.kind === 'ids').map((s) => s.name));
   let requests = 0;
   let records = 0;
   for (const s of report.streams) {

@@ -104,7 +104,7 @@ export async function benchWriteback(scale: number): Promise<string> {
     await runSync(syncClient, mirror, silent, {
       ...defaults.sync,
       streams: ['invoice'],
-      idStart: { invoice: 240001 },
+      idStart: { ...defaults.sync.idStart, invoice: 240001 },
       progress: false,
     });
     const invoices = (

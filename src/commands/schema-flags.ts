@@ -6,8 +6,7 @@ import { intArg, listArg, numberArg } from './parse.js';
  * Command-line flags generated from a zod object schema, so that a setting is written once (its
  * type, bounds, default and description in the schema) and its flag follows: `--kebab-case` of
  * the key (or the schema's `meta({ flag })`), the description as help, the default shown,
- * enums as choices, arrays as comma-separated lists, numbers and strings checked by the key's
- * own schema. A boolean defaulting to true becomes `--no-...`.
+ * enums as choices, arrays as comma-separated lists, numbers checked by the key's own schema. A boolean defaulting to true becomes `--no-...`.
  */
 export function schemaFlags(schema: z.ZodObject): Option[] {
   return Object.entries(schema.shape).map(([key, field]) => flagOf(key, field as z.ZodType));
@@ -89,7 +88,8 @@ function flagOf(key: string, field: z.ZodType): Option {
       break;
     }
     default:
-      option = new Option(`--${name} <text>`, description).argParser(checkedBy(t, (raw) => raw));
+      // Text is checked where the settings are parsed whole (the message names the setting).
+      option = new Option(`--${name} <text>`, description);
   }
   return value === undefined ? option : option.default(value);
 }

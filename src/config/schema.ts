@@ -86,7 +86,6 @@ export const syncConfigSchema = z
         staff: z.union([z.string().min(1), z.number().int()]),
         applicant: z.union([z.string().min(1), z.number().int()]),
       })
-      .partial()
       .strict(),
   })
   .strict();

@@ -48,6 +48,8 @@ export interface IdRef {
 
 export interface IdStreamDecl extends StreamBase {
   kind: 'ids';
+  /** Its first id comes from `sync.idStart.<name>`. */
+  name: keyof SyncConfig['idStart'];
   resource: 'Invoice' | 'Staff' | 'Applicant';
   /** Ids referenced elsewhere in the mirror. */
   refs: IdRef[];
@@ -67,11 +69,9 @@ export type StreamDecl = QueryStreamDecl | ListStreamDecl | IdStreamDecl;
  * rereadRuns, massDeleteShare, massDeleteMinRows, idStart, documented in src/config/schema.ts)
  * as given, never defaulted here, and this run's switches.
  */
-export interface SyncOptions extends Omit<SyncConfig, 'idStart'> {
+export interface SyncOptions extends SyncConfig {
   full: boolean;
   allowMassDelete: boolean;
-  /** First id to probe per id stream when the mirror knows none (sync.idStart). */
-  idStart: Partial<Record<string, string | number>>;
   /** Extra ids per id stream (from files). */
   extraIds: Partial<Record<string, (string | number)[]>>;
   /** Drop the unfinished passes first, so this run re-reads instead of resuming (--restart-passes). */

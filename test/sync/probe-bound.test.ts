@@ -50,7 +50,7 @@ describe('probing upward against a service answering 200 for every id', () => {
       const report = await runSync(client, mirror, silentLogger, {
         ...defaults.sync,
         streams: ['staff'],
-        idStart: { staff: 1 },
+        idStart: { ...defaults.sync.idStart, staff: 1 },
         probeWindow: 5,
         progress: false,
       });
