@@ -5,8 +5,9 @@ import { intArg, listArg, numberArg } from './parse.js';
 /**
  * Command-line flags generated from a zod object schema, so that a setting is written once (its
  * type, bounds, default and description in the schema) and its flag follows: `--kebab-case` of
- * the key (or the schema's `meta({ flag })`), the description as help, the default shown,
- * enums as choices, arrays as comma-separated lists, numbers checked by the key's own schema. A boolean defaulting to true becomes `--no-...`.
+ * the key (or the schema's `meta({ flag })`), the description as help, the default shown, enums
+ * as choices, arrays as comma-separated lists, numbers checked by the key's own schema; a boolean
+ * defaulting to true becomes `--no-...`.
  */
 export function schemaFlags(schema: z.ZodObject): Option[] {
   return Object.entries(schema.shape).map(([key, field]) => flagOf(key, field as z.ZodType));

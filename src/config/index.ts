@@ -1,7 +1,6 @@
 export {
   type ConfigFlags,
   defaultConfig,
-  defaultConfigPath,
   loadConfig,
   localConfigPath,
   resolveToken,
