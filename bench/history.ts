@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { OhsClient } from '../src/api/index.js';
+import { OhsClient, pagingOptions } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
 import { reportByName } from '../src/reports/index.js';
 import { startSim } from '../src/sim/index.js';
 import { runSync } from '../src/sync/index.js';
 import { startPgServer } from '../test/helpers/pg-server.js';
-import { table } from './sandbox.js';
+import { defaults, table } from './sandbox.js';
 
 /**
  * What the mirror's history costs on disk (issue 23): the sandbox synced in full, then NIGHTS
@@ -108,11 +108,17 @@ async function nights(
     maxRetries: 8,
     retryBaseMs: 5,
     retryMaxMs: 100,
+    ...pagingOptions(defaults.api),
   });
   const mirror = await openMirror(target);
   try {
     const sync = async (full: boolean) => {
-      const r = await runSync(client, mirror, logger, { idStart: { ...ID_START }, progress: false, full });
+      const r = await runSync(client, mirror, logger, {
+        ...defaults.sync,
+        idStart: { ...ID_START },
+        progress: false,
+        full,
+      });
       if (r.error !== undefined) throw r.error;
     };
     await sync(true);

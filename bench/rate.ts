@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import { type MetricsSnapshot, NotFoundError, OhsClient } from '../src/api/index.js';
+import { type MetricsSnapshot, NotFoundError, OhsClient, pagingOptions } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
-import { spawnSandbox } from './sandbox.js';
+import { defaults, spawnSandbox } from './sandbox.js';
 
 /**
  * `npm run bench -- rate [--scale X]`: the adaptive rate (src/api/rate) against the sandbox in
@@ -32,9 +32,6 @@ import { spawnSandbox } from './sandbox.js';
 const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 /** The client's concurrency at the start, and its ceiling (config/default.json: one source of defaults). */
-const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as {
-  api: { concurrency: number; maxConcurrency: number };
-};
 const CONCURRENCY = defaults.api.concurrency;
 const CEILING = defaults.api.maxConcurrency;
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
@@ -86,12 +83,18 @@ async function sync(
     token: TOKEN,
     concurrency: CONCURRENCY,
     maxConcurrency: CEILING,
+    ...pagingOptions(defaults.api),
   });
   client.transport.limiter.share(new MirrorRateBudget(mirror.db));
   const started = performance.now();
   const cpu = process.cpuUsage();
   try {
-    const report = await runSync(client, mirror, logger, { full, idStart: { ...ID_START }, progress: false });
+    const report = await runSync(client, mirror, logger, {
+      ...defaults.sync,
+      full,
+      idStart: { ...ID_START },
+      progress: false,
+    });
     if (report.outcome !== 'ok') throw new Error(`sync ${report.outcome}`);
     const seconds = (performance.now() - started) / 1000;
     return { seconds, cpu: cpuSince(cpu), report, metrics: client.metrics() };
@@ -110,7 +113,8 @@ type Recorded = { method: string; path: string; body: string };
 function syncShape(op: string): { concurrency: number; batch: number } {
   if (op.startsWith('GET ') && op.includes('{id}')) return { concurrency: CONCURRENCY, batch: 16 };
   const decl = streams.find((d) => op.toLowerCase().endsWith(`/${d.resource.toLowerCase()}`));
-  const parts = op.startsWith('POST ') && decl?.kind === 'query' ? decl.partitions : 1;
+  const parts =
+    op.startsWith('POST ') && decl?.kind === 'query' && decl.partitioned ? defaults.sync.partitions : 1;
   return { concurrency: Math.min(CONCURRENCY, parts), batch: Number.POSITIVE_INFINITY };
 }
 
@@ -235,7 +239,7 @@ class FairStore {
 }
 
 function idStreamCost(report: SyncReport): string {
-  const ids = new Set(streams.filter((s) => s.kind === 'ids').map((s) => s.name));
+  const ids = new Set<string>(streams.filter((s) => s.kind === 'ids').map((s) => s.name));
   let requests = 0;
   let records = 0;
   for (const s of report.streams) {
@@ -317,6 +321,7 @@ async function noLimit(
         token: TOKEN,
         concurrency: CONCURRENCY,
         maxConcurrency: CEILING,
+        ...pagingOptions(defaults.api),
       });
       viaClient = best(viaClient, await replay(sb, recorded, c));
       await c.close();

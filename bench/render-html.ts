@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openMirror } from '../src/mirror/index.js';
 import { type ReportFormat, writeReport } from '../src/render/index.js';
 import { reports } from '../src/reports/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 const TOKEN = 'bench-token';
@@ -64,6 +64,7 @@ export async function benchRenderHtml(scale: number, rounds = 2): Promise<string
                 asOf: '2026-06-15',
                 title: report.title,
                 formats: [format],
+                csv: defaults.reports.csv,
               });
             });
             const mb = statSync(m.result.files[0] ?? '').size / 1048576;

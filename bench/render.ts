@@ -10,7 +10,7 @@ import { type Column, type ReportResult, type Row, writeReport } from '../src/re
 import { drained } from '../src/render/streams.js';
 import { numFmtOf, sheetBacklog } from '../src/render/xlsx-renderer.js';
 import { benchRenderHtml } from './render-html.js';
-import { measure, table } from './sandbox.js';
+import { defaults, measure, table } from './sandbox.js';
 
 const { Database } = sqliteDriver();
 
@@ -293,6 +293,7 @@ export async function benchRender(scale: number, rounds = 2): Promise<string> {
         asOf: '2025-06-30',
         title: 'Bench',
         formats,
+        csv: defaults.reports.csv,
       });
       return { rows: out.rows, file: out.files[0]! };
     };

@@ -1,5 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type ClientOptions, OhsClient, pagingOptions } from '../src/api/index.js';
+import { defaultConfig } from '../src/config/index.js';
+
+/** config/default.json through the schema: the benchmarks' resolved options, never re-typed. */
+export const defaults = defaultConfig();
+
+/** A client of a benchmark's sandbox: no rate ceiling to speak of, the configured paging. */
+export function benchClient(url: string, token: string, options: Partial<ClientOptions> = {}): OhsClient {
+  return new OhsClient({
+    baseUrl: url,
+    token,
+    requestsPerSecond: 100_000,
+    ...pagingOptions(defaults.api),
+    ...options,
+  });
+}
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { NotFoundError, OhsClient } from '../src/api/index.js';
+import { NotFoundError, type OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror } from '../src/mirror/index.js';
 import { runSync, streams } from '../src/sync/index.js';
 import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { benchClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * Full sync of the sandbox, stream by stream, beside a fetch-only pass that makes the same
@@ -17,11 +17,11 @@ import { measure, spawnSandbox, table } from './sandbox.js';
  */
 const TOKEN = 'bench-token';
 const idStart = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
-const PARTITIONS = 4;
+const PARTITIONS = defaults.sync.partitions;
 const PROBE_WINDOW = 100;
 
 function client(url: string): OhsClient {
-  return new OhsClient({ baseUrl: url, token: TOKEN, concurrency: 8, requestsPerSecond: 100_000 });
+  return benchClient(url, TOKEN, { concurrency: 8 });
 }
 
 async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> {
@@ -30,7 +30,7 @@ async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> 
       (await c.query(decl.resource, { sortBy: 'id', sortDirection: dir, pageSize: 1, return: ['id'] }))
         .records[0]?.id,
     );
-  const n = decl.resource === 'OrderItem' ? PARTITIONS : decl.partitions;
+  const n = decl.partitioned ? PARTITIONS : 1;
   const min = await edge('asc');
   const max = await edge('desc');
   const step = Math.ceil((max - min + 1) / n);
@@ -115,6 +115,7 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
       const s = client(sandbox.url);
       const synced = await measure(() =>
         runSync(s, mirror, logger, {
+          ...defaults.sync,
           streams: [decl.name],
           full: true,
           idStart,
@@ -145,7 +146,9 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
       });
     }
     const c = client(sandbox.url);
-    const incremental = await measure(() => runSync(c, mirror, logger, { idStart, progress: false }));
+    const incremental = await measure(() =>
+      runSync(c, mirror, logger, { ...defaults.sync, idStart, progress: false }),
+    );
     await c.close();
     const again = await fullPassOverMirror(sandbox.url, mirror, join(dir, 'bench.sqlite'));
     await mirror.close();
@@ -184,6 +187,7 @@ async function fullPassOverMirror(url: string, mirror: Mirror, file: string): Pr
     reader.prepare('SELECT count(*) FROM orderitem').get();
     const before = wal();
     const report = await runSync(c, mirror, createLogger({ level: 'warn', pretty: false }), {
+      ...defaults.sync,
       full: true,
       idStart,
       progress: false,

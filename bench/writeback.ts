@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { request } from 'undici';
-import { OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { openMirror } from '../src/mirror/index.js';
 import { operations } from '../src/schema/index.js';
 import { runSync } from '../src/sync/index.js';
-import { applyOutbox, planFile } from '../src/writeback/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { applyOutbox, applySettings, planFile, planSettings } from '../src/writeback/index.js';
+import { benchClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * `npm run bench -- writeback`: payments applied per second by `ohs apply`'s runner (claim,
@@ -55,11 +54,21 @@ async function bareLoop(
 /** Plans the file (not measured), then measures the apply alone. */
 async function runnerLoop(url: string, db: string, file: string, concurrency: number) {
   const mirror = await openMirror(db);
-  const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency, requestsPerSecond: 100_000 });
+  const client = benchClient(url, TOKEN, { concurrency });
   try {
-    await planFile(mirror, file, { op: 'payment', centsRatio: 0 });
+    // Not refused as "looks like cents", nor held for a confirmation: the plan is not measured.
+    await planFile(mirror, file, {
+      ...planSettings(defaults),
+      op: 'payment',
+      centsRatio: 0,
+      confirm: () => Promise.resolve(true),
+    });
     return await measure(async () => {
-      const report = await applyOutbox(client, mirror, { concurrency, deletes: 'confirmed' });
+      const report = await applyOutbox(client, mirror, {
+        ...applySettings(defaults),
+        concurrency,
+        deletes: 'confirmed',
+      });
       if (report.counts.applied !== report.lines.length)
         throw new Error(`not all applied: ${JSON.stringify(report.counts)}`);
       return report.counts.applied;
@@ -77,16 +86,12 @@ export async function benchWriteback(scale: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-wb-'));
   try {
     const db = join(dir, 'bench.sqlite');
-    const syncClient = new OhsClient({
-      baseUrl: sandbox.url,
-      token: TOKEN,
-      concurrency: 8,
-      requestsPerSecond: 100_000,
-    });
+    const syncClient = benchClient(sandbox.url, TOKEN, { concurrency: 8 });
     const mirror = await openMirror(db);
     await runSync(syncClient, mirror, silent, {
+      ...defaults.sync,
       streams: ['invoice'],
-      idStart: { invoice: 240001 },
+      idStart: { ...defaults.sync.idStart, invoice: 240001 },
       progress: false,
     });
     const invoices = (

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openMirror } from '../src/mirror/index.js';
 import { importPolicies } from '../src/policy/import.js';
 import { runOhs } from './helpers/cli.js';
+import { defaults } from './helpers/defaults.js';
 import { engines, withTargets } from './helpers/engines.js';
 
 function dir(): string {
@@ -72,10 +73,10 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
     await wb.xlsx.writeFile(file);
     const mirror = await openMirror(await target());
     try {
-      expect(await importPolicies(mirror.db, file)).toBe(1);
+      expect(await importPolicies(mirror.db, file, defaults.input)).toBe(1);
       const csv = join(d, 'again.csv');
       writeFileSync(csv, 'orgId,program,rpMinDrug\n2001,NON_DOT,10\n');
-      await importPolicies(mirror.db, csv);
+      await importPolicies(mirror.db, csv, defaults.input);
       const row = await mirror.db
         .selectFrom('org_policy')
         .selectAll()

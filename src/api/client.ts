@@ -28,13 +28,14 @@ export type PersonUpdateBody = ShapeOf<typeof requests.PersonUpdate>;
 export type ApplicantUpdateBody = ShapeOf<typeof requests.ApplicantUpdate>;
 export type OrgCreateBody = ShapeOf<typeof requests.OrgCreate>;
 
+/** Resolved: the client's own settings come from config `api` (config/default.json), never defaulted here. */
 export interface ClientOptions extends TransportOptions {
-  /** pageSize asked of query operations. @default 500 */
-  pageSize?: number;
-  /** Largest pageSize the service honours, when known (from `ohs probe`). 0: unknown. @default 0 */
-  pageCap?: number;
-  /** Name of the GET field-selection parameter. @default 'fields' */
-  fieldsParam?: string;
+  /** pageSize asked of query operations (api.pageSize). */
+  pageSize: number;
+  /** Largest pageSize the service honours, when known (api.pageCap, from `ohs probe`). 0: unknown. */
+  pageCap: number;
+  /** Name of the GET field-selection parameter (api.fieldsParam). */
+  fieldsParam: string;
   /** Keys of object list envelopes, when known (from `ohs probe`). */
   envelope?: ListEnvelope;
 }
@@ -95,9 +96,9 @@ export class OhsClient {
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
-    const cap = options.pageCap ?? 0;
-    this.pageSize = cap > 0 ? Math.min(options.pageSize ?? 500, cap) : (options.pageSize ?? 500);
-    this.fieldsParam = options.fieldsParam ?? 'fields';
+    const cap = options.pageCap;
+    this.pageSize = cap > 0 ? Math.min(options.pageSize, cap) : options.pageSize;
+    this.fieldsParam = options.fieldsParam;
     this.envelope = options.envelope ?? {};
   }
 

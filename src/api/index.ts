@@ -1,7 +1,7 @@
-import { type Config, resolveToken } from '../config/index.js';
+import { type ApiConfig, type Config, resolveToken } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { OhsClient } from './client.js';
+import { type ClientOptions, OhsClient } from './client.js';
 import type { RateBudgetStore } from './rate/index.js';
 
 export * from './client.js';
@@ -23,6 +23,11 @@ export function sentInClear(baseUrl: string): boolean {
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const loopback = host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
   return u.protocol === 'http:' && !loopback;
+}
+
+/** The client's paging settings, from config `api` (resolved: the client defaults none of them). */
+export function pagingOptions(api: ApiConfig): Pick<ClientOptions, 'pageSize' | 'pageCap' | 'fieldsParam'> {
+  return { pageSize: api.pageSize, pageCap: api.pageCap, fieldsParam: api.fieldsParam };
 }
 
 /**
@@ -57,9 +62,7 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
     maxRateLimitRetries: api.maxRateLimitRetries,
     retryBaseMs: api.retryBaseMs,
     retryMaxMs: api.retryMaxMs,
-    pageSize: api.pageSize,
-    pageCap: api.pageCap,
-    fieldsParam: api.fieldsParam,
+    ...pagingOptions(api),
     envelope: { key: api.envelopeKey, totalKey: api.totalKey },
     ...(logger === undefined ? {} : { logger }),
     ...(rateBudget === undefined ? {} : { rateBudget }),

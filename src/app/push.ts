@@ -1,4 +1,4 @@
-import { ApplyIncompleteError, applyOutbox } from '../writeback/index.js';
+import { ApplyIncompleteError, applyOutbox, applySettings } from '../writeback/index.js';
 import type { JobEnv, JobResult } from './types.js';
 
 /**
@@ -9,9 +9,7 @@ import type { JobEnv, JobResult } from './types.js';
  */
 export async function pushJob(env: JobEnv): Promise<JobResult> {
   const report = await applyOutbox(env.client(), env.mirror, {
-    concurrency: env.config.api.concurrency,
-    settleMs: env.config.writeback.settleMs,
-    agreeingReads: env.config.writeback.agreeingReads,
+    ...applySettings(env.config),
     deletes: 'confirmed',
     logger: env.logger,
     signal: env.signal,

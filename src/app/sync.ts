@@ -6,14 +6,7 @@ import type { JobEnv, JobResult } from './types.js';
 
 /** Sync options from the configuration. */
 export function syncOptions(config: Config): RunSyncOptions {
-  return {
-    partitions: config.sync.partitions,
-    probeWindow: config.sync.probeWindow,
-    rereadRuns: config.sync.rereadRuns,
-    massDeleteShare: config.sync.massDeleteShare,
-    massDeleteMinRows: config.sync.massDeleteMinRows,
-    idStart: { ...config.sync.idStart },
-  };
+  return { ...config.sync, idStart: { ...config.sync.idStart } };
 }
 
 /** The `sync` job: an incremental sync of every stream (or a full pass). */

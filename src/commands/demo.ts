@@ -7,7 +7,7 @@ import { runJob } from '../app/jobs.js';
 import { today } from '../dates.js';
 import { OhsError } from '../errors.js';
 import { type Mirror, metaKeys, readMeta, redactTarget, writeMeta } from '../mirror/index.js';
-import { startSim } from '../sim/index.js';
+import { simOptionsSchema, startSim } from '../sim/index.js';
 import { commandContext, type GlobalFlags, mirrorMayExist, openMirrorFor } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
@@ -63,7 +63,8 @@ export function registerDemo(program: Command): void {
       '--scale <x>',
       'size of the sandbox data (1: ~1,000 orgs, 30,000 order items)',
       numberArg(0.01, 10),
-      1,
+      // The sandbox's own default size (its schema).
+      simOptionsSchema.shape.scale.parse(undefined),
     )
     .action(async (flags: { out: string; scale: number }, cmd: Command) => {
       const { config: loaded, logger } = commandContext(cmd);

@@ -17,8 +17,10 @@ interface ReportFlags {
   present: boolean;
   csvExcel?: boolean;
   org?: string[];
-  format: ('xlsx' | 'csv' | 'html')[];
-  out: string;
+  /** Absent: config jobs.formats. */
+  format?: ('xlsx' | 'csv' | 'html')[];
+  /** Absent: config jobs.outDir. */
+  out?: string;
   option?: string[];
   quiet?: boolean;
 }
@@ -118,11 +120,10 @@ export function registerReport(program: Command): void {
     .option('--org <id...>', 'only these orgs')
     .option(
       '--format <list>',
-      'any of xlsx,csv,html (html: one self-contained page per report)',
+      'any of xlsx,csv,html (html: one self-contained page per report; default config jobs.formats)',
       listArg(formats),
-      ['xlsx', 'csv'],
     )
-    .option('--out <dir>', 'output folder', 'out')
+    .option('--out <dir>', 'output folder (default config jobs.outDir)')
     .option(
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
@@ -201,8 +202,8 @@ export function registerReport(program: Command): void {
           asOf,
           orgIds,
           options,
-          outDir: flags.out,
-          formats: flags.format,
+          outDir: flags.out ?? config.jobs.outDir,
+          formats: flags.format ?? config.jobs.formats,
           out: process.stderr,
           quiet: flags.quiet === true,
           ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),

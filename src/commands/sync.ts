@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { createClient } from '../api/index.js';
 import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
-import { runSync, streamNames } from '../sync/index.js';
+import { runSync, streamNames, streams } from '../sync/index.js';
 import { commandContext, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
 
@@ -16,7 +16,7 @@ interface SyncFlags {
   progress: boolean;
 }
 
-const idStreams = ['invoice', 'staff', 'applicant'];
+const idStreams: readonly string[] = streams.filter((s) => s.kind === 'ids').map((s) => s.name);
 
 function pairArg(value: string, previous: string[] = []): string[] {
   const m = /^([a-z]+)=(.+)$/.exec(value);
@@ -74,10 +74,10 @@ export function registerSync(program: Command): void {
         const [stream = '', file = ''] = pair.split(/=(.*)/s);
         extraIds[stream] = [...(extraIds[stream] ?? []), ...readIdFile(file)];
       }
-      const idStart: Record<string, string | number> = { ...config.sync.idStart };
+      const idStart = { ...config.sync.idStart };
       for (const pair of flags.idStart ?? []) {
         const [stream = '', id = ''] = pair.split(/=(.*)/s);
-        idStart[stream] = id;
+        idStart[stream as keyof typeof idStart] = id;
       }
       const client = createClient(config, logger);
       const mirror = await ctx.mirror('fill');

@@ -8,6 +8,7 @@ import {
   ApplyIncompleteError,
   type ApplyReport,
   applyOutbox,
+  applySettings,
   confirmDeletes,
   listOutbox,
   maskDeep,
@@ -17,6 +18,7 @@ import {
   type PlanReport,
   type PlanTotals,
   planFile,
+  planSettings,
   resolveItem,
   unconfirmedDeletes,
 } from '../writeback/index.js';
@@ -86,14 +88,9 @@ function registerPlan(program: Command): void {
       const { config, logger } = ctx;
       const mirror = await ctx.mirror('write');
       try {
-        const wb = config.writeback;
         const report = await planFile(mirror, file, {
           ...(flags.op === undefined ? {} : { op: flags.op }),
-          storeSensitive: config.mirror.storeSensitive,
-          limits: config.input,
-          centsRatio: wb.centsRatio,
-          confirmRows: wb.confirmRows,
-          confirmAmount: wb.confirmAmount,
+          ...planSettings(config),
           confirm: (t) => (flags.yes === true ? Promise.resolve(true) : askToQueue(t)),
         });
         logger.info({ file, ...report.counts }, 'planned');
@@ -149,9 +146,7 @@ function registerApply(program: Command): void {
         const client = shareRateBudget(createClient(config, logger), mirror);
         try {
           const report = await applyOutbox(client, mirror, {
-            concurrency: config.api.concurrency,
-            settleMs: config.writeback.settleMs,
-            agreeingReads: config.writeback.agreeingReads,
+            ...applySettings(config),
             deletes: 'confirmed',
             logger,
             signal: abort.signal,

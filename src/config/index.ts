@@ -1,2 +1,18 @@
-export { type ConfigFlags, loadConfig, localConfigPath, resolveToken, tokenFileWarning } from './load.js';
-export { type ApiConfig, type Config, configSchema, logLevels, type ServiceFindings } from './schema.js';
+export {
+  type ConfigFlags,
+  defaultConfig,
+  loadConfig,
+  localConfigPath,
+  resolveToken,
+  tokenFileWarning,
+} from './load.js';
+export {
+  type ApiConfig,
+  type Config,
+  configSchema,
+  type InputConfig,
+  logLevels,
+  type ServiceFindings,
+  type SyncConfig,
+  type WritebackConfig,
+} from './schema.js';

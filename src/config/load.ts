@@ -90,6 +90,20 @@ function singleKeyLayers(entries: [label: string, key: string, value: string | u
     .map(([label, key, value]) => ({ label, data: { [key]: value } }));
 }
 
+/** config/default.json of the package: the one place a default value is written. */
+export function defaultConfigPath(): string {
+  return join(packageRoot(), 'config', 'default.json');
+}
+
+/**
+ * The defaults alone (config/default.json parsed by the schema): what every setting is when
+ * nothing overrides it. For code that builds resolved options without a user's configuration
+ * (the sandbox's address, tests, benchmarks), so that no default is typed a second time.
+ */
+export function defaultConfig(): Config {
+  return configSchema.parse(readJson(defaultConfigPath()));
+}
+
 /**
  * The configuration: config/default.json of the package, then ./config/local.json (or the
  * `--config` file), then the environment (OHS_BASE_URL, OHS_TOKEN, OHS_TOKEN_FILE, OHS_DB,
@@ -101,7 +115,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): Config {
-  const defaults = join(packageRoot(), 'config', 'default.json');
+  const defaults = defaultConfigPath();
   const layers: ConfigLayer[] = [{ label: defaults, data: readJson(defaults) }];
   const local = flags.config !== undefined ? resolve(cwd, flags.config) : localConfigPath(cwd);
   if (flags.config !== undefined || existsSync(local)) layers.push({ label: local, data: readJson(local) });

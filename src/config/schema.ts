@@ -6,8 +6,9 @@ import { monitorConfigSchema } from './monitor-schema.js';
 export { logLevels };
 
 /**
- * Every configuration key, with its default in config/default.json. Unknown keys are errors
- * (a misspelt key would otherwise be ignored silently).
+ * Every configuration key: its type, bounds and meaning. Its default value is written once, in
+ * config/default.json (never here, never in the modules: they take the parsed, resolved values).
+ * Unknown keys are errors (a misspelt key would otherwise be ignored silently).
  */
 export const apiConfigSchema = z
   .object({
@@ -85,7 +86,6 @@ export const syncConfigSchema = z
         staff: z.union([z.string().min(1), z.number().int()]),
         applicant: z.union([z.string().min(1), z.number().int()]),
       })
-      .partial()
       .strict(),
   })
   .strict();
@@ -150,15 +150,15 @@ export const reportsConfigSchema = z
 export const writebackConfigSchema = z
   .object({
     /** Milliseconds an unknown outcome is left to settle before its effect is read back. */
-    settleMs: z.number().int().min(0).default(2000),
+    settleMs: z.number().int().min(0),
     /** Consecutive reads, in as many apply runs, that must agree "not carried out" before an unknown payment or person create is sent again. */
-    agreeingReads: z.number().int().min(1).max(20).default(2),
+    agreeingReads: z.number().int().min(1).max(20),
     /** A payment above this many times its invoice's balance is refused as "looks like cents"; 0: off. */
-    centsRatio: z.number().min(0).default(20),
+    centsRatio: z.number().min(0),
     /** `ohs plan` asks (TTY) or needs --yes above this many rows ... */
-    confirmRows: z.number().int().min(0).default(1000),
+    confirmRows: z.number().int().min(0),
     /** ... or above this total of payments, in dollars. */
-    confirmAmount: z.number().min(0).default(100_000),
+    confirmAmount: z.number().min(0),
   })
   .strict();
 
@@ -170,13 +170,13 @@ export const writebackConfigSchema = z
 export const inputConfigSchema = z
   .object({
     /** Largest input file, bytes. */
-    maxFileBytes: z.number().int().min(1).default(33_554_432),
+    maxFileBytes: z.number().int().min(1),
     /** Largest total unpacked size of an XLSX's parts, bytes, as its zip directory declares it. */
-    maxXlsxUnpackedBytes: z.number().int().min(1).default(104_857_600),
+    maxXlsxUnpackedBytes: z.number().int().min(1),
     /** Most data rows in one file. */
-    maxRows: z.number().int().min(1).default(200_000),
+    maxRows: z.number().int().min(1),
     /** Longest field (cell), characters. */
-    maxFieldChars: z.number().int().min(1).default(65_536),
+    maxFieldChars: z.number().int().min(1),
   })
   .strict();
 
@@ -222,8 +222,8 @@ export const configSchema = z
     sync: syncConfigSchema,
     jobs: jobsConfigSchema,
     reports: reportsConfigSchema,
-    writeback: writebackConfigSchema.prefault({}),
-    input: inputConfigSchema.prefault({}),
+    writeback: writebackConfigSchema,
+    input: inputConfigSchema,
     monitor: monitorConfigSchema,
     service: serviceFindingsSchema.optional(),
   })
@@ -231,6 +231,7 @@ export const configSchema = z
 
 export type Config = z.output<typeof configSchema>;
 export type ApiConfig = z.output<typeof apiConfigSchema>;
+export type SyncConfig = z.output<typeof syncConfigSchema>;
 export type WritebackConfig = z.output<typeof writebackConfigSchema>;
 export type InputConfig = z.output<typeof inputConfigSchema>;
 export type ServiceFindings = z.output<typeof serviceFindingsSchema>;

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type ExcelJS from 'exceljs';
-import { type InputConfig, inputConfigSchema } from '../config/schema.js';
+import type { InputConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { exceljs } from '../util/exceljs.js';
 import { printable } from '../util/printable.js';
@@ -200,9 +200,8 @@ async function readJson(file: string, ndjson: boolean): Promise<InputTable> {
   return { file, columns, rows };
 }
 
-/** The bounds of input files (config `input`); the schema's defaults when not given. */
+/** The bounds of input files (config `input`, resolved). */
 export type InputLimits = InputConfig;
-const defaultLimits: InputLimits = inputConfigSchema.parse({});
 
 const mb = (bytes: number) =>
   Number.isFinite(bytes)
@@ -248,7 +247,7 @@ async function readByType(file: string, ext: string, limits: InputLimits): Promi
 }
 
 /** Reads a CSV, XLSX, JSON or NDJSON file by its extension, within `limits` (config `input`). */
-export async function readTable(file: string, limits: InputLimits = defaultLimits): Promise<InputTable> {
+export async function readTable(file: string, limits: InputLimits): Promise<InputTable> {
   const ext = extname(file).toLowerCase();
   let table: InputTable | undefined;
   try {

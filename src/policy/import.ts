@@ -117,7 +117,7 @@ export function validatePolicies(table: InputTable): PolicyRow[] {
 export async function importPolicies(
   db: Kysely<Database>,
   file: string,
-  limits?: InputLimits,
+  limits: InputLimits,
 ): Promise<number> {
   const rows = validatePolicies(await readTable(file, limits));
   const now = new Date().toISOString();

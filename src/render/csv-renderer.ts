@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
-import { type CsvSettings, type DetailLayout, defaultCsvSettings, type Renderer } from './renderer.js';
+import type { CsvSettings, DetailLayout, Renderer } from './renderer.js';
 import { drained } from './streams.js';
 import type { Column, Row } from './types.js';
 import {
@@ -24,7 +24,7 @@ import {
  * - RFC 4180: CRLF after every record, the header included; a field is quoted when it holds a
  *   comma, a quote (doubled inside), or a CR or LF on its own (csv-stringify quotes only the whole
  *   record delimiter by itself, hence `quoted_match`).
- * - UTF-8 with a byte order mark by default (CsvSettings.bom): Excel opening the file by
+ * - UTF-8 with a byte order mark unless `reports.csv.bom` is false: Excel opening the file by
  *   double-click decodes a CSV without one as the ANSI code page, so "Peña" or "Müller" show
  *   garbled. Programs that read the BOM as part of the first header (`\uFEFForgId`) can turn it
  *   off (`reports.csv.bom: false`). `reports.csv.delimiter: ";"` (or `--csv-excel`) writes the
@@ -47,7 +47,7 @@ export class CsvRenderer implements Renderer {
   private failure: unknown;
   private rowNumber = 0;
 
-  constructor(path: string, detail: DetailLayout, settings: CsvSettings = defaultCsvSettings) {
+  constructor(path: string, detail: DetailLayout, settings: CsvSettings) {
     this.keys = detail.columns.map((c) => c.key);
     this.cells = detail.columns.map((c) => csvCell(c, settings.neutralise));
     this.places = detail.columns.map((column) => ({ sheet: detail.name, row: 0, column }));

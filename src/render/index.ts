@@ -7,13 +7,7 @@ import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
-import {
-  type CsvSettings,
-  type DetailLayout,
-  defaultCsvSettings,
-  type Renderer,
-  type ReportFormat,
-} from './renderer.js';
+import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { forEachRow } from './streams.js';
 import type { ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
@@ -22,7 +16,6 @@ export { CsvRenderer, formatCents } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
 export { HTML_DETAIL_ROWS, HtmlRenderer } from './html/renderer.js';
 export type { CsvSettings, DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
-export { defaultCsvSettings } from './renderer.js';
 export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
@@ -39,8 +32,8 @@ export interface WriteReportOptions {
   formats: ReportFormat[];
   /** About lines from the caller (mirror, last sync per stream), after the standard ones. */
   about?: [string, string][];
-  /** How the CSV reads (BOM, separator, neutralisation). @default defaultCsvSettings */
-  csv?: CsvSettings;
+  /** How the CSV reads (BOM, separator, neutralisation): config `reports.csv`. */
+  csv: CsvSettings;
 }
 
 export interface WriteReportResult {
@@ -58,7 +51,7 @@ function openRenderer(
   detail: DetailLayout,
   opts: WriteReportOptions,
 ): Renderer {
-  if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
+  if (format === 'csv') return new CsvRenderer(path, detail, opts.csv);
   if (format === 'html')
     return new HtmlRenderer(path, detail, { report: opts.name, title: opts.title, asOf: opts.asOf });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });

@@ -19,16 +19,15 @@ export interface RenderSettings {
   csv: CsvSettings;
 }
 
+/** How the CSV reads: config `reports.csv` (its defaults in config/default.json). */
 export interface CsvSettings {
-  /** A UTF-8 byte order mark first, so Excel reads "Peña" right. @default true */
+  /** A UTF-8 byte order mark first, so Excel reads "Peña" right. */
   bom: boolean;
-  /** `,` (RFC 4180) or `;` (Excel in locales whose decimal separator is a comma). @default ',' */
+  /** `,` (RFC 4180) or `;` (Excel in locales whose decimal separator is a comma). */
   delimiter: ',' | ';';
-  /** Text beginning with = + - @, tab or CR gets a leading `'` (formula injection). @default true */
+  /** Text beginning with = + - @, tab or CR gets a leading `'` (formula injection). */
   neutralise: boolean;
 }
-
-export const defaultCsvSettings: CsvSettings = { bom: true, delimiter: ',', neutralise: true };
 
 /** What follows the detail rows; read once the detail is done. */
 export interface RenderTail {

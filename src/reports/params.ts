@@ -19,8 +19,9 @@ export interface CommonParams {
  * day in the zone (midnight starting the next day), as the interface documents.
  */
 export function commonParams(report: string, params: ReportParams): CommonParams {
-  const timezone = typeof params.timezone === 'string' && params.timezone !== '' ? params.timezone : 'UTC';
-  if (!isTimeZone(timezone))
+  // The configured time zone (config `timezone`), given by the caller: no fallback here.
+  const timezone = params.timezone;
+  if (typeof timezone !== 'string' || !isTimeZone(timezone))
     throw new ReportParamError(
       report,
       'timezone',

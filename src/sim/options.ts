@@ -18,123 +18,239 @@ export const writeOperations = [
 ] as const;
 export type WriteOperation = (typeof writeOperations)[number];
 
+/**
+ * Every setting of the sandbox: its type, bounds, default and description, written here once.
+ * `ohs sim`'s flags are generated from it (src/commands/schema-flags.ts: `--kebab-case` of the
+ * key, or `meta({ flag })`), so a new setting is one line here. Unknown keys are errors.
+ */
 export const simOptionsSchema = z
   .object({
-    /** Interface `{base_url}` path prefix, e.g. `/api`. Empty: operations at the root. */
     prefix: z
       .string()
       .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'expected "" or a path like /api')
-      .default(''),
-    /** Bearer token allowed to read and write. */
-    token: z.string().min(1).default('sim-write-token'),
-    /** Bearer token allowed to read only: writes answer 403. */
-    readonlyToken: z.string().min(1).default('sim-read-token'),
+      .default('')
+      .describe("Path prefix of the service's operations (`{base_url}`), e.g. /api; empty: at the root."),
+    token: z.string().min(1).default('sim-write-token').describe('Bearer token that may read and write.'),
+    readonlyToken: z
+      .string()
+      .min(1)
+      .default('sim-read-token')
+      .describe('Bearer token that may only read: writes answer 403.'),
 
-    /** Seed of the data set, faults and mutations. */
-    seed: z.number().int().default(1),
-    /** Multiplies the data set (1: about 1,000 orgs and 30,000 order items). */
-    scale: z.number().positive().max(100).default(1),
-    /** The data set's "today" (YYYY-MM-DD); two years of history end here. Default: today, UTC. */
+    seed: z.number().int().default(1).describe('Seed of the data set, faults and mutations.'),
+    scale: z
+      .number()
+      .positive()
+      .max(100)
+      .default(1)
+      .describe('Size of the data set (1: about 1,000 orgs and 30,000 order items).'),
     anchorDate: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
-      .optional(),
+      .optional()
+      .describe("The data set's today, YYYY-MM-DD: two years of history end here (absent: today, UTC)."),
 
-    /** List responses: a bare JSON array, or an object holding the array and a total. */
-    envelope: z.enum(['array', 'object']).default('array'),
-    envelopeKey: z.string().min(1).default('data'),
-    totalKey: z.string().min(1).default('total'),
-    /** Largest pageSize honoured; larger requests are silently cut to it. 0: no cap. */
-    pageCap: z.number().int().min(0).default(250),
-    /** Order of query results when no sortBy is sent. */
-    defaultOrder: z.enum(['hash', 'id']).default('hash'),
-    /** Name of the GET field-selection query parameter. */
-    fieldsParam: z.string().min(1).default('fields'),
-    /** Answer of a successful DELETE: 204 with no body, or 200 with the deleted record. */
-    deleteAnswer: z.enum(['204', '200']).default('204'),
-    /** Lean default responses: computed `c_*` fields only when asked for with `return`. */
-    lean: z.boolean().default(false),
-    /** Case handling of the string operators (contains, equals, startsWith, endsWith). */
-    stringCase: z.enum(['insensitive', 'sensitive']).default('insensitive'),
-    /**
-     * Reading of `listContains`: 'any' = the field equals one of the comma-separated items;
-     * 'whole' = the field's text contains the value as a whole (a list of ids then finds nothing).
-     */
-    listContains: z.enum(['any', 'whole']).default('any'),
-    /** Whether unknown fields in action (non-query) bodies are rejected with 400. */
-    strictBodies: z.boolean().default(true),
+    envelope: z
+      .enum(['array', 'object'])
+      .default('array')
+      .describe('List responses: a bare JSON array, or an object holding the array and a total.'),
+    envelopeKey: z.string().min(1).default('data').describe('Key of the records in object envelopes.'),
+    totalKey: z.string().min(1).default('total').describe('Key of the total in object envelopes.'),
+    pageCap: z
+      .number()
+      .int()
+      .min(0)
+      .default(250)
+      .describe('Largest pageSize honoured, silently: larger requests are cut to it (0: no cap).'),
+    defaultOrder: z
+      .enum(['hash', 'id'])
+      .default('hash')
+      .describe('Order of query results when no sortBy is sent.'),
+    fieldsParam: z
+      .string()
+      .min(1)
+      .default('fields')
+      .describe('Name of the GET field-selection query parameter.'),
+    deleteAnswer: z
+      .enum(['204', '200'])
+      .default('204')
+      .describe('Answer of a successful DELETE: 204 with no body, or 200 with the deleted record.'),
+    lean: z
+      .boolean()
+      .default(false)
+      .describe('Lean default responses: computed c_* fields only when asked for with `return`.'),
+    stringCase: z
+      .enum(['insensitive', 'sensitive'])
+      .default('insensitive')
+      .describe('Case handling of the string operators (contains, equals, startsWith, endsWith).'),
+    listContains: z
+      .enum(['any', 'whole'])
+      .default('any')
+      .describe(
+        "How listContains reads a list: any = the field equals one of the comma-separated items; whole = the field's text contains the value as a whole (a list of ids then finds nothing).",
+      ),
+    strictBodies: z
+      .boolean()
+      .default(true)
+      .describe('Reject unknown fields in action (non-query) bodies with 400.'),
 
-    /** Requests per second allowed across all clients; over it: 429 with Retry-After. 0: off. */
-    rateLimit: z.number().min(0).default(0),
-    /** Burst size of the rate limit (token bucket); default: one second's worth. */
-    rateBurst: z.number().int().min(0).default(0),
-    /** Retry-After seconds sent with a 429. */
-    retryAfter: z.number().int().min(0).default(1),
-    /** Status answered beyond the rate limit: 429, or 503 (an overloaded service's burst of 503s). */
-    overloadStatus: z.enum(['429', '503']).default('429'),
-    /**
-     * RateLimit headers describing the rate limit's bucket on every answer: none; `draft`
-     * (RateLimit-Limit/-Remaining/-Reset and RateLimit-Policy); `combined` (the draft's
-     * `RateLimit: "bucket";r=..;t=..` with `RateLimit-Policy: "bucket";q=..;w=..`); `x`
-     * (X-RateLimit-Limit/-Remaining/-Reset, no policy).
-     */
-    rateHeaders: z.enum(['none', 'draft', 'combined', 'x']).default('none'),
-    /** Service requests per second above which latency grows with load. 0: off. */
-    loadKnee: z.number().min(0).default(0),
-    /** Added per response for each `loadKnee` of requests per second above the knee, ms. */
-    loadLatencyMs: z.number().int().min(0).default(100),
+    rateLimit: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Requests per second allowed across all clients; over it: 429 with Retry-After (0: off).'),
+    rateBurst: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe("Burst of the rate limit (token bucket); 0: one second's worth."),
+    retryAfter: z.number().int().min(0).default(1).describe('Retry-After seconds sent with a 429.'),
+    overloadStatus: z
+      .enum(['429', '503'])
+      .default('429')
+      .describe(
+        "Status answered beyond the rate limit: 429, or 503 (an overloaded service's burst of 503s).",
+      ),
+    rateHeaders: z
+      .enum(['none', 'draft', 'combined', 'x'])
+      .default('none')
+      .describe(
+        'RateLimit headers describing the rate limit on every answer: none; draft (RateLimit-Limit/-Remaining/-Reset and RateLimit-Policy); combined (RateLimit: "bucket";r=..;t=.. with RateLimit-Policy: "bucket";q=..;w=..); x (X-RateLimit-Limit/-Remaining/-Reset, no policy).',
+      ),
+    loadKnee: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe('Service requests per second above which latency grows with load (0: off).'),
+    loadLatencyMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(100)
+      .describe('Added per response for each knee of requests per second above the knee, ms.'),
 
-    /** Share of service requests that fail with an injected fault, 0 to 1. */
-    faultRate: z.number().min(0).max(1).default(0),
-    faultKinds: z.array(z.enum(faultKinds)).min(1).default(['503', 'drop', 'truncate', 'lostReply']),
-    /** Milliseconds a `hang` fault holds the request before dropping it. */
-    hangMs: z.number().int().min(0).default(5000),
-    /** Retry-After seconds sent with an injected 503 fault (0: none). */
-    faultRetryAfter: z.number().int().min(0).default(0),
-    /**
-     * Late write: share of the writes of `lateWriteOps` answered 504 at once and carried out
-     * `lateWriteMinMs`..`lateWriteMaxMs` later (a gateway that gave up on a backend that did not).
-     */
-    lateWriteRate: z.number().min(0).max(1).default(0),
-    lateWriteOps: z.array(z.enum(writeOperations)).min(1).default(['createPayment']),
-    lateWriteMinMs: z.number().int().min(0).default(100),
-    lateWriteMaxMs: z.number().int().min(0).default(800),
-    /**
-     * Slow write: share of the writes of `slowWriteOps` carried out at once and answered only
-     * after `slowWriteMs` (set it above the client's timeout: the client gives up on a done write).
-     */
-    slowWriteRate: z.number().min(0).max(1).default(0),
-    slowWriteOps: z.array(z.enum(writeOperations)).min(1).default(['createPayment']),
-    slowWriteMs: z.number().int().min(0).default(35_000),
-    /**
-     * Operations (by name, e.g. `getStaff`) answering 404 for every request, as a route a gateway
-     * does not serve: the service is there, that route is not.
-     */
-    missingOps: z.array(z.string()).default([]),
-    /**
-     * Trickle: every successful service response's body is sent one byte every `trickleMs`
-     * milliseconds (headers at once), so no idle timeout ever trips. 0: off.
-     */
-    trickleMs: z.number().int().min(0).default(0),
-    /** Added to every service response, in milliseconds (plus up to latencyJitterMs). */
-    latencyMs: z.number().int().min(0).default(0),
-    latencyJitterMs: z.number().int().min(0).default(0),
+    faultRate: z.number().min(0).max(1).default(0).meta({
+      description: 'Share of service requests that fail with an injected fault, 0 to 1.',
+      flag: 'faults',
+    }),
+    faultKinds: z
+      .array(z.enum(faultKinds))
+      .min(1)
+      .default(['503', 'drop', 'truncate', 'lostReply'])
+      .describe('Faults injected, comma-separated.'),
+    hangMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(5000)
+      .describe('Milliseconds a hang fault holds the request before dropping it.'),
+    faultRetryAfter: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Retry-After seconds sent with an injected 503 fault (0: none).'),
+    lateWriteRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        'Late write: share of the writes of the late write operations answered 504 at once and carried out later (a gateway that gave up on a backend that did not), 0 to 1.',
+      ),
+    lateWriteOps: z
+      .array(z.enum(writeOperations))
+      .min(1)
+      .default(['createPayment'])
+      .describe('Writes a late write may hit, comma-separated.'),
+    lateWriteMinMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(100)
+      .describe('A late write is carried out this long after its 504, at least, ms.'),
+    lateWriteMaxMs: z.number().int().min(0).default(800).describe('... and at most, ms.'),
+    slowWriteRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe(
+        "Slow write: share of the writes of the slow write operations carried out at once and answered only after the slow write's delay (set it above the client's timeout: the client gives up on a done write), 0 to 1.",
+      ),
+    slowWriteOps: z
+      .array(z.enum(writeOperations))
+      .min(1)
+      .default(['createPayment'])
+      .describe('Writes a slow write may hit, comma-separated.'),
+    slowWriteMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(35_000)
+      .describe('How long a slow write holds its answer, ms (above the client timeout).'),
+    missingOps: z
+      .array(z.string())
+      .default([])
+      .describe(
+        'Operations (by name, e.g. getStaff), comma-separated, answering 404 for every request, as a route a gateway does not serve: the service is there, that route is not.',
+      ),
+    trickleMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'Send each successful response body one byte every N ms (headers at once), so no idle timeout ever trips (0: off).',
+      ),
+    latencyMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Added to every service response, ms (plus up to the jitter).'),
+    latencyJitterMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Random extra latency of every service response, up to, ms.'),
 
-    /** Live mutation of the data every N milliseconds while the sandbox runs. 0: off. */
-    mutateEveryMs: z.number().int().min(0).default(0),
-    /** Live mutation after every N service requests. 0: off. */
-    mutateEveryRequests: z.number().int().min(0).default(0),
-    /** How many changes one mutation step makes of each kind. */
-    mutationSize: z.number().int().min(1).default(5),
+    mutateEveryMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Live mutation of the data every N ms while the sandbox runs (0: off).'),
+    mutateEveryRequests: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Live mutation after every N service requests (0: off).'),
+    mutationSize: z.number().int().min(1).default(5).describe('Changes of each kind per mutation step.'),
 
-    /** Keep every service request (method, path, body) for hook `GET __sim/requests` (benchmarks' replay). */
-    recordRequests: z.boolean().default(false),
+    recordRequests: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Keep every service request (method, path, body) for the hook GET __sim/requests (benchmarks' replay).",
+      ),
 
-    /** Hostile data (src/sim/hostile.ts): non-string SSNs, formula and escape names, 1e309, huge errors. */
-    hostile: z.boolean().default(false),
+    hostile: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Hostile data (src/sim/hostile.ts): non-string SSNs and birth dates, formula and escape-sequence names, 1e309, huge errors.',
+      ),
 
-    /** Test hooks under `{prefix}/__sim/` (truth, stats, mutate, config). Off unless enabled. */
-    hooks: z.boolean().default(false),
+    hooks: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Test hooks under {prefix}/__sim/ (truth, stats, mutate, config): unauthenticated, they hand out the write token and SSNs; refused with a non-loopback host. Off unless enabled.',
+      ),
   })
   .strict();
 

@@ -208,13 +208,13 @@ export function idSearchCandidates(): number[] {
 }
 
 /**
- * An id stream that found no record from its start (sync.idStart, default 1) warns, naming the
+ * An id stream that found no record from its start (sync.idStart) warns, naming the
  * setting, and asks a bounded set of ids where numbering commonly starts (idSearchCandidates), in
  * batches, until one answers: that record is staged, and probing goes on above it. Returns whether
  * one was found; either way the warning says what was tried and what to set.
  */
 async function searchIds(decl: IdStreamDecl, ctx: StreamContext): Promise<boolean> {
-  const start = ctx.options.idStart[decl.name] ?? 1;
+  const start = ctx.options.idStart[decl.name];
   const candidates = idSearchCandidates();
   const failures = failureBudget(candidates.length);
   let found: string | undefined;
@@ -528,7 +528,7 @@ async function probeUpward(
   failures: FailureBudget,
 ): Promise<void> {
   const layout = await idLayout(ctx, table);
-  const start = Number(ctx.options.idStart[decl.name] ?? 1);
+  const start = Number(ctx.options.idStart[decl.name]);
   const window = ctx.options.probeWindow;
   const step = layout.stride;
   // Records this pass found are staged, not yet in the table: a resumed pass probes above them

@@ -2,7 +2,6 @@ export { type StreamEconomy, streamEconomy } from './economy.js';
 export { acquireLock } from './lock.js';
 export { streamNames, streams } from './streams.js';
 export {
-  defaultSyncOptions,
   type RunSyncOptions,
   runSync,
   type StreamReport,

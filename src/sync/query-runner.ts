@@ -131,7 +131,7 @@ async function fullBounds(
     const id = page.records[0]?.id;
     return typeof id === 'number' ? id : undefined;
   };
-  const n = Math.max(1, decl.resource === 'OrderItem' ? ctx.options.partitions : decl.partitions);
+  const n = decl.partitioned ? ctx.options.partitions : 1;
   // One partition needs no bounds: two requests saved per run of each small table.
   if (n === 1) return [{ cursor: null, upper: null }];
   const min = await edge('asc');

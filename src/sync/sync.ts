@@ -35,20 +35,12 @@ import {
   type SyncOptions,
 } from './types.js';
 
-export const defaultSyncOptions: SyncOptions = {
-  full: false,
-  allowMassDelete: false,
-  partitions: 4,
-  probeWindow: 50,
-  rereadRuns: 30,
-  massDeleteShare: 0.05,
-  massDeleteMinRows: 10,
-  idStart: {},
-  extraIds: {},
-  restartPasses: false,
-};
+/** This run's switches, off unless given (the configured values have no fallback: see SyncOptions). */
+type RunSwitches = Pick<SyncOptions, 'full' | 'allowMassDelete' | 'extraIds' | 'restartPasses'>;
+const switchesOff: RunSwitches = { full: false, allowMassDelete: false, extraIds: {}, restartPasses: false };
 
-export interface RunSyncOptions extends Partial<SyncOptions> {
+/** The configured values (config `sync`, e.g. `...config.sync`) are required; switches are optional. */
+export interface RunSyncOptions extends Omit<SyncOptions, keyof RunSwitches>, Partial<RunSwitches> {
   /** Stream names to sync; default all. */
   streams?: string[];
   /** Abort to stop after the page under way (SIGINT / SIGTERM). */
@@ -114,14 +106,14 @@ export async function runSync(
   client: OhsClient,
   mirror: Mirror,
   logger: Logger,
-  options: RunSyncOptions = {},
+  options: RunSyncOptions,
 ): Promise<SyncReport> {
   const names = options.streams?.length ? options.streams : streamNames;
   for (const n of names) {
     if (!streamNames.includes(n))
       throw new UsageError(`unknown stream '${n}' (streams: ${streamNames.join(', ')})`);
   }
-  const opts: SyncOptions = { ...defaultSyncOptions, ...stripUndefined(options) };
+  const opts: SyncOptions = { ...switchesOff, ...stripUndefined(options) };
   const lock = await acquireLock(mirror);
   // Everything after the lock is inside this try: whatever fails, the lock is released.
   let board: ProgressBoard | undefined;
@@ -354,6 +346,7 @@ async function recordTypeIssues(
   }
 }
 
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** `o` without its keys set to undefined (an optional switch given as undefined stays off). */
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,4 +1,5 @@
 import type { OhsClient } from '../api/index.js';
+import type { SyncConfig } from '../config/index.js';
 import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
@@ -18,8 +19,8 @@ interface StreamBase {
 export interface QueryStreamDecl extends StreamBase {
   kind: 'query';
   resource: 'HsVendor' | 'OrderItem' | 'Tenant' | 'Role';
-  /** Id-range partitions of a full pass, fetched concurrently. */
-  partitions: number;
+  /** Full passes split the id range in `sync.partitions` parts fetched at once (else one part). */
+  partitioned: boolean;
   /**
    * Incremental rule. 'full': small table, a full pass every run. 'open-rows': new rows above the
    * highest id, plus a re-poll of rows that can still change (`reopen`).
@@ -47,6 +48,8 @@ export interface IdRef {
 
 export interface IdStreamDecl extends StreamBase {
   kind: 'ids';
+  /** Its first id comes from `sync.idStart.<name>`. */
+  name: keyof SyncConfig['idStart'];
   resource: 'Invoice' | 'Staff' | 'Applicant';
   /** Ids referenced elsewhere in the mirror. */
   refs: IdRef[];
@@ -61,21 +64,14 @@ export interface IdStreamDecl extends StreamBase {
 
 export type StreamDecl = QueryStreamDecl | ListStreamDecl | IdStreamDecl;
 
-export interface SyncOptions {
+/**
+ * Resolved options of a sync: the configured values (config `sync`: partitions, probeWindow,
+ * rereadRuns, massDeleteShare, massDeleteMinRows, idStart, documented in src/config/schema.ts)
+ * as given, never defaulted here, and this run's switches.
+ */
+export interface SyncOptions extends SyncConfig {
   full: boolean;
   allowMassDelete: boolean;
-  /** Id-range partitions of a full OrderItem pass. */
-  partitions: number;
-  /** Consecutive 404s that end probing upward for new ids. */
-  probeWindow: number;
-  /** Id streams: incremental runs re-read 1/rereadRuns of the id range each, so all within N runs. */
-  rereadRuns: number;
-  /** Share of a table a pass may soft-delete before it stops and asks for --allow-mass-delete. */
-  massDeleteShare: number;
-  /** Deletions of up to this many rows never count as mass deletions. */
-  massDeleteMinRows: number;
-  /** First id to probe per id stream when the mirror knows none. */
-  idStart: Partial<Record<string, string | number>>;
   /** Extra ids per id stream (from files). */
   extraIds: Partial<Record<string, (string | number)[]>>;
   /** Drop the unfinished passes first, so this run re-reads instead of resuming (--restart-passes). */

@@ -42,10 +42,10 @@ export interface ApplyOptions {
   logger?: Logger;
   /** Destructive items (person.delete): 'all' queued ones (confirmed by the caller), or only those confirmed before. */
   deletes: 'all' | 'confirmed';
-  /** Milliseconds an unknown outcome settles before it is read back. @default 2000 */
-  settleMs?: number;
-  /** Consecutive "not carried out" reads, one per run, before an unknown create is sent again. @default 2 */
-  agreeingReads?: number;
+  /** Milliseconds an unknown outcome settles before it is read back (writeback.settleMs). */
+  settleMs: number;
+  /** Consecutive "not carried out" reads, one per run, before an unknown create is sent again (writeback.agreeingReads). */
+  agreeingReads: number;
   signal?: AbortSignal;
   now?: () => string;
 }
@@ -267,7 +267,7 @@ export class Applier {
       );
       return 'unknown';
     }
-    const settleMs = this.options.settleMs ?? 2000;
+    const settleMs = this.options.settleMs;
     const since = Date.parse(item.unknown_at ?? item.updated_at);
     const wait = since + settleMs - Date.now();
     if (wait > 0) await sleep(wait);
@@ -289,7 +289,7 @@ export class Applier {
       return 'applied';
     }
     const reads = [...readsOf(item), read];
-    const needed = this.options.agreeingReads ?? 2;
+    const needed = this.options.agreeingReads;
     let agreeing = 0;
     for (let i = reads.length - 1; i >= 0 && reads[i]?.verdict === 'not-applied'; i--) agreeing++;
     const mayResend =

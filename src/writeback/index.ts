@@ -6,4 +6,5 @@ export * from './ops/index.js';
 export * from './outbox.js';
 export * from './plan.js';
 export * from './privacy.js';
+export * from './settings.js';
 export * from './validate.js';

@@ -57,19 +57,20 @@ export interface PlanReport {
   counts: { new: number; queued: number; skipped: number };
 }
 
+/** Resolved options: the configured values (config `input`, `writeback`, `mirror`) are required. */
 export interface PlanOptions {
   op?: OpName;
   /** Bounds of the input file (config `input`). */
-  limits?: InputLimits;
-  /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off. @default 20 */
-  centsRatio?: number;
-  /** Above this many new items, or this total of payments, `confirm` must say yes. */
-  confirmRows?: number;
-  confirmAmount?: number;
+  limits: InputLimits;
+  /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off (writeback.centsRatio). */
+  centsRatio: number;
+  /** Above this many new items, or this total of payments, `confirm` must say yes (writeback.confirmRows / confirmAmount). */
+  confirmRows: number;
+  confirmAmount: number;
   /** Asked above the thresholds; absent: the plan is refused there (ConfirmationNeededError). */
   confirm?: (what: PlanTotals) => Promise<boolean>;
   /** The mirror keeps sensitive fields as received (mirror.storeSensitive): they can be compared. */
-  storeSensitive?: boolean;
+  storeSensitive: boolean;
   now?: string;
 }
 
@@ -140,12 +141,12 @@ async function insertItems(
   });
 }
 
-export async function planFile(mirror: Mirror, file: string, options: PlanOptions = {}): Promise<PlanReport> {
+export async function planFile(mirror: Mirror, file: string, options: PlanOptions): Promise<PlanReport> {
   const { valid, problems, rows } = checkRows(await readTable(file, options.limits), options.op);
   const db = mirror.db;
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();
-  const ctx = { db, centsRatio: options.centsRatio ?? 20, storeSensitive: options.storeSensitive === true };
+  const ctx = { db, centsRatio: options.centsRatio, storeSensitive: options.storeSensitive };
   const checksOf = await planChecks(rows, file, ctx, problems);
 
   const occurrences = new Map<string, number>();
@@ -208,9 +209,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
 
   throwProblems(file, problems);
   totals.amount = Math.round(totals.amount * 100) / 100;
-  const big =
-    totals.rows > (options.confirmRows ?? Number.POSITIVE_INFINITY) ||
-    totals.amount > (options.confirmAmount ?? Number.POSITIVE_INFINITY);
+  const big = totals.rows > options.confirmRows || totals.amount > options.confirmAmount;
   if (big && !(options.confirm !== undefined && (await options.confirm(totals))))
     throw new ConfirmationNeededError(
       `${file}: ${totals.rows} new item(s), payments totalling $${moneyText(totals.amount)}: above the confirmation threshold (writeback.confirmRows ${options.confirmRows}, writeback.confirmAmount ${options.confirmAmount}); pass --yes to queue them, nothing was planned`,

@@ -1,5 +1,6 @@
-import { type ClientOptions, OhsClient } from '../../src/api/index.js';
+import { type ClientOptions, OhsClient, pagingOptions } from '../../src/api/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
+import { defaults } from './defaults.js';
 import { WRITE_TOKEN } from './sim.js';
 
 /** A client of the sandbox with fast retries (tests should not wait on real backoff). */
@@ -13,6 +14,7 @@ export function clientFor(sim: RunningSim, options: Partial<ClientOptions> = {})
     maxRetries: 8,
     retryBaseMs: 5,
     retryMaxMs: 100,
+    ...pagingOptions(defaults.api),
     ...options,
   });
 }

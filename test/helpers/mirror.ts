@@ -11,6 +11,7 @@ import { resources } from '../../src/schema/index.js';
 import type { RunningSim, SimRecord } from '../../src/sim/index.js';
 import { type RunSyncOptions, runSync, type SyncReport } from '../../src/sync/index.js';
 import { clientFor } from './client.js';
+import { defaults } from './defaults.js';
 import { WRITE_TOKEN } from './sim.js';
 
 /**
@@ -49,13 +50,14 @@ export const silentLogger = createLogger({ level: 'silent', pretty: false });
 export async function syncInto(
   sim: RunningSim,
   file: string,
-  options: RunSyncOptions = {},
+  options: Partial<RunSyncOptions> = {},
   client: Partial<ClientOptions> = {},
 ): Promise<SyncReport> {
   const c = clientFor(sim, { concurrency: 8, requestsPerSecond: 5000, maxRateLimitRetries: 200, ...client });
   const mirror = await openMirror(file);
   try {
     return await runSync(c, mirror, silentLogger, {
+      ...defaults.sync,
       idStart: { ...ID_START },
       progress: false,
       ...options,

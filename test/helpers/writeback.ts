@@ -8,6 +8,7 @@ import type { RunningSim } from '../../src/sim/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { runOhs } from './cli.js';
 import { clientFor } from './client.js';
+import { defaults } from './defaults.js';
 
 /** Fixtures of the write-back tests: a working folder for the CLI, a mirror synced from the sandbox. */
 export const silent = createLogger({ level: 'silent', pretty: false });
@@ -41,6 +42,7 @@ export async function syncStreams(sim: RunningSim, db: string, streams: string[]
   const mirror = await openMirror(db);
   try {
     const report = await runSync(client, mirror, silent, {
+      ...defaults.sync,
       idStart: { ...ID_START },
       progress: false,
       streams,

@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type CsvSettings, formatCents, writeReport } from '../../src/render/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { outDir, report } from './fixtures.js';
 
+/** The CSV of a report, with the configured settings (config/default.json) unless `csv` is given. */
 async function csvOf(spec: Parameters<typeof report>[0] = {}, csv?: CsvSettings): Promise<Buffer> {
   const { files } = await writeReport(report(spec), {
     outDir: outDir(),
@@ -10,7 +12,7 @@ async function csvOf(spec: Parameters<typeof report>[0] = {}, csv?: CsvSettings)
     asOf: '2025-06-30',
     title: 'Unpaid invoices',
     formats: ['csv'],
-    ...(csv === undefined ? {} : { csv }),
+    csv: csv ?? defaults.reports.csv,
   });
   expect(files).toHaveLength(1);
   expect(files[0]).toMatch(/unpaid-invoices-2025-06-30\.csv$/);

@@ -3,12 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { readHeadline } from '../../src/render/html/page.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
 /** The HTML renderer on the generic report output, without a browser (html-browser.test.ts opens the pages). */
 describe('writeReport --format html', () => {
   const opts = (dir: string) =>
-    ({ outDir: dir, name: 'unpaid-invoices', asOf: '2025-06-30', title: 'Unpaid <invoices>' }) as const;
+    ({
+      outDir: dir,
+      name: 'unpaid-invoices',
+      asOf: '2025-06-30',
+      title: 'Unpaid <invoices>',
+      csv: defaults.reports.csv,
+    }) as const;
 
   it('writes the CSV figures, escapes every value and attribute, ships no script, carries the CSP; summaries read by the workbook too', async () => {
     const dir = outDir();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { neutralise, writeReport } from '../../src/render/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { outDir, readXlsx } from './fixtures.js';
 
 const attacks = ['=HYPERLINK("http://x","y")', '+1', '-2', '@SUM(A1)', '\tcmd', '\r=1+1'];
@@ -30,7 +31,14 @@ describe('formula injection', () => {
         warnings: () => ['@warning from the data'],
         about: () => [['-parameter', '=value']],
       },
-      { outDir: dir, name: 'r', asOf: '2025-06-30', title: 'R', formats: ['xlsx', 'csv'] },
+      {
+        outDir: dir,
+        name: 'r',
+        asOf: '2025-06-30',
+        title: 'R',
+        formats: ['xlsx', 'csv'],
+        csv: defaults.reports.csv,
+      },
     );
 
     const csv = readFileSync(files[1]!, 'utf8');

@@ -9,10 +9,17 @@ import {
   writeReport,
   XlsxRenderer,
 } from '../../src/render/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
 const opts = (dir: string) =>
-  ({ outDir: dir, name: 'unpaid-invoices', asOf: '2025-06-30', title: 'Unpaid invoices' }) as const;
+  ({
+    outDir: dir,
+    name: 'unpaid-invoices',
+    asOf: '2025-06-30',
+    title: 'Unpaid invoices',
+    csv: defaults.reports.csv,
+  }) as const;
 
 function manyRows(n: number, failAt?: number): Iterable<Row> {
   return (function* () {
@@ -138,7 +145,7 @@ describe('writeReport', () => {
     const layout = { name: 'Invoices', columns: everyType };
     for (const renderer of [
       new XlsxRenderer(join(dir, 'a.xlsx'), layout),
-      new CsvRenderer(join(dir, 'a.csv'), layout),
+      new CsvRenderer(join(dir, 'a.csv'), layout, defaults.reports.csv),
     ]) {
       let waits = 0;
       for (const row of manyRows(30_000)) {

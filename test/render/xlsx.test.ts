@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { type Sheet, writeReport } from '../../src/render/index.js';
 import { SheetNames, sheetBacklog } from '../../src/render/xlsx-renderer.js';
+import { defaults } from '../helpers/defaults.js';
 import { col, outDir, type ReportSpec, readXlsx, report } from './fixtures.js';
 
 async function xlsxOf(spec: ReportSpec = {}, about?: [string, string][]): Promise<ExcelJS.Workbook> {
@@ -12,6 +13,7 @@ async function xlsxOf(spec: ReportSpec = {}, about?: [string, string][]): Promis
     asOf: '2025-06-30',
     title: 'Unpaid invoices',
     formats: ['xlsx'],
+    csv: defaults.reports.csv,
     ...(about === undefined ? {} : { about }),
   });
   expect(files[0]).toMatch(/unpaid-invoices-2025-06-30\.xlsx$/);

@@ -8,6 +8,7 @@ import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/i
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
 import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { type EngineName, withTargets } from '../helpers/engines.js';
 
 /**
@@ -118,7 +119,7 @@ export function params(
   options: Record<string, unknown> = {},
   more: Partial<ReportParams> = {},
 ): ReportParams {
-  return { asOf, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options, ...more };
+  return { asOf, asOfTimestamp: '', orgIds: [], timezone: defaults.timezone, options, ...more };
 }
 
 export async function rowsOf(sheet: Sheet): Promise<Row[]> {
@@ -174,6 +175,7 @@ async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, det
       asOf: p.asOf,
       title: def.title,
       formats: ['csv', 'xlsx'],
+      csv: defaults.reports.csv,
     });
     const csv = parse(readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8'), {
       columns: true,

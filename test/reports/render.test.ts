@@ -8,6 +8,7 @@ import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
 import { reportByName, reports } from '../../src/reports/index.js';
 import type { ReportDefinition, ReportParams } from '../../src/reports/types.js';
+import { defaults } from '../helpers/defaults.js';
 import { engines } from '../helpers/engines.js';
 import { history, params, syncState, tempMirrors, upsert } from './fixture.js';
 
@@ -42,6 +43,7 @@ async function write(def: ReportDefinition, m: Mirror, p: ReportParams) {
     asOf: p.asOf,
     title: def.title,
     formats: ['xlsx', 'csv'],
+    csv: defaults.reports.csv,
   });
   const text = readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8');
   // UTF-8 with a BOM, so that Excel reads accented names right.

@@ -9,6 +9,7 @@ import type { Mirror } from '../../src/mirror/index.js';
 import { writeReport } from '../../src/render/index.js';
 import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
 import { reportNamed } from '../../src/reports/index.js';
+import { defaults } from '../helpers/defaults.js';
 import { engines } from '../helpers/engines.js';
 import { history, params, policy, tempMirrors, upsert } from './fixture.js';
 
@@ -33,6 +34,7 @@ async function workbook(def: ReportDefinition, m: Mirror, p: ReportParams): Prom
     asOf: p.asOf,
     title: def.title,
     formats: ['xlsx'],
+    csv: defaults.reports.csv,
   });
   expect(statSync(files[0] as string).mode & 0o777).toBe(0o600);
   const wb = new ExcelJS.Workbook();

@@ -11,6 +11,7 @@ import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { clientFor } from '../helpers/client.js';
+import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import {
   cliConfig,
@@ -117,6 +118,7 @@ describe('sync failure paths', () => {
       const mirror = await openMirror(second);
       try {
         const r = await runSync(client, mirror, logger, {
+          ...defaults.sync,
           streams: ['orderitem'],
           idStart: { ...ID_START },
           progress: false,

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
 import { clientFor } from '../helpers/client.js';
+import { defaults } from '../helpers/defaults.js';
 import {
   expectMirrorEqualsTruth,
   ID_START,
@@ -30,6 +31,7 @@ describe('the mirror file and personal data', () => {
     const client = clientFor(sim(), { concurrency: 8, requestsPerSecond: 5000 });
     try {
       const report = await runSync(client, mirror, silentLogger, {
+        ...defaults.sync,
         idStart: { ...ID_START },
         progress: false,
       });

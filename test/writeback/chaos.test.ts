@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { applyOutbox, listOutbox, planFile } from '../../src/writeback/index.js';
+import { applyOutbox, applySettings, listOutbox, planFile, planSettings } from '../../src/writeback/index.js';
 import { clientFor } from '../helpers/client.js';
+import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { rows as mirrorRows } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
@@ -46,7 +47,7 @@ describe.concurrent.each(engines)('write-back under faults (%s)', (engine) => {
     );
 
     await withMirror(db, async (m) => {
-      const plan = await planFile(m, file, { op: 'payment' });
+      const plan = await planFile(m, file, { ...planSettings(defaults), op: 'payment' });
       expect(plan.counts.new).toBe(500);
     });
     sim().configure({ faultRate: 0.2, faultKinds: ['503', 'drop', 'truncate', 'lostReply'] });
@@ -54,7 +55,12 @@ describe.concurrent.each(engines)('write-back under faults (%s)', (engine) => {
     for (let pass = 0; pass < 6; pass++) {
       const report = await withMirror(db, (m) =>
         withClient(clientFor(sim(), { concurrency: 8, maxRetries: 10 }), (c) =>
-          applyOutbox(c, m, { concurrency: 8, deletes: 'confirmed', logger: silent }),
+          applyOutbox(c, m, {
+            ...applySettings(defaults),
+            concurrency: 8,
+            deletes: 'confirmed',
+            logger: silent,
+          }),
         ),
       );
       reconciled += report.reconciled;
