@@ -64,6 +64,7 @@ export async function benchRenderHtml(scale: number, rounds = 2): Promise<string
                 asOf: '2026-06-15',
                 title: report.title,
                 formats: [format],
+                html: report.html,
               });
             });
             const mb = statSync(m.result.files[0] ?? '').size / 1048576;

@@ -7,6 +7,7 @@ import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
+import type { SummaryBuilder } from './html/summary.js';
 import {
   type CsvSettings,
   type DetailLayout,
@@ -41,6 +42,8 @@ export interface WriteReportOptions {
   about?: [string, string][];
   /** How the CSV reads (BOM, separator, neutralisation). @default defaultCsvSettings */
   csv?: CsvSettings;
+  /** The HTML page's summary builder, from the report's declaration; absent: tables only. */
+  html?: () => SummaryBuilder;
 }
 
 export interface WriteReportResult {
@@ -60,7 +63,12 @@ function openRenderer(
 ): Renderer {
   if (format === 'csv') return new CsvRenderer(path, detail, opts.csv ?? defaultCsvSettings);
   if (format === 'html')
-    return new HtmlRenderer(path, detail, { report: opts.name, title: opts.title, asOf: opts.asOf });
+    return new HtmlRenderer(path, detail, {
+      report: opts.name,
+      title: opts.title,
+      asOf: opts.asOf,
+      summary: opts.html,
+    });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }
 
