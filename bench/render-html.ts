@@ -65,6 +65,7 @@ export async function benchRenderHtml(scale: number, rounds = 2): Promise<string
                 title: report.title,
                 formats: [format],
                 csv: defaults.reports.csv,
+                html: report.html,
               });
             });
             const mb = statSync(m.result.files[0] ?? '').size / 1048576;

@@ -118,6 +118,7 @@ export async function writeReports(
       title: report.title,
       formats: o.formats,
       csv,
+      html: report.html,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
         ['Mirror', identity],

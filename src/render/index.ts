@@ -7,6 +7,7 @@ import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
+import type { SummaryBuilder } from './html/summary.js';
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { forEachRow } from './streams.js';
 import type { ReportResult } from './types.js';
@@ -34,6 +35,8 @@ export interface WriteReportOptions {
   about?: [string, string][];
   /** How the CSV reads (BOM, separator, neutralisation): config `reports.csv`. */
   csv: CsvSettings;
+  /** The HTML page's summary builder, from the report's declaration; absent: tables only. */
+  html?: () => SummaryBuilder;
 }
 
 export interface WriteReportResult {
@@ -53,7 +56,12 @@ function openRenderer(
 ): Renderer {
   if (format === 'csv') return new CsvRenderer(path, detail, opts.csv);
   if (format === 'html')
-    return new HtmlRenderer(path, detail, { report: opts.name, title: opts.title, asOf: opts.asOf });
+    return new HtmlRenderer(path, detail, {
+      report: opts.name,
+      title: opts.title,
+      asOf: opts.asOf,
+      summary: opts.html,
+    });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }
 

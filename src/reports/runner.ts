@@ -18,7 +18,8 @@ import type {
  * The one runner of every report declaration: it checks the common parameters and the report's
  * options, warns of options no report knows, widens the org scope to child orgs, reads the org
  * names, and puts the About sheet together around the last sync of the report's streams. A
- * report's folder declares only its options, queries, rows and sheets (types.ts).
+ * report's folder declares only its options, queries, rows and sheets, and its HTML page's
+ * summary (types.ts).
  */
 export function defineReports<N extends string>(
   declarations: readonly ReportDeclaration<z.ZodObject, N>[],
@@ -30,6 +31,7 @@ export function defineReports<N extends string>(
     description: d.description,
     options: Object.keys(d.options.shape),
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
+    html: d.html,
   }));
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../mirror/index.js';
+import type { SummaryBuilder } from '../render/html/summary.js';
 import type { ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import type { ReportName } from './index.js';
@@ -38,6 +39,8 @@ export interface ReportDefinition<N extends string = ReportName> {
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
+  /** Its HTML page's summary (the declaration's `html`); absent: the page shows the tables only. */
+  html?: () => SummaryBuilder;
 }
 
 /** What the runner hands a report's `build`: the parameters checked, the scope and names read. */
@@ -74,8 +77,8 @@ export interface ReportBody {
 
 /**
  * A report is a declaration (a folder under src/reports with one entry in index.ts): its name,
- * options schema, the streams it reads, and `build`, which queries the mirror and lays out the
- * rows and sheets. The runner (runner.ts) owns the rest.
+ * options schema, the streams it reads, `build`, which queries the mirror and lays out the rows
+ * and sheets, and optionally `html`, its page's summary. The runner (runner.ts) owns the rest.
  */
 export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extends string = string> {
   name: N;
@@ -86,6 +89,11 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
   /** The streams whose last sync the About sheet names (sync-info.ts). */
   streams: readonly string[];
   build(input: ReportInput<z.output<S>>): Promise<ReportBody>;
+  /**
+   * The summary of its HTML page (headline figures, charts, a list shown first): a new builder
+   * per page, in the folder's `html.ts`. Absent: the page shows its sheets as tables only.
+   */
+  html?: () => SummaryBuilder;
   /**
    * The rows of its Trend sheet at some month ends (or any instants of them), read on their own
    * (runner.ts trendRows): what the nightly job draws and the history tests compare.

@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readHeadline } from '../../src/render/html/page.js';
+import type { SummaryBuilder } from '../../src/render/html/summary.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
+import { reportNamed } from '../../src/reports/index.js';
 import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
@@ -95,6 +97,7 @@ describe('writeReport --format html', () => {
       const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] }), {
         ...opts(outDir()),
         formats: ['html'],
+        html: reportNamed('unpaid-invoices').html,
       });
       return readFileSync(out.files[0] ?? '', 'utf8');
     };
@@ -120,7 +123,7 @@ describe('writeReport --format html', () => {
           detail: { rows: everyTypeRows },
           summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
         }),
-        { ...opts(outDir()), name: 'compliance', formats: ['html'] },
+        { ...opts(outDir()), name: 'compliance', formats: ['html'], html: reportNamed('compliance').html },
       );
       return readFileSync(out.files[0] ?? '', 'utf8');
     };
@@ -152,6 +155,64 @@ describe('writeReport --format html', () => {
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
     expect(none).toContain('omitted: before the mirror&#39;s history begins');
+  });
+
+  it('draws the summary of the builder it is given, whatever the report is named; none given: the tables only', async () => {
+    const summaries = [
+      {
+        name: 'By org',
+        columns: [
+          { key: 'org', title: 'Org', type: 'string' as const },
+          { key: 'total', title: 'Total', type: 'money' as const },
+        ],
+        rows: [{ org: 'Acme', total: 12550 }],
+      },
+    ];
+    // A report of its own, declared here: it counts the detail rows and lists the first one.
+    const probe = (): SummaryBuilder => {
+      const seen: Row[] = [];
+      return {
+        onRow: (row) => void seen.push(row),
+        build: (sheets) => ({
+          status: 'bad',
+          figures: [
+            { label: 'Rows seen', value: String(seen.length) },
+            { label: 'Sheets', value: sheets.map((s) => `${s.name} ${s.rows.length}`).join(', ') },
+          ],
+          charts: [],
+          first: { title: 'First row', rows: seen.slice(0, 1), more: seen.length - 1 },
+        }),
+      };
+    };
+    const page = async (name: string, html?: () => SummaryBuilder) => {
+      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries }), {
+        ...opts(outDir()),
+        name,
+        formats: ['html'],
+        html,
+      });
+      return readFileSync(out.files[0] ?? '', 'utf8');
+    };
+    const probed = await page('probe', probe);
+    expect(readHeadline(probed)).toMatchObject({
+      report: 'probe',
+      status: 'bad',
+      figures: [
+        { label: 'Rows seen', value: String(everyTypeRows.length) },
+        { label: 'Sheets', value: 'By org 1' },
+      ],
+    });
+    expect(probed).toContain('<h3>First row</h3>');
+    expect(probed).toContain(`${everyTypeRows.length - 1} more in the detail below and in the CSV.`);
+    // Named like a report of the registry but given no builder: no chart, the row count only.
+    const plain = await page('compliance');
+    expect(plain).not.toContain('data-chart=');
+    expect(readHeadline(plain)).toMatchObject({
+      report: 'compliance',
+      status: 'ok',
+      figures: [{ label: 'Rows', value: String(everyTypeRows.length) }],
+    });
+    expect(plain).toContain('<h2 id="sheet-0">By org</h2>');
   });
 
   it('keeps the first 5,000 detail rows and says how many the CSV has', async () => {

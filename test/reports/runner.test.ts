@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { reports } from '../../src/reports/index.js';
 import { boolOption, intOption } from '../../src/reports/params.js';
 import { defineReports, trendRows } from '../../src/reports/runner.js';
 import type { ReportDeclaration, ReportInput } from '../../src/reports/types.js';
@@ -42,6 +43,10 @@ function probe() {
       seen.push(input);
       return ends.map((e) => ({ monthEnd: e.instant, orgs: input.opts.count }));
     },
+    html: () => ({
+      onRow() {},
+      build: () => ({ status: 'ok', figures: [{ label: 'Probe', value: 'yes' }], charts: [] }),
+    }),
   };
   const other: ReportDeclaration<z.ZodObject, 'other'> = {
     name: 'other',
@@ -51,9 +56,9 @@ function probe() {
     streams: [],
     build: () => Promise.reject(new Error('not run')),
   };
-  const [report] = defineReports<'probe' | 'other'>([declaration, other]);
-  if (report === undefined) throw new Error('no report defined');
-  return { report, declaration, seen };
+  const [report, otherReport] = defineReports<'probe' | 'other'>([declaration, other]);
+  if (report === undefined || otherReport === undefined) throw new Error('no report defined');
+  return { report, otherReport, declaration, seen };
 }
 
 describe.each(engines)('%s', (engine) => {
@@ -108,6 +113,15 @@ describe.each(engines)('%s', (engine) => {
       ['Last sync of orgmonth', 'never (last full pass: never)'],
       ['Orgs', '0'],
     ]);
+  });
+
+  it('hands on the declared HTML page summary; a report declaring none has none (its page: the tables)', () => {
+    const { report, otherReport, declaration } = probe();
+    expect(report.html).toBe(declaration.html);
+    expect(report.html?.().build([]).figures).toEqual([{ label: 'Probe', value: 'yes' }]);
+    expect(otherReport.html).toBeUndefined();
+    // Every report of the registry declares its page's summary in its folder (html.ts).
+    expect(reports.filter((r) => r.html === undefined).map((r) => r.name)).toEqual([]);
   });
 
   it('reads a declared trend with the same checked options and scope as the report', async () => {

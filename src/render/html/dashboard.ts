@@ -2,7 +2,7 @@ import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { esc } from './escape.js';
 import { pageShell, readHeadline, statusBadge } from './page.js';
-import type { Headline, Level } from './summaries.js';
+import type { Headline, Level } from './summary.js';
 
 /** A stream's freshness as `ohs status` reads it. */
 export interface StreamFreshness {

@@ -2,7 +2,7 @@ import type { Column, Row } from '../types.js';
 import type { CellPlace } from '../values.js';
 import { alertOf, htmlCell, isNumeric } from './cells.js';
 import { esc } from './escape.js';
-import type { Headline, Level } from './summaries.js';
+import type { Headline, Level } from './summary.js';
 
 /**
  * The page's policy: nothing runs and nothing is fetched. `default-src 'none'` forbids scripts,

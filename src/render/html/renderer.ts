@@ -5,7 +5,7 @@ import type { Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
-import { type Headline, type PageSummary, type ReadSheet, summaryBuilder } from './summaries.js';
+import type { Headline, PageSummary, ReadSheet, SummaryBuilder } from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -14,6 +14,11 @@ export interface HtmlPageInfo {
   report: string;
   title: string;
   asOf: string;
+  /**
+   * Makes the builder of the page's summary (headline figures, charts, a list shown first): the
+   * report's own (its declaration's `html`). Absent: the generic page, its tables only.
+   */
+  summary?: () => SummaryBuilder;
 }
 
 /** Reads summary sheets' rows (a few hundred at most) so more than one renderer can use them. */
@@ -42,7 +47,7 @@ export class HtmlRenderer implements Renderer {
   private readonly rows: string[] = [];
   private rowNumber = 0;
   private readonly cells;
-  private readonly builder;
+  private readonly builder: SummaryBuilder | undefined;
 
   constructor(
     private readonly path: string,
@@ -50,7 +55,7 @@ export class HtmlRenderer implements Renderer {
     private readonly info: HtmlPageInfo,
   ) {
     this.cells = tableCells(detail.name, detail.columns);
-    this.builder = summaryBuilder(info.report);
+    this.builder = info.summary?.();
   }
 
   write(row: Row): undefined {

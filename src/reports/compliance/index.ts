@@ -10,6 +10,7 @@ import { aboutLines, rollupCount } from './about.js';
 import { Collector } from './collector.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './evidence.js';
+import { complianceHtml } from './html.js';
 import { ASSUMED, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
 import { orgMonthOrgs } from './queries.js';
@@ -32,6 +33,7 @@ export const complianceReport: ReportDeclaration<typeof complianceOptions, 'comp
   options: complianceOptions,
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
+  html: complianceHtml,
   async trend({ db, common, opts, scope }, ends) {
     const s = await setup(db, common, opts, scope, new Collector());
     return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;

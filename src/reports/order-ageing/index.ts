@@ -6,6 +6,7 @@ import { aboutLines } from './about.js';
 import { asOfInstant } from './as-of.js';
 import { Classifier, terminalStages } from './classify.js';
 import { columnKeys, orderAgeingColumns, printColumns } from './columns.js';
+import { orderAgeingHtml } from './html.js';
 import { type OrderAgeingOptions, orderAgeingOptions } from './options.js';
 import { itemQuery } from './query.js';
 import { compareSortable, type Sortable, sortable } from './rows.js';
@@ -28,6 +29,7 @@ export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'or
   options: orderAgeingOptions,
   streams: ['orderitem', 'invoice'],
   build,
+  html: orderAgeingHtml,
 };
 
 async function build({ db, params, common, opts, scope, at, names }: ReportInput<OrderAgeingOptions>) {

@@ -9,6 +9,7 @@ import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
 import { asOfWarnings, classify } from './classify.js';
 import { bucketColumnsFor, bucketSheetColumns, unpaidInvoicesColumnsFor } from './columns.js';
+import { unpaidInvoicesHtml } from './html.js';
 import { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
 import { invoiceRows } from './queries.js';
 import { summarise, withCancelled } from './summary.js';
@@ -26,6 +27,7 @@ export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOption
   options: unpaidInvoicesOptions,
   streams: ['invoice', 'orderitem'],
   build,
+  html: unpaidInvoicesHtml,
   async trend({ db, common, opts, scope }, ends) {
     const buckets = agingBuckets(opts.periodDays, opts.periods);
     return (await arTrend(db, common, opts, buckets, scope, ends)).rows;

@@ -1,0 +1,124 @@
+import {
+  count,
+  isTotal,
+  level,
+  num,
+  palette,
+  type ReadSheet,
+  type SummaryBuilder,
+  sheet,
+} from '../../render/html/summary.js';
+import type { Row } from '../../render/types.js';
+
+/** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
+const STUCK_SHOWN = 100;
+
+/**
+ * The summary of the order ageing page (docs/html-reports.md): open, stuck and warning counts,
+ * the stuck orders first (kept as the detail streams), and open orders by stage and time in
+ * status. The time buckets are read from the By status sheet's columns.
+ */
+export function orderAgeingHtml(): SummaryBuilder {
+  const stuck: Row[] = [];
+  let stuckCount = 0;
+  return {
+    onRow(row) {
+      if (row.flag !== 'STUCK') return;
+      stuckCount++;
+      if (stuck.length < STUCK_SHOWN) stuck.push(row);
+    },
+    build(sheets) {
+      const byStatus = sheet(sheets, 'By status');
+      const ageColumns = statusAgeColumns(byStatus);
+      const rows = (byStatus?.rows ?? []).filter((r) => !isTotal(r.status));
+      const total = (byStatus?.rows ?? []).find((r) => isTotal(r.status));
+      const stages = new Map<string, Record<string, number>>();
+      // Orders whose time in status is not known (no bucket counts them) are drawn as such.
+      const unknown = { key: 'unknownTimeInStatus', label: 'unknown' };
+      for (const r of rows) {
+        const stage = String(r.stage ?? r.status);
+        const s = stages.get(stage) ?? {};
+        let bucketed = 0;
+        for (const { key } of ageColumns) {
+          s[key] = (s[key] ?? 0) + num(r[key]);
+          bucketed += num(r[key]);
+        }
+        s[unknown.key] = (s[unknown.key] ?? 0) + Math.max(0, num(r.count) - bucketed);
+        stages.set(stage, s);
+      }
+      if ([...stages.values()].some((s) => (s[unknown.key] ?? 0) > 0)) ageColumns.push(unknown);
+      const values = [...stages.entries()].flatMap(([stage, s]) =>
+        ageColumns.map(({ key, label }, i) => ({ stage, age: label, order: i, orders: s[key] ?? 0 })),
+      );
+      return {
+        status: level(num(total?.stuck) > 0, num(total?.warn) > 0),
+        figures: [
+          { label: 'Open orders', value: count(num(total?.count)) },
+          { label: 'Stuck', value: count(num(total?.stuck)) },
+          { label: 'Warning', value: count(num(total?.warn)) },
+          {
+            label: 'Oldest (days)',
+            value: (total?.maxAgeDays !== undefined
+              ? num(total.maxAgeDays)
+              : num(total?.maxAgeHours) / 24
+            ).toFixed(1),
+          },
+        ],
+        charts: [
+          {
+            id: 'chart-stages',
+            title: 'Open orders by stage and time in status',
+            description: `Open orders per stage, split by time in their status: ${[...stages.entries()]
+              .map(
+                ([stage, s]) =>
+                  `${stage} ${ageColumns.map(({ key, label }) => `${label} ${s[key] ?? 0}`).join(' ')}`,
+              )
+              .join('; ')}.`,
+            spec: {
+              data: { values },
+              width: 320,
+              height: { step: 22 },
+              mark: { type: 'bar' },
+              encoding: {
+                y: { field: 'stage', type: 'nominal', sort: null, title: null },
+                x: { field: 'orders', type: 'quantitative', title: 'open orders' },
+                color: {
+                  field: 'age',
+                  type: 'ordinal',
+                  sort: ageColumns.map((a) => a.label),
+                  scale: {
+                    domain: ageColumns.map((a) => a.label),
+                    range: ageColumns.map((a, n) =>
+                      a.key === unknown.key ? palette.grey : ageColours[n % ageColours.length],
+                    ),
+                  },
+                  title: 'time in status',
+                },
+                order: { field: 'order' },
+              },
+            },
+          },
+        ],
+        first: { title: `Stuck orders (${count(stuckCount)})`, rows: stuck, more: stuckCount - stuck.length },
+      };
+    },
+  };
+}
+
+/** The time-in-status buckets of a By status sheet: its integer columns but the counts and flags. */
+function statusAgeColumns(sheet: ReadSheet | undefined): { key: string; label: string }[] {
+  const notBuckets = new Set(['count', 'warn', 'stuck']);
+  return (sheet?.columns ?? [])
+    .filter((c) => c.type === 'integer' && !notBuckets.has(c.key))
+    .map((c) => ({ key: c.key, label: c.title.replace(/^In status /, '') }));
+}
+
+const ageColours = [
+  palette.sky,
+  palette.blue,
+  palette.green,
+  palette.yellow,
+  palette.orange,
+  palette.vermillion,
+  palette.purple,
+];
