@@ -1,7 +1,6 @@
 import { request } from 'undici';
-import { OhsClient } from '../src/api/index.js';
 import { and, fieldsOf, operations, where } from '../src/schema/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * Full OrderItem scan against the sandbox (in its own process), at concurrency 1, 4 and 8: the
@@ -62,13 +61,7 @@ async function bareScan(url: string, parts: [number, number][]): Promise<number>
 }
 
 async function clientScan(url: string, parts: [number, number][], concurrency: number): Promise<number> {
-  const client = new OhsClient({
-    baseUrl: url,
-    token: TOKEN,
-    concurrency,
-    requestsPerSecond: 100_000,
-    pageSize: PAGE,
-  });
+  const client = configuredClient(url, TOKEN, { concurrency, requestsPerSecond: 100_000, pageSize: PAGE });
   try {
     const counts = await Promise.all(
       parts.map(async ([after, atMost]) => {

@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { reportByName } from '../reports/index.js';
-import { OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
 import { startSim } from '../src/sim/index.js';
 import { runSync } from '../src/sync/index.js';
 import { startPgServer } from '../test/helpers/pg-server.js';
-import { table } from './sandbox.js';
+import { configuredClient, table } from './sandbox.js';
 
 /**
  * What the mirror's history costs on disk (issue 23): the sandbox synced in full, then NIGHTS
@@ -99,9 +98,7 @@ async function nights(
   scale: number,
 ): Promise<{ growth: Record<string, string | number>; times: Record<string, string>[] }> {
   const sim = await startSim({ seed: 5, scale, anchorDate: '2026-06-15', token: TOKEN });
-  const client = new OhsClient({
-    baseUrl: sim.url,
-    token: TOKEN,
+  const client = configuredClient(sim.url, TOKEN, {
     concurrency: 8,
     requestsPerSecond: 5000,
     timeoutMs: 10_000,

@@ -1,5 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClient, type OhsClient } from '../src/api/index.js';
+import { type ApiConfig, configSchema } from '../src/config/index.js';
+import { packageRoot } from '../src/util/package-root.js';
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 
@@ -59,4 +64,16 @@ export function table(rows: Record<string, string | number>[]): string {
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(width[i] ?? 0)).join('  ');
   return [line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+}
+
+/**
+ * A client built as the commands build it (`createClient`), from config/default.json (parsed: the
+ * one source of defaults) with `api` keys overridden; the benchmarks fix the concurrency unless
+ * they give `maxConcurrency`.
+ */
+export function configuredClient(url: string, token: string, api: Partial<ApiConfig>): OhsClient {
+  const defaults = JSON.parse(readFileSync(join(packageRoot(), 'config', 'default.json'), 'utf8')) as object;
+  const config = configSchema.parse({ ...defaults, baseUrl: url, token });
+  const concurrency = api.concurrency ?? config.api.concurrency;
+  return createClient({ ...config, api: { ...config.api, maxConcurrency: concurrency, ...api } });
 }

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { NotFoundError, OhsClient } from '../src/api/index.js';
+import { NotFoundError, type OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror } from '../src/mirror/index.js';
 import { runSync, streams } from '../src/sync/index.js';
 import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * Full sync of the sandbox, stream by stream, beside a fetch-only pass that makes the same
@@ -21,7 +21,7 @@ const PARTITIONS = 4;
 const PROBE_WINDOW = 100;
 
 function client(url: string): OhsClient {
-  return new OhsClient({ baseUrl: url, token: TOKEN, concurrency: 8, requestsPerSecond: 100_000 });
+  return configuredClient(url, TOKEN, { concurrency: 8, requestsPerSecond: 100_000 });
 }
 
 async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> {

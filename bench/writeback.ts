@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PQueue from 'p-queue';
 import { request } from 'undici';
-import { OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { openMirror } from '../src/mirror/index.js';
 import { operations } from '../src/schema/index.js';
 import { runSync } from '../src/sync/index.js';
 import { applyOutbox, planFile } from '../src/writeback/index.js';
-import { measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * `npm run bench -- writeback`: payments applied per second by `ohs apply`'s runner (claim,
@@ -55,7 +54,7 @@ async function bareLoop(
 /** Plans the file (not measured), then measures the apply alone. */
 async function runnerLoop(url: string, db: string, file: string, concurrency: number) {
   const mirror = await openMirror(db);
-  const client = new OhsClient({ baseUrl: url, token: TOKEN, concurrency, requestsPerSecond: 100_000 });
+  const client = configuredClient(url, TOKEN, { concurrency, requestsPerSecond: 100_000 });
   try {
     await planFile(mirror, file, { op: 'payment', centsRatio: 0 });
     return await measure(async () => {
@@ -77,12 +76,7 @@ export async function benchWriteback(scale: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-wb-'));
   try {
     const db = join(dir, 'bench.sqlite');
-    const syncClient = new OhsClient({
-      baseUrl: sandbox.url,
-      token: TOKEN,
-      concurrency: 8,
-      requestsPerSecond: 100_000,
-    });
+    const syncClient = configuredClient(sandbox.url, TOKEN, { concurrency: 8, requestsPerSecond: 100_000 });
     const mirror = await openMirror(db);
     await runSync(syncClient, mirror, silent, {
       streams: ['invoice'],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OhsClient } from '../../src/api/index.js';
 import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
+import { clientOptions } from '../helpers/client.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { one, silentLogger } from '../helpers/mirror.js';
 
@@ -37,7 +38,9 @@ describe('probing upward against a service answering 200 for every id', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   async function run(file: string) {
-    const client = new OhsClient({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 });
+    const client = new OhsClient(
+      clientOptions({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 }),
+    );
     const mirror = await openMirror(file);
     try {
       const report = await runSync(client, mirror, silentLogger, {
