@@ -1,21 +1,8 @@
 import PQueue from 'p-queue';
 import { describe, expect, it } from 'vitest';
 import { DEADLINE_ATTEMPTS, DeadlineError } from '../../src/api/deadline.js';
-import {
-  ApiMetrics,
-  ConcurrencyLimit,
-  ForbiddenError,
-  InvalidRequestError,
-  NetworkError,
-  NotFoundError,
-  OutcomeUnknownError,
-  ProtocolError,
-  RateLimitedError,
-  RateLimiter,
-  ServerError,
-  UnauthorizedError,
-  UnreachableError,
-} from '../../src/api/index.js';
+import * as E from '../../src/api/errors.js';
+import { ApiMetrics, ConcurrencyLimit, RateLimiter } from '../../src/api/index.js';
 import { NotAListError, SinkConsumerError } from '../../src/api/list-stream.js';
 import { Circuit, classifyLayer } from '../../src/api/transport/classify.js';
 import { metricsLayer } from '../../src/api/transport/metrics.js';
@@ -153,20 +140,20 @@ describe('the retry table, composed around a plain attempt', () => {
   it("throws the reason's error once its budget is spent, naming the attempts", async () => {
     const faults = stack([{ status: 500 }, { status: 500 }, { status: 500 }], { maxRetries: 2 });
     const server = await failed(faults.send(get));
-    expect(server).toBeInstanceOf(ServerError);
-    expect((server as ServerError).attempts).toBe(3);
+    expect(server).toBeInstanceOf(E.ServerError);
+    expect((server as E.ServerError).attempts).toBe(3);
 
     const throttles = stack([{ status: 429 }, { status: 429 }, { status: 429 }], {
       maxRateLimitRetries: 2,
       rate: false,
     });
     const limited = await failed(throttles.send(get));
-    expect(limited).toBeInstanceOf(RateLimitedError);
-    expect((limited as RateLimitedError).attempts).toBe(3);
+    expect(limited).toBeInstanceOf(E.RateLimitedError);
+    expect((limited as E.RateLimitedError).attempts).toBe(3);
 
     const drops = stack([{ code: 'ECONNRESET' }, { code: 'ECONNRESET' }], { maxRetries: 1 });
     const dropped = await failed(drops.send(get));
-    expect(dropped).toBeInstanceOf(NetworkError);
+    expect(dropped).toBeInstanceOf(E.NetworkError);
     expect((dropped as Error).message).toContain('network (ECONNRESET) on each of 2 attempts');
     expect(drops.limiter.snapshot().faults).toBe(2);
   });
@@ -174,7 +161,7 @@ describe('the retry table, composed around a plain attempt', () => {
   it('a request that outlives its deadline is tried DEADLINE_ATTEMPTS times, whatever maxRetries allows', async () => {
     const s = stack([new DeadlineError(30_000), new DeadlineError(30_000), { status: 200 }]);
     const err = await failed(s.send(get));
-    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toBeInstanceOf(E.NetworkError);
     expect((err as Error).message).toMatch(/request deadline \(30000 ms\) on 2 attempts/);
     expect(s.calls).toHaveLength(DEADLINE_ATTEMPTS);
     expect(s.metrics.retries).toEqual({ timeout: 1 });
@@ -192,7 +179,7 @@ describe('the retry table, composed around a plain attempt', () => {
     for (const step of mayHaveRun) {
       const s = stack([step, { status: 201, text: '{"id":1}' }]);
       const err = await failed(s.send(create));
-      expect(err, JSON.stringify(step)).toBeInstanceOf(OutcomeUnknownError);
+      expect(err, JSON.stringify(step)).toBeInstanceOf(E.OutcomeUnknownError);
       expect(s.calls, JSON.stringify(step)).toHaveLength(1);
     }
   });
@@ -211,7 +198,7 @@ describe('the retry table, composed around a plain attempt', () => {
     const s = stack([{ code: 'ECONNRESET' }, { status: 404 }]);
     expect(await s.send(remove)).toEqual({ status: 404, body: undefined });
     const first = stack([{ status: 404, text: '{"message":"no person 9"}' }]);
-    expect(await failed(first.send(remove))).toBeInstanceOf(NotFoundError);
+    expect(await failed(first.send(remove))).toBeInstanceOf(E.NotFoundError);
     // A 5xx may have run too; an unreadable success did nothing the 404 would confirm.
     expect(await stack([{ status: 500 }, { status: 404 }]).send(remove)).toEqual({
       status: 404,
@@ -219,32 +206,32 @@ describe('the retry table, composed around a plain attempt', () => {
     });
     expect(
       await failed(stack([{ status: 200, text: '<html>' }, { status: 404 }]).send(remove)),
-    ).toBeInstanceOf(NotFoundError);
+    ).toBeInstanceOf(E.NotFoundError);
   });
 
   it("throws a client error at once, with the service's message", async () => {
     const s = stack([{ status: 422, text: '{"error":{"message":"amount must be positive"}}' }]);
     const err = await failed(s.send(create));
-    expect(err).toBeInstanceOf(InvalidRequestError);
+    expect(err).toBeInstanceOf(E.InvalidRequestError);
     expect((err as Error).message).toContain('amount must be positive');
-    expect(await failed(stack([{ status: 403 }]).send(get))).toBeInstanceOf(ForbiddenError);
+    expect(await failed(stack([{ status: 403 }]).send(get))).toBeInstanceOf(E.ForbiddenError);
     const huge = await failed(stack([{ status: 200, text: '{"id":9007199254740993}' }]).send(get));
-    expect(huge).toBeInstanceOf(ProtocolError);
+    expect(huge).toBeInstanceOf(E.ProtocolError);
     expect(s.calls).toHaveLength(1);
   });
 
   it('a 401 stops the client: later requests fail with it and never reach the attempt', async () => {
     const s = stack([{ status: 401 }]);
     const err = await failed(s.send(get));
-    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect(err).toBeInstanceOf(E.UnauthorizedError);
     expect(await failed(s.send(get))).toBe(err);
     expect(s.calls).toHaveLength(1);
   });
 
-  it('no service at the base URL before any answer: one UnreachableError for this and every later request', async () => {
+  it('no service at the base URL before any answer: one E.UnreachableError for this and every later request', async () => {
     const s = stack([{ code: 'ECONNREFUSED' }]);
     const err = await failed(s.send(get));
-    expect(err).toBeInstanceOf(UnreachableError);
+    expect(err).toBeInstanceOf(E.UnreachableError);
     expect((err as Error).message).toContain('no service at http://127.0.0.1:9 (connection refused)');
     expect(await failed(s.send(create))).toBe(err);
     expect(s.calls).toHaveLength(1);
@@ -353,8 +340,8 @@ describe('the classify layer', () => {
   it("throws on what no retry can help: a sink consumer's own error, a list that is none, a body over its bound", async () => {
     const own = new Error('disk full');
     await expect(classify(new SinkConsumerError(own))).rejects.toBe(own);
-    await expect(classify(new NotAListError('not a list'))).rejects.toBeInstanceOf(ProtocolError);
-    const tooLarge = new ProtocolError('too large', { method: 'GET', path: '/' });
+    await expect(classify(new NotAListError('not a list'))).rejects.toBeInstanceOf(E.ProtocolError);
+    const tooLarge = new E.ProtocolError('too large', { method: 'GET', path: '/' });
     await expect(classify(tooLarge)).rejects.toBe(tooLarge);
   });
 
@@ -409,7 +396,7 @@ describe('the rate layer', () => {
     const before = Date.now();
     await through(p, { status: 200 }, sent);
     expect(sent[0]?.sentAt).toBeGreaterThanOrEqual(before);
-    p.circuit.fatal = new UnauthorizedError({ method: 'GET', path: '/' });
+    p.circuit.fatal = new E.UnauthorizedError({ method: 'GET', path: '/' });
     await expect(through(p, { status: 200 }, sent)).rejects.toBe(p.circuit.fatal);
     expect(sent).toHaveLength(1);
   });
