@@ -110,39 +110,38 @@ export function classifyError(err: unknown, call: Call, circuit: Circuit): Outco
     throw new ProtocolError(err.message, { method: req.method, path: req.path, attempts: call.attempt });
   const code = errorCode(err);
   circuit.fault(code, call, err);
-  return { reason: faultReason(code), answer: undefined, code, cause: err, ms: 0 };
-}
-
-/** An outcome whose streamed body is still to pour: `rest` pours it and gives the final outcome. */
-export interface Classified extends Outcome {
-  rest: (() => Promise<Outcome>) | undefined;
+  return { reason: faultReason(code), answer: undefined, code, cause: err, ms: 0, rest: undefined };
 }
 
 /**
  * The classify layer: each attempt's answer or error as an Outcome. An answer is judged by its
  * head here (inside the rate layer's slot); a success's body is decoded after (`decodeBody`).
  */
-export function classifyLayer(inner: Dispatch<Answer>, circuit: Circuit): Dispatch<Classified> {
+export function classifyLayer(inner: Dispatch<Answer>, circuit: Circuit): Dispatch<Outcome> {
   return async (call) => {
     let answer: Answer;
     try {
       answer = await inner(call);
     } catch (err) {
-      return { ...classifyError(err, call, circuit), rest: undefined };
+      return classifyError(err, call, circuit);
     }
     circuit.reached = true;
-    const reason = answerReason(answer);
-    const outcome: Outcome = { reason, answer, code: undefined, cause: undefined, ms: answer.ms };
-    const pour = answer.pour;
-    if (pour === undefined) return { ...outcome, rest: undefined };
-    return {
-      ...outcome,
-      rest: () =>
-        pour().then(
-          () => outcome,
-          (err: unknown) => classifyError(err, call, circuit),
-        ),
+    const outcome: Outcome = {
+      reason: answerReason(answer),
+      answer,
+      code: undefined,
+      cause: undefined,
+      ms: answer.ms,
+      rest: undefined,
     };
+    const pour = answer.pour;
+    if (pour !== undefined)
+      outcome.rest = () =>
+        pour().then(
+          () => ({ ...outcome, rest: undefined }),
+          (err: unknown) => classifyError(err, call, circuit),
+        );
+    return outcome;
   };
 }
 

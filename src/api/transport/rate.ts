@@ -1,6 +1,6 @@
 import type PQueue from 'p-queue';
 import { ClientLag, type ConcurrencyLimit, type RateLimiter } from '../rate/index.js';
-import type { Circuit, Classified } from './classify.js';
+import type { Circuit } from './classify.js';
 import { type Answer, type Dispatch, type Outcome, requestKind } from './types.js';
 
 export interface RateLayerOptions {
@@ -20,7 +20,7 @@ export interface RateLayerOptions {
  * latency to the concurrency limit, before a streamed body is poured (still in the slot); each
  * fault's error code to the limiter, after.
  */
-export function rateLayer(inner: Dispatch<Classified>, o: RateLayerOptions): Dispatch<Outcome> {
+export function rateLayer(inner: Dispatch<Outcome>, o: RateLayerOptions): Dispatch<Outcome> {
   const observe = (kind: string, a: Answer, sentAt: number) => {
     o.limiter.observe(kind, a.status, a.ms, a.headers, sentAt, a.retryAfterMs, a.throttling);
     if (a.status >= 500 || a.status === 429 || a.throttling) return;
@@ -45,6 +45,7 @@ export function rateLayer(inner: Dispatch<Classified>, o: RateLayerOptions): Dis
     if (outcome.answer !== undefined) return outcome;
     const ms = Math.round(performance.now() - started);
     o.limiter.observe(kind, outcome.code ?? 'UNKNOWN', ms, {}, call.sentAt);
-    return { ...outcome, ms };
+    outcome.ms = ms;
+    return outcome;
   };
 }

@@ -100,6 +100,8 @@ export interface Outcome {
   cause: unknown;
   /** Milliseconds the attempt took. */
   ms: number;
+  /** A streamed body still to pour (inside the rate layer's slot): pours it, gives the final outcome. */
+  rest: (() => Promise<Outcome>) | undefined;
 }
 
 /** One layer's view of what is inside it: a call in, a promise of its result out. */
