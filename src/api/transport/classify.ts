@@ -118,13 +118,7 @@ export function classifyError(err: unknown, call: Call, circuit: Circuit): Outco
  * head here (inside the rate layer's slot); a success's body is decoded after (`decodeBody`).
  */
 export function classifyLayer(inner: Dispatch<Answer>, circuit: Circuit): Dispatch<Outcome> {
-  return async (call) => {
-    let answer: Answer;
-    try {
-      answer = await inner(call);
-    } catch (err) {
-      return classifyError(err, call, circuit);
-    }
+  const onAnswer = (answer: Answer, call: Call): Outcome => {
     circuit.reached = true;
     const outcome: Outcome = {
       reason: answerReason(answer),
@@ -143,6 +137,12 @@ export function classifyLayer(inner: Dispatch<Answer>, circuit: Circuit): Dispat
         );
     return outcome;
   };
+  // No async frame of its own: one promise per attempt less on the hot path.
+  return (call) =>
+    inner(call).then(
+      (answer) => onAnswer(answer, call),
+      (err: unknown) => classifyError(err, call, circuit),
+    );
 }
 
 /** A JSON body, or `ok: false` for one that is not JSON; an empty body is undefined. */

@@ -11,14 +11,14 @@ export function metricsLayer(
   metrics: ApiMetrics,
   logger: Logger | undefined,
 ): Dispatch<Outcome> {
-  return async (call) => {
-    const o = await inner(call);
-    const status = o.answer === undefined ? (o.code ?? 'UNKNOWN') : o.answer.status;
-    metrics.response(status, o.ms, o.answer === undefined ? 0 : Buffer.byteLength(o.answer.text));
-    logger?.debug(
-      { method: call.req.method, path: call.req.path, status, ms: o.ms, attempt: call.attempt },
-      'http',
-    );
-    return o;
-  };
+  return (call) =>
+    inner(call).then((o) => {
+      const status = o.answer === undefined ? (o.code ?? 'UNKNOWN') : o.answer.status;
+      metrics.response(status, o.ms, o.answer === undefined ? 0 : Buffer.byteLength(o.answer.text));
+      logger?.debug(
+        { method: call.req.method, path: call.req.path, status, ms: o.ms, attempt: call.attempt },
+        'http',
+      );
+      return o;
+    });
 }
