@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { OhsClient, pagingOptions } from '../src/api/index.js';
+import { pagingOptions } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
 import { reportByName } from '../src/reports/index.js';
 import { startSim } from '../src/sim/index.js';
 import { runSync } from '../src/sync/index.js';
 import { startPgServer } from '../test/helpers/pg-server.js';
-import { defaults, table } from './sandbox.js';
+import { configuredClient, defaults, table } from './sandbox.js';
 
 /**
  * What the mirror's history costs on disk (issue 23): the sandbox synced in full, then NIGHTS
@@ -99,9 +99,7 @@ async function nights(
   scale: number,
 ): Promise<{ growth: Record<string, string | number>; times: Record<string, string>[] }> {
   const sim = await startSim({ seed: 5, scale, anchorDate: '2026-06-15', token: TOKEN });
-  const client = new OhsClient({
-    baseUrl: sim.url,
-    token: TOKEN,
+  const client = configuredClient(sim.url, TOKEN, {
     concurrency: 8,
     requestsPerSecond: 5000,
     timeoutMs: 10_000,

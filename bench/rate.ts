@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import { type MetricsSnapshot, NotFoundError, OhsClient, pagingOptions } from '../src/api/index.js';
+import { type MetricsSnapshot, NotFoundError, type OhsClient } from '../src/api/index.js';
 import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
-import { defaults, spawnSandbox } from './sandbox.js';
+import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
 
 /**
  * `npm run bench -- rate [--scale X]`: the adaptive rate (src/api/rate) against the sandbox in
@@ -78,13 +78,7 @@ async function sync(
   full: boolean,
 ): Promise<{ seconds: number; cpu: number; report: SyncReport; metrics: MetricsSnapshot }> {
   const mirror = await openMirror(db);
-  const client = new OhsClient({
-    baseUrl: url,
-    token: TOKEN,
-    concurrency: CONCURRENCY,
-    maxConcurrency: CEILING,
-    ...pagingOptions(defaults.api),
-  });
+  const client = configuredClient(url, TOKEN, { concurrency: CONCURRENCY, maxConcurrency: CEILING });
   client.transport.limiter.share(new MirrorRateBudget(mirror.db));
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -316,13 +310,7 @@ async function noLimit(
         fairRecords = f.records;
         fair = best(fair, f);
       }
-      const c = new OhsClient({
-        baseUrl: sb.url,
-        token: TOKEN,
-        concurrency: CONCURRENCY,
-        maxConcurrency: CEILING,
-        ...pagingOptions(defaults.api),
-      });
+      const c = configuredClient(sb.url, TOKEN, { concurrency: CONCURRENCY, maxConcurrency: CEILING });
       viaClient = best(viaClient, await replay(sb, recorded, c));
       await c.close();
     }

@@ -1,21 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type ClientOptions, OhsClient, pagingOptions } from '../src/api/index.js';
-import { defaultConfig } from '../src/config/index.js';
+import { createClient, type OhsClient } from '../src/api/index.js';
+import { type ApiConfig, defaultConfig } from '../src/config/index.js';
 
 /** config/default.json through the schema: the benchmarks' resolved options, never re-typed. */
 export const defaults = defaultConfig();
-
-/** A client of a benchmark's sandbox: no rate ceiling to speak of, the configured paging. */
-export function benchClient(url: string, token: string, options: Partial<ClientOptions> = {}): OhsClient {
-  return new OhsClient({
-    baseUrl: url,
-    token,
-    requestsPerSecond: 100_000,
-    ...pagingOptions(defaults.api),
-    ...options,
-  });
-}
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 
@@ -75,4 +64,15 @@ export function table(rows: Record<string, string | number>[]): string {
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padStart(width[i] ?? 0)).join('  ');
   return [line(cols), ...rows.map((r) => line(cols.map((c) => String(r[c]))))].join('\n');
+}
+
+/**
+ * A client built as the commands build it (`createClient`), from config/default.json (parsed: the
+ * one source of defaults) with `api` keys overridden; the benchmarks fix the concurrency unless
+ * they give `maxConcurrency`.
+ */
+export function configuredClient(url: string, token: string, api: Partial<ApiConfig>): OhsClient {
+  const config = { ...defaults, baseUrl: url, token };
+  const concurrency = api.concurrency ?? config.api.concurrency;
+  return createClient({ ...config, api: { ...config.api, maxConcurrency: concurrency, ...api } });
 }

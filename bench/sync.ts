@@ -8,7 +8,7 @@ import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror } from '../src/mirror/index.js';
 import { runSync, streams } from '../src/sync/index.js';
 import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
-import { benchClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * Full sync of the sandbox, stream by stream, beside a fetch-only pass that makes the same
@@ -21,7 +21,7 @@ const PARTITIONS = defaults.sync.partitions;
 const PROBE_WINDOW = 100;
 
 function client(url: string): OhsClient {
-  return benchClient(url, TOKEN, { concurrency: 8 });
+  return configuredClient(url, TOKEN, { concurrency: 8, requestsPerSecond: 100_000 });
 }
 
 async function fetchQuery(c: OhsClient, decl: QueryStreamDecl): Promise<number> {

@@ -8,7 +8,7 @@ import { openMirror } from '../src/mirror/index.js';
 import { operations } from '../src/schema/index.js';
 import { runSync } from '../src/sync/index.js';
 import { applyOutbox, applySettings, planFile, planSettings } from '../src/writeback/index.js';
-import { benchClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
 
 /**
  * `npm run bench -- writeback`: payments applied per second by `ohs apply`'s runner (claim,
@@ -54,7 +54,7 @@ async function bareLoop(
 /** Plans the file (not measured), then measures the apply alone. */
 async function runnerLoop(url: string, db: string, file: string, concurrency: number) {
   const mirror = await openMirror(db);
-  const client = benchClient(url, TOKEN, { concurrency });
+  const client = configuredClient(url, TOKEN, { concurrency, requestsPerSecond: 100_000 });
   try {
     // Not refused as "looks like cents", nor held for a confirmation: the plan is not measured.
     await planFile(mirror, file, {
@@ -86,7 +86,7 @@ export async function benchWriteback(scale: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-wb-'));
   try {
     const db = join(dir, 'bench.sqlite');
-    const syncClient = benchClient(sandbox.url, TOKEN, { concurrency: 8 });
+    const syncClient = configuredClient(sandbox.url, TOKEN, { concurrency: 8, requestsPerSecond: 100_000 });
     const mirror = await openMirror(db);
     await runSync(syncClient, mirror, silent, {
       ...defaults.sync,

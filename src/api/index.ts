@@ -3,6 +3,7 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type ClientOptions, OhsClient } from './client.js';
 import type { RateBudgetStore } from './rate/index.js';
+import { transportSettings } from './transport.js';
 
 export * from './client.js';
 export * from './envelope.js';
@@ -50,18 +51,7 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
   return new OhsClient({
     baseUrl: config.baseUrl,
     token,
-    concurrency: api.concurrency,
-    maxConcurrency: Math.max(api.concurrency, api.maxConcurrency),
-    requestsPerSecond: api.requestsPerSecond,
-    timeoutMs: api.timeoutMs,
-    requestDeadlineMs: api.requestDeadlineMs,
-    deadlineFloorMs: api.deadlineFloorMs,
-    deadlineP99Multiple: api.deadlineP99Multiple,
-    maxResponseBytes: api.maxResponseBytes,
-    maxRetries: api.maxRetries,
-    maxRateLimitRetries: api.maxRateLimitRetries,
-    retryBaseMs: api.retryBaseMs,
-    retryMaxMs: api.retryMaxMs,
+    ...transportSettings(api),
     ...pagingOptions(api),
     envelope: { key: api.envelopeKey, totalKey: api.totalKey },
     ...(logger === undefined ? {} : { logger }),

@@ -4,12 +4,10 @@ import {
   InvalidRequestError,
   NotFoundError,
   OhsClient,
-  pagingOptions,
   UnauthorizedError,
 } from '../../src/api/index.js';
 import { and, where } from '../../src/schema/index.js';
-import { clientFor, idsOf } from '../helpers/client.js';
-import { defaults } from '../helpers/defaults.js';
+import { clientFor, clientOptions, idsOf } from '../helpers/client.js';
 import { READ_TOKEN, withSim } from '../helpers/sim.js';
 
 const sim = withSim({ scale: 0.05, pageCap: 0 });
@@ -163,12 +161,7 @@ describe('typed client: every operation of the interface', () => {
   });
 
   it('stops on 401 with one clear error, and later calls fail at once without a request', async () => {
-    const client = new OhsClient({
-      baseUrl: sim().url,
-      token: 'expired',
-      retryBaseMs: 1,
-      ...pagingOptions(defaults.api),
-    });
+    const client = new OhsClient(clientOptions({ baseUrl: sim().url, token: 'expired', retryBaseMs: 1 }));
     try {
       const err = await client.queryRole().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnauthorizedError);

@@ -2,9 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OhsClient, pagingOptions } from '../../src/api/index.js';
+import { OhsClient } from '../../src/api/index.js';
 import { openMirror } from '../../src/mirror/index.js';
 import { runSync } from '../../src/sync/index.js';
+import { clientOptions } from '../helpers/client.js';
 import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { one, silentLogger } from '../helpers/mirror.js';
@@ -38,13 +39,9 @@ describe('probing upward against a service answering 200 for every id', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   async function run(file: string) {
-    const client = new OhsClient({
-      baseUrl: url,
-      token: 't',
-      concurrency: 8,
-      requestsPerSecond: 10_000,
-      ...pagingOptions(defaults.api),
-    });
+    const client = new OhsClient(
+      clientOptions({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 }),
+    );
     const mirror = await openMirror(file);
     try {
       const report = await runSync(client, mirror, silentLogger, {

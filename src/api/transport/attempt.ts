@@ -1,0 +1,135 @@
+import type { Dispatcher, Pool } from 'undici';
+import { DeadlineError, type RequestDeadline } from '../deadline.js';
+import { ProtocolError } from '../errors.js';
+import type { BodySink } from '../list-stream.js';
+import type { ApiMetrics } from '../metrics.js';
+import { throttlingAnswer } from './classify.js';
+import { type Answer, type Call, parseRetryAfter } from './types.js';
+
+export interface AttemptOptions {
+  pool: Pool;
+  /** The base URL's path, without a trailing slash: prefixed to each request's path. */
+  basePath: string;
+  token: string;
+  /** Idle timeout for the head and for the body, milliseconds (api.timeoutMs). */
+  timeoutMs: number;
+  /** Largest body read whole, bytes (api.maxResponseBytes). */
+  maxResponseBytes: number;
+  /** Each attempt's total deadline, from the durations seen. */
+  deadline: RequestDeadline;
+  metrics: ApiMetrics;
+}
+
+/**
+ * The innermost layer: one attempt over the pool, within the total deadline, its body read whole
+ * (at most `maxResponseBytes`) or, for a request with a sink, left to pour (`Answer.pour`, still
+ * within the deadline). It throws what undici throws (or a DeadlineError, or the caller's abort
+ * reason); it judges nothing.
+ */
+export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer> {
+  const bounded = (res: Dispatcher.ResponseData, call: Call) => readBounded(res, call, o.maxResponseBytes);
+  return async (call) => {
+    const { req, payload } = call;
+    const started = performance.now();
+    o.metrics.requests++;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${o.token}`,
+      accept: 'application/json',
+    };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      o.metrics.bytesSent += Buffer.byteLength(payload);
+    }
+    const deadline = new AbortController();
+    const limit = o.deadline.ms;
+    const timer = setTimeout(() => deadline.abort(), limit);
+    // The caller's signal (a failed sibling partition, SIGINT) and the total deadline both end it.
+    const signal =
+      req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
+    const fail = (err: unknown): never => {
+      if (req.signal?.aborted === true) throw req.signal.reason;
+      if (deadline.signal.aborted) throw new DeadlineError(limit);
+      throw err;
+    };
+    let pouring = false;
+    try {
+      const res = await o.pool.request({
+        method: req.method,
+        path: `${o.basePath}${req.path}`,
+        headers,
+        body: payload ?? null,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+        signal,
+      });
+      // A list poured into its sink (list-stream.ts) is timed to its head: the consumer's work
+      // on each page is no latency of the service.
+      const sink = res.statusCode >= 200 && res.statusCode < 300 ? req.sink : undefined;
+      const text = sink !== undefined ? '' : await bounded(res, call);
+      const ms = Math.round(performance.now() - started);
+      o.deadline.observe(ms);
+      const status = res.statusCode;
+      pouring = sink !== undefined;
+      return {
+        status,
+        headers: res.headers,
+        text,
+        ms,
+        retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+        throttling: status !== 429 && status >= 400 && throttlingAnswer(text),
+        pour:
+          sink === undefined
+            ? undefined
+            : () =>
+                pour(res, sink).then(
+                  () => clearTimeout(timer),
+                  (err: unknown) => {
+                    clearTimeout(timer);
+                    return fail(err);
+                  },
+                ),
+      };
+    } catch (err) {
+      return fail(err);
+    } finally {
+      if (!pouring) clearTimeout(timer);
+    }
+  };
+}
+
+/**
+ * The body, chunk by chunk, into `sink`: no byte cap (memory is the sink's page), the request
+ * deadline and the body timeout still end an endless or stalled body.
+ */
+async function pour(res: Dispatcher.ResponseData, sink: BodySink): Promise<void> {
+  for await (const chunk of res.body as AsyncIterable<Buffer>) await sink.write(chunk);
+  await sink.end();
+}
+
+/**
+ * The body as text, at most `max` bytes: an endless or huge body is cut off (and the connection
+ * dropped) as a protocol error instead of growing the process without bound.
+ */
+async function readBounded(res: Dispatcher.ResponseData, call: Call, max: number): Promise<string> {
+  const tooLarge = (what: string) => {
+    res.body.destroy();
+    return new ProtocolError(`response body ${what} maxResponseBytes (${max} bytes); cut off`, {
+      method: call.req.method,
+      path: call.req.path,
+      status: res.statusCode,
+    });
+  };
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) throw tooLarge(`of ${declared} bytes announced, over`);
+  // A length announced within the bound: undici reads exactly that much (a body cut short or
+  // running over is its error), without an async iterator's promise per chunk.
+  if (Number.isFinite(declared) && res.headers['content-encoding'] === undefined) return res.body.text();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw tooLarge('over');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
