@@ -21,6 +21,13 @@ export const DEADLINE_CODE = 'OHS_REQUEST_DEADLINE';
 /** Attempts of one request that may end at their deadline before the request fails. */
 export const DEADLINE_ATTEMPTS = 2;
 
+/**
+ * A streamed list still pouring at least this fast when its attempt's deadline passes is granted
+ * the deadline again (up to api.requestDeadlineMs): 1 KiB/s is two or three records a second, so
+ * a slower body is a stalled or trickling service, not a large answer (attempt.ts).
+ */
+export const MIN_POUR_BYTES_PER_SECOND = 1024;
+
 const WINDOW = 256;
 const MIN_SAMPLES = 20;
 
@@ -39,6 +46,11 @@ export class RequestDeadline {
   private cached: number | undefined;
 
   constructor(private readonly o: DeadlineOptions) {}
+
+  /** The longest an attempt may take (api.requestDeadlineMs): a streamed list's bound. */
+  get ceilingMs(): number {
+    return this.o.ceilingMs;
+  }
 
   /** The duration of an attempt that got its whole answer, milliseconds. */
   observe(ms: number): void {

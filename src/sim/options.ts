@@ -204,6 +204,14 @@ export const simOptionsSchema = z
       .describe(
         'Send each successful response body one byte every N ms (headers at once), so no idle timeout ever trips (0: off).',
       ),
+    trickleBytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        'Bytes sent at each trickleMs tick: 1, a trickle; more, a slow but steady link (4096 every 20 ms: 200 KB/s).',
+      ),
     latencyMs: z
       .number()
       .int()
@@ -291,6 +299,7 @@ export const liveOptionKeys = [
   'latencyMs',
   'latencyJitterMs',
   'trickleMs',
+  'trickleBytes',
   'missingOps',
   'mutateEveryMs',
   'mutateEveryRequests',

@@ -355,8 +355,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     res.end(text);
   };
 
-  /** The trickle mode: the body one byte every `everyMs`, until it is sent or the client leaves. */
-  const trickle = (res: ServerResponse, status: number, body: unknown, everyMs: number) => {
+  /** The trickle mode: the body `bytes` at a time every `everyMs`, until it is sent or the client leaves. */
+  const trickle = (res: ServerResponse, status: number, body: unknown, everyMs: number, bytes: number) => {
     const text = Buffer.from(JSON.stringify(body));
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
@@ -369,8 +369,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         if (!res.destroyed) res.end();
         return;
       }
-      res.write(text.subarray(at, at + 1));
-      at++;
+      res.write(text.subarray(at, at + bytes));
+      at += bytes;
     }, everyMs);
     res.once('close', () => clearInterval(timer));
   };
@@ -581,7 +581,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         res.socket?.destroy();
         return;
       }
-      if (options.trickleMs > 0 && body !== undefined) trickle(res, okStatus, body, options.trickleMs);
+      if (options.trickleMs > 0 && body !== undefined)
+        trickle(res, okStatus, body, options.trickleMs, options.trickleBytes);
       else send(res, okStatus, body, rateHeaders);
     } catch (err) {
       let e: SimHttpError;

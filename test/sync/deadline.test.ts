@@ -47,3 +47,45 @@ describe('a trickling service', () => {
     }, 180_000);
   });
 });
+
+/**
+ * A large list is not a slow service: the org-month and user lists grow with the data (about
+ * 120 MB at 20 times the sandbox) and are poured as a stream, so their attempt is granted its
+ * deadline again while the body keeps coming at 1 KiB/s or more (up to api.requestDeadlineMs).
+ * Here the sandbox sends every body at about 200 KB/s and the deadline of an attempt is 300 ms
+ * (floor 300 ms, 1 x the p99 of small answers): the lists take seconds, and the sync completes
+ * with each asked once. The trickle above (a byte every 5 s) still ends at its first deadline.
+ */
+describe('a slow but steady link', () => {
+  const sim = withSim({ scale: 0.02, trickleMs: 20, trickleBytes: 4096 });
+  const tmp = withTmpDir();
+
+  describe.each(engines)('%s', (engine) => {
+    const target = withTargets(engine);
+
+    it('a list poured for longer than the deadline of pages is read whole, asked once', async () => {
+      const file = await target();
+      const config = cliConfig(dirname(tmp()), {
+        timeoutMs: 30_000,
+        deadlineFloorMs: 300,
+        deadlineP99Multiple: 1,
+        requestDeadlineMs: 120_000,
+        maxRetries: 0,
+      });
+      const before = { ...sim().stats.byOperation };
+      const r = await runOhs(['sync', '--db', file, '--config', config, 'orgmonth', 'user'], {
+        env: cliEnv(sim()),
+        timeoutMs: 120_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const asked = (op: string) => (sim().stats.byOperation[op] ?? 0) - (before[op] ?? 0);
+      expect(asked('listOrgMonth')).toBe(1);
+      expect(asked('listUser')).toBe(1);
+      const truth = sim().truth();
+      await withMirror(file, async (m) => {
+        expect(await one(m, sql`SELECT count(*) AS n FROM orgmonth`)).toEqual({ n: truth.OrgMonth.length });
+        expect(await one(m, sql`SELECT count(*) AS n FROM "user"`)).toEqual({ n: truth.User.length });
+      });
+    }, 180_000);
+  });
+});

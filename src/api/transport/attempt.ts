@@ -1,5 +1,5 @@
 import type { Dispatcher, Pool } from 'undici';
-import { DeadlineError, type RequestDeadline } from '../deadline.js';
+import { DeadlineError, MIN_POUR_BYTES_PER_SECOND, type RequestDeadline } from '../deadline.js';
 import { ProtocolError } from '../errors.js';
 import type { BodySink } from '../list-stream.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -42,16 +42,38 @@ export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer>
     }
     const deadline = new AbortController();
     const limit = o.deadline.ms;
-    const timer = setTimeout(() => deadline.abort(), limit);
+    const ceiling = o.deadline.ceilingMs;
+    // A list poured into its sink grows with the data (440,000 org-months are 120 MB), so its
+    // attempt is not held to the deadline of pages: each time the deadline passes while the body
+    // is still pouring at MIN_POUR_BYTES_PER_SECOND or more, it is granted again, up to
+    // api.requestDeadlineMs from the start; a body trickled slower ends at the first one.
+    let pouring = false;
+    let poured = 0;
+    let windowBytes = 0;
+    let windowStart = started;
+    let cutAt = limit;
+    const expire = () => {
+      const now = performance.now();
+      const elapsed = now - started;
+      const rate = ((poured - windowBytes) * 1000) / Math.max(1, now - windowStart);
+      if (pouring && rate >= MIN_POUR_BYTES_PER_SECOND && elapsed < ceiling) {
+        windowBytes = poured;
+        windowStart = now;
+        timer = setTimeout(expire, Math.min(limit, ceiling - elapsed));
+        return;
+      }
+      if (elapsed > limit + 1) cutAt = Math.min(ceiling, Math.round(elapsed));
+      deadline.abort();
+    };
+    let timer = setTimeout(expire, limit);
     // The caller's signal (a failed sibling partition, SIGINT) and the total deadline both end it.
     const signal =
       req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
     const fail = (err: unknown): never => {
       if (req.signal?.aborted === true) throw req.signal.reason;
-      if (deadline.signal.aborted) throw new DeadlineError(limit);
+      if (deadline.signal.aborted) throw new DeadlineError(cutAt);
       throw err;
     };
-    let pouring = false;
     try {
       const res = await o.pool.request({
         method: req.method,
@@ -81,7 +103,9 @@ export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer>
           sink === undefined
             ? undefined
             : () =>
-                pour(res, sink).then(
+                pour(res, sink, (n) => {
+                  poured += n;
+                }).then(
                   () => clearTimeout(timer),
                   (err: unknown) => {
                     clearTimeout(timer);
@@ -101,8 +125,15 @@ export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer>
  * The body, chunk by chunk, into `sink`: no byte cap (memory is the sink's page), the request
  * deadline and the body timeout still end an endless or stalled body.
  */
-async function pour(res: Dispatcher.ResponseData, sink: BodySink): Promise<void> {
-  for await (const chunk of res.body as AsyncIterable<Buffer>) await sink.write(chunk);
+async function pour(
+  res: Dispatcher.ResponseData,
+  sink: BodySink,
+  count: (bytes: number) => void,
+): Promise<void> {
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    count(chunk.length);
+    await sink.write(chunk);
+  }
   await sink.end();
 }
 
