@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { and, fieldsOf, operations, where } from '../src/schema/index.js';
-import { configuredClient, measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, measure, spawnScaledSandbox, table } from './sandbox.js';
 
 /**
  * Full OrderItem scan against the sandbox (in its own process), at concurrency 1, 4 and 8: the
@@ -77,14 +77,7 @@ async function clientScan(url: string, parts: [number, number][], concurrency: n
 }
 
 export async function benchClient(scale: number): Promise<string> {
-  const sandbox = await spawnSandbox([
-    '--scale',
-    String(scale),
-    '--token',
-    TOKEN,
-    '--anchor-date',
-    '2026-06-15',
-  ]);
+  const sandbox = await spawnScaledSandbox(scale, TOKEN);
   try {
     const { min, max } = await idBounds(sandbox.url);
     await bareScan(sandbox.url, partitions(min, max, 2)); // warm-up: JIT, connections

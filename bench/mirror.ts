@@ -15,7 +15,7 @@ import { sqliteDriver } from '../src/mirror/sqlite/driver.js';
 import { resources } from '../src/schema/index.js';
 import { seedData } from '../src/sim/seed.js';
 import { startPgServer } from '../test/helpers/pg-server.js';
-import { spawnSandbox, table } from './sandbox.js';
+import { spawnScaledSandbox, table } from './sandbox.js';
 
 /**
  * Page upserts of the mirror on each engine, with raw JSON, against a bare driver loop doing the
@@ -247,14 +247,7 @@ async function fullSyncs(
   server: { createDatabase(name: string): string },
   dir: string,
 ): Promise<string> {
-  const sandbox = await spawnSandbox([
-    '--scale',
-    String(scale),
-    '--token',
-    SYNC_TOKEN,
-    '--anchor-date',
-    '2026-06-15',
-  ]);
+  const sandbox = await spawnScaledSandbox(scale, SYNC_TOKEN);
   try {
     const rows: Record<string, string | number>[] = [];
     for (const [engine, db] of [

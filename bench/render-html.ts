@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openMirror } from '../src/mirror/index.js';
 import { type ReportFormat, writeReport } from '../src/render/index.js';
 import { reports } from '../src/reports/index.js';
-import { defaults, measure, spawnSandbox, table } from './sandbox.js';
+import { defaults, measure, spawnScaledSandbox, table } from './sandbox.js';
 
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 const TOKEN = 'bench-token';
@@ -19,14 +19,7 @@ const TOKEN = 'bench-token';
  * RSS. The first HTML run also pays for loading vega and vega-lite.
  */
 export async function benchRenderHtml(scale: number, rounds = 2): Promise<string> {
-  const sandbox = await spawnSandbox([
-    '--scale',
-    String(scale),
-    '--token',
-    TOKEN,
-    '--anchor-date',
-    '2026-06-15',
-  ]);
+  const sandbox = await spawnScaledSandbox(scale, TOKEN);
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-html-'));
   try {
     const db = join(dir, 'bench.sqlite');

@@ -9,6 +9,14 @@ export const defaults = defaultConfig();
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 
 /**
+ * The benchmarks' sandbox: `scale` times its default data, the token, the fixed anchor date every
+ * figure of bench/README.md was taken at, and `extra` flags.
+ */
+export function spawnScaledSandbox(scale: number, token: string, ...extra: string[]) {
+  return spawnSandbox(['--scale', String(scale), '--token', token, '--anchor-date', '2026-06-15', ...extra]);
+}
+
+/**
  * The sandbox in a child process, so that the server and the code under measurement each have
  * a core (two on this machine) and the benchmark measures the client, not a shared event loop.
  */

@@ -8,7 +8,7 @@ import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror } from '../src/mirror/index.js';
 import { runSync, streams } from '../src/sync/index.js';
 import type { IdStreamDecl, QueryStreamDecl } from '../src/sync/types.js';
-import { configuredClient, defaults, measure, spawnSandbox, table } from './sandbox.js';
+import { configuredClient, defaults, measure, spawnScaledSandbox, table } from './sandbox.js';
 
 /**
  * Full sync of the sandbox, stream by stream, beside a fetch-only pass that makes the same
@@ -86,16 +86,7 @@ export async function benchSync(scale: number): Promise<string> {
 }
 
 async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
-  const sandbox = await spawnSandbox([
-    '--scale',
-    String(scale),
-    '--token',
-    TOKEN,
-    '--anchor-date',
-    '2026-06-15',
-    '--latency-ms',
-    String(latencyMs),
-  ]);
+  const sandbox = await spawnScaledSandbox(scale, TOKEN, '--latency-ms', String(latencyMs));
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-'));
   const logger = createLogger({ level: 'warn', pretty: false });
   try {
