@@ -51,18 +51,20 @@ export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer>
     let poured = 0;
     let windowBytes = 0;
     let windowStart = started;
-    let cutAt = limit;
+    // The deadline granted so far, as the error reports it (never the timer's own lateness).
+    let granted = limit;
     const expire = () => {
       const now = performance.now();
       const elapsed = now - started;
       const rate = ((poured - windowBytes) * 1000) / Math.max(1, now - windowStart);
       if (pouring && rate >= MIN_POUR_BYTES_PER_SECOND && elapsed < ceiling) {
+        const more = Math.min(limit, ceiling - elapsed);
+        granted = Math.min(ceiling, Math.round(elapsed + more));
         windowBytes = poured;
         windowStart = now;
-        timer = setTimeout(expire, Math.min(limit, ceiling - elapsed));
+        timer = setTimeout(expire, more);
         return;
       }
-      if (elapsed > limit + 1) cutAt = Math.min(ceiling, Math.round(elapsed));
       deadline.abort();
     };
     let timer = setTimeout(expire, limit);
@@ -71,7 +73,7 @@ export function attemptLayer(o: AttemptOptions): (call: Call) => Promise<Answer>
       req.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, req.signal]);
     const fail = (err: unknown): never => {
       if (req.signal?.aborted === true) throw req.signal.reason;
-      if (deadline.signal.aborted) throw new DeadlineError(cutAt);
+      if (deadline.signal.aborted) throw new DeadlineError(granted);
       throw err;
     };
     try {
