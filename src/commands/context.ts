@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { OhsClient } from '../api/index.js';
 import { type Config, type ConfigFlags, loadConfig, tokenFileWarning } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
-import { engineOf, type Mirror, MirrorOpenError, MirrorRateBudget, openMirror } from '../mirror/index.js';
+import { engineOf, type Mirror, MirrorRateBudget, noMirror, openMirror } from '../mirror/index.js';
 
 export interface GlobalFlags extends ConfigFlags {
   logLevel?: string;
@@ -51,8 +51,7 @@ export async function openMirrorFor(
   const storeSensitive = config.mirror.storeSensitive;
   switch (intent) {
     case 'read':
-      if (!mirrorMayExist(target))
-        throw new MirrorOpenError(`no mirror at ${target}: run ohs sync first (or pass --db FILE)`);
+      if (!mirrorMayExist(target)) throw noMirror(target);
       return openMirror(target, { storeSensitive, readonlyFallback: true });
     case 'write':
       return openMirror(target, { storeSensitive, mustExist: true });

@@ -54,6 +54,7 @@ export {
   type MirrorOptions,
   type MirrorWriter,
   NestedWriteError,
+  noMirror,
   type SeenState,
   seenState,
   type UpsertCounts,

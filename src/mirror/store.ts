@@ -176,6 +176,11 @@ export class MirrorOpenError extends OhsError {
   }
 }
 
+/** The error of a mirror file that is not there, for commands that do not create one. */
+export function noMirror(file: string): MirrorOpenError {
+  return new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
+}
+
 /** A mirror target whose engine this build cannot open (yet). */
 export class MirrorEngineUnavailableError extends OhsError {
   override name = 'MirrorEngineUnavailableError';

@@ -87,7 +87,7 @@ export const simOptionsSchema = z
       .enum(['any', 'whole'])
       .default('any')
       .describe(
-        "How listContains reads a list: any = the field equals one of the comma-separated items; whole = the field's text contains the value as a whole (a list of ids then finds nothing).",
+        "How listContains reads a list. With any, the field equals one of the comma-separated items; with whole, the field's text contains the value as a whole (a list of ids then finds nothing).",
       ),
     strictBodies: z
       .boolean()

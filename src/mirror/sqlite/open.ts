@@ -12,7 +12,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { migrate, pendingMigrations, schemaWork } from '../migrations.js';
-import { MirrorOpenError, type MirrorOptions } from '../store.js';
+import { MirrorOpenError, type MirrorOptions, noMirror } from '../store.js';
 import { type SqliteDatabase, sqliteDriver } from './driver.js';
 import { SqliteMirror, sqliteKysely, type WriteToken } from './mirror.js';
 
@@ -25,8 +25,7 @@ import { SqliteMirror, sqliteKysely, type WriteToken } from './mirror.js';
 export async function openSqliteMirror(file: string, options: MirrorOptions = {}): Promise<SqliteMirror> {
   const driver = sqliteDriver(); // first: a driver that cannot load leaves no empty file behind
   refuseLinks(file);
-  if ((options.mustExist || options.readonlyFallback) && !existsSync(file))
-    throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
+  if ((options.mustExist || options.readonlyFallback) && !existsSync(file)) throw noMirror(file);
   if (!options.readonlyFallback) return openReadWrite(file, options, driver);
   if (!writable(file)) return openReadonly(file, options, driver);
   try {
@@ -64,7 +63,7 @@ async function openReadWrite(
 ): Promise<SqliteMirror> {
   if (!options.readonly) claimFile(file);
   else if (!existsSync(file)) {
-    throw new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
+    throw noMirror(file);
   }
   let sqlite: SqliteDatabase;
   try {
