@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { OHS_BIN } from '../helpers/cli.js';
+import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { killHarness } from '../helpers/kill.js';
 import { cliEnv, expectMirrorEqualsTruth, one, rows, streamTables, withMirror } from '../helpers/mirror.js';
@@ -43,7 +44,14 @@ describe('a sync killed with SIGKILL, then rerun', () => {
       const r = await sync(file);
       expect(r.code, r.stderr).toBe(0);
       const rerun = sim().stats.requests - before;
-      expect(rerun, `rerun asked ${rerun} requests, a fresh sync ${fresh()}`).toBeLessThan(fresh());
+      // Resuming keeps what the killed run wrote; what it had in flight (up to api.maxConcurrency
+      // requests) is asked again, and so are the streams it finished, incrementally. A kill at a
+      // tenth can lose as much as it kept (measured under load: a rerun of 871 after a fresh 869,
+      // on both Nodes): its bound is a fresh sync plus what may be in flight. Later kills save.
+      const inFlight = defaults.api.maxConcurrency;
+      expect(rerun, `rerun asked ${rerun} requests, a fresh sync ${fresh()}`).toBeLessThan(
+        share < 0.3 ? fresh() + inFlight : fresh(),
+      );
       // What the killed run fetched is kept: the two runs together ask little more than one fresh
       // sync (the rerun also re-asks what was in flight, up to api.maxConcurrency, asks its
       // service check, confirms the 404s of an unfinished id pass before they count, and catches
