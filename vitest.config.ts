@@ -47,6 +47,9 @@ const common = {
   pool: 'forks' as const,
   // In CI a failure prints once with its stack; no retries: a flaky test is a defect to fix.
   retry: 0,
+  // The mirror refuses a nested write in every path the tests run (src/mirror/write-context.ts:
+  // an assertion, off outside the tests for its cost); CLI children inherit it.
+  env: { OHS_CHECK_WRITES: '1' },
 };
 
 export default defineConfig({

@@ -18,8 +18,8 @@ import { errorMember, type ListEnvelope, totalKeys, unwrapList } from './envelop
 import { ProtocolError } from './errors.js';
 import { ListStream } from './list-stream.js';
 import type { MetricsSnapshot } from './metrics.js';
-import { Transport, type TransportOptions } from './transport.js';
-import { idProblem, tallyTypeIssues } from './validate-record.js';
+import { type RequestCounter, Transport, type TransportOptions } from './transport.js';
+import { idProblem, type TypeIssueTally, tallyTypeIssues } from './validate-record.js';
 
 export type RecordOf<R extends ResourceName> = ShapeOf<(typeof resources)[R]['spec']>;
 export type PaymentBody = ShapeOf<typeof requests.PaymentCreate>;
@@ -85,6 +85,16 @@ type GetResource = 'Applicant' | 'Invoice' | 'Staff';
 type ListResource = 'OrgMonth' | 'User';
 
 /**
+ * A unit of work's own counts (a sync stream's): its requests and retries, and the type issues of
+ * the records it read. Passed down explicitly (OhsClient.scoped) rather than through
+ * AsyncLocalStorage, whose promise hooks cost Node 20 a tenth of a sync's CPU.
+ */
+export interface WorkScope {
+  counter?: RequestCounter;
+  tally?: TypeIssueTally;
+}
+
+/**
  * A typed function for each of the 15 operations of the interface, plus `scan`, which pages a
  * query resource to its end by keyset. All HTTP goes through the Transport.
  */
@@ -94,8 +104,12 @@ export class OhsClient {
   private readonly fieldsParam: string;
   private readonly envelope: ListEnvelope;
 
-  constructor(options: ClientOptions) {
-    this.transport = new Transport(options);
+  constructor(
+    private readonly options: ClientOptions,
+    private readonly scope: WorkScope = {},
+    transport?: Transport,
+  ) {
+    this.transport = transport ?? new Transport(options);
     const cap = options.pageCap;
     this.pageSize = cap > 0 ? Math.min(options.pageSize, cap) : options.pageSize;
     this.fieldsParam = options.fieldsParam;
@@ -115,6 +129,14 @@ export class OhsClient {
     return this.transport.close();
   }
 
+  /**
+   * The same client (one transport, one rate limit, one pool) counting for a unit of work: its
+   * requests and retries in `scope.counter`, the type issues of what it reads in `scope.tally`.
+   */
+  scoped(scope: WorkScope): OhsClient {
+    return new OhsClient(this.options, scope, this.transport);
+  }
+
   // Query operations (1 to 4).
 
   async query<R extends QueryResource>(
@@ -131,6 +153,7 @@ export class OhsClient {
       body: sent,
       idempotent: true,
       signal: call.signal,
+      counter: this.scope.counter,
     });
     const list = this.unwrap<R>(reply.body, 'POST', operations[op].path);
     // A page longer than asked for is not a page of this request: a service ignoring pageSize
@@ -255,7 +278,13 @@ export class OhsClient {
   ): Promise<RecordOf<R>> {
     const op = getOperation[resource];
     const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
-    const reply = await this.transport.send({ method: 'GET', path, idempotent: true, signal: call.signal });
+    const reply = await this.transport.send({
+      method: 'GET',
+      path,
+      idempotent: true,
+      signal: call.signal,
+      counter: this.scope.counter,
+    });
     const record = this.record<R>(reply.body, 'GET', path);
     // The record must be the one asked for: a service answering 200 for any id (or 200 with
     // `{"error":"not found"}`) would otherwise turn every probe into a row.
@@ -309,7 +338,7 @@ export class OhsClient {
       pageSize,
       this.envelope.key,
     );
-    await this.transport.send({ method: 'GET', path, idempotent: true, sink });
+    await this.transport.send({ method: 'GET', path, idempotent: true, sink, counter: this.scope.counter });
     const top = sink.top;
     const error = errorMember(top);
     if (error !== undefined)
@@ -361,6 +390,7 @@ export class OhsClient {
       path,
       idempotent: true,
       goneMeansDone: true,
+      counter: this.scope.counter,
     });
     if (reply.body === undefined || reply.status === 404) return undefined;
     return this.record<'Person'>(reply.body, 'DELETE', path);
@@ -372,7 +402,7 @@ export class OhsClient {
     body: unknown,
     idempotent: boolean,
   ): Promise<RecordOf<R>> {
-    const reply = await this.transport.send({ method, path, body, idempotent });
+    const reply = await this.transport.send({ method, path, body, idempotent, counter: this.scope.counter });
     return this.record<R>(reply.body, method, path);
   }
 
@@ -400,7 +430,7 @@ export class OhsClient {
         const where = records.length > 1 ? ` (record ${i + 1} of ${records.length})` : '';
         throw new ProtocolError(`${problem}${where}, not stored`, { method, path });
       }
-      tallyTypeIssues(spec, r);
+      tallyTypeIssues(spec, r, this.scope.tally);
     });
   }
 

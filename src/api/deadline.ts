@@ -40,7 +40,10 @@ export class DeadlineError extends Error {
 }
 
 export class RequestDeadline {
+  /** The last answers' durations, in the order they came (a ring of WINDOW). */
   private readonly samples = new Float64Array(WINDOW);
+  /** The same durations, sorted: the p99 is read off, never sorted for (2.5% of a sync's CPU). */
+  private readonly sorted = new Float64Array(WINDOW);
   private count = 0;
   private next = 0;
   private cached: number | undefined;
@@ -54,17 +57,26 @@ export class RequestDeadline {
 
   /** The duration of an attempt that got its whole answer, milliseconds. */
   observe(ms: number): void {
+    const before = this.p99();
+    if (this.count === WINDOW) {
+      // The oldest answer leaves the sorted window: shift the ones above it down.
+      const at = bound(this.sorted, this.count, this.samples[this.next] ?? 0, false);
+      this.sorted.copyWithin(at, at + 1, this.count);
+      this.count--;
+    }
+    const at = bound(this.sorted, this.count, ms, true);
+    this.sorted.copyWithin(at + 1, at, this.count);
+    this.sorted[at] = ms;
+    this.count++;
     this.samples[this.next] = ms;
     this.next = (this.next + 1) % WINDOW;
-    this.count = Math.min(this.count + 1, WINDOW);
-    this.cached = undefined;
+    if (this.p99() !== before) this.cached = undefined;
   }
 
   /** The p99 of the last answers (up to 256), undefined before MIN_SAMPLES of them. */
   p99(): number | undefined {
     if (this.count < MIN_SAMPLES) return undefined;
-    const sorted = this.samples.slice(0, this.count).sort();
-    return sorted[Math.min(this.count - 1, Math.ceil(this.count * 0.99) - 1)];
+    return this.sorted[Math.min(this.count - 1, Math.ceil(this.count * 0.99) - 1)];
   }
 
   /** The deadline of the next attempt, milliseconds. */
@@ -76,6 +88,19 @@ export class RequestDeadline {
     }
     return this.cached;
   }
+}
+
+/** The first index of `sorted[0..n)` holding `value` (above: past the last one holding it), or where it would go. */
+function bound(sorted: Float64Array, n: number, value: number, above: boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid] ?? 0;
+    if (v < value || (above && v === value)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The message of a request whose every allowed attempt ended at its deadline. */

@@ -1,5 +1,15 @@
 import { Tokenizer, TokenParser } from '@streamparser/json';
-import { preferredListKeys, totalKeys } from './envelope.js';
+import { preferredListKeys, totalKeys, unwrapList } from './envelope.js';
+import { parseJsonKeepingHugeNumbers } from './json-numbers.js';
+import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
+
+/**
+ * A list body up to this size is held and parsed whole (JSON.parse, then read as a query's page is:
+ * envelope.ts), at a fifth of the streaming parser's CPU; a larger one is parsed as a stream from
+ * the byte past this bound on. Memory stays bounded either way: this much text and its records,
+ * or a page.
+ */
+export const WHOLE_LIST_BYTES = 8 * 1024 * 1024;
 
 /**
  * Where the transport pours a successful answer's body, chunk by chunk, instead of reading it
@@ -40,11 +50,11 @@ interface Parser {
 }
 
 /**
- * A list response parsed as a stream, record by record (@streamparser/json), handed on in pages
- * of `pageSize` records. The list is a bare array, or an object holding it under `key` (pinned,
- * or else the first of the common keys, `data`, `items`, ...), with scalars beside it read for a
- * total and an error member. Only the records of the list and the top level's scalars are kept;
- * nothing else of the body is.
+ * A list response handed on in pages of `pageSize` records. Up to `wholeBytes` it is parsed whole
+ * and read as a query's page is (unwrapList). Above, it is parsed as a stream, record by record
+ * (@streamparser/json): the list is a bare array, or an object holding it under `key` (pinned, or
+ * else the first of the common keys, `data`, `items`, ...), with scalars beside it read for a
+ * total and an error member; only the records of the list and the top level's scalars are kept.
  */
 export class ListStream implements BodySink {
   private parser: Parser | undefined;
@@ -57,13 +67,22 @@ export class ListStream implements BodySink {
   /** How the list came: 'array', or the key that held it. */
   shape: string | undefined;
 
+  /** The body's first chunks, while they may still be the whole of it (up to wholeBytes). */
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private streaming = false;
+
   constructor(
     private readonly onPage: (records: Record<string, unknown>[]) => Promise<void>,
     private readonly pageSize: number,
     private readonly key: string | undefined,
+    private readonly wholeBytes = WHOLE_LIST_BYTES,
   ) {}
 
   reset(): void {
+    this.held = [];
+    this.heldBytes = 0;
+    this.streaming = false;
     this.parser = undefined;
     this.page = [];
     this.problem = undefined;
@@ -73,6 +92,22 @@ export class ListStream implements BodySink {
   }
 
   async write(chunk: Uint8Array): Promise<void> {
+    if (!this.streaming) {
+      if (this.heldBytes + chunk.length <= this.wholeBytes) {
+        this.held.push(chunk);
+        this.heldBytes += chunk.length;
+        return;
+      }
+      this.streaming = true;
+      const held = this.held;
+      this.held = [];
+      this.heldBytes = 0;
+      for (const c of held) await this.stream(c);
+    }
+    await this.stream(chunk);
+  }
+
+  private async stream(chunk: Uint8Array): Promise<void> {
     if (this.parser === undefined) {
       const first = firstByte(chunk);
       if (first === undefined) return;
@@ -84,12 +119,43 @@ export class ListStream implements BodySink {
   }
 
   async end(): Promise<void> {
+    if (!this.streaming) return this.whole(Buffer.concat(this.held, this.heldBytes).toString('utf8'));
     if (this.parser === undefined) throw new NotAListError('not a list response: empty body');
     if (!this.parser.tokenizer.isEnded) this.parser.tokenizer.end();
     if (this.problem !== undefined) throw new NotAListError(this.problem);
     if (this.shape === undefined)
       throw new NotAListError('not a list response: no array of records in the object');
     await this.flush();
+  }
+
+  /** A body held whole: parsed at once, read as a query's page, handed on page by page. */
+  private async whole(text: string): Promise<void> {
+    this.held = [];
+    this.heldBytes = 0;
+    if (text.trim() === '') throw new NotAListError('not a list response: empty body');
+    let body: unknown;
+    try {
+      body = parseJsonKeepingHugeNumbers(text);
+    } catch (err) {
+      throw new NotAListError(
+        `not a list response: unreadable JSON: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    if (hasUnsafeInteger(body))
+      throw new NotAListError(
+        `an integer beyond 2^53 (${(unsafeInteger(text) ?? '?').slice(0, 30)}) that JSON would round`,
+      );
+    const list = unwrapList(body, { key: this.key });
+    if (typeof list === 'string') throw new NotAListError(`not a list response: ${list}`);
+    this.shape = list.shape;
+    if (list.shape !== 'array') {
+      for (const [k, v] of Object.entries(body as Record<string, unknown>))
+        if (k !== list.shape && (typeof v !== 'object' || v === null)) this.top[k] = v;
+    }
+    for (let i = 0; i < list.records.length; i += this.pageSize) {
+      this.page = list.records.slice(i, i + this.pageSize);
+      await this.flush();
+    }
   }
 
   private async flush(): Promise<void> {

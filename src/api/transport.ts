@@ -14,7 +14,7 @@ import { retryLayer } from './transport/retry.js';
 import type { Reply, SendOptions } from './transport/types.js';
 
 export { throttlingAnswer } from './transport/classify.js';
-export { type RequestCounter, requestCounter } from './transport/retry.js';
+export type { RequestCounter } from './transport/retry.js';
 export { parseRetryAfter, type Reply, type SendOptions } from './transport/types.js';
 
 /** The `api.*` keys the transport reads, resolved (config/default.json holds their defaults). */

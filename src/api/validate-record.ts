@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
 
 /**
@@ -16,12 +15,10 @@ export interface TypeIssue {
   expected: Expected;
 }
 
-/** Type issues per field, of every record checked inside `typeIssueTally.run(tally, fn)`. */
+/** Type issues per field, of every record a scoped client checked (OhsClient.scoped). */
 export interface TypeIssueTally {
   byField: Map<string, { expected: Expected; count: number; exampleId: string }>;
 }
-
-export const typeIssueTally = new AsyncLocalStorage<TypeIssueTally>();
 
 export const newTypeIssueTally = (): TypeIssueTally => ({ byField: new Map() });
 
@@ -117,10 +114,13 @@ export function idProblem(spec: ObjectSpec, record: Record<string, unknown>): st
   return Number.isSafeInteger(id) ? undefined : `an id that is not a whole number (${JSON.stringify(id)})`;
 }
 
-/** Counts the record's type issues in the tally of the work under way, if any; returns them. */
-export function tallyTypeIssues(spec: ObjectSpec, record: Record<string, unknown>): TypeIssue[] {
+/** Counts the record's type issues in `tally`, if given; returns them. */
+export function tallyTypeIssues(
+  spec: ObjectSpec,
+  record: Record<string, unknown>,
+  tally: TypeIssueTally | undefined,
+): TypeIssue[] {
   const issues = typeIssues(spec, record);
-  const tally = typeIssueTally.getStore();
   if (tally === undefined) return issues;
   for (const i of issues) {
     const seen = tally.byField.get(i.field);

@@ -1,10 +1,4 @@
-import {
-  NetworkError,
-  NotFoundError,
-  type OhsClient,
-  type RequestCounter,
-  requestCounter,
-} from '../api/index.js';
+import { NetworkError, NotFoundError, type OhsClient, type RequestCounter } from '../api/index.js';
 import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { displayBaseUrl, type Mirror } from '../mirror/index.js';
@@ -51,7 +45,7 @@ export async function checkService(
   const stream = query.name;
   try {
     // Counted as that stream's requests, so the streams' requests add up to the run's.
-    await requestCounter.run(counter, () => client.query(query.resource, { pageSize: 1, return: ['id'] }));
+    await client.scoped({ counter }).query(query.resource, { pageSize: 1, return: ['id'] });
     return { stream };
   } catch (err) {
     if (err instanceof NotFoundError) {

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import type { OhsClient, RequestCounter } from '../api/index.js';
-import { requestCounter } from '../api/index.js';
-import { newTypeIssueTally, type TypeIssueTally, typeIssueTally } from '../api/validate-record.js';
+import { newTypeIssueTally, type TypeIssueTally } from '../api/validate-record.js';
 import { describeError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
@@ -240,8 +239,9 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   const stats = newStats(env.opts.full ? 'full' : 'incremental');
   const counter: RequestCounter =
     env.preflight.stream === decl.name ? { ...env.preflight.counter } : { requests: 0, retries: 0 };
+  const tally = newTypeIssueTally();
   const ctx: StreamContext = {
-    client: env.client,
+    client: env.client.scoped({ counter, tally }),
     evidence: env.evidence,
     mirror,
     runId,
@@ -254,10 +254,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     signal: env.signal,
     stats,
   };
-  const tally = newTypeIssueTally();
-  const run = await settle(() =>
-    typeIssueTally.run(tally, () => requestCounter.run(counter, () => runStream(decl, ctx))),
-  );
+  const run = await settle(() => runStream(decl, ctx));
   const { outcome, error } = run;
   // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
   // mass-delete guard is no failure to read: the other streams' evidence stands.

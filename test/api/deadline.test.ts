@@ -32,6 +32,21 @@ describe('RequestDeadline', () => {
     expect(d.ms).toBe(300_000);
   });
 
+  it('the p99 kept between answers (no sort when it cannot move) is the p99 of the window after every answer', () => {
+    const d = new RequestDeadline(options);
+    const seen: number[] = [];
+    let x = 7;
+    for (let i = 0; i < 3_000; i++) {
+      x = (x * 48_271) % 2_147_483_647; // a seeded sequence, with phases of slow answers
+      const ms = i % 700 < 100 ? 1_000 + (x % 5_000) : 50 + (x % 200);
+      d.observe(ms);
+      seen.push(ms);
+      const window = seen.slice(-256).sort((a, b) => a - b);
+      const want = window.length < 20 ? undefined : window[Math.ceil(window.length * 0.99) - 1];
+      expect(d.p99()).toBe(want);
+    }
+  });
+
   it('a ceiling under the floor wins (api.requestDeadlineMs set low)', () => {
     expect(new RequestDeadline({ ...options, ceilingMs: 3_000 }).ms).toBe(3_000);
   });

@@ -7,7 +7,7 @@ import { NotAListError, SinkConsumerError } from '../../src/api/list-stream.js';
 import { Circuit, classifyLayer } from '../../src/api/transport/classify.js';
 import { metricsLayer } from '../../src/api/transport/metrics.js';
 import { rateLayer } from '../../src/api/transport/rate.js';
-import { RETRY_TABLE, requestCounter, retryLayer } from '../../src/api/transport/retry.js';
+import { RETRY_TABLE, retryLayer } from '../../src/api/transport/retry.js';
 import type { Answer, Call, Reply, SendOptions } from '../../src/api/transport/types.js';
 import { apiDefaults } from '../helpers/client.js';
 import { seededRng } from '../helpers/seed.js';
@@ -250,10 +250,10 @@ describe('the retry table, composed around a plain attempt', () => {
     expect(s.calls).toHaveLength(0);
   });
 
-  it('counts requests and retries for the unit of work that runs them', async () => {
+  it('counts requests and retries for the unit of work that sent them', async () => {
     const s = stack([{ status: 503 }, { code: 'ECONNRESET' }, { status: 200 }]);
     const counter = { requests: 0, retries: 0 };
-    await requestCounter.run(counter, () => s.send(get));
+    await s.send({ ...get, counter });
     expect(counter).toEqual({ requests: 3, retries: 2 });
   });
 

@@ -47,8 +47,23 @@ function resetMs(v: number | undefined, now: number): number | undefined {
   return v > 1e9 ? Math.max(0, v * 1000 - now) : v * 1000;
 }
 
+/** Every header parseRateLimit reads. */
+const RATE_HEADERS = [
+  'ratelimit',
+  'ratelimit-policy',
+  'x-ratelimit-policy',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
+
 /** What the response's headers say of the rate limit; undefined when they say nothing. */
 export function parseRateLimit(headers: Headers, now = Date.now()): RateLimitInfo | undefined {
+  // Most services send none of them: one look per name, not the parse below, on every answer.
+  if (!RATE_HEADERS.some((name) => headers[name] !== undefined)) return undefined;
   const h = (name: string) => first(headers[name]);
   const combined = params(h('ratelimit'));
   const policy = params(h('ratelimit-policy') ?? h('x-ratelimit-policy'));

@@ -1,10 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DEADLINE_ATTEMPTS } from '../deadline.js';
 import { UnauthorizedError } from '../errors.js';
 import type { ApiMetrics, RetryReason } from '../metrics.js';
 import { type Circuit, decodeBody } from './classify.js';
 import { failure } from './failure.js';
 import type { Call, Dispatch, Outcome, Reason, Reply, SendOptions } from './types.js';
+
+export type { RequestCounter } from './types.js';
 
 /**
  * What is done with an attempt that ended for a reason: return its answer, send it again, throw
@@ -76,16 +77,6 @@ export function decide(reason: Reason, idempotent: boolean): Decision {
   return idempotent ? rule.idempotent : rule.other;
 }
 
-/**
- * Requests and retries of one unit of work (a sync stream, say), counted for whatever runs inside
- * `requestCounter.run(counter, fn)`, though all units share one client and its rate limit.
- */
-export interface RequestCounter {
-  requests: number;
-  retries: number;
-}
-export const requestCounter = new AsyncLocalStorage<RequestCounter>();
-
 export interface RetryOptions {
   /** Retries after the first attempt of faults (5xx, network, timeouts, unreadable bodies). */
   maxRetries: number;
@@ -131,7 +122,7 @@ export function retryLayer(inner: Dispatch<Outcome>, o: RetryOptions): (req: Sen
         attempt: s.spent.faults + s.spent.throttles + 1,
         sentAt: Date.now(),
       };
-      const counter = requestCounter.getStore();
+      const counter = req.counter;
       if (counter !== undefined) {
         counter.requests++;
         if (call.attempt > 1) counter.retries++;

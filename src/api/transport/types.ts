@@ -1,6 +1,16 @@
 import type { BodySink } from '../list-stream.js';
 import type { Headers } from '../rate/headers.js';
 
+/**
+ * Requests and retries of one unit of work (a sync stream, say), counted for the requests that
+ * carry it (`SendOptions.counter`: a scoped client's, OhsClient.scoped), though all units share
+ * one client and its rate limit.
+ */
+export interface RequestCounter {
+  requests: number;
+  retries: number;
+}
+
 /** One request as the caller asks for it (`Transport.send`). */
 export interface SendOptions {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -21,6 +31,8 @@ export interface SendOptions {
    * instead of being read whole; reset before each attempt. The reply's body is then undefined.
    */
   sink?: BodySink;
+  /** Counts this request and its retries for the unit of work that sent it. */
+  counter?: RequestCounter | undefined;
 }
 
 export interface Reply {

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import type { ResourceName } from '../../schema/index.js';
@@ -16,12 +15,13 @@ import {
   type UpsertOptions,
   type WriteOptions,
 } from '../store.js';
+import { WriteContext } from '../write-context.js';
 import { MirrorCursor, pgError } from './connect.js';
 import { takeAdvisoryLock } from './locks.js';
 import { PgStatements } from './writer.js';
 
 /** The write transaction under way in this async context, to refuse a nested one. */
-const writing = new AsyncLocalStorage<PgMirror>();
+const writing = new WriteContext<PgMirror>();
 
 /** Kysely bound to one connection (the write transaction's): its queries run inside it. */
 const onClient = new WeakMap<pg.PoolClient, Kysely<MirrorDb>>();
@@ -67,7 +67,7 @@ export class PgMirror implements Mirror {
   }
 
   async write<T>(fn: (w: MirrorWriter) => Promise<T>): Promise<T> {
-    if (writing.getStore() === this) throw new NestedWriteError();
+    if (writing.current() === this) throw new NestedWriteError();
     const client = await this.connect();
     try {
       await client.query('BEGIN');

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { ResourceName } from '../../schema/index.js';
@@ -10,6 +9,7 @@ import {
   NestedWriteError,
   type SeenState,
 } from '../store.js';
+import { WriteContext } from '../write-context.js';
 import type { SqliteDatabase, SqliteDriverName } from './driver.js';
 import { acquireSqliteLock } from './locks.js';
 import { SqliteStatements, SqliteWriter } from './writer.js';
@@ -26,16 +26,16 @@ export interface WriteToken {
   active: boolean;
 }
 
-/** The write transaction under way in this async context. */
-const writing = new AsyncLocalStorage<WriteToken>();
+/** The write transaction under way in this async context (when checked: write-context.ts). */
+const writing = new WriteContext<WriteToken>();
 
 /** Whether this async context is inside the write transaction of the mirror `token` belongs to. */
-const insideWrite = (token: WriteToken) => token.active && writing.getStore() === token;
+const insideWrite = (token: WriteToken) => token.active && writing.current() === token;
 
 /**
  * Kysely over the one better-sqlite3 handle. A query of `mirror.db` (or any use of the mirror
  * but the writer) issued inside that mirror's write would wait for the write to end, forever:
- * it is refused with NestedWriteError instead.
+ * it is refused with NestedWriteError instead (where checked: write-context.ts).
  */
 export function sqliteKysely(sqlite: SqliteDatabase, token: WriteToken): Kysely<MirrorDb> {
   const dialect = new SqliteDialect({ database: sqlite });

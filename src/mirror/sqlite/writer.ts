@@ -315,18 +315,23 @@ export class SqliteStatements {
     const p = this.passStatements;
     if (this.fresh.has(resource)) {
       // Bulk load of a table that was empty: nothing to delete, so nothing to stage either.
-      for (const r of records) p.seen.run(stream, String(toSql(r.id)), seenState.seen);
+      this.markSeen(
+        stream,
+        records.map((r) => String(toSql(r.id))),
+        seenState.seen,
+      );
       const c = this.upsert(resource, records, { now });
       if (options.statusHistory === true) this.recordStatus(records, now);
       return c;
     }
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
+    const seen: string[] = [];
     for (const original of records) {
       const record = this.prepare(resource, original);
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
       const before = s.current.get(raw, id) as Current | undefined;
-      p.seen.run(stream, String(id), seenState.seen);
+      seen.push(String(id));
       if (before?.same === 1 && before.deleted_at === null) {
         // Staged earlier in this pass (a record seen twice): unstaged. Nothing staged yet (the
         // usual case of a pass over an unchanged mirror): no DELETE per unchanged record.
@@ -339,12 +344,15 @@ export class SqliteStatements {
       if (before === undefined) counts.inserted++;
       else counts.updated++;
     }
+    this.markSeen(stream, seen, seenState.seen);
     return counts;
   }
 
   /** Notes ids of a pass as gone (404) or unreadable (call inside a write transaction). */
   markSeen(stream: string, ids: readonly (number | string)[], state: SeenState): void {
-    for (const id of ids) this.passStatements.seen.run(stream, String(id), state);
+    // A page's ids in one statement (json_each): a statement per id was a twentieth of a re-sync's CPU.
+    if (ids.length === 1) this.passStatements.seen.run(stream, String(ids[0]), state);
+    else if (ids.length > 1) this.passStatements.seenMany.run(stream, state, JSON.stringify(ids.map(String)));
   }
 
   /** Ids of the pass under way in a state. */
@@ -415,6 +423,10 @@ export class SqliteStatements {
         `INSERT INTO sync_pass_seen (stream, id, state) VALUES (?, ?, ?)
          ON CONFLICT (stream, id) DO UPDATE SET state = excluded.state`,
       ),
+      seenMany: this.sqlite.prepare(
+        `INSERT INTO sync_pass_seen (stream, id, state) SELECT ?, value, ? FROM json_each(?) WHERE true
+         ON CONFLICT (stream, id) DO UPDATE SET state = excluded.state`,
+      ),
       seenOf: this.sqlite.prepare('SELECT id FROM sync_pass_seen WHERE stream = ? AND state = ?').pluck(),
       stage: this.sqlite.prepare(
         `INSERT INTO sync_pass_stage (stream, id, raw) VALUES (?, ?, ?)
@@ -433,7 +445,15 @@ export class SqliteStatements {
 
   private pass:
     | Record<
-        'seen' | 'seenOf' | 'stage' | 'unstage' | 'staged' | 'stagedCount' | 'clearSeen' | 'clearStage',
+        | 'seen'
+        | 'seenMany'
+        | 'seenOf'
+        | 'stage'
+        | 'unstage'
+        | 'staged'
+        | 'stagedCount'
+        | 'clearSeen'
+        | 'clearStage',
         Statement
       >
     | undefined;
