@@ -5,6 +5,7 @@ import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchRenderHtml } from './render-html.js';
+import { benchScale } from './scale.js';
 import { benchSeam } from './seam.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
 import { benchSync } from './sync.js';
@@ -23,6 +24,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   rate: benchRate,
   render: benchRender,
   'render-html': (scale) => benchRenderHtml(scale),
+  scale: benchScale,
   seam: benchSeam,
   'sqlite-drivers': benchSqliteDrivers,
   sync: benchSync,

@@ -1,6 +1,6 @@
 import type { ResourceTableName } from '../mirror/index.js';
-import { seenState, tableOf } from '../mirror/index.js';
-import { finishPass, stagePage, startPass } from './passes.js';
+import { tableOf } from '../mirror/index.js';
+import { finishPass, stagePage, startPass, unseenIds } from './passes.js';
 import type { ListStreamDecl, StreamContext } from './types.js';
 
 /** Records per staged page of a list (one write transaction each). */
@@ -28,13 +28,7 @@ export async function runListStream(decl: ListStreamDecl, ctx: StreamContext): P
       },
       LIST_PAGE,
     );
-    const listed = new Set(await ctx.mirror.seenIds(decl.name, seenState.seen));
-    const active = await ctx.mirror.db
-      .selectFrom(table)
-      .select('id')
-      .where('deleted_at', 'is', null)
-      .execute();
-    const gone = active.map((r) => r.id).filter((id) => !listed.has(String(id)));
+    const gone = await unseenIds(ctx, decl.name, table);
     await finishPass(ctx, { stream: decl.name, resource: decl.resource, table }, gone, {
       completed: 'full',
       dropWhenGuarded: true,

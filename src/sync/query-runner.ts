@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ResourceTableName } from '../mirror/index.js';
-import { seenState, tableOf } from '../mirror/index.js';
+import { tableOf } from '../mirror/index.js';
 import { type FieldOf, type FilterItem, where } from '../schema/index.js';
 import {
   allowedDeletions,
@@ -8,10 +8,12 @@ import {
   finishPass,
   guardDeletions,
   nowIso,
+  oneSeenId,
   type PassState,
   pendingPass,
   stagePage,
   startPass,
+  unseenIds,
 } from './passes.js';
 import { idsStillThere } from './sweep.js';
 import { InterruptedError, type QueryStreamDecl, type StreamContext } from './types.js';
@@ -209,14 +211,11 @@ async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassStat
 /** Rows the pass did not see: soft-deleted (full), or looked up by id first (re-poll). */
 async function endPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
   const table = tableOf(decl.resource).table as ResourceTableName;
-  const seen = new Set(await ctx.mirror.seenIds(decl.name, seenState.seen));
-  let candidates = ctx.mirror.db.selectFrom(table).select('id').where('deleted_at', 'is', null);
-  if (pass.mode === 'reopen' && decl.reopen !== undefined)
-    candidates = candidates.where(decl.reopen.column, '=', decl.reopen.value);
-  let gone = (await candidates.execute()).map((r) => r.id as number).filter((id) => !seen.has(String(id)));
+  const reopen = pass.mode === 'reopen' ? decl.reopen : undefined;
+  let gone = (await unseenIds(ctx, decl.name, table, reopen)).map(Number);
 
   if (pass.mode === 'reopen' && gone.length > 0) {
-    const control = seen.values().next().value;
+    const control = await oneSeenId(ctx, decl.name);
     const stillThere = await lookUp(decl, ctx, gone, control === undefined ? undefined : Number(control));
     gone = gone.filter((id) => !stillThere.has(id));
   }
