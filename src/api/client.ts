@@ -18,7 +18,13 @@ import { errorMember, type ListEnvelope, totalKeys, unwrapList } from './envelop
 import { ProtocolError } from './errors.js';
 import { ListStream } from './list-stream.js';
 import type { MetricsSnapshot } from './metrics.js';
-import { type RequestCounter, Transport, type TransportOptions } from './transport.js';
+import {
+  type Reply,
+  type RequestCounter,
+  type SendOptions,
+  Transport,
+  type TransportOptions,
+} from './transport.js';
 import { idProblem, type TypeIssueTally, tallyTypeIssues } from './validate-record.js';
 
 export type RecordOf<R extends ResourceName> = ShapeOf<(typeof resources)[R]['spec']>;
@@ -137,6 +143,11 @@ export class OhsClient {
     return new OhsClient(this.options, scope, this.transport);
   }
 
+  /** Every request of this client, counted for its unit of work. */
+  private send(req: SendOptions): Promise<Reply> {
+    return this.transport.send({ ...req, counter: this.scope.counter });
+  }
+
   // Query operations (1 to 4).
 
   async query<R extends QueryResource>(
@@ -147,13 +158,12 @@ export class OhsClient {
     const op = queryOperation[resource];
     const { filters, ...rest } = body;
     const sent = { ...filters, ...rest };
-    const reply = await this.transport.send({
+    const reply = await this.send({
       method: 'POST',
       path: operations[op].path,
       body: sent,
       idempotent: true,
       signal: call.signal,
-      counter: this.scope.counter,
     });
     const list = this.unwrap<R>(reply.body, 'POST', operations[op].path);
     // A page longer than asked for is not a page of this request: a service ignoring pageSize
@@ -278,12 +288,11 @@ export class OhsClient {
   ): Promise<RecordOf<R>> {
     const op = getOperation[resource];
     const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
-    const reply = await this.transport.send({
+    const reply = await this.send({
       method: 'GET',
       path,
       idempotent: true,
       signal: call.signal,
-      counter: this.scope.counter,
     });
     const record = this.record<R>(reply.body, 'GET', path);
     // The record must be the one asked for: a service answering 200 for any id (or 200 with
@@ -338,7 +347,7 @@ export class OhsClient {
       pageSize,
       this.envelope.key,
     );
-    await this.transport.send({ method: 'GET', path, idempotent: true, sink, counter: this.scope.counter });
+    await this.send({ method: 'GET', path, idempotent: true, sink });
     const top = sink.top;
     const error = errorMember(top);
     if (error !== undefined)
@@ -385,12 +394,11 @@ export class OhsClient {
    */
   async deletePerson(id: number): Promise<RecordOf<'Person'> | undefined> {
     const path = pathWithId('deletePerson', id);
-    const reply = await this.transport.send({
+    const reply = await this.send({
       method: 'DELETE',
       path,
       idempotent: true,
       goneMeansDone: true,
-      counter: this.scope.counter,
     });
     if (reply.body === undefined || reply.status === 404) return undefined;
     return this.record<'Person'>(reply.body, 'DELETE', path);
@@ -402,7 +410,7 @@ export class OhsClient {
     body: unknown,
     idempotent: boolean,
   ): Promise<RecordOf<R>> {
-    const reply = await this.transport.send({ method, path, body, idempotent, counter: this.scope.counter });
+    const reply = await this.send({ method, path, body, idempotent });
     return this.record<R>(reply.body, method, path);
   }
 

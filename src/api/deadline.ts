@@ -57,7 +57,6 @@ export class RequestDeadline {
 
   /** The duration of an attempt that got its whole answer, milliseconds. */
   observe(ms: number): void {
-    const before = this.p99();
     if (this.count === WINDOW) {
       // The oldest answer leaves the sorted window: shift the ones above it down.
       const at = bound(this.sorted, this.count, this.samples[this.next] ?? 0, false);
@@ -70,7 +69,7 @@ export class RequestDeadline {
     this.count++;
     this.samples[this.next] = ms;
     this.next = (this.next + 1) % WINDOW;
-    if (this.p99() !== before) this.cached = undefined;
+    this.cached = undefined;
   }
 
   /** The p99 of the last answers (up to 256), undefined before MIN_SAMPLES of them. */

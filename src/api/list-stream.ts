@@ -1,7 +1,7 @@
 import { Tokenizer, TokenParser } from '@streamparser/json';
 import { preferredListKeys, totalKeys, unwrapList } from './envelope.js';
 import { parseJsonKeepingHugeNumbers } from './json-numbers.js';
-import { hasUnsafeInteger, unsafeInteger } from './validate-record.js';
+import { hasUnsafeInteger, unsafeInteger, unsafeIntegerProblem } from './validate-record.js';
 
 /**
  * A list body up to this size is held and parsed whole (JSON.parse, then read as a query's page is:
@@ -141,10 +141,7 @@ export class ListStream implements BodySink {
         `not a list response: unreadable JSON: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
-    if (hasUnsafeInteger(body))
-      throw new NotAListError(
-        `an integer beyond 2^53 (${(unsafeInteger(text) ?? '?').slice(0, 30)}) that JSON would round`,
-      );
+    if (hasUnsafeInteger(body)) throw new NotAListError(unsafeIntegerProblem(unsafeInteger(text) ?? '?'));
     const list = unwrapList(body, { key: this.key });
     if (typeof list === 'string') throw new NotAListError(`not a list response: ${list}`);
     this.shape = list.shape;
@@ -214,8 +211,7 @@ export class ListStream implements BodySink {
         this.shape = typeof holder === 'string' ? holder : undefined;
       }
       on(value, depth, key);
-      if (tokenizer.unsafe !== undefined)
-        this.problem ??= `an integer beyond 2^53 (${tokenizer.unsafe.slice(0, 30)}) that JSON would round`;
+      if (tokenizer.unsafe !== undefined) this.problem ??= unsafeIntegerProblem(tokenizer.unsafe);
     };
     tokenizer.onError = (err) => {
       this.problem ??= `not a list response: unreadable JSON: ${err.message}`;

@@ -114,21 +114,19 @@ export function idProblem(spec: ObjectSpec, record: Record<string, unknown>): st
   return Number.isSafeInteger(id) ? undefined : `an id that is not a whole number (${JSON.stringify(id)})`;
 }
 
-/** Counts the record's type issues in `tally`, if given; returns them. */
+/** Counts the record's type issues in `tally` (nothing to do without one). */
 export function tallyTypeIssues(
   spec: ObjectSpec,
   record: Record<string, unknown>,
   tally: TypeIssueTally | undefined,
-): TypeIssue[] {
-  const issues = typeIssues(spec, record);
-  if (tally === undefined) return issues;
-  for (const i of issues) {
+): void {
+  if (tally === undefined) return;
+  for (const i of typeIssues(spec, record)) {
     const seen = tally.byField.get(i.field);
     if (seen === undefined)
       tally.byField.set(i.field, { expected: i.expected, count: 1, exampleId: String(record.id) });
     else seen.count++;
   }
-  return issues;
 }
 
 /**
@@ -146,6 +144,11 @@ export function hasUnsafeInteger(value: unknown): boolean {
   }
   for (const k in value) if (hasUnsafeInteger((value as Record<string, unknown>)[k])) return true;
   return false;
+}
+
+/** What is wrong with a body holding `literal`, an integer beyond 2^53 (one wording everywhere). */
+export function unsafeIntegerProblem(literal: string): string {
+  return `an integer beyond 2^53 (${literal.slice(0, 30)}) that JSON would round`;
 }
 
 /** The first integer literal beyond 2^53 in a JSON text, outside strings. */

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import cron from 'node-cron';
 import { type JobName, jobNames, runJob } from '../app/jobs.js';
-import { describeError, isOhsError, UsageError } from '../errors.js';
+import { describeError, UsageError } from '../errors.js';
+import { errorCode } from '../mirror/index.js';
 import { commandContext, untilSignal } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -66,7 +67,7 @@ export function registerCron(program: Command): void {
                       job,
                       run: r.runId,
                       outcome: r.outcome,
-                      code: isOhsError(r.error) ? r.error.code : 'INTERNAL',
+                      code: errorCode(r.error),
                       error: describeError(r.error),
                     },
                     `job ${r.outcome}`,
@@ -76,7 +77,7 @@ export function registerCron(program: Command): void {
               } catch (err) {
                 failures++;
                 logger.error(
-                  { job, code: isOhsError(err) ? err.code : 'INTERNAL', error: describeError(err), failures },
+                  { job, code: errorCode(err), error: describeError(err), failures },
                   'job failed',
                 );
               } finally {

@@ -12,17 +12,7 @@ export {
   historyViewOf,
   pruneHistory,
 } from './history.js';
-export {
-  endRun,
-  errorCode,
-  type LedgerTable,
-  type RunEnd,
-  type RunOutcome,
-  type RunStart,
-  type Settled,
-  settle,
-  startRun,
-} from './ledger.js';
+export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';
 export { hasSensitive, looksSensitive, maskByName, maskRecord, maskValue } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';

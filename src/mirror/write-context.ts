@@ -13,11 +13,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export class WriteContext<T> {
   private readonly store = process.env.OHS_CHECK_WRITES === '1' ? new AsyncLocalStorage<T>() : undefined;
 
-  /** Whether nesting is checked in this process. */
-  get checked(): boolean {
-    return this.store !== undefined;
-  }
-
   /** The write under way in this async context, when checked. */
   current(): T | undefined {
     return this.store?.getStore();

@@ -2,7 +2,15 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../api/index.j
 import type { MirrorWriter, ResourceTableName } from '../mirror/index.js';
 import { displayBaseUrl, seenState, tableOf } from '../mirror/index.js';
 import { crashPoint } from './crash.js';
-import { finishPass, nowIso, type PassState, pendingPass, stagePage, startPass } from './passes.js';
+import {
+  finishPass,
+  nowIso,
+  oneSeenId,
+  type PassState,
+  pendingPass,
+  stagePage,
+  startPass,
+} from './passes.js';
 import { type IdStreamDecl, InterruptedError, type StreamContext } from './types.js';
 
 type IR = IdStreamDecl['resource'];
@@ -197,7 +205,7 @@ async function foundNothing(
   table: ResourceTableName,
 ): Promise<boolean> {
   const row = await ctx.mirror.db.selectFrom(table).select('id').limit(1).executeTakeFirst();
-  return row === undefined && (await ctx.mirror.seenIds(decl.name, seenState.seen)).length === 0;
+  return row === undefined && (await oneSeenId(ctx, decl.name)) === undefined;
 }
 
 /** Where the search of an empty id stream looks: k × 10^n + 1 for n = 3..6, k = 1..99 (396 ids). */

@@ -12,7 +12,7 @@ import {
   ServerError,
   UnauthorizedError,
 } from '../errors.js';
-import { unsafeInteger } from '../validate-record.js';
+import { unsafeInteger, unsafeIntegerProblem } from '../validate-record.js';
 import { parseJson } from './classify.js';
 import type { Call, Outcome, Reason } from './types.js';
 
@@ -44,11 +44,7 @@ export function failure(o: Outcome, call: Call, kind: FailureKind): ApiError {
     return new ProtocolError(`unreadable response body (${text.length} bytes)`, answered);
   }
   if (o.reason === 'unsafe_integer') {
-    const unsafe = unsafeInteger(text) ?? 'a number';
-    return new ProtocolError(
-      `an integer beyond 2^53 (${unsafe.slice(0, 30)}) that JSON would round`,
-      answered,
-    );
+    return new ProtocolError(unsafeIntegerProblem(unsafeInteger(text) ?? 'a number'), answered);
   }
   const detail = parseJson(text).value;
   if (o.reason === 'server_error') {

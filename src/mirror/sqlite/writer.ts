@@ -331,15 +331,16 @@ export class SqliteStatements {
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
       const before = s.current.get(raw, id) as Current | undefined;
-      seen.push(String(id));
+      const key = String(id);
+      seen.push(key);
       if (before?.same === 1 && before.deleted_at === null) {
         // Staged earlier in this pass (a record seen twice): unstaged. Nothing staged yet (the
         // usual case of a pass over an unchanged mirror): no DELETE per unchanged record.
-        if (this.mayHaveStaged(stream)) p.unstage.run(stream, String(id));
+        if (this.mayHaveStaged(stream)) p.unstage.run(stream, key);
         counts.unchanged++;
         continue;
       }
-      p.stage.run(stream, String(id), raw);
+      p.stage.run(stream, key, raw);
       this.staging.set(stream, true);
       if (before === undefined) counts.inserted++;
       else counts.updated++;
