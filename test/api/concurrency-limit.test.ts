@@ -48,6 +48,31 @@ describe('ConcurrencyLimit growth', () => {
     expect(limit.limit).toBeLessThanOrEqual(Math.floor(fallen + Math.sqrt(fallen) + 1));
   });
 
+  it('in slow start a window is a round trip (the long average latency), after it WINDOW_MS', () => {
+    // Answers 2 ms apart at 20 ms each: 16 of them span 30 ms, a round trip but not WINDOW_MS.
+    let now = 0;
+    const answers = (limit: ConcurrencyLimit, n: number, ms: number) => {
+      for (let i = 0; i < n; i++) {
+        now += 2;
+        limit.add('get', ms, 0, limit.limit, now);
+      }
+    };
+    const limit = new ConcurrencyLimit({ initial: 8, max: 400 });
+    answers(limit, 1, 20);
+    answers(limit, CONCURRENCY.WINDOW, 20);
+    expect(limit.limit).toBe(16);
+    answers(limit, CONCURRENCY.WINDOW, 20);
+    expect(limit.limit).toBe(32);
+    // A queue (latency five times the long average) ends slow start: windows are WINDOW_MS again.
+    answers(limit, CONCURRENCY.WINDOW, 100);
+    const fallen = limit.limit;
+    expect(fallen).toBeLessThan(32);
+    answers(limit, CONCURRENCY.WINDOW, 20);
+    expect(limit.limit).toBe(fallen);
+    answers(limit, CONCURRENCY.WINDOW_MS / 2, 20);
+    expect(limit.limit).toBeGreaterThan(fallen);
+  });
+
   it('does not grow while fewer than half of it are in use (the process asks for less)', () => {
     const limit = fresh(16, 48);
     window(limit, 20, 4);
