@@ -76,8 +76,52 @@ async function script(m: Mirror): Promise<unknown[]> {
   });
   const apps = applicants.map((a, i) => (i === 0 ? { ...a, info: [] } : a));
   out.push(await m.write((w) => w.upsert('Applicant', apps, { now: T(6) })));
+  // The same id twice in one call compares with what the first wrote: one new version, and a
+  // soft-deleted row restored once.
+  const twice = { ...items[10], c_productName: 'Twice' } as Row;
+  out.push(await m.write((w) => w.upsert('OrderItem', [twice, twice], { now: T(7) })));
+  out.push(
+    await m.write((w) => w.upsert('OrderItem', [changed[0] as Row, changed[0] as Row], { now: T(7) })),
+  );
   return out;
 }
+
+test('SQLite: an id twice in one upsert makes one version, and restores a deleted row once', async () => {
+  const m = await openMirror(join(dir, 'twice.sqlite'));
+  try {
+    const out = await script(m);
+    expect(out.slice(-2)).toEqual([
+      { inserted: 0, updated: 1, unchanged: 1 },
+      { inserted: 0, updated: 0, unchanged: 2 },
+    ]);
+    const versions = async (id: unknown) =>
+      (
+        await m.db
+          .selectFrom('h_orderitem')
+          .select(['valid_from', 'valid_to'])
+          .where('id', '=', id as number)
+          .orderBy('valid_from')
+          .execute()
+      ).map((v) => [v.valid_from, v.valid_to]);
+    expect(await versions(items[10]?.id)).toEqual([
+      [T(1), T(7)],
+      [T(7), null],
+    ]);
+    expect(await versions(items[0]?.id)).toEqual([
+      [T(1), T(2)],
+      [T(2), T(3)],
+      [T(7), null],
+    ]);
+    const row = await m.db
+      .selectFrom('orderitem')
+      .select('deleted_at')
+      .where('id', '=', items[0]?.id as number)
+      .executeTakeFirst();
+    expect(row?.deleted_at).toBeNull();
+  } finally {
+    await m.close();
+  }
+});
 
 const tables = [
   'orderitem',

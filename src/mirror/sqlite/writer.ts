@@ -27,15 +27,16 @@ type Sqlite = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;
 type SqlValue = string | number | bigint | Buffer | null;
 
-/** A row's state against a record: whether its stored JSON is the record's, and its deletion. */
-interface Current {
-  same: number | null;
+/** A stored row as a page compares it: its JSON and its deletion. */
+interface Stored {
+  raw: string;
   deleted_at: string | null;
 }
 
 interface TableStatements {
   def: TableDef;
-  current: Statement;
+  /** The stored rows of a page's ids (a JSON array). */
+  page: Statement;
   upsert: Statement;
   touch: Statement;
   softDelete: Statement;
@@ -102,9 +103,9 @@ export class SqliteStatements {
     const updates = [...cols.filter((c) => c !== '"id"').map((c) => `${c} = excluded.${c}`)];
     const statements: TableStatements = {
       def,
-      // The stored JSON is compared in SQLite, not read into a JS string per record: `same` is 1
-      // when it equals the record's (no row: undefined).
-      current: this.sqlite.prepare(`SELECT raw = ? AS same, deleted_at FROM ${t} WHERE id = ?`),
+      page: this.sqlite.prepare(
+        `SELECT id, raw, deleted_at FROM ${t} WHERE id IN (SELECT value FROM json_each(?))`,
+      ),
       upsert: this.sqlite.prepare(
         `INSERT INTO ${t} (${all.join(', ')}) VALUES (${all.map(() => '?').join(', ')})
          ON CONFLICT (id) DO UPDATE SET ${[...updates, 'raw = excluded.raw', 'synced_at = excluded.synced_at', 'deleted_at = NULL', `seen_pass = coalesce(excluded.seen_pass, ${t}.seen_pass)`].join(', ')}`,
@@ -167,21 +168,22 @@ export class SqliteStatements {
     const s = this.table(resource);
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const pass = options.pass ?? null;
-    const fresh = this.fresh.has(resource);
-    for (const original of records) {
-      const record = options.prepared === true ? original : this.prepare(resource, original);
+    const prepared = options.prepared === true ? records : records.map((r) => this.prepare(resource, r));
+    const stored = this.fresh.has(resource) ? undefined : this.storedRows(s, prepared);
+    for (const record of prepared) {
       const id = toSql(record.id);
       const raw = JSON.stringify(record);
-      const current = fresh ? undefined : (s.current.get(raw, id) as Current | undefined);
-      if (current?.same === 1) {
+      const current = stored?.get(String(id));
+      if (current?.raw === raw) {
         // Unchanged and active: nothing is written (a rewrite per row per run grew the WAL by the
         // table's size on every pass). A soft-deleted row seen again is restored.
-        if (current?.deleted_at !== null || pass !== null) s.touch.run(options.now, pass, id);
+        if (current.deleted_at !== null || pass !== null) s.touch.run(options.now, pass, id);
         // A restored row starts a new version (its deletion ended the last one).
-        if (current?.deleted_at !== null && s.versions !== undefined) {
+        if (current.deleted_at !== null && s.versions !== undefined) {
           s.versions.close.run(options.now, id);
           s.versions.fromRow.run(options.now, id);
         }
+        current.deleted_at = null;
         counts.unchanged++;
         continue;
       }
@@ -191,11 +193,27 @@ export class SqliteStatements {
         if (current !== undefined) s.versions.close.run(options.now, id);
         s.versions.open.run(...values, raw, options.now);
       }
+      // The same id again in these records compares with what was just written.
+      stored?.set(String(id), { raw, deleted_at: null });
       if (current === undefined) counts.inserted++;
       else counts.updated++;
       if (s.children.length > 0) this.writeChildren(s, record);
     }
     return counts;
+  }
+
+  /**
+   * The stored rows of records' ids, by id (as a string), in one statement: a statement per record
+   * (the stored JSON compared in SQLite) took three times the CPU (4.7 against 1.5 us a record).
+   */
+  private storedRows(
+    s: TableStatements,
+    records: readonly Record<string, unknown>[],
+    idsJson = JSON.stringify(records.map((r) => String(toSql(r.id)))),
+  ): Map<string, Stored> {
+    const stored = new Map<string, Stored>();
+    for (const row of s.page.all(idsJson) as (Stored & { id: SqlValue })[]) stored.set(String(row.id), row);
+    return stored;
   }
 
   /**
@@ -325,15 +343,16 @@ export class SqliteStatements {
       return c;
     }
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
-    const seen: string[] = [];
-    for (const original of records) {
-      const record = this.prepare(resource, original);
-      const id = toSql(record.id);
+    const prepared = records.map((r) => this.prepare(resource, r));
+    const seen = prepared.map((r) => String(toSql(r.id)));
+    const seenJson = JSON.stringify(seen);
+    const stored = this.storedRows(s, prepared, seenJson);
+    for (let i = 0; i < prepared.length; i++) {
+      const record = prepared[i] as Record<string, unknown>;
+      const key = seen[i] as string;
       const raw = JSON.stringify(record);
-      const before = s.current.get(raw, id) as Current | undefined;
-      const key = String(id);
-      seen.push(key);
-      if (before?.same === 1 && before.deleted_at === null) {
+      const before = stored.get(key);
+      if (before !== undefined && before.raw === raw && before.deleted_at === null) {
         // Staged earlier in this pass (a record seen twice): unstaged. Nothing staged yet (the
         // usual case of a pass over an unchanged mirror): no DELETE per unchanged record.
         if (this.mayHaveStaged(stream)) p.unstage.run(stream, key);
@@ -345,7 +364,7 @@ export class SqliteStatements {
       if (before === undefined) counts.inserted++;
       else counts.updated++;
     }
-    this.markSeen(stream, seen, seenState.seen);
+    this.passStatements.seenMany.run(stream, seenState.seen, seenJson);
     return counts;
   }
 
