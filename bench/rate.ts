@@ -25,9 +25,11 @@ import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
  *   40 req/s: the worst 5-second window of both together, share of 429s;
  * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
  * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores); env
- * `OHS_BENCH_RATE=nolimit,latency,150,latency200,faults,20,headers,two` runs only the cases named
+ * `OHS_BENCH_RATE=nolimit,latency,150,latency200,faults,20,headers,two,writeback` runs only the
+ * cases named
  * (nolimit: both latencies, latency: only the 20 ms one; latency200: 150 req/s behind 200 ms of
- * latency; faults: 40 req/s with and without 10% faults).
+ * latency; faults: 40 req/s with and without 10% faults; writeback: ohs apply of 200 payments
+ * with and without 10% faults at 40 req/s).
  */
 const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -449,36 +451,42 @@ async function ohs(
   return { code, err, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * A mirror in `cwd` holding the sandbox's invoices (`ohs sync invoice`), and 200 payments of 1.00
+ * planned against them (up to `perInvoice` to each open invoice, never more than its balance).
+ */
+async function plannedPayments(sb: Sandbox, cwd: string, perInvoice = 20): Promise<void> {
+  mkdirSync(join(cwd, 'config'), { recursive: true });
+  writeFileSync(
+    join(cwd, 'config', 'local.json'),
+    JSON.stringify({ baseUrl: sb.url, logLevel: 'warn', sync: { idStart: ID_START } }),
+  );
+  const prep = await ohs(['sync', 'invoice'], cwd);
+  if (prep.code !== 0) throw new Error(`ohs sync invoice: ${prep.err}`);
+  const invoices = await hook<{ id: string; balance: number | null; dropInvoice?: string }[]>(
+    sb,
+    'GET',
+    '/truth/Invoice',
+  );
+  const rows: string[] = [];
+  for (const i of invoices) {
+    if (i.dropInvoice !== undefined) continue;
+    const room = Math.min(perInvoice, Math.floor(i.balance ?? 0));
+    for (let k = 0; k < room && rows.length < 200; k++) rows.push(`${i.id},1.00`);
+  }
+  if (rows.length < 200) throw new Error(`room for ${rows.length} payments only: use a larger --scale`);
+  writeFileSync(join(cwd, 'payments.csv'), `${['InvoiceId,amountToPay', ...rows].join('\n')}\n`);
+  const plan = await ohs(['plan', 'payments.csv', '--op', 'payment'], cwd);
+  if (plan.code !== 0) throw new Error(`ohs plan: ${plan.err}`);
+}
+
 /** A full sync and an apply of 200 payments, two `ohs` processes at once on one mirror. */
 async function twoProcesses(scale: number, dir: string, limit: number): Promise<string> {
   const sb = await sandbox(scale);
   try {
     const cwd = join(dir, 'two');
-    mkdirSync(join(cwd, 'config'), { recursive: true });
-    writeFileSync(
-      join(cwd, 'config', 'local.json'),
-      JSON.stringify({ baseUrl: sb.url, logLevel: 'warn', sync: { idStart: ID_START } }),
-    );
     // The payments are planned against the mirror's invoices (an earlier sync, before the limit).
-    const prep = await ohs(['sync', 'invoice'], cwd);
-    if (prep.code !== 0) throw new Error(`ohs sync invoice: ${prep.err}`);
-    const invoices = await hook<{ id: string; balance: number | null; dropInvoice?: string }[]>(
-      sb,
-      'GET',
-      '/truth/Invoice',
-    );
-    // 200 payments of 1.00, up to 20 to each open invoice (never more than its balance).
-    const rows: string[] = [];
-    for (const i of invoices) {
-      if (i.dropInvoice !== undefined) continue;
-      const room = Math.min(20, Math.floor(i.balance ?? 0));
-      for (let k = 0; k < room && rows.length < 200; k++) rows.push(`${i.id},1.00`);
-    }
-    if (rows.length < 200) throw new Error(`room for ${rows.length} payments only: use a larger --scale`);
-    const csv = ['InvoiceId,amountToPay', ...rows].join('\n');
-    writeFileSync(join(cwd, 'payments.csv'), `${csv}\n`);
-    const plan = await ohs(['plan', 'payments.csv', '--op', 'payment'], cwd);
-    if (plan.code !== 0) throw new Error(`ohs plan: ${plan.err}`);
+    await plannedPayments(sb, cwd);
     // A quarter second of burst: the 5-second windows then measure the tool, not the sandbox's burst.
     await hook(sb, 'POST', '/config', { rateLimit: limit, rateBurst: Math.ceil(limit / 4) });
     await hook(sb, 'POST', '/reset-stats');
@@ -498,6 +506,51 @@ async function twoProcesses(scale: number, dir: string, limit: number): Promise<
   }
 }
 
+/**
+ * `ohs apply` of 200 payments (two per invoice: lanes of two) against `limit` req/s, with and
+ * without 10% faults (503 with Retry-After 1, dropped connections, bodies cut short) switched on
+ * once the payments are planned, on two sandboxes of the same seed. A write whose outcome is
+ * unknown is never resent in the run that sent it (docs/writeback.md): it is read back, and
+ * resent only after two agreeing reads in as many runs, so `ohs apply` runs again until it exits
+ * 0 (at most 8 runs), as a nightly job would. Figures: the faulty applies' seconds over the clean
+ * one's, each payment made once on both, and the invoices whose balance differs between the two.
+ */
+async function writebackWithFaults(scale: number, dir: string, limit: number): Promise<string> {
+  const run = async (faulty: boolean) => {
+    const sb = await sandbox(scale);
+    try {
+      const cwd = join(dir, `apply-${faulty}`);
+      await plannedPayments(sb, cwd, 2);
+      await hook(sb, 'POST', '/config', {
+        rateLimit: limit,
+        ...(faulty ? { faultRate: 0.1, faultKinds: ['503', 'drop', 'truncate'], faultRetryAfter: 1 } : {}),
+      });
+      await hook(sb, 'POST', '/reset-stats');
+      let seconds = 0;
+      let runs = 0;
+      for (let code: number | null = 5; code === 5 && runs < 8; runs++) {
+        const apply = await ohs(['apply', '--yes'], cwd);
+        seconds += apply.seconds;
+        code = apply.code;
+        if (code !== 0 && code !== 5) throw new Error(`ohs apply: exit ${code}: ${apply.err.slice(-500)}`);
+      }
+      const st = await hook<SimStats & { faults: Record<string, number> }>(sb, 'GET', '/stats');
+      const payments = st.writesApplied.createPayment ?? 0;
+      if (payments !== 200) throw new Error(`${payments} payments made, not 200 (faults ${faulty})`);
+      const balances = await hook<{ id: string; balance: number | null }[]>(sb, 'GET', '/truth/Invoice');
+      return { seconds, runs, st, balances: new Map(balances.map((i) => [i.id, i.balance])) };
+    } finally {
+      await sb.stop();
+    }
+  };
+  const clean = await run(false);
+  const faulty = await run(true);
+  let differ = 0;
+  for (const [id, b] of clean.balances) if (faulty.balances.get(id) !== b) differ++;
+  const ratio = faulty.seconds / clean.seconds;
+  return `write-back against ${limit} req/s with 10% faults (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): ohs apply of 200 payments, two per invoice, ${faulty.seconds.toFixed(1)} s in ${faulty.runs} runs (${faulty.st.requests} requests) vs ${clean.seconds.toFixed(1)} s in ${clean.runs} (${clean.st.requests} requests) without faults = ${ratio.toFixed(2)}x (target <= 1.3); faults ${JSON.stringify(faulty.st.faults)}; 200 payments each once on both; ${differ} invoice balances differ between the two services (target 0)`;
+}
+
 export async function benchRate(scale: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-rate-'));
   try {
@@ -515,6 +568,7 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('20')) lines.push(await limited(0.05 * scale, dir, 20));
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
+    if (run('writeback')) lines.push(await writebackWithFaults(0.3 * scale, dir, 40));
     return lines.join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
