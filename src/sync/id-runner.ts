@@ -323,7 +323,7 @@ async function readBatches(
  * latency. Stops (InterruptedError) after the page under way when the run is interrupted; leaves
  * no request of its own in flight behind it, whatever ends it.
  */
-export async function readWindow(
+async function readWindow(
   ctx: StreamContext,
   ids: readonly string[] | (() => string | undefined),
   fetch: (id: string) => Promise<Fetched>,
