@@ -8,9 +8,10 @@
  *   gradient = clamp(1.5 × long / short, 0.5, 1)   (1.5: GradientLimit's rttTolerance)
  *   limit    = limit × gradient + √limit      (latency flat: grows by √limit a window)
  *
- * until the first window that shows a queue, the limit doubles per window instead (TCP's slow
- * start, RFC 5681: the window doubles each round trip until the first loss): growing by √limit,
- * 8 to 48 took 9 windows, 1.5 s of a 2 s sync at 20 ms of latency, most of it below 48 in flight;
+ * until the first window that shows a queue, the limit doubles per window instead, a window then
+ * being a round trip (TCP's slow start, RFC 5681: the window doubles each round trip until the
+ * first loss): growing by √limit per 100 ms, 8 to 48 took 10 windows, 1.1 s of a 2.2 s sync at
+ * 20 ms of latency, with a queue all the while;
  * with the drop smoothed (`SMOOTHING`), so one slow window does not halve it. By Little's law the
  * requests in flight a rate needs are rate × latency: against a service at 200 ms allowing 150
  * req/s, 30; at 8 (the old fixed concurrency) no more than 40 req/s could be sent. The limit
@@ -111,7 +112,7 @@ export class ConcurrencyLimit {
     this.peakInFlight = Math.max(this.peakInFlight, inFlight);
     if (this.windowStart === 0) this.windowStart = now;
     // In slow start a window is one round trip (TCP's), not WINDOW_MS: at 20 ms of latency 8 to
-    // 48 then takes about 0.1 s instead of 0.3 s, and the limit is judged as soon as it is used.
+    // 48 then takes three windows of about 40 ms instead of three of 100 ms.
     const span = this.slowStart ? Math.min(CONCURRENCY.WINDOW_MS, long) : CONCURRENCY.WINDOW_MS;
     if (this.samples < CONCURRENCY.WINDOW || now - this.windowStart < span) return false;
     const inflated = this.excessMs / this.samples > CONCURRENCY.SLACK_MS;
