@@ -146,6 +146,40 @@ describe('resumed passes catch up; probing does not skip late records', () => {
       });
     });
 
+    it('a --full re-sync probes above the highest known id beside the known ids, and finds what is there', async () => {
+      const file = await target();
+      const staff = sim().tables.Staff;
+      expect((await syncInto(sim(), file, { streams: ['staff'] })).outcome).toBe('ok');
+      const top = Number(staff.maxId());
+      const known = staff.all().length;
+      expect(known).toBeGreaterThan(48);
+      // New upstream since: two records above the top, one of them past a gap.
+      const template = staff.all()[0]!;
+      staff.insert({ ...template, id: top + 1 });
+      staff.insert({ ...template, id: top + 3 });
+      const asked: number[] = [];
+      onRequest = (info) => {
+        const m = /\/staff\/(\d+)$/.exec(info.path);
+        if (m !== null && info.method === 'GET') asked.push(Number(m[1]));
+      };
+      try {
+        expect((await syncInto(sim(), file, { streams: ['staff'], full: true })).outcome).toBe('ok');
+      } finally {
+        onRequest = undefined;
+      }
+      // The first id above the top was asked before the last known one: not after all of them.
+      const firstProbe = asked.findIndex((id) => id > top);
+      const lastKnown = asked.findLastIndex((id) => id <= top);
+      expect(firstProbe).toBeGreaterThanOrEqual(0);
+      expect(firstProbe).toBeLessThan(lastKnown);
+      // Each id asked once, apart from the 404s near what was found, asked again.
+      const twice = asked.filter((id, i) => asked.indexOf(id) !== i);
+      for (const id of twice) expect(id).toBeGreaterThan(top);
+      await withMirror(file, async (m) => {
+        await expectMirrorEqualsTruth(m, sim().truth(), { tables: ['staff'] });
+      });
+    });
+
     it('a run stopped after probing past such a record: the run that resumes it asks the 404 again', async () => {
       const file = await target();
       const staff = sim().tables.Staff;
