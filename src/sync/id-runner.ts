@@ -148,8 +148,9 @@ async function runPass(
         probeUpward(decl, ctx, table, failures, layout),
       );
     else {
+      // The layout is the table's, which reading the ids does not change (they are staged).
       await readBatches(decl, ctx, todo, failures);
-      await probeUpward(decl, ctx, table, failures);
+      await probeUpward(decl, ctx, table, failures, layout);
     }
     // Nothing where the ids were expected: look where they usually start, then probe from there.
     if ((await foundNothing(decl, ctx, table)) && (await searchIds(decl, ctx)))

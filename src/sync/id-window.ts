@@ -106,7 +106,7 @@ export async function readWindow<T>(
 }
 
 /** Awaits both, whatever either does; then throws the first one's error, if any. */
-export async function settleBoth(a: Promise<void>, b: Promise<void> | undefined): Promise<void> {
+export async function settleBoth(a: Promise<void>, b: Promise<void>): Promise<void> {
   const [x, y] = await Promise.allSettled([a, b]);
   if (x.status === 'rejected') throw x.reason;
   if (y.status === 'rejected') throw y.reason;
