@@ -99,17 +99,25 @@ describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
   describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
-    it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
+    it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted STUCK, WARN, OK', async () => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at());
+      // O4: in COLLECTED at least 36 h, since an unknown time; 504 h since creation pass ORDERED's
+      // stuck 72 h (the only earlier stage): STUCK by its age, basis "unknown since".
       expect(ran.detail.map(pick)).toEqual([
+        [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'STUCK'],
         [2, 'AT_LAB', 120, '3-7d', 72, '3-7d', false, 'WARN'],
-        [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'WARN'],
         [1, 'ORDERED', 24, '1-2d', 24, '1-2d', false, 'WARN'],
         [3, 'MRO', 216, '7-14d', 48, '2-3d', false, 'OK'],
       ]);
-      expect(ran.detail[0]).toMatchObject({
+      expect(ran.detail.map((r) => [r.orderItemId, r.flagBasis])).toEqual([
+        [4, 'unknown since'],
+        [2, 'history'],
+        [1, 'creation'],
+        [3, 'history'],
+      ]);
+      expect(ran.detail[1]).toMatchObject({
         orgId: 1,
         org: 'Acme Haulage',
         product: 'DOT Urine Drug Screen',
@@ -122,20 +130,24 @@ describe.each(engines)('%s', (engine) => {
       // O1: history starts within one poll interval of creation, so "since creation".
       expect(ran.detail[2]).toMatchObject({ statusSince: '2025-06-09T12:00:00Z', sinceIsLowerBound: false });
       // O4: history starts 06-09 00:00 as Collected, long after creation: at least 36 h.
-      expect(ran.detail[1]).toMatchObject({ statusSince: '2025-06-09T00:00:00Z', sinceIsLowerBound: true });
+      expect(ran.detail[0]).toMatchObject({
+        statusSince: '2025-06-09T00:00:00Z',
+        sinceIsLowerBound: true,
+        flagBasisText: 'in this status since an unknown time: flagged by its age since creation',
+      });
     });
 
-    it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 3, STUCK 0', async () => {
+    it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 2, STUCK 1', async () => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at());
       const byStatus = await ran.summary('By status');
       expect(byStatus.map((r) => [r.status, r.stage, r.count, r.warn, r.stuck])).toEqual([
         ['Ordered', 'ORDERED', 1, 1, 0],
-        ['Collected', 'COLLECTED', 1, 1, 0],
+        ['Collected', 'COLLECTED', 1, 0, 1],
         ['At Lab', 'AT_LAB', 1, 1, 0],
         ['MRO Review', 'MRO', 1, 0, 0],
-        ['Total', null, 4, 3, 0],
+        ['Total', null, 4, 2, 1],
       ]);
       expect(byStatus[4]).toMatchObject({
         lt1d: 0,
@@ -160,8 +172,8 @@ describe.each(engines)('%s', (engine) => {
           mro: 1,
           onHold: 0,
           other: 0,
-          warn: 3,
-          stuck: 0,
+          warn: 2,
+          stuck: 1,
           oldestAgeDays: 21,
         },
         {
@@ -174,8 +186,8 @@ describe.each(engines)('%s', (engine) => {
           mro: 1,
           onHold: 0,
           other: 0,
-          warn: 3,
-          stuck: 0,
+          warn: 2,
+          stuck: 1,
           oldestAgeDays: 21,
         },
       ]);
@@ -185,7 +197,7 @@ describe.each(engines)('%s', (engine) => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at({ includeTerminal: true }));
-      expect(ran.detail.map((r) => r.orderItemId)).toEqual([2, 4, 1, 3, 5]);
+      expect(ran.detail.map((r) => r.orderItemId)).toEqual([4, 2, 1, 3, 5]);
       expect(ran.detail[4]).toMatchObject({
         stage: 'CANCELLED',
         flag: null,
@@ -317,8 +329,9 @@ describe.each(engines)('%s', (engine) => {
         sinceIsLowerBound: true,
         timeInStatusHours: 24,
         dataFlags: 'NO_HISTORY',
-        // 24 h is only a lower bound; 9.5 days since creation reach AT_LAB's stuck 120 h: at least WARN.
-        flag: 'WARN',
+        // 24 h is only a lower bound; 9.5 days since creation pass the stuck thresholds of ORDERED
+        // and COLLECTED added up (72 + 48 h): STUCK by its age.
+        flag: 'STUCK',
         flagBasis: 'unknown since',
       });
     });
@@ -337,7 +350,7 @@ describe.each(engines)('%s', (engine) => {
       await softDelete(m, 'orderitem', 7);
       const ids = async (options: Record<string, unknown>, more = {}) =>
         (await runReport(orderAgeing, m, at(options, more))).detail.map((r) => r.orderItemId);
-      expect(await ids({})).toEqual([2, 4, 1, 3, 6]);
+      expect(await ids({})).toEqual([4, 2, 1, 3, 6]);
       expect(await ids({ stages: ['AT_LAB', 'mro'] })).toEqual([2, 3]);
       expect(await ids({ stages: 'CANCELLED' })).toEqual([5]);
       expect(await ids({ product: 'alcohol' })).toEqual([6]);
@@ -416,60 +429,148 @@ describe.each(engines)('%s', (engine) => {
   });
 
   describe('order ageing: what an operations lead asks', () => {
-    it('O6: an item ordered 18 months ago, first seen by a first sync, is STUCK by its age since creation', async () => {
+    it('O6: an item ordered 18 months ago, first seen by a first sync, is in ORDERED since creation: STUCK', async () => {
       const m = await mirror();
       await upsert(m, 'OrderItem', [
         item(6, 'Ordered', '2024-12-01T12:00:00Z'),
         item(7, 'Collected', '2025-05-20T12:00:00Z'),
+        item(11, 'At Lab', '2025-06-08T10:00:00Z'),
+        item(12, 'MRO Review', '2025-06-07T04:00:00Z'),
+        item(13, 'Ordered', '2025-06-01T12:00:00Z'),
+        item(14, 'Collected', '2025-06-10T00:00:00Z'),
       ]);
       await history(m, [
         seen(6, 'Ordered', '2025-06-09T00:00:00.000Z'),
         seen(7, 'Collected', '2025-06-10T06:00:00.000Z'),
+        seen(11, 'At Lab', '2025-06-10T10:00:00.000Z'),
+        seen(12, 'MRO Review', '2025-06-10T11:00:00.000Z'),
+        // 13 went back from Collected to Ordered: its history knows since when.
+        seen(13, 'Ordered', '2025-06-01T12:30:00.000Z'),
+        seen(13, 'Collected', '2025-06-05T12:00:00.000Z'),
+        seen(13, 'Ordered', '2025-06-09T12:00:00.000Z'),
+        seen(14, 'Collected', '2025-06-10T11:00:00.000Z'),
       ]);
-      const ran = await runReport(orderAgeing, m, at());
-      const o6 = ran.detail.find((r) => r.orderItemId === 6);
-      expect(o6).toMatchObject({
+      // Polled every 6 hours: a history starting later than that after creation is a lower bound.
+      const ran = await runReport(orderAgeing, m, at({ pollIntervalHours: 6 }));
+      const row = (id: number) => ran.detail.find((r) => r.orderItemId === id);
+      // The first stage: its time in status is known from creation, whatever the history says.
+      expect(row(6)).toMatchObject({
         ageHours: 4584,
         ageBucket: '30d+',
-        timeInStatusHours: 36,
-        sinceIsLowerBound: true,
+        statusSince: '2024-12-01T12:00:00Z',
+        timeInStatusHours: 4584,
+        sinceIsLowerBound: false,
         flag: 'STUCK',
         flagBasis: 'creation',
+        flagBasisText: 'in this status since the order was created',
       });
-      // A later stage: 6 h in COLLECTED is a lower bound; 21 days since creation prove only that
-      // something is slow: WARN, since unknown.
-      expect(ran.detail.find((r) => r.orderItemId === 7)).toMatchObject({
-        timeInStatusHours: 6,
-        flag: 'WARN',
-        flagBasis: 'unknown since',
-      });
-      expect(ran.detail[0]?.orderItemId).toBe(6);
+      expect(row(13)).toMatchObject({ timeInStatusHours: 24, flag: 'WARN', flagBasis: 'history' });
+      // Later stages with a time in status that is only a lower bound: the age decides. 7: 21 days
+      // pass ORDERED's stuck 72 h; 11: 50 h in AT_LAB pass its warn 48 h but not ORDERED's and
+      // COLLECTED's stuck added up (120 h); 12: 80 h in MRO pass its warn 72 h.
+      expect(row(7)).toMatchObject({ timeInStatusHours: 6, flag: 'STUCK', flagBasis: 'unknown since' });
+      expect(row(11)).toMatchObject({ timeInStatusHours: 2, flag: 'WARN', flagBasis: 'unknown since' });
+      expect(row(12)).toMatchObject({ timeInStatusHours: 1, flag: 'WARN', flagBasis: 'unknown since' });
+      // 12 h old, under COLLECTED's warn 24 h: OK, its basis still says the time is a lower bound.
+      expect(row(14)).toMatchObject({ timeInStatusHours: 1, flag: 'OK', flagBasis: 'lower bound' });
       expect(aboutValue(ran, 'Flag basis')).toContain('unknown since');
+      expect(
+        aboutValue(ran, 'Flag raised by the age since creation (time in status unknown or a lower bound)'),
+      ).toBe('3');
     });
 
-    it('the nightly 02:00 run ages to the last order item sync, not to the end of the day', async () => {
+    it("no open item past its stage's warn age is OK, whatever its history; ORDERED counts from creation", async () => {
       const m = await mirror();
-      const now = new Date();
-      const today = now.toISOString().slice(0, 10);
-      const sync = Date.parse(`${today}T02:00:00.000Z`);
-      await syncState(m, 'orderitem', new Date(sync).toISOString());
-      // Created 23.6 h before the sync started: under a day old, OK (at the end of the day it
-      // would read 45.6 h, WARN).
-      const created = new Date(sync - 23.6 * 3_600_000).toISOString();
-      await upsert(m, 'OrderItem', [item(8, 'Ordered', created)], new Date(sync).toISOString());
-      await history(m, [seen(8, 'Ordered', new Date(sync - 20 * 3_600_000).toISOString())]);
-      const ran = await runReport(orderAgeing, m, params(today));
-      expect(ran.detail[0]).toMatchObject({ orderItemId: 8, ageHours: 23.6, flag: 'OK' });
-      expect(aboutValue(ran, 'As-of instant')).toBe(
-        `${today}T02:00:00Z: the start of the last completed order item sync (${today}T02:00:00Z): the mirror knows nothing later`,
+      const names: Name[] = ['Ordered', 'Collected', 'At Lab', 'MRO Review'];
+      const warn = { Ordered: 24, Collected: 24, 'At Lab': 48, 'MRO Review': 72 } as Record<Name, number>;
+      const asOfMs = Date.parse(AS_OF);
+      const items = [];
+      const rows = [];
+      let id = 100;
+      // Every stage, ages from 1 h to 40 days, history from a change, from a first sighting
+      // minutes ago, or none at all.
+      for (const name of names)
+        for (const ageH of [1, 20, 24, 30, 47, 48, 60, 71, 72, 100, 200, 300, 1000])
+          for (const kind of ['change', 'first sync', 'none']) {
+            id++;
+            const created = new Date(asOfMs - ageH * 3_600_000).toISOString();
+            items.push({ ...item(id, name, created), __age: ageH });
+            if (kind === 'change') {
+              rows.push(seen(id, 'Ordered', created));
+              if (name !== 'Ordered')
+                rows.push(seen(id, name, new Date(asOfMs - (ageH / 2) * 3_600_000).toISOString()));
+            } else if (kind === 'first sync')
+              rows.push(seen(id, name, new Date(asOfMs - 600_000).toISOString()));
+          }
+      await upsert(
+        m,
+        'OrderItem',
+        items.map(({ __age, ...i }) => i),
+        new Date(asOfMs - 600_000).toISOString(),
       );
-      // --as-of-time: an explicit instant.
-      const later = await runReport(
+      await history(m, rows);
+      const ran = await runReport(orderAgeing, m, at());
+      expect(ran.detail).toHaveLength(items.length);
+      const ageOf = new Map(items.map((i) => [i.id, i.__age]));
+      let unknownPastWarn = 0;
+      for (const r of ran.detail) {
+        const name = r.status as Name;
+        const age = ageOf.get(Number(r.orderItemId)) ?? 0;
+        // A time in status known from history or creation decides (O3 of REPORTS.md 3.4: 48 h in
+        // MRO is OK at any age under 30 days); one that is unknown or only a lower bound cannot
+        // show OK past the stage's warn age.
+        const known = r.flagBasis === 'history' || r.flagBasis === 'creation';
+        const decisive = known ? Number(r.timeInStatusHours) : age;
+        if (decisive >= warn[name] || age >= 720)
+          expect([r.orderItemId, r.flag]).not.toEqual([r.orderItemId, 'OK']);
+        if (!known && age >= warn[name]) unknownPastWarn++;
+        if (name === 'Ordered')
+          expect(r).toMatchObject({
+            flagBasis: 'creation',
+            sinceIsLowerBound: false,
+            timeInStatusHours: r.ageHours,
+          });
+      }
+      // Both kinds of unknown (first seen minutes ago, no history at all) in the three later stages.
+      expect(unknownPastWarn).toBeGreaterThan(40);
+    });
+
+    it('a live report is as of the moment it runs, and that instant asked again gives the same rows', async () => {
+      const m = await mirror();
+      const now = Date.now();
+      const today = new Date(now).toISOString().slice(0, 10);
+      await syncState(m, 'orderitem', new Date(now - 3_600_000).toISOString());
+      const created = new Date(now - 23.6 * 3_600_000).toISOString();
+      await upsert(
+        m,
+        'OrderItem',
+        [item(8, 'Ordered', created), item(9, 'At Lab', new Date(now - 30 * 3_600_000).toISOString())],
+        new Date(now - 3_600_000).toISOString(),
+      );
+      await history(m, [
+        seen(8, 'Ordered', new Date(now - 3_600_000).toISOString()),
+        seen(9, 'At Lab', new Date(now - 3_600_000).toISOString()),
+      ]);
+      const live = await runReport(orderAgeing, m, params(today));
+      const stated = String(aboutValue(live, 'As-of instant'));
+      expect(stated).toMatch(
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z: the moment the report ran \(the mirror as it was then\)/,
+      );
+      const instant = stated.slice(0, 20);
+      // Not the start of the last sync an hour ago: the moment of the run (whole seconds, rounded up).
+      expect(Date.parse(instant)).toBeGreaterThanOrEqual(Math.floor(now / 1000) * 1000);
+      expect(live.detail[0]).toMatchObject({ orderItemId: 8, flag: 'OK', flagBasis: 'creation' });
+      expect(live.detail[0]?.ageHours).toBeGreaterThanOrEqual(23.6);
+      const again = await runReport(
         orderAgeing,
         m,
-        params(today, {}, { asOfTimestamp: new Date(sync + 6 * 3_600_000).toISOString() }),
+        params(
+          today,
+          {},
+          { asOfTimestamp: instant, mirrorAsOf: new Date(Date.parse(instant)).toISOString() },
+        ),
       );
-      expect(later.detail[0]).toMatchObject({ ageHours: 29.6, flag: 'WARN' });
+      expect(again.detail).toEqual(live.detail);
     });
 
     it('a background check is aged on the generic thresholds, not the drug-test ones; a configured family has its own', async () => {

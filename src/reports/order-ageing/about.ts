@@ -38,7 +38,7 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
     ],
     [
       'Flag basis',
-      'history: a recorded change into the status; creation: in the status since creation (or, in the first stage ORDERED, STUCK because the age since creation reaches the stuck threshold); lower bound: from the first sighting; unknown since: a later stage whose age reaches the stuck threshold, at least WARN; unknown since the first sync: the mirror saw the status begin after the as-of instant, so the time in status is unknown (blank, bucket "unknown"), and the age decides; age 30d+: raised from OK by the age alone',
+      "history: a recorded change into the status; creation: in the status since creation (an item in the first stage, ORDERED, has been there since creation unless its history shows it moved back; any other item whose history starts within one poll interval of creation); lower bound: at least since the mirror first saw it; unknown since: the time in status is unknown or only a lower bound, and the age since creation decides: at the stage's warn threshold at least WARN, at the stuck thresholds of every earlier stage added up (ORDERED, COLLECTED, AT_LAB, MRO, ON_HOLD, OTHER in that order) STUCK; an item past its warn age is never OK; age 30d+: raised from OK by an age of 30 days or more",
     ],
     [
       'Scope',
@@ -60,6 +60,10 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
       String([...classifier.otherProducts.values()].reduce((a, b) => a + b, 0)),
     ],
     ['Time in status unknown (status seen first after the as-of instant)', String(classifier.unknownSince)],
+    [
+      'Flag raised by the age since creation (time in status unknown or a lower bound)',
+      String(classifier.raisedByAge),
+    ],
     ['Raised from OK by an age of 30 days or more', String(classifier.raisedBy30Days)],
     [
       'Ages',

@@ -1,21 +1,19 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../mirror/index.js';
-import { formatInstant, localDateOf, parseInstant } from '../dates.js';
+import { localDateOf, parseInstant } from '../dates.js';
 import type { CommonParams } from '../params.js';
-import { lastOrderItemSync } from './query.js';
 
 /**
  * The as-of instant (REPORTS.md 3.2): as given (`--as-of-time`); for a past date the end of that
- * day (`mirrorAsOf`, the instant the mirror is read as of); for today the start of the last
- * completed order item sync (the mirror knows nothing later: ageing to the end of the day would
- * add up to a day to every item).
+ * day (`mirrorAsOf`, the instant the mirror is read as of); for today the moment the report runs,
+ * rounded up to the whole second so that `--as-of-time` can name it: everything the mirror holds
+ * was written before it, so the same instant asked later (the mirror read as of it) gives the
+ * same rows.
  */
-export async function asOfInstant(
-  db: Kysely<Database>,
+export function asOfInstant(
   common: CommonParams,
   explicit: boolean,
   mirrorAsOf: string | undefined,
-): Promise<{ ms: number; note: string; warning?: string }> {
+  now: number = Date.now(),
+): { ms: number; note: string } {
   if (explicit) return { ms: common.asOfMs, note: 'as given (--as-of-time)' };
   const at = mirrorAsOf === undefined ? null : parseInstant(mirrorAsOf, 'UTC');
   if (at !== null)
@@ -23,20 +21,12 @@ export async function asOfInstant(
       ms: at,
       note: `the end of ${common.asOfText} (${common.timezone}), the instant the mirror is read as of`,
     };
-  const today = localDateOf(Date.now(), common.timezone);
+  const today = localDateOf(now, common.timezone);
   const isToday =
     today.year === common.asOf.year && today.month === common.asOf.month && today.day === common.asOf.day;
   if (!isToday) return { ms: common.asOfMs, note: `the end of ${common.asOfText} (${common.timezone})` };
-  const last = await lastOrderItemSync(db, undefined);
-  const lastMs = last === null ? null : parseInstant(last, 'UTC');
-  if (lastMs === null || lastMs > common.asOfMs)
-    return {
-      ms: Math.min(Date.now(), common.asOfMs),
-      note: 'now: the mirror records no completed order item sync',
-      warning: 'No completed order item sync in the mirror: items are aged to the moment of the run',
-    };
   return {
-    ms: lastMs,
-    note: `the start of the last completed order item sync (${formatInstant(lastMs)}): the mirror knows nothing later`,
+    ms: Math.min(Math.ceil(now / 1000) * 1000, common.asOfMs),
+    note: 'the moment the report ran (the mirror as it was then); --as-of-time with this instant gives the same rows',
   };
 }

@@ -118,13 +118,41 @@ export function bucketOf(ms: number): (typeof ageBuckets)[number] {
 
 export type Flag = 'STUCK' | 'WARN' | 'OK';
 /** Where the time behind the flag comes from (a column of every row). */
-export type Basis =
-  | 'history'
-  | 'creation'
-  | 'lower bound'
-  | 'unknown since'
-  | 'unknown since the first sync'
-  | 'age 30d+';
+export type Basis = 'history' | 'creation' | 'lower bound' | 'unknown since' | 'age 30d+';
+
+/** Each basis in words, for the pages people read (the workbook's print view and the HTML page). */
+export const basisInWords: Readonly<Record<Basis, string>> = {
+  history: 'time in status from the recorded change into it',
+  creation: 'in this status since the order was created',
+  'lower bound': 'in this status at least since the mirror first saw it',
+  'unknown since': 'in this status since an unknown time: flagged by its age since creation',
+  'age 30d+': 'raised from OK: 30 days old or more',
+};
+
+/**
+ * The stages an item passes through in order; a stage outside it (ON_HOLD, OTHER) comes after
+ * every one of them, as in the By status sheet.
+ */
+const lifecycle: readonly Stage[] = ['ORDERED', 'COLLECTED', 'AT_LAB', 'MRO', 'ON_HOLD', 'OTHER'];
+
+/**
+ * The age at which an item whose time in its stage is unknown is STUCK: the stuck thresholds of
+ * every earlier stage added up (it has waited longer than all of them allow together), or null
+ * when no earlier stage has a threshold.
+ */
+export function stuckByAgeHours(thresholds: Thresholds, stage: Stage): number | null {
+  const i = lifecycle.indexOf(stage);
+  if (i <= 0) return null;
+  let sum = 0;
+  let any = false;
+  for (const s of lifecycle.slice(0, i)) {
+    const t = thresholds[s];
+    if (t === undefined) continue;
+    sum += t.stuck;
+    any = true;
+  }
+  return any ? sum : null;
+}
 
 export const norm = (s: string | null) => (s === null ? '' : s.trim().toLowerCase());
 export const round1 = (ms: number) => Math.round(ms / (HOUR / 10)) / 10;
@@ -209,7 +237,7 @@ export class Classifier {
       const key = status ?? '(no status)';
       this.unmapped.set(key, (this.unmapped.get(key) ?? 0) + 1);
     }
-    const since = this.since(r, status, created, dataFlags);
+    const since = this.since(r, status, stage, created, dataFlags);
     let inStatusMs: number | null = since.at === null ? null : s.asOfMs - since.at;
     let unknown = false;
     if (inStatusMs !== null && inStatusMs < 0) {
@@ -223,7 +251,7 @@ export class Classifier {
     }
     const { flag, basis } = terminal
       ? { flag: null, basis: null }
-      : this.flagOf(family.thresholds[stage], stage, since, unknown, inStatusMs, ageMs);
+      : this.flagOf(family.thresholds, stage, since, unknown, inStatusMs, ageMs);
     const orgId = asInteger(r.OrgId);
     const org = (orgId === null ? undefined : s.names.get(orgId)) ?? asText(r.c_org);
     const person = [asText(r.c_personNameFirst), asText(r.c_personNameLast)]
@@ -249,6 +277,7 @@ export class Classifier {
       ageFlag: ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR ? '30d+' : null,
       flag,
       flagBasis: basis,
+      flagBasisText: basis === null ? null : basisInWords[basis],
       family: family.name,
       dataFlags: dataFlags.length === 0 ? null : dataFlags.join(';'),
       parentOrderItemId: asInteger(r.Parent_OrderItemId),
@@ -259,17 +288,21 @@ export class Classifier {
 
   /**
    * The flag of an item not in a terminal stage: its time in status against the stage's
-   * thresholds, raised by its age when the time is only a lower bound or unknown, and never OK
-   * at 30 days old.
+   * thresholds. When that time is a lower bound or unknown, the age since creation raises it: at
+   * the stage's warn age at least WARN, at the stuck thresholds of every earlier stage added up
+   * STUCK (basis "unknown since"); an item past its warn age is never OK. At 30 days old no item
+   * is OK.
    */
   private flagOf(
-    t: { warn: number; stuck: number } | undefined,
+    thresholds: Thresholds,
     stage: Stage,
     since: { basis: Basis; lowerBound: boolean },
     unknown: boolean,
     inStatusMs: number | null,
     ageMs: number | null,
   ): { flag: Flag; basis: Basis } {
+    const t = thresholds[stage];
+    const rank = { OK: 0, WARN: 1, STUCK: 2 } as const;
     let flag: Flag =
       t === undefined || inStatusMs === null
         ? 'OK'
@@ -278,24 +311,16 @@ export class Classifier {
           : inStatusMs >= t.warn * HOUR
             ? 'WARN'
             : 'OK';
-    // History that starts after creation cannot show how long the item has waited; its age
-    // can. In the first stage the item has been there since creation: STUCK by its age. In a
-    // later stage the age proves only that something is slow: at least WARN.
-    let basis: Basis = unknown ? 'unknown since the first sync' : since.basis;
-    if (
-      (since.lowerBound || unknown) &&
-      t !== undefined &&
-      ageMs !== null &&
-      ageMs >= t.stuck * HOUR &&
-      flag !== 'STUCK'
-    ) {
-      this.raisedByAge++;
-      if (stage === 'ORDERED') {
-        flag = 'STUCK';
-        basis = 'creation';
-      } else if (flag === 'OK') {
-        flag = 'WARN';
-        basis = unknown ? 'unknown since the first sync' : 'unknown since';
+    const known = !unknown && inStatusMs !== null && !since.lowerBound;
+    let basis: Basis = unknown || inStatusMs === null ? 'unknown since' : since.basis;
+    if (!known && t !== undefined && ageMs !== null) {
+      const stuckAt = stuckByAgeHours(thresholds, stage);
+      const byAge: Flag =
+        stuckAt !== null && ageMs >= stuckAt * HOUR ? 'STUCK' : ageMs >= t.warn * HOUR ? 'WARN' : 'OK';
+      if (rank[byAge] > rank[flag]) {
+        this.raisedByAge++;
+        flag = byAge;
+        basis = 'unknown since';
       }
     }
     if (flag === 'OK' && ageMs !== null && ageMs >= NEVER_OK_HOURS * HOUR) {
@@ -314,12 +339,14 @@ export class Classifier {
 
   /**
    * Since when the item is in its status (REPORTS.md 3.3): the latest history row when history
-   * shows a change into it; the creation when history starts in it within one poll of creation;
-   * else the first sighting, a lower bound (with no history of it at all: the last sync).
+   * shows a change into it; in the first stage (ORDERED) otherwise the creation (an order starts
+   * there); the creation when history starts in it within one poll of creation; else the first
+   * sighting, a lower bound (with no history of it at all: the last sync).
    */
   private since(
     r: ItemRecord,
     status: string | null,
+    stage: Stage,
     created: number | null,
     dataFlags: string[],
   ): { at: number | null; lowerBound: boolean; basis: Basis } {
@@ -332,11 +359,12 @@ export class Classifier {
         : norm(asText(r.h_status_name)) === norm(status));
     if (matches && asBoolean(r.h_prior))
       return { at: parseInstant(r.h_first_seen_at, 'UTC'), lowerBound: false, basis: 'history' };
-    const observed = parseInstant(matches ? r.h_first_seen_at : r.synced_at, 'UTC');
     if (!matches) {
       dataFlags.push('NO_HISTORY');
       this.noHistory++;
     }
+    if (stage === 'ORDERED' && created !== null) return { at: created, lowerBound: false, basis: 'creation' };
+    const observed = parseInstant(matches ? r.h_first_seen_at : r.synced_at, 'UTC');
     if (observed !== null && created !== null && observed - created <= this.s.pollMs)
       return { at: created, lowerBound: false, basis: 'creation' };
     return { at: observed, lowerBound: observed !== null, basis: 'lower bound' };

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
 import { asOf } from '../../mirror/index.js';
-import { streamStates } from '../sync-info.js';
 import { reportDb } from '../tables.js';
 
 /**
@@ -76,15 +75,3 @@ export function itemQuery(
 
 /** One order item as the query returns it. */
 export type ItemRecord = Awaited<ReturnType<ReturnType<typeof itemQuery>['execute']>>[number];
-
-/**
- * When the last completed OrderItem sync started (ISO 8601), or null: the mirror knows nothing
- * of order items after that moment, so "now" for the report is then. `at`: as known then.
- */
-export async function lastOrderItemSync(
-  db: Kysely<Database>,
-  at: string | undefined,
-): Promise<string | null> {
-  const [row] = await streamStates(db, ['orderitem'], at);
-  return row?.last_success_at ?? null;
-}

@@ -29,7 +29,7 @@ export function warningsOf(c: Classifier, rows: number, fixed: string[]): string
     );
   if (c.sinceAfter > 0)
     out.push(
-      `${c.sinceAfter} item(s) entered their status, as the mirror saw it, after the as-of instant (SINCE_AFTER_AS_OF): their time in status is unknown (shown "unknown since the first sync", never 0); their age still flags them`,
+      `${c.sinceAfter} item(s) entered their status, as the mirror saw it, after the as-of instant (SINCE_AFTER_AS_OF): their time in status is unknown (basis "unknown since", never 0); their age still flags them`,
     );
   return out;
 }
