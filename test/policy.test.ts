@@ -2,12 +2,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openMirror } from '../src/mirror/index.js';
+import { type Database, openMirror, type PolicyVersion, policiesAsOf } from '../src/mirror/index.js';
 import { importPolicies } from '../src/policy/import.js';
 import { runOhs } from './helpers/cli.js';
 import { defaults } from './helpers/defaults.js';
 import { engines, withTargets } from './helpers/engines.js';
+
+async function policiesHistory(db: Kysely<Database>, orgId: number): Promise<PolicyVersion[]> {
+  const r =
+    await sql<PolicyVersion>`SELECT * FROM h_org_policy WHERE org_id = ${orgId} ORDER BY valid_from`.execute(
+      db,
+    );
+  return r.rows;
+}
 
 function dir(): string {
   return mkdtempSync(join(tmpdir(), 'ohs-policy-'));
@@ -83,6 +92,18 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
         .where('org_id', '=', 2001)
         .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ program: 'NON_DOT', rp_min_drug: 10, agency: null });
+      // The first policy is kept as a version, closed when the second took effect.
+      const versions = await policiesHistory(mirror.db, 2001);
+      expect(versions.map((v) => [v.program, v.agency, v.valid_to === null])).toEqual([
+        ['DOT', 'FAA', false],
+        ['NON_DOT', null, true],
+      ]);
+      expect(versions[0]?.valid_to).toBe(versions[1]?.valid_from);
+      expect((await policiesAsOf(mirror.db, versions[0]?.valid_from))[0]).toMatchObject({ agency: 'FAA' });
+      expect((await policiesAsOf(mirror.db, undefined))[0]).toMatchObject({ program: 'NON_DOT' });
+      // The same file again changes nothing: no new version.
+      await importPolicies(mirror.db, csv, defaults.input);
+      expect(await policiesHistory(mirror.db, 2001)).toHaveLength(2);
     } finally {
       await mirror.close();
     }

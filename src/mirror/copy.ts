@@ -40,6 +40,7 @@ function copyTables(): CopyTable[] {
     { table: 'mirror_meta', key: ['key'] },
     { table: 'rate_budget', key: ['key'] },
     { table: 'org_policy', key: ['org_id'] },
+    { table: 'h_org_policy', key: ['org_id', 'valid_from'] },
     { table: 'sync_run', key: ['id'] },
     { table: 'sync_stream_run', key: ['id'] },
     { table: 'sync_checkpoint', key: ['stream', 'part'] },

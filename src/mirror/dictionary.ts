@@ -20,6 +20,10 @@ const tableDocs: Record<string, string> = {
     'Write-back: one row per planned change (ohs plan), its state (queued, sent, applied, failed, unknown), request, response, re-read check; see ohs outbox.',
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
+  h_org_policy:
+    'Every version of org_policy: the policy of an org and the interval it was in force (valid_from, valid_to; null: in force now). Reports as of an instant use the version in force then.',
+  org_policy_history:
+    'View of h_org_policy for BI users: each policy version with valid_from, valid_to and is_current (1 for the version in force now).',
 };
 
 /** The history of a resource table (history.ts): its view for BI users and the table behind it. */

@@ -4,6 +4,7 @@ import type { Database, DataDictionaryTable } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
 import { dictionaryRows } from './dictionary.js';
 import { createHistory, historyTableOf } from './history.js';
+import { policyHistoryMigration } from './policy-history.js';
 import { sqliteDdl } from './sqlite/ddl.js';
 import { type ChildTableDef, type ColumnDef, columnKind, indexesOf, tableDefs } from './tables.js';
 
@@ -538,6 +539,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0009_rate_budget': m0009(ddl),
     '0010_deletion_restored': m0010(ddl),
     '0011_history': m0011(ddl),
+    '0012_policy_history': policyHistoryMigration(ddl),
   };
 }
 

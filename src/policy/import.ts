@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { type CellValue, type InputLimits, type InputTable, readTable } from '../input/read-table.js';
-import type { Database } from '../mirror/index.js';
+import { type Database, writePolicy } from '../mirror/index.js';
 
 /**
  * `ohs policy import FILE`: org rate policies (REPORTS.md: the service has no Org read, so rates
@@ -113,7 +113,10 @@ export function validatePolicies(table: InputTable): PolicyRow[] {
   return rows;
 }
 
-/** Imports a policy file into org_policy (replacing the imported policy of each org given). */
+/**
+ * Imports a policy file into org_policy (replacing the imported policy of each org given), each
+ * change a new version in force from now (the versions before it are kept).
+ */
 export async function importPolicies(
   db: Kysely<Database>,
   file: string,
@@ -134,11 +137,7 @@ export async function importPolicies(
         source: 'import',
         updated_at: now,
       };
-      await trx
-        .insertInto('org_policy')
-        .values(values)
-        .onConflict((oc) => oc.column('org_id').doUpdateSet(values))
-        .execute();
+      await writePolicy(trx, values);
     }
   });
   return rows.length;

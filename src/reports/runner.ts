@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { Database } from '../mirror/index.js';
+import { type Database, policiesAsOf } from '../mirror/index.js';
 import type { ReportResult, Row } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
@@ -53,10 +53,12 @@ export async function orgScope(
   db: Kysely<Database>,
   orgIds: readonly number[],
   includeChildren: boolean,
+  at: string | undefined,
 ): Promise<Set<number> | null> {
   if (orgIds.length === 0) return null;
   if (!includeChildren) return new Set(orgIds);
-  const policies = await db.selectFrom('org_policy').select(['org_id', 'parent_org_id']).execute();
+  // Parents as the policies in force at the instant the mirror is read as of.
+  const policies = await policiesAsOf(db, at);
   return withDescendants(orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
 }
 
@@ -68,8 +70,8 @@ async function inputOf<S extends z.ZodObject, N extends string>(
 ): Promise<{ input: ReportInput<z.output<S>>; unknown: string[] }> {
   const { common, opts, unknown } = prepare(declaration, params);
   const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
-  const scope = await orgScope(db, common.orgIds, includeChildren);
   const at = params.mirrorAsOf;
+  const scope = await orgScope(db, common.orgIds, includeChildren, at);
   const names = await orgNames(db, at);
   return { input: { db, params, common, opts, scope, at, names }, unknown };
 }

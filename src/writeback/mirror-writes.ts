@@ -1,7 +1,7 @@
 import { UnauthorizedError } from '../api/index.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Mirror } from '../mirror/index.js';
+import { type Mirror, writePolicy } from '../mirror/index.js';
 import type { ResourceName } from '../schema/index.js';
 import type { Json } from './ops/types.js';
 
@@ -65,12 +65,7 @@ export class MirrorWriter {
       source: 'writeback',
       updated_at: this.now(),
     };
-    const { org_id: _id, ...rest } = values;
-    await this.mirror.db
-      .insertInto('org_policy')
-      .values(values)
-      .onConflict((oc) => oc.column('org_id').doUpdateSet(rest))
-      .execute();
+    await this.mirror.db.transaction().execute((trx) => writePolicy(trx, values));
   }
 
   async softDeletePerson(id: number): Promise<void> {

@@ -198,7 +198,35 @@ describe.each(engines)('history on %s', (engine) => {
           { id: 'A2', balance: 7, raw: '{"id":"A2","balance":7}', synced_at: T(1), deleted_at: T(2) },
         ])
         .execute();
+      await db
+        .insertInto('org_policy')
+        .values({
+          org_id: 77,
+          program: 'DOT',
+          agency: 'FAA',
+          rp_min_drug: null,
+          rp_min_alc: null,
+          dot_registration_number: '1',
+          parent_org_id: null,
+          source: 'import',
+          updated_at: T(1),
+        })
+        .execute();
       await migrate(db, ddl);
+      // Its policies too: each in force from when it was last written.
+      const policies =
+        await sql<Row>`SELECT org_id, agency, valid_from, valid_to, is_current FROM org_policy_history`.execute(
+          db,
+        );
+      expect(
+        policies.rows.map((v) => [
+          Number(v.org_id),
+          v.agency,
+          v.valid_from,
+          v.valid_to,
+          Number(v.is_current),
+        ]),
+      ).toEqual([[77, 'FAA', T(1), null, 1]]);
       const rows =
         await sql<Row>`SELECT id, balance, valid_from, valid_to FROM h_invoice ORDER BY id`.execute(db);
       expect(rows.rows.map((v) => [v.id, Number(v.balance), v.valid_from, v.valid_to])).toEqual([

@@ -416,6 +416,60 @@ describe.each(engines)('%s', (engine) => {
       expect(ran.warnings.filter((w) => w.includes('(DATA_CHECK)'))).toHaveLength(2);
     });
 
+    it('a policy changed after a report leaves that report unchanged when asked again as of its instant', async () => {
+      const m = await mirror();
+      await orgMonths(m, 21, 2025, range(1, 6, { pool: 10, drugPicked: 2, drugCompleted: 2 }));
+      // In force from SYNC_TIME (2025-07-01T02:00Z): FMCSA, 50%.
+      await policy(m, [{ org_id: 21, agency: 'FMCSA', dot_registration_number: '2100' }]);
+      const T = '2025-07-02T00:00:00.000Z';
+      const asked = params('2025-07-01', { year: 2025 }, { mirrorAsOf: T });
+      const before = await runReport(compliance, m, asked);
+      expect(at(before.detail, 21, 6)).toMatchObject({ drugRate: 50, drugAnnualTarget: 5 });
+      // Re-imported later as FAA (25%).
+      await policy(m, [
+        {
+          org_id: 21,
+          agency: 'FAA',
+          dot_registration_number: '2100',
+          updated_at: '2025-07-03T00:00:00.000Z',
+        },
+      ]);
+      const again = await runReport(compliance, m, asked);
+      expect(again.detail).toEqual(before.detail);
+      expect(aboutValue(again, 'Policies in force')).toBe(aboutValue(before, 'Policies in force'));
+      expect(aboutValue(again, 'Policies in force')).toContain(
+        `at ${T} (org_policy_history: every version with valid_from / valid_to): 1 of the report's orgs; org 21 DOT FMCSA (import, in force from 2025-07-01T02:00:00.000Z)`,
+      );
+      // The present reads the new policy, and names it.
+      const now = await runReport(compliance, m, params('2025-07-01', { year: 2025 }));
+      expect(at(now.detail, 21, 6)).toMatchObject({ drugRate: 25, drugAnnualTarget: 3 });
+      expect(aboutValue(now, 'Policies in force')).toContain(
+        'org 21 DOT FAA (import, in force from 2025-07-03T00:00:00.000Z)',
+      );
+    });
+
+    it('a DATA_CHECK month counts at most its picks toward completed: 2 results of 1 pick read 1 of 2, not MET', async () => {
+      const m = await mirror();
+      // Pool 4 all year at 50%: a target of 2. March reports 2 results of 1 pick.
+      await orgMonths(m, 9, 2025, {
+        ...range(1, 12, { pool: 4 }),
+        3: { pool: 4, drugPicked: 1, drugCompleted: 2 },
+      });
+      const ran = await runReport(compliance, m, params('2026-01-15', { year: 2025 }));
+      const march = at(ran.detail, 9, 3);
+      expect(march).toMatchObject({ drugPicked: 1, drugCompleted: 1, drugCompletedYtd: 1 });
+      expect(String(march.flags)).toContain('DATA_CHECK');
+      const dec = at(ran.detail, 9, 12);
+      expect(dec).toMatchObject({
+        drugAnnualTarget: 2,
+        drugCompletedYtd: 1,
+        drugStatus: 'NOT_MET (assumed rate)',
+      });
+      expect(ran.warnings.join('\n')).toContain(
+        '2025-03: drug results 2 exceed picks 1 (DATA_CHECK): 1 counted as completed',
+      );
+    });
+
     it('takes rates from the policy, its agency table, or the defaults, and says which', async () => {
       const m = await mirror();
       await policy(m, [
@@ -544,7 +598,7 @@ describe.each(engines)('%s', (engine) => {
       expect(aboutValue(ran, 'Last sync of invoice')).toBe('never (last full pass: never)');
       // Read from the present (no mirrorAsOf): said so, and that policies are always the present.
       expect(aboutValue(ran, 'Mirror read')).toContain('The present: OrgMonth rows as last synced');
-      expect(aboutValue(ran, 'Mirror read')).toContain('org_policy) are local data and read as they are now');
+      expect(aboutValue(ran, 'Mirror read')).toContain('Policies as in force at that instant (Policies in force)');
       expect(aboutValue(ran, 'Detail rows')).toBe('1');
       expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
     });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, expect } from 'vitest';
-import { type Mirror, type OrgPolicyTable, openMirror } from '../../src/mirror/index.js';
+import { type Mirror, type OrgPolicyTable, openMirror, writePolicy } from '../../src/mirror/index.js';
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
 import type { ReportDefinition, ReportParams } from '../../src/reports/index.js';
@@ -82,10 +82,10 @@ export async function policy(
   m: Mirror,
   rows: (Partial<OrgPolicyTable> & { org_id: number })[],
 ): Promise<void> {
-  for (const r of rows) {
-    await m.db
-      .insertInto('org_policy')
-      .values({
+  // As `ohs policy import` writes them: org_policy and a version in force from updated_at.
+  for (const r of rows)
+    await m.db.transaction().execute((trx) =>
+      writePolicy(trx, {
         program: 'DOT',
         agency: null,
         rp_min_drug: null,
@@ -95,9 +95,8 @@ export async function policy(
         source: 'import',
         updated_at: SYNC_TIME,
         ...r,
-      })
-      .execute();
-  }
+      }),
+    );
 }
 
 export async function syncState(m: Mirror, stream: string, lastSuccessAt: string): Promise<void> {

@@ -19,6 +19,8 @@ interface AboutFacts {
   details: number;
   /** Orgs scored on an assumed rate. */
   assumed: number;
+  /** The policies in force at the report's instant, named. */
+  policies: string;
 }
 
 /** The About sheet: what the report read and how (method), and what it found (results). */
@@ -42,6 +44,7 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
       'Program',
       'DOT = the policy has a DOT registration number (rpDotRegistrationNumber); a DOT policy rate below its agency minimum is raised to it (BELOW_AGENCY_MIN)',
     ],
+    ['Policies in force', f.policies],
     ['Program filter', opts.program],
     [
       'Rollup mode',
@@ -58,7 +61,7 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
     ],
     [
       'Mirror read',
-      `${f.at === undefined ? 'The present: OrgMonth rows as last synced' : `As known at ${f.at}: OrgMonth rows as the mirror held them then (its history); a count changed before that instant but synced after it is not known`}. Policies (org_policy) are local data and read as they are now. A December pick collected in January stays in its pick month.`,
+      `${f.at === undefined ? 'The present: OrgMonth rows as last synced' : `As known at ${f.at}: OrgMonth rows as the mirror held them then (its history); a count changed before that instant but synced after it is not known`}. Policies as in force at that instant (Policies in force). A December pick collected in January stays in its pick month.`,
     ],
   ];
   const results: [string, string][] = [

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../mirror/index.js';
+import type { Database, PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { MonthEnd } from '../ar-trend.js';
 import { trendRowsEach } from '../ar-trend.js';
@@ -11,7 +11,7 @@ import { Collector } from './collector.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './evidence.js';
 import { complianceHtml } from './html.js';
-import { ASSUMED, programs } from './model.js';
+import { ASSUMED, type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
 import { orgMonthOrgs } from './queries.js';
 import { rollupsOf } from './rollups.js';
@@ -34,17 +34,17 @@ export const complianceReport: ReportDeclaration<typeof complianceOptions, 'comp
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
   html: complianceHtml,
-  async trend({ db, common, opts, scope }, ends) {
-    const s = await setup(db, common, opts, scope, new Collector());
+  async trend({ db, common, opts, scope, at }, ends) {
+    const s = await setup(db, common, opts, scope, new Collector(), at);
     return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
   },
 };
 
 async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
   const warn = new Collector();
-  const s = await setup(db, common, opts, scope, warn);
+  const s = await setup(db, common, opts, scope, warn, at);
   const { year, m } = s;
-  // The mirror as known at `at` (history.ts); org_policy is local data: the present.
+  // The mirror as known at `at` (history.ts), the policies in force then.
   const orgs = (await orgMonthOrgs(db, at))
     .filter((id) => scope === null || scope.has(id))
     .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
@@ -111,6 +111,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
       details: walk.details,
       assumed: walk.lasts.filter((c) => c.rates.assumed).length,
       trend: trend.about,
+      policies: policyLine(s.policies, walk.lasts, at),
     });
   };
   return {
@@ -134,3 +135,27 @@ export function complianceTrendRows(db: Kysely<Database>, params: ReportParams, 
 export { parseMonthLabel } from './months.js';
 export { complianceTrendColumns, orgStatus } from './trend.js';
 export { ASSUMED, type ComplianceOptions, complianceColumns, complianceOptions };
+
+/**
+ * The About line naming the policies the report used: those in force at its instant, with the
+ * versions of the report's orgs (each org's version took effect at its valid_from).
+ */
+function policyLine(
+  policies: readonly PolicyVersion[],
+  lasts: readonly OrgCalc[],
+  at: string | undefined,
+): string {
+  const inReport = new Set(lasts.map((c) => c.orgId));
+  const used = policies.filter((p) => inReport.has(p.org_id));
+  const when = at === undefined ? 'now (the present)' : `at ${at}`;
+  if (used.length === 0)
+    return `The policies in force ${when} (org_policy_history): none for the orgs of this report`;
+  const shown = used
+    .slice(0, 20)
+    .map(
+      (p) =>
+        `org ${p.org_id} ${p.program}${p.agency === null ? '' : ` ${p.agency}`} (${p.source}, in force from ${p.valid_from})`,
+    )
+    .join('; ');
+  return `The policies in force ${when} (org_policy_history: every version with valid_from / valid_to): ${used.length} of the report's orgs; ${shown}${used.length > 20 ? `; and ${used.length - 20} more` : ''}. A policy imported or changed after that instant does not change this report`;
+}

@@ -36,22 +36,30 @@ export function computeOrg(
     exposure += pool;
     const kindCalc = (kind: Kind): KindCalc => {
       const picked = input === undefined ? 0 : kind === 'drug' ? input.drugPicked : input.alcoholPicked;
-      const completed =
+      const reported =
         input === undefined ? 0 : kind === 'drug' ? input.drugCompleted : input.alcoholCompleted;
+      // Results above picks fail their own check: the month counts at most its picks toward
+      // completed (a status is never MET on counts that fail it), and says so.
+      const completed = Math.min(reported, picked);
       ytd[kind].picked += picked;
       ytd[kind].completed += completed;
-      if (completed > picked) {
+      if (reported > picked) {
         if (!flags.includes('DATA_CHECK')) flags.push('DATA_CHECK');
         warn.add(
           'check',
-          `${name} ${when}: ${kind} results ${completed} exceed picks ${picked} (DATA_CHECK)`,
+          `${name} ${when}: ${kind} results ${reported} exceed picks ${picked} (DATA_CHECK): ${completed} counted as completed`,
         );
       }
       if (picked > 0 && pool === 0) {
         if (!flags.includes('DATA_CHECK')) flags.push('DATA_CHECK');
         warn.add('check', `${name} ${when}: ${picked} ${kind} picks with a pool of 0 (DATA_CHECK)`);
       }
-      return { picked, completed, pickedYtd: ytd[kind].picked, completedYtd: ytd[kind].completed };
+      return {
+        picked,
+        completed,
+        pickedYtd: ytd[kind].picked,
+        completedYtd: ytd[kind].completed,
+      };
     };
     const drug = kindCalc('drug');
     const alcohol = kindCalc('alcohol');

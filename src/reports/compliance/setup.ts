@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../mirror/index.js';
+import { type Database, policiesAsOf } from '../../mirror/index.js';
 import type { CommonParams } from '../params.js';
 import type { Collector } from './collector.js';
 import type { Program } from './model.js';
@@ -16,10 +16,12 @@ export async function setup(
   opts: ComplianceOptions,
   scope: Set<number> | null,
   warn: Collector,
+  at: string | undefined,
 ) {
   const { year, m, monthNote } = resolveYear(common, opts, warn);
   const { defaults, note: defaultsNote } = resolveDefaults(opts, year, warn);
-  const policies = await db.selectFrom('org_policy').selectAll().execute();
+  // The policies in force at the instant the mirror is read as of (the present: now).
+  const policies = await policiesAsOf(db, at);
   const policyOf = new Map(policies.map((p) => [p.org_id, p]));
   const parentOf = new Map(policies.map((p) => [p.org_id, p.parent_org_id]));
   const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;

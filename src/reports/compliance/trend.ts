@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, OrgPolicyTable } from '../../mirror/index.js';
+import { type Database, policiesAsOf } from '../../mirror/index.js';
 import type { Column, Row, Sheet } from '../../render/types.js';
 import {
   type MonthEnd,
@@ -71,7 +71,6 @@ export interface TrendScope {
   year: number;
   m: number;
   defaults: OrgRates;
-  policyOf: Map<number, OrgPolicyTable>;
   scope: Set<number> | null;
   inProgram: (p: Program) => boolean;
 }
@@ -92,10 +91,12 @@ export async function trendAt(db: Kysely<Database>, t: TrendScope, end: MonthEnd
     alcoholExpectedToDate: 0,
   };
   const ids = (await orgMonthOrgs(db, end.instant)).filter((id) => t.scope === null || t.scope.has(id));
+  // The policies in force at that month end, as the OrgMonth rows are.
+  const policyOf = new Map((await policiesAsOf(db, end.instant)).map((p) => [p.org_id, p]));
   for (let k = 0; k < ids.length; k += ORGS_PER_QUERY) {
     const rows = await orgMonthRows(db, ids.slice(k, k + ORGS_PER_QUERY), end.instant);
     for (const [orgId, months] of monthsByOrg(rows, new Map(), null, t.year, m, warn)) {
-      const policy = t.policyOf.get(orgId);
+      const policy = policyOf.get(orgId);
       const rates = policy === undefined ? t.defaults : policyRates(policy, t.year, t.defaults, warn);
       if (!t.inProgram(rates.program)) continue;
       const ytd = ytdRow(computeOrg(orgId, null, months, m, t.year, rates, warn), t.year);
@@ -122,7 +123,7 @@ export async function complianceTrend(db: Kysely<Database>, common: CommonParams
   const trend = await trendRowsEach(db, ends, (end) => trendAt(db, t, end));
   const about: [string, string] = [
     'Trend',
-    `Orgs per status (the worse of drug and alcohol) and tests completed against required, at each past month end of ${t.year} (up to ${TREND_MONTHS}), scored as of that day on the OrgMonth rows the mirror held at its end (its history); policies as they are now (sheet Trend; CSV compliance-trend-DATE.csv)${omittedNote(trend)}`,
+    `Orgs per status (the worse of drug and alcohol) and tests completed against required, at each past month end of ${t.year} (up to ${TREND_MONTHS}), scored as of that day on the OrgMonth rows the mirror held at its end (its history); the policies in force at that month end (sheet Trend; CSV compliance-trend-DATE.csv)${omittedNote(trend)}`,
   ];
   const sheet: Sheet = { name: 'Trend', columns: complianceTrendColumns, rows: trend.rows, totals: 'none' };
   return { ...trend, sheet, about };

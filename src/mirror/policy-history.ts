@@ -1,0 +1,125 @@
+import { type Kysely, type Migration, sql } from 'kysely';
+import type { Database, OrgPolicyTable } from './db-types.js';
+import type { EngineDdl } from './ddl.js';
+
+/**
+ * Org rate policies keep history like every mirrored record (history.ts): each import or
+ * write-back that changes an org's policy closes its open version in `h_org_policy`
+ * (`valid_to`) and adds the new one (`valid_from`), in the transaction that writes `org_policy`.
+ * A report as of an instant reads the policies in force then (`policiesAsOf`), so a policy
+ * imported today never changes a report as of yesterday. The view `org_policy_history` is the
+ * BI users' reading, as for the resources.
+ */
+export const POLICY_HISTORY = 'h_org_policy';
+export const POLICY_HISTORY_VIEW = 'org_policy_history';
+
+/** An org's policy as `org_policy` holds it. */
+export type PolicyValues = OrgPolicyTable;
+
+/** A policy version: the policy and the interval it was in force. */
+export interface PolicyVersion extends OrgPolicyTable {
+  valid_from: string;
+  valid_to: string | null;
+}
+
+const policyColumns = [
+  'org_id',
+  'program',
+  'agency',
+  'rp_min_drug',
+  'rp_min_alc',
+  'dot_registration_number',
+  'parent_org_id',
+  'source',
+  'updated_at',
+] as const;
+
+/**
+ * The migration: the versions table, its view, and each existing policy as its first version,
+ * in force from when it was last written (`updated_at`: before that, the mirror cannot say
+ * what the policy was).
+ */
+export const policyHistoryMigration = (ddl: EngineDdl): Migration => ({
+  async up(db: Kysely<Database>) {
+    await db.schema
+      .createTable(POLICY_HISTORY)
+      .addColumn('org_id', ddl.type('id'), (c) => c.notNull())
+      .addColumn('program', ddl.type('text'), (c) => c.notNull())
+      .addColumn('agency', ddl.type('text'))
+      .addColumn('rp_min_drug', ddl.type('float'))
+      .addColumn('rp_min_alc', ddl.type('float'))
+      .addColumn('dot_registration_number', ddl.type('text'))
+      .addColumn('parent_org_id', ddl.type('id'))
+      .addColumn('source', ddl.type('text'), (c) => c.notNull())
+      .addColumn('updated_at', ddl.type('text'), (c) => c.notNull())
+      .addColumn('valid_from', ddl.type('text'), (c) => c.notNull())
+      .addColumn('valid_to', ddl.type('text'))
+      .execute();
+    await db.schema.createIndex(`${POLICY_HISTORY}_org_id_idx`).on(POLICY_HISTORY).column('org_id').execute();
+    const cols = sql.join(policyColumns.map((c) => sql.ref(c)));
+    await sql`INSERT INTO ${sql.table(POLICY_HISTORY)} (${cols}, valid_from, valid_to)
+      SELECT ${cols}, updated_at, NULL FROM org_policy`.execute(db);
+    await sql`CREATE VIEW ${sql.table(POLICY_HISTORY_VIEW)} AS
+      SELECT ${cols}, valid_from, valid_to, CASE WHEN valid_to IS NULL THEN 1 ELSE 0 END AS is_current
+      FROM ${sql.table(POLICY_HISTORY)}`.execute(db);
+  },
+});
+
+type PolicyDb = Kysely<Database & { h_org_policy: PolicyVersion }>;
+const versions = (db: Kysely<Database>) => db as unknown as PolicyDb;
+
+const same = (a: OrgPolicyTable, b: OrgPolicyTable): boolean =>
+  policyColumns.every((c) => c === 'updated_at' || a[c] === b[c]);
+
+/**
+ * Writes an org's policy (`values.updated_at` is the instant): `org_policy` and, when anything
+ * but the time changed, a new version closing the open one. Run it inside a transaction.
+ */
+export async function writePolicy(db: Kysely<Database>, values: PolicyValues): Promise<void> {
+  const now = values.updated_at;
+  const current = await db
+    .selectFrom('org_policy')
+    .selectAll()
+    .where('org_id', '=', values.org_id)
+    .executeTakeFirst();
+  const { org_id: _id, ...rest } = values;
+  await db
+    .insertInto('org_policy')
+    .values(values)
+    .onConflict((oc) => oc.column('org_id').doUpdateSet(rest))
+    .execute();
+  if (current !== undefined && same(current, values)) return;
+  const h = versions(db);
+  await h
+    .updateTable(POLICY_HISTORY)
+    .set({ valid_to: now })
+    .where('org_id', '=', values.org_id)
+    .where('valid_to', 'is', null)
+    .execute();
+  await h
+    .insertInto(POLICY_HISTORY)
+    .values({ ...values, valid_from: now, valid_to: null })
+    .execute();
+}
+
+/**
+ * The policies in force at `at` (ISO 8601 UTC), one per org with the instant each took effect;
+ * `undefined`: the present (`org_policy`, each with the start of its open version).
+ */
+export async function policiesAsOf(db: Kysely<Database>, at: string | undefined): Promise<PolicyVersion[]> {
+  const h = versions(db);
+  let q = h.selectFrom(POLICY_HISTORY).selectAll();
+  q =
+    at === undefined
+      ? q.where('valid_to', 'is', null)
+      : q
+          .where('valid_from', '<=', at)
+          .where((eb) => eb.or([eb('valid_to', 'is', null), eb('valid_to', '>', at)]));
+  const rows = await q.orderBy('org_id').execute();
+  if (at !== undefined) return rows;
+  // The present is org_policy itself (a policy written before the versions were kept, or by a
+  // tool that wrote the table alone, still counts), with the start of its open version if any.
+  const since = new Map(rows.map((r) => [r.org_id, r.valid_from]));
+  const present = await db.selectFrom('org_policy').selectAll().orderBy('org_id').execute();
+  return present.map((p) => ({ ...p, valid_from: since.get(p.org_id) ?? p.updated_at, valid_to: null }));
+}
