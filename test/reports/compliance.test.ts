@@ -598,7 +598,9 @@ describe.each(engines)('%s', (engine) => {
       expect(aboutValue(ran, 'Last sync of invoice')).toBe('never (last full pass: never)');
       // Read from the present (no mirrorAsOf): said so, and that policies are always the present.
       expect(aboutValue(ran, 'Mirror read')).toContain('The present: OrgMonth rows as last synced');
-      expect(aboutValue(ran, 'Mirror read')).toContain('Policies as in force at that instant (Policies in force)');
+      expect(aboutValue(ran, 'Mirror read')).toContain(
+        'Policies as in force at that instant (Policies in force)',
+      );
       expect(aboutValue(ran, 'Detail rows')).toBe('1');
       expect(ran.warnings).toContain('Option colour is not an option of any report: ignored');
     });
