@@ -242,6 +242,7 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0009_rate_budget',
       '0010_deletion_restored',
       '0011_history',
+      '0012_policy_history',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);

@@ -726,6 +726,42 @@ describe.each(engines)('%s', (engine) => {
       expect(String(mis[2]?.failingEmployers)).toMatch(/^2 of 2 failing: .*\(302\).*\(301\)/);
     });
 
+    it('MIS mid-year: the average of covered employees and the rate achieved leave projected months out; each rate named', async () => {
+      const m = await mirror();
+      await policy(m, [{ org_id: 501, agency: 'FMCSA', dot_registration_number: '501' }]);
+      await orgMonths(m, 501, 2025, {
+        ...range(1, 3, { pool: 10 }),
+        ...range(4, 5, { pool: 20 }),
+        2: { pool: 10, drugPicked: 3, drugCompleted: 3 },
+      });
+      const ran = await runReport(compliance, m, params('2025-06-15'));
+      const [mis] = await ran.summary('MIS random by employer');
+      // Months 1 to 5 passed: (3 × 10 + 2 × 20) / 5 = 14, not the projected (70 + 7 × 20) / 12 = 17.5.
+      expect(mis).toMatchObject({
+        orgId: 501,
+        throughMonth: 5,
+        averagePool: 14,
+        drugRequired: 9,
+        drugCompleted: 3,
+      });
+      expect(mis?.drugRateAchieved).toBeCloseTo(3 / 14, 10);
+      const ytd = (await ran.summary('YTD by org')).find((r) => r.orgId === 501);
+      expect(ytd).toMatchObject({ avgPoolYtd: 14, projectedAvg: 17.5 });
+      expect(ytd?.drugAnnualizedRate).toBeCloseTo((3 * 12) / 70, 10);
+      const sheet = ran.summaries.find((x) => x.name === 'MIS random by employer');
+      const title = (key: string) => sheet?.columns.find((c) => c.key === key)?.title;
+      expect(title('averagePool')).toBe(
+        'Average covered employees (pool) of the months passed (none projected)',
+      );
+      expect(title('drugRateAchieved')).toBe(
+        'Drug rate achieved to date (completed ÷ average pool of the months passed)',
+      );
+      const ytdSheet = ran.summaries.find((x) => x.name === 'YTD by org');
+      expect(ytdSheet?.columns.find((c) => c.key === 'drugAnnualizedRate')?.title).toBe(
+        "Drug annualized rate (completed × 12 ÷ exposure: the year's rate at this pace)",
+      );
+    });
+
     it('YTD totals leave out the picks of orgs without a target', async () => {
       const m = await mirror();
       await policy(m, [{ org_id: 401, program: 'NON_DOT' }]);

@@ -60,6 +60,10 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
       'Only completed tests (countPicked…Result) count; a missing month after the first row of the year carries the pool forward (DATA_GAP); targets are exact (ceil of rate × projected average pool)',
     ],
     [
+      'Rates achieved',
+      'Two rates, named for what they are: "rate achieved to date" (MIS random by employer) = completed ÷ the average pool of the months that have passed (no projected month averaged in); "annualized rate" (YTD by org, detail) = completed × 12 ÷ exposure, the rate the year reaches if the pace so far goes on. At month 12 both are completed ÷ the year\'s average pool. The tests required (annual target) use the projected average pool: the months passed, and the last pool for the months left',
+    ],
+    [
       'Mirror read',
       `${f.at === undefined ? 'The present: OrgMonth rows as last synced' : `As known at ${f.at}: OrgMonth rows as the mirror held them then (its history); a count changed before that instant but synced after it is not known`}. Policies as in force at that instant (Policies in force). A December pick collected in January stays in its pick month.`,
     ],

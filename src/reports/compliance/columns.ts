@@ -34,7 +34,12 @@ function kindExtraColumns(kind: Kind, title: string): Column[] {
       decimals: 2,
       width: 12,
     },
-    { key: `${kind}AnnualizedRate`, title: `${title} annualized rate`, type: 'percent', width: 12 },
+    {
+      key: `${kind}AnnualizedRate`,
+      title: `${title} annualized rate (completed × 12 ÷ exposure: the year's rate at this pace)`,
+      type: 'percent',
+      width: 12,
+    },
     { key: `${kind}CompletionRatio`, title: `${title} completion ratio`, type: 'percent', width: 12 },
   ];
 }

@@ -127,13 +127,29 @@ export const misColumns: Column[] = [
   { key: 'org', title: 'Employer', type: 'string', width: 32 },
   { key: 'year', title: 'Year', type: 'integer', width: 6 },
   { key: 'throughMonth', title: 'Through month', type: 'integer', width: 8 },
-  { key: 'averagePool', title: 'Average covered employees (pool)', type: 'number', decimals: 2, width: 14 },
+  {
+    key: 'averagePool',
+    title: 'Average covered employees (pool) of the months passed (none projected)',
+    type: 'number',
+    decimals: 2,
+    width: 14,
+  },
   ...kinds.flatMap((kind): Column[] => {
     const title = kind === 'drug' ? 'Drug' : 'Alcohol';
     return [
-      { key: `${kind}Required`, title: `${title} random tests required`, type: 'integer', width: 12 },
+      {
+        key: `${kind}Required`,
+        title: `${title} random tests required for the year (rate × projected average pool)`,
+        type: 'integer',
+        width: 12,
+      },
       { key: `${kind}Completed`, title: `${title} random tests completed`, type: 'integer', width: 12 },
-      { key: `${kind}RateAchieved`, title: `${title} rate achieved`, type: 'percent', width: 10 },
+      {
+        key: `${kind}RateAchieved`,
+        title: `${title} rate achieved to date (completed ÷ average pool of the months passed)`,
+        type: 'percent',
+        width: 10,
+      },
       {
         key: `${kind}Status`,
         title: `${title} status`,
@@ -148,7 +164,9 @@ export const misColumns: Column[] = [
 
 /**
  * The MIS random-testing figures of DOT employers, one row per employer (a DOT MIS is filed per
- * employer), failing employers first, then per agency a total row named for what it is (a sum of
+ * employer), failing employers first. The average of covered employees and the rate achieved are
+ * of the months that have passed (no projected month); the tests required are the year's target
+ * (on the projected average pool, as the status is). Then, then per agency a total row named for what it is (a sum of
  * employers, for information) with the failing employers beside it.
  */
 export function misRows(ytd: readonly Row[], year: number, m: number): Row[] {
@@ -171,15 +189,16 @@ export function misRows(ytd: readonly Row[], year: number, m: number): Row[] {
         org: r.org,
         year,
         throughMonth: m,
-        averagePool: r.projectedAvg,
+        // The months that have passed only: a projected month is no covered employee yet.
+        averagePool: r.avgPoolYtd,
       };
-      total.averagePool = num(total.averagePool) + num(r.projectedAvg);
+      total.averagePool = num(total.averagePool) + num(r.avgPoolYtd);
       for (const kind of kinds) {
         const required = r[`${kind}AnnualTarget`];
         const done = num(r[`${kind}CompletedYtd`]);
         row[`${kind}Required`] = required;
         row[`${kind}Completed`] = done;
-        row[`${kind}RateAchieved`] = num(r.projectedAvg) === 0 ? null : done / num(r.projectedAvg);
+        row[`${kind}RateAchieved`] = num(r.avgPoolYtd) === 0 ? null : done / num(r.avgPoolYtd);
         row[`${kind}Status`] = r[`${kind}Status`];
         if (typeof required === 'number') {
           total[`${kind}Required`] = num(total[`${kind}Required`]) + required;
