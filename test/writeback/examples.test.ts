@@ -88,6 +88,10 @@ describe.each(engines)('examples/ (%s)', (engine) => {
         rp_min_drug: 50,
         source: 'writeback',
       });
+      // Kept as a version, in force from the write (policy history).
+      expect(
+        await q(sql`SELECT rp_min_drug, source, valid_to FROM org_policy_history WHERE org_id = ${org?.id}`),
+      ).toEqual({ rp_min_drug: 50, source: 'writeback', valid_to: null });
       const payment = items.find((i) => i.op === 'payment');
       expect(JSON.parse(payment?.verify ?? '{}')).toMatchObject({
         before: { balance: balance(before, '240007') },
