@@ -99,25 +99,25 @@ describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
   describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
-    it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted STUCK, WARN, OK', async () => {
+    it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at());
-      // O4: in COLLECTED at least 36 h, since an unknown time; 504 h since creation pass ORDERED's
-      // stuck 72 h (the only earlier stage): STUCK by its age, basis "unknown since".
+      // O4: in COLLECTED at least 36 h (a lower bound, a measured time): WARN on its own, and an
+      // age past the earlier stages' stuck thresholds raises a lower bound no higher than WARN.
       expect(ran.detail.map(pick)).toEqual([
-        [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'STUCK'],
         [2, 'AT_LAB', 120, '3-7d', 72, '3-7d', false, 'WARN'],
+        [4, 'COLLECTED', 504, '14-30d', 36, '1-2d', true, 'WARN'],
         [1, 'ORDERED', 24, '1-2d', 24, '1-2d', false, 'WARN'],
         [3, 'MRO', 216, '7-14d', 48, '2-3d', false, 'OK'],
       ]);
       expect(ran.detail.map((r) => [r.orderItemId, r.flagBasis])).toEqual([
-        [4, 'unknown since'],
         [2, 'history'],
+        [4, 'lower bound'],
         [1, 'creation'],
         [3, 'history'],
       ]);
-      expect(ran.detail[1]).toMatchObject({
+      expect(ran.detail[0]).toMatchObject({
         orgId: 1,
         org: 'Acme Haulage',
         product: 'DOT Urine Drug Screen',
@@ -130,24 +130,24 @@ describe.each(engines)('%s', (engine) => {
       // O1: history starts within one poll interval of creation, so "since creation".
       expect(ran.detail[2]).toMatchObject({ statusSince: '2025-06-09T12:00:00Z', sinceIsLowerBound: false });
       // O4: history starts 06-09 00:00 as Collected, long after creation: at least 36 h.
-      expect(ran.detail[0]).toMatchObject({
+      expect(ran.detail[1]).toMatchObject({
         statusSince: '2025-06-09T00:00:00Z',
         sinceIsLowerBound: true,
-        flagBasisText: 'in this status since an unknown time: flagged by its age since creation',
+        flagBasisText: 'in this status at least since the mirror first saw it',
       });
     });
 
-    it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 2, STUCK 1', async () => {
+    it('per-status summary: one each of ORDERED, COLLECTED, AT_LAB, MRO; WARN 3, STUCK 0', async () => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at());
       const byStatus = await ran.summary('By status');
       expect(byStatus.map((r) => [r.status, r.stage, r.count, r.warn, r.stuck])).toEqual([
         ['Ordered', 'ORDERED', 1, 1, 0],
-        ['Collected', 'COLLECTED', 1, 0, 1],
+        ['Collected', 'COLLECTED', 1, 1, 0],
         ['At Lab', 'AT_LAB', 1, 1, 0],
         ['MRO Review', 'MRO', 1, 0, 0],
-        ['Total', null, 4, 2, 1],
+        ['Total', null, 4, 3, 0],
       ]);
       expect(byStatus[4]).toMatchObject({
         lt1d: 0,
@@ -172,8 +172,8 @@ describe.each(engines)('%s', (engine) => {
           mro: 1,
           onHold: 0,
           other: 0,
-          warn: 2,
-          stuck: 1,
+          warn: 3,
+          stuck: 0,
           oldestAgeDays: 21,
         },
         {
@@ -186,8 +186,8 @@ describe.each(engines)('%s', (engine) => {
           mro: 1,
           onHold: 0,
           other: 0,
-          warn: 2,
-          stuck: 1,
+          warn: 3,
+          stuck: 0,
           oldestAgeDays: 21,
         },
       ]);
@@ -197,7 +197,7 @@ describe.each(engines)('%s', (engine) => {
       const m = await mirror();
       await examples(m);
       const ran = await runReport(orderAgeing, m, at({ includeTerminal: true }));
-      expect(ran.detail.map((r) => r.orderItemId)).toEqual([4, 2, 1, 3, 5]);
+      expect(ran.detail.map((r) => r.orderItemId)).toEqual([2, 4, 1, 3, 5]);
       expect(ran.detail[4]).toMatchObject({
         stage: 'CANCELLED',
         flag: null,
@@ -329,9 +329,9 @@ describe.each(engines)('%s', (engine) => {
         sinceIsLowerBound: true,
         timeInStatusHours: 24,
         dataFlags: 'NO_HISTORY',
-        // 24 h is only a lower bound; 9.5 days since creation pass the stuck thresholds of ORDERED
-        // and COLLECTED added up (72 + 48 h): STUCK by its age.
-        flag: 'STUCK',
+        // 24 h is only a lower bound; 9.5 days since creation pass AT_LAB's warn age: at least WARN
+        // (a lower bound is raised no higher than WARN by the age).
+        flag: 'WARN',
         flagBasis: 'unknown since',
       });
     });
@@ -350,7 +350,7 @@ describe.each(engines)('%s', (engine) => {
       await softDelete(m, 'orderitem', 7);
       const ids = async (options: Record<string, unknown>, more = {}) =>
         (await runReport(orderAgeing, m, at(options, more))).detail.map((r) => r.orderItemId);
-      expect(await ids({})).toEqual([4, 2, 1, 3, 6]);
+      expect(await ids({})).toEqual([2, 4, 1, 3, 6]);
       expect(await ids({ stages: ['AT_LAB', 'mro'] })).toEqual([2, 3]);
       expect(await ids({ stages: 'CANCELLED' })).toEqual([5]);
       expect(await ids({ product: 'alcohol' })).toEqual([6]);
@@ -465,10 +465,10 @@ describe.each(engines)('%s', (engine) => {
         flagBasisText: 'in this status since the order was created',
       });
       expect(row(13)).toMatchObject({ timeInStatusHours: 24, flag: 'WARN', flagBasis: 'history' });
-      // Later stages with a time in status that is only a lower bound: the age decides. 7: 21 days
-      // pass ORDERED's stuck 72 h; 11: 50 h in AT_LAB pass its warn 48 h but not ORDERED's and
-      // COLLECTED's stuck added up (120 h); 12: 80 h in MRO pass its warn 72 h.
-      expect(row(7)).toMatchObject({ timeInStatusHours: 6, flag: 'STUCK', flagBasis: 'unknown since' });
+      // Later stages with a time in status that is only a lower bound: the age raises it to WARN
+      // at the stage's warn age, no higher. 7: 21 days old in COLLECTED; 11: 50 h old in AT_LAB
+      // (warn 48 h); 12: 80 h old in MRO (warn 72 h).
+      expect(row(7)).toMatchObject({ timeInStatusHours: 6, flag: 'WARN', flagBasis: 'unknown since' });
       expect(row(11)).toMatchObject({ timeInStatusHours: 2, flag: 'WARN', flagBasis: 'unknown since' });
       expect(row(12)).toMatchObject({ timeInStatusHours: 1, flag: 'WARN', flagBasis: 'unknown since' });
       // 12 h old, under COLLECTED's warn 24 h: OK, its basis still says the time is a lower bound.

@@ -241,7 +241,7 @@ describe.each(engines)('%s', (engine) => {
       const keys = csvKeys['order-ageing'].split(', ');
       expect(csv[0]?.split(',').slice(0, keys.length)).toEqual(keys);
       expect(csv[1]).toBe(
-        `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,STUCK,unknown since,in this status since an unknown time: flagged by its age since creation,drug,,,,21.0,1.5,`,
+        `4,1,"'=HYPERLINK(""http://x"",""y"")",DOT Urine,Pat Lee,Collected,COLLECTED,2025-05-20T12:00:00Z,504.0,14-30d,2025-06-09T00:00:00Z,true,36.0,1-2d,WARN,lower bound,in this status at least since the mirror first saw it,drug,,,,21.0,1.5,`,
       );
       expect(cells(csv[2]).slice(5, 15).join(',')).toBe(
         'Ordered,ORDERED,2025-06-09T12:00:00Z,24.0,1-2d,2025-06-09T12:00:00Z,false,24.0,1-2d,WARN',

@@ -289,8 +289,8 @@ export class Classifier {
   /**
    * The flag of an item not in a terminal stage: its time in status against the stage's
    * thresholds. When that time is a lower bound or unknown, the age since creation raises it: at
-   * the stage's warn age at least WARN, at the stuck thresholds of every earlier stage added up
-   * STUCK (basis "unknown since"); an item past its warn age is never OK. At 30 days old no item
+   * the stage's warn age at least WARN; when it is unknown, STUCK at the stuck thresholds of every
+   * earlier stage added up (basis "unknown since"). An item past its warn age is never OK. At 30 days old no item
    * is OK.
    */
   private flagOf(
@@ -314,7 +314,11 @@ export class Classifier {
     const known = !unknown && inStatusMs !== null && !since.lowerBound;
     let basis: Basis = unknown || inStatusMs === null ? 'unknown since' : since.basis;
     if (!known && t !== undefined && ageMs !== null) {
-      const stuckAt = stuckByAgeHours(thresholds, stage);
+      // A lower bound is a measured time in status: the age raises it to WARN at most. Only a
+      // time wholly unknown is taken as STUCK from the age (the stuck thresholds of every earlier
+      // stage added up): it may have sat in this stage for all of them.
+      const stuckAt =
+        since.lowerBound && !unknown && inStatusMs !== null ? null : stuckByAgeHours(thresholds, stage);
       const byAge: Flag =
         stuckAt !== null && ageMs >= stuckAt * HOUR ? 'STUCK' : ageMs >= t.warn * HOUR ? 'WARN' : 'OK';
       if (rank[byAge] > rank[flag]) {
