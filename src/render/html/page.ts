@@ -2,7 +2,7 @@ import type { Column, Row } from '../types.js';
 import type { CellPlace } from '../values.js';
 import { alertOf, htmlCell, isNumeric } from './cells.js';
 import { esc } from './escape.js';
-import type { Headline, Level } from './summary.js';
+import { type Level, levelText } from './summary.js';
 
 /**
  * The page's policy: nothing runs and nothing is fetched. `default-src 'none'` forbids scripts,
@@ -41,15 +41,13 @@ nav a{margin-right:12px}
 @media print{body{max-width:none;padding:0}section.page{break-before:page}thead{display:table-header-group}tr,figure{break-inside:avoid}thead th{position:static}.scroll{overflow:visible}}
 `;
 
-const levelText: Record<Level, string> = { ok: 'OK', warn: 'Needs attention', bad: 'Action needed' };
-
 /** A status: a colour dot and the word (never the colour alone). */
 export function statusBadge(level: Level): string {
   return `<span class="status ${level}"><span class="s ${level}" aria-hidden="true"></span>${levelText[level]}</span>`;
 }
 
-/** The page around `body`: CSP, viewport, style, and the headline as a meta for the dashboard. */
-export function pageShell(title: string, body: string, headline?: Headline): string {
+/** The page around `body`: CSP, viewport, style. */
+export function pageShell(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -57,7 +55,7 @@ export function pageShell(title: string, body: string, headline?: Headline): str
 <meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${headline === undefined ? '' : `<meta name="ohs-headline" content="${esc(JSON.stringify(headline))}">\n`}<title>${esc(title)}</title>
+<title>${esc(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -65,19 +63,6 @@ ${body}
 </body>
 </html>
 `;
-}
-
-/** Reads the headline back from a page written by pageShell (the dashboard). */
-export function readHeadline(html: string): Headline | undefined {
-  const m = /<meta name="ohs-headline" content="([^"]*)">/.exec(html);
-  if (m === null) return undefined;
-  const json = (m[1] ?? '')
-    .replace(/&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&gt;/g, '>')
-    .replace(/&lt;/g, '<')
-    .replace(/&amp;/g, '&');
-  return JSON.parse(json) as Headline;
 }
 
 /** One row's `<tr>`: the first column a row header, numbers right, alerts with colour and text. */

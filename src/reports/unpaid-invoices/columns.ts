@@ -60,7 +60,12 @@ export function bucketColumnsFor(buckets: Bucket[], opts: UnpaidInvoicesOptions)
       type: 'integer',
       width: 10,
     },
-    { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
+    {
+      key: 'over60Share',
+      title: '% over 60 days (of balances owed, credits apart)',
+      type: 'percent',
+      width: 10,
+    },
   ];
 }
 
@@ -68,6 +73,6 @@ export function bucketColumnsFor(buckets: Bucket[], opts: UnpaidInvoicesOptions)
 export const bucketSheetColumns: Column[] = [
   { key: 'bucket', title: 'Bucket', type: 'string', width: 10 },
   { key: 'amount', title: 'Amount', type: 'money', width: 14 },
-  { key: 'share', title: '% of total', type: 'percent', width: 10 },
+  { key: 'share', title: '% of balances owed (credits apart)', type: 'percent', width: 12 },
   { key: 'invoices', title: 'Invoices', type: 'integer', width: 9 },
 ];
