@@ -118,7 +118,9 @@ describe('writeReport --format html', () => {
     expect(html).not.toContain('<th scope="row">2025-04-30</th>');
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
-    expect(none).toContain('The mirror&#39;s history begins x: the trend starts at the first month end after it');
+    expect(none).toContain(
+      'The mirror&#39;s history begins x: the trend starts at the first month end after it',
+    );
     expect(none).not.toContain('id="table-sheet-0"');
   });
 
@@ -163,7 +165,9 @@ describe('writeReport --format html', () => {
     expect(html).not.toContain('<th scope="row">2026-08-31</th>');
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
-    expect(none).toContain('The mirror&#39;s history begins x: the trend starts at the first month end after it');
+    expect(none).toContain(
+      'The mirror&#39;s history begins x: the trend starts at the first month end after it',
+    );
     expect(none).not.toContain('id="table-sheet-0"');
   });
 
