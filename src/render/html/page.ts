@@ -24,11 +24,12 @@ h1{font-size:1.5rem;margin:16px 0 4px}h2{font-size:1.2rem;margin:24px 0 8px;bord
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:16px}
 figure{margin:0;break-inside:avoid}figcaption{font-size:.85rem;color:var(--muted)}
 svg{max-width:100%;height:auto}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/10px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/10px 100% no-repeat scroll}
+.scroll::-webkit-scrollbar{height:10px}.scroll::-webkit-scrollbar-thumb{background:#bbb;border-radius:5px}.scroll::-webkit-scrollbar-track{background:#f3f3f3}
 table{border-collapse:collapse;font-size:12px;margin:4px 0 12px}
 caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;white-space:nowrap}
-thead th{position:sticky;top:0;background:#f3f3f3;border-bottom:2px solid var(--ink)}
+thead th{position:sticky;top:0;background:#f3f3f3;border-bottom:2px solid var(--ink);white-space:normal;vertical-align:bottom;min-width:5em;max-width:12em}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 tr.total th,tr.total td{font-weight:700;border-top:2px solid var(--ink)}
 .s{display:inline-block;width:.8em;height:.8em;border-radius:50%;margin-right:4px;vertical-align:-1px;border:1px solid #0006}
