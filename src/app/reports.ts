@@ -145,10 +145,12 @@ export async function writeReports(
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
-      // The verdict the page, the workbook and the dashboard show: the same object.
-      out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
-      // Grouped: one line per kind, with its count and first example (escaped for the terminal).
-      if (!o.quiet) for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      if (!o.quiet) {
+        // The verdict the page, the workbook and the dashboard show: the same object.
+        out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
+        // Grouped: one line per kind, with its count and first example (escaped for the terminal).
+        for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      }
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {
