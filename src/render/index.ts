@@ -135,7 +135,7 @@ export async function writeReport(
     const sheets = result.summaries();
     const read = builder !== undefined || formats.includes('html') ? await readSheets(sheets) : sheets;
     const page: PageSummary | undefined =
-      builder === undefined ? undefined : builder.build(read as Awaited<ReturnType<typeof readSheets>>);
+      builder === undefined ? undefined : builder.build(await readSheets(read));
     const summary = reportSummary(opts, page, rows, warnings.length);
     const tail = {
       summaries: read,

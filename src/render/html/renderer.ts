@@ -16,16 +16,19 @@ export interface HtmlPageInfo {
   asOf: string;
 }
 
-/** Reads summary sheets' rows (a few hundred at most) so more than one renderer can use them. */
-export async function readSheets(sheets: Sheet[]): Promise<ReadSheet[]> {
-  const out: ReadSheet[] = [];
+/**
+ * Reads summary sheets' rows (a few hundred at most) so more than one renderer can use them; the
+ * sheets keep their other settings (wrap, totals, print view) for the workbook.
+ */
+export async function readSheets(sheets: Sheet[]): Promise<(Sheet & ReadSheet)[]> {
+  const out: (Sheet & ReadSheet)[] = [];
   for (const s of sheets) {
     const rows: Row[] = [];
     await forEachRow(s.rows, (r) => {
       rows.push(r);
       return undefined;
     });
-    out.push({ name: s.name, columns: s.columns, rows });
+    out.push({ ...s, rows });
   }
   return out;
 }
