@@ -15,6 +15,7 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
 
 /**
@@ -96,18 +97,6 @@ export function complianceHtml(): SummaryBuilder {
 const statusOrder = ['NOT_MET', 'BEHIND', 'AT_RISK', 'PENDING_RESULTS', 'ON_TRACK', 'MET'];
 /** Every status a YTD row may carry, in the order they are shown. */
 const everyStatus = [...statusOrder, 'NO_RATE', 'N/A'];
-
-/** The words of a status on the page (the code stays in the tables and the CSV). */
-const statusWords: Record<string, string> = {
-  NOT_MET: 'not met',
-  BEHIND: 'behind',
-  AT_RISK: 'at risk',
-  PENDING_RESULTS: 'pending results',
-  ON_TRACK: 'on track',
-  MET: 'met',
-  NO_RATE: 'no rate',
-  'N/A': 'no pool (n/a)',
-};
 
 /** A status cell read: its code and whether it was computed on an assumed rate. */
 function statusOf(v: unknown): { status: string; assumed: boolean } {

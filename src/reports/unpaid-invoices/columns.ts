@@ -21,7 +21,19 @@ export const unpaidInvoicesColumns: Column[] = [
   { key: 'balance', title: 'Balance', type: 'money', width: 13 },
   { key: 'lateFee', title: 'Late fee', type: 'money', width: 11 },
   { key: 'totalDue', title: 'Total due', type: 'money', width: 13 },
-  { key: 'flags', title: 'Flags', type: 'string', width: 18 },
+  {
+    key: 'flags',
+    title: 'Flags',
+    type: 'string',
+    width: 18,
+    words: {
+      NO_DUE_DATE: 'no due date: aged from the invoice date',
+      BAD_DUE_DATE: 'due date unreadable: aged from the invoice date',
+      DATA_CHECK: 'due before its invoice date',
+      BAD_LATE_FEE: 'late fee unreadable',
+      VOID: 'cancelled',
+    },
+  },
   {
     key: 'status',
     title: 'Status (cancelled: in no total)',
