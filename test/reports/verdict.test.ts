@@ -1,6 +1,16 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyRetention } from '../../src/app/reports.js';
 import type { ReportSummary } from '../../src/render/index.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines } from '../helpers/engines.js';
@@ -285,4 +295,26 @@ describe.each(engines)('%s: one verdict per report', (engine) => {
     expect(c.onAssumed).toBeLessThan(c.orgs);
     if (c.drugBehind.n > c.drugBehind.assumed) expect(compliance.level).toBe('bad');
   }, 300_000);
+});
+
+describe('retention of report files named with an instant, and of verdict files', () => {
+  it('removes old ones alike and keeps what is not a report file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-verdict-retention-'));
+    const names = [
+      'compliance-2026-06-15.html',
+      'compliance-2026-06-15.summary.json',
+      'unpaid-invoices-2026-06-15-at-20260615T113015Z.csv',
+      'unpaid-invoices-2026-06-15-at-20260615T113015Z.summary.json',
+      'unpaid-invoices-trend-2026-06-15-at-20260615T113015Z.csv',
+      'notes-2026-06-15.summary.json',
+    ];
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const n of names) {
+      writeFileSync(join(dir, n), '{}');
+      utimesSync(join(dir, n), old, old);
+    }
+    const removed = (await applyRetention(dir, 30)).map((f) => f.split('/').pop()).sort();
+    expect(removed).toEqual(names.filter((n) => !n.startsWith('notes')).sort());
+    expect(readdirSync(dir)).toEqual(['notes-2026-06-15.summary.json']);
+  });
 });
