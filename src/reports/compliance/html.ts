@@ -165,7 +165,8 @@ function statusChart(counts: StatusCount[]): Chart {
         },
         opacity: {
           field: 'basis',
-          type: 'nominal',
+          type: 'ordinal',
+          sort: ['measured', 'assumed rate'],
           scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
           title: 'rate',
         },
