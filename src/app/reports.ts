@@ -1,5 +1,5 @@
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { endOfDay, today } from '../dates.js';
 import type { Logger } from '../log.js';
@@ -7,6 +7,7 @@ import type { Mirror } from '../mirror/index.js';
 import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
+import { parseInstant } from '../reports/dates.js';
 import { ReportParamError, reports } from '../reports/index.js';
 import { mirrorIdentity } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
@@ -89,6 +90,8 @@ export async function writeReports(
   const options = { ...config.reports.options, ...o.options };
   checkOptionNames(chosen, options);
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
+  // An explicit instant is in the file names: two instants of one day keep both files.
+  const instant = explicitInstant(o.asOfTime, config.timezone);
   for (const report of chosen) {
     const started = Date.now();
     const ran = await report.run({
@@ -115,17 +118,15 @@ export async function writeReports(
       outDir: o.outDir,
       name: report.name,
       asOf: o.asOf,
+      ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: o.formats,
       csv,
       html: report.html,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
+        // Named by its service and sync runs: a file path of the machine says nothing to a reader.
         ['Mirror', identity],
-        [
-          'Mirror location at report time',
-          mirror.engine === 'sqlite' ? resolve(mirror.location) : mirror.location,
-        ],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
         ['Mirror as of', mirrorReadLine(o, config.timezone)],
@@ -144,14 +145,20 @@ export async function writeReports(
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
-      // Grouped: one line per kind, with its count and first example (escaped for the terminal).
-      if (!o.quiet) for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      if (!o.quiet) {
+        // The verdict the page, the workbook and the dashboard show: the same object.
+        out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
+        // Grouped: one line per kind, with its count and first example (escaped for the terminal).
+        for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      }
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {
         report: report.name,
         rows: written.rows,
         warnings: written.warnings.length,
+        level: written.summary.level,
+        verdict: written.summary.verdict,
         files: written.files,
         ms: Date.now() - started,
       },
@@ -160,9 +167,16 @@ export async function writeReports(
     files.push(...written.files);
     const trend = sheets.find((s) => s.name === 'Trend');
     if (trend !== undefined && o.formats.includes('csv'))
-      files.push(...(await writeTrend(trend, report, o, csv)));
+      files.push(...(await writeTrend(trend, report, o, csv, instant)));
   }
   return files;
+}
+
+/** The explicit as-of instant (`--as-of-time`) as ISO 8601 UTC, or undefined. */
+function explicitInstant(asOfTime: string | undefined, timezone: string): string | undefined {
+  if (asOfTime === undefined) return undefined;
+  const ms = parseInstant(asOfTime, timezone);
+  return ms === null ? undefined : new Date(ms).toISOString();
 }
 
 /** A report's Trend sheet as `NAME-trend-DATE.csv` (for the nightly job's charts). */
@@ -171,6 +185,7 @@ async function writeTrend(
   report: ReportDefinition,
   o: WriteReportsOptions,
   csv: CsvSettings,
+  instant: string | undefined,
 ): Promise<string[]> {
   const written = await writeReport(
     { detail: trend, summaries: () => [], warnings: () => [], about: () => [] },
@@ -178,6 +193,7 @@ async function writeTrend(
       outDir: o.outDir,
       name: `${report.name}-trend`,
       asOf: o.asOf,
+      ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: ['csv'],
       csv,
@@ -222,9 +238,12 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   return { outputs };
 }
 
-/** A report file of the registry's reports: `NAME[-trend]-YYYY-MM-DD.xlsx|csv|html`. */
+/**
+ * A report file of the registry's reports: `NAME[-trend]-YYYY-MM-DD[-at-INSTANT].xlsx|csv|html`,
+ * and the verdict beside a page (`.summary.json`).
+ */
 const reportFile = new RegExp(
-  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-\\d{4}-\\d{2}-\\d{2}\\.(xlsx|csv|html)$`,
+  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-\\d{4}-\\d{2}-\\d{2}(?:-at-\\d{8}T\\d{6}Z)?\\.(xlsx|csv|html|summary\\.json)$`,
 );
 
 /**

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
-import type { SummaryBuilder } from './html/summary.js';
+import type { PageSummary, ReportSummary, SummaryBuilder } from './html/summary.js';
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
+import { reportSummary, summaryFileOf } from './report-summary.js';
 import { forEachRow } from './streams.js';
 import type { ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
@@ -16,7 +17,9 @@ import { XlsxRenderer } from './xlsx-renderer.js';
 export { CsvRenderer, formatCents } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
 export { HTML_DETAIL_ROWS, HtmlRenderer } from './html/renderer.js';
+export type { ReportSummary, StatusCount } from './html/summary.js';
 export type { CsvSettings, DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
+export { readSummaryFile, summaryFileOf } from './report-summary.js';
 export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
@@ -28,6 +31,11 @@ export interface WriteReportOptions {
   name: string;
   /** As-of date, YYYY-MM-DD: the second part of the file names. */
   asOf: string;
+  /**
+   * The explicit as-of instant (`--as-of-time`), ISO 8601 UTC: the file names carry it after the
+   * date (`NAME-ASOF-at-YYYYMMDDTHHMMSSZ`), so two instants of one day keep both files.
+   */
+  instant?: string;
   /** Human title, on the About sheet. */
   title: string;
   formats: ReportFormat[];
@@ -46,6 +54,23 @@ export interface WriteReportResult {
   rows: number;
   /** The report's warnings (on the xlsx Warnings sheet; a CSV has no place for them). */
   warnings: string[];
+  /** The report's verdict, computed once; every file of the run shows it. */
+  summary: ReportSummary;
+  /** With an HTML page: the verdict as JSON beside it (`STEM.summary.json`, the dashboard's). */
+  summaryFile?: string;
+}
+
+/**
+ * The file name of a report without its extension: `NAME-ASOF`, or with an explicit instant
+ * `NAME-ASOF-at-YYYYMMDDTHHMMSSZ` (UTC, to the second).
+ */
+export function reportStem(name: string, asOf: string, instant?: string): string {
+  if (instant === undefined) return `${name}-${asOf}`;
+  const ms = Date.parse(instant);
+  if (!Number.isFinite(ms))
+    throw new RenderOptionsError(`Expected \`instant\` to be an ISO 8601 instant, got '${instant}'`);
+  const basic = new Date(ms).toISOString().slice(0, 19).replace(/[-:]/g, '');
+  return `${name}-${asOf}-at-${basic}Z`;
 }
 
 function openRenderer(
@@ -60,7 +85,6 @@ function openRenderer(
       report: opts.name,
       title: opts.title,
       asOf: opts.asOf,
-      summary: opts.html,
     });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }
@@ -77,14 +101,20 @@ export async function writeReport(
 ): Promise<WriteReportResult> {
   const formats = checkOptions(opts);
   await outputFolder(opts.outDir);
+  const stem = reportStem(opts.name, opts.asOf, opts.instant);
   const targets = formats.map((format) => {
-    const file = join(opts.outDir, `${opts.name}-${opts.asOf}.${format}`);
+    const file = join(opts.outDir, `${stem}.${format}`);
     return { format, file, temp: temporaryName(file) };
   });
+  // The report's own summary: it sees every detail row once, here, whatever the formats.
+  const builder = opts.html?.();
   const open: Renderer[] = [];
+  const sidecar = formats.includes('html') ? summaryFileOf(opts.outDir, stem) : undefined;
+  const sidecarTemp = sidecar === undefined ? undefined : temporaryName(sidecar);
   try {
     for (const t of targets) open.push(openRenderer(t.format, t.temp, result.detail, opts));
     const rows = await forEachRow(result.detail.rows, (row) => {
+      builder?.onRow(row);
       if (open.length === 1) return open[0]!.write(row);
       const waits: Promise<void>[] = [];
       try {
@@ -100,27 +130,44 @@ export async function writeReport(
       return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
     });
     const warnings = result.warnings();
-    // The summaries' rows can be read once: with the page as well as the workbook, they are
-    // read here (a few hundred rows) and handed to both.
-    const summaries = result.summaries();
+    // The summaries' rows can be read once: with a summary builder or the page as well as the
+    // workbook, they are read here (a few hundred rows) and handed to each.
+    const sheets = result.summaries();
+    const read = builder !== undefined || formats.includes('html') ? await readSheets(sheets) : sheets;
+    const page: PageSummary | undefined =
+      builder === undefined ? undefined : builder.build(await readSheets(read));
+    const summary = reportSummary(opts, page, rows, warnings.length);
     const tail = {
-      summaries: formats.includes('html') ? await readSheets(summaries) : summaries,
+      summaries: read,
       warnings,
       about: [
         ['Report', opts.name],
         ['Title', opts.title],
-        ['As of', opts.asOf],
+        ['As of', opts.instant === undefined ? opts.asOf : `${opts.asOf} (instant ${opts.instant})`],
         ['Generated at', new Date().toISOString()],
+        ['Verdict', summary.verdict],
         ...(opts.about ?? []),
         ...result.about(),
       ] satisfies [string, string][],
+      summary,
+      ...(page === undefined ? {} : { page }),
     };
     for (const r of open) await r.finish(tail);
+    if (sidecar !== undefined && sidecarTemp !== undefined)
+      await writeFile(sidecarTemp, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
     for (const t of targets) await rename(t.temp, t.file);
-    return { files: targets.map((t) => t.file), rows, warnings };
+    if (sidecar !== undefined && sidecarTemp !== undefined) await rename(sidecarTemp, sidecar);
+    return {
+      files: targets.map((t) => t.file),
+      rows,
+      warnings,
+      summary,
+      ...(sidecar === undefined ? {} : { summaryFile: sidecar }),
+    };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
     await Promise.all(targets.map((t) => rm(t.temp, { force: true })));
+    if (sidecarTemp !== undefined) await rm(sidecarTemp, { force: true });
     throw err;
   }
 }

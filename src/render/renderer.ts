@@ -1,3 +1,4 @@
+import type { PageSummary, ReportSummary } from './html/summary.js';
 import type { Column, Row, Sheet } from './types.js';
 
 export type ReportFormat = 'xlsx' | 'csv' | 'html';
@@ -36,6 +37,10 @@ export interface RenderTail {
   warnings: string[];
   /** Key/value lines of the About sheet, in order. */
   about: [string, string][];
+  /** The report's verdict, computed once (writeReport): every format shows this one. */
+  summary: ReportSummary;
+  /** The page's charts and first list, from the same computation (the report's builder). */
+  page?: PageSummary;
 }
 
 /**

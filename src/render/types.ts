@@ -32,6 +32,11 @@ export interface Column {
    * (e.g. NOT_MET, STUCK / WARN), or, with `positive`, any number above 0 (the 91+ bucket).
    */
   alert?: { red?: string[]; amber?: string[]; positive?: 'red' | 'amber' };
+  /**
+   * HTML only: the words a page shows for the column's codes (a cell may hold several, separated
+   * by `;`); the code stays in the cell's title, and the CSV and the xlsx keep the code.
+   */
+  words?: Record<string, string>;
 }
 
 /**

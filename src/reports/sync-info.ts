@@ -81,19 +81,31 @@ export async function lastSyncLines(
 }
 
 /**
- * The mirror named by what stays true of it (issue 22): the service it mirrors (mirror_meta's
- * base URL of its first sync, credentials stripped) and its first sync run, rather than a path
- * that may be a temporary one.
+ * The mirror named by what stays true of it: the service its latest sync read (mirror_meta's
+ * base URL of the latest sync that reached the service, credentials stripped) and that run, then
+ * its first sync run (and the service of that one when it was another), rather than a path that
+ * may be a temporary one.
  */
 export async function mirrorIdentity(db: Kysely<Database>, engine: string): Promise<string> {
-  const source = await readMeta(db, metaKeys.sourceBaseUrl);
+  const first = await readMeta(db, metaKeys.sourceBaseUrl);
+  const last = (await readMeta(db, metaKeys.lastBaseUrl)) ?? first;
   const demo = await readMeta(db, metaKeys.demoSandbox);
-  const first = await db
-    .selectFrom('sync_run')
-    .select(['id', 'started_at'])
-    .orderBy('id')
+  const runs = db.selectFrom('sync_run').select(['id', 'started_at']);
+  const firstRun = await runs.orderBy('id').limit(1).executeTakeFirst();
+  // The latest run that did not fail (one refused by the service check read nothing there).
+  const lastRun = await runs
+    .where((eb) => eb.or([eb('error_code', 'is', null), eb('outcome', '!=', 'failed')]))
+    .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const of = source === undefined ? 'a service not recorded (no sync yet)' : source;
-  return `${engine} mirror of ${of}${demo === undefined ? '' : ' (the built-in sandbox of ohs demo)'}${first === undefined ? '' : `, first synced ${first.started_at} (sync run #${first.id})`}`;
+  const of = last === undefined ? 'a service not recorded (no sync yet)' : last;
+  const latest =
+    lastRun === undefined || lastRun.id === firstRun?.id
+      ? ''
+      : `, latest sync run #${lastRun.id} (${lastRun.started_at})`;
+  const origin =
+    firstRun === undefined
+      ? ''
+      : `, first synced ${firstRun.started_at} (sync run #${firstRun.id}${first !== undefined && first !== last ? ` from ${first}` : ''})`;
+  return `${engine} mirror of ${of}${demo === undefined ? '' : ' (the built-in sandbox of ohs demo)'}${latest}${origin}`;
 }

@@ -103,6 +103,8 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
 
     const at = new Date().toISOString();
     const day = at.slice(0, 10);
+    // Files of an --as-of-time run carry its instant (two instants of a day keep both).
+    const dayAt = `${day}-at-${at.slice(0, 19).replace(/[-:]/g, '')}Z`;
     const truthThen = openInvoices(sim().truth().Invoice, day);
     const itemsThen = itemStatuses(sim().truth().OrderItem, at);
     expect(truthThen.has(String(gone.id))).toBe(false);
@@ -132,9 +134,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       'then',
     ]);
     expect(then.code, then.stderr).toBe(0);
-    expect(sorted(listed(join(dir, 'then'), day))).toEqual(sorted(truthThen));
+    expect(sorted(listed(join(dir, 'then'), dayAt))).toEqual(sorted(truthThen));
     // The Trend CSV: the last 12 month ends, every one before the history (begun today): omitted.
-    const trend = parse(readFileSync(join(dir, 'then', `unpaid-invoices-trend-${day}.csv`), 'utf8'), {
+    const trend = parse(readFileSync(join(dir, 'then', `unpaid-invoices-trend-${dayAt}.csv`), 'utf8'), {
       columns: true,
       bom: true,
     }) as Record<string, string>[];
@@ -151,7 +153,8 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       const r = await ohs(['report', 'unpaid-invoices', ...args, '--format', 'xlsx', '--out', out]);
       expect(r.code, r.stderr).toBe(0);
       const wb = new ExcelJS.Workbook();
-      await wb.xlsx.readFile(join(dir, out, `unpaid-invoices-${args[1]?.slice(0, 10)}.xlsx`));
+      const stem = args[0] === '--as-of-time' ? dayAt : args[1]?.slice(0, 10);
+      await wb.xlsx.readFile(join(dir, out, `unpaid-invoices-${stem}.xlsx`));
       const ws = wb.getWorksheet('About') as ExcelJS.Worksheet;
       const lines = new Map<string, string>();
       ws.eachRow((row) => {
@@ -173,7 +176,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     const ageingArgs = ['report', 'order-ageing', '--option', 'includeTerminal=true', '--format', 'csv'];
     const ageThen = await ohs([...ageingArgs, '--as-of-time', at, '--out', 'then']);
     expect(ageThen.code, ageThen.stderr).toBe(0);
-    const rowsThen = ageing(join(dir, 'then'), day);
+    const rowsThen = ageing(join(dir, 'then'), dayAt);
     expect(sorted(new Map(rowsThen.map((r) => [String(r.orderItemId), String(r.status)])))).toEqual(
       sorted(itemsThen),
     );
@@ -193,7 +196,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     expect(comp.stderr).not.toContain('Read the mirror as it is now');
     // Its Trend CSV: the month ends of the year up to T, every one before the history (begun
     // today): omitted, with blank figures.
-    const compTrend = parse(readFileSync(join(dir, 'then', `compliance-trend-${day}.csv`), 'utf8'), {
+    const compTrend = parse(readFileSync(join(dir, 'then', `compliance-trend-${dayAt}.csv`), 'utf8'), {
       columns: true,
       bom: true,
     }) as Record<string, string>[];
@@ -219,7 +222,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       'then',
     ]);
     expect(compX.code, compX.stderr).toBe(0);
-    const ytdThen = (await sheetRows(join(dir, 'then', `compliance-${day}.xlsx`), 'YTD by org')).filter(
+    const ytdThen = (await sheetRows(join(dir, 'then', `compliance-${dayAt}.xlsx`), 'YTD by org')).filter(
       (r) => !String(r.Org ?? '').startsWith('Total'),
     );
     expect(ytdThen.length).toBeGreaterThan(5);

@@ -1,6 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readHeadline } from '../../src/render/html/page.js';
 import type { SummaryBuilder } from '../../src/render/html/summary.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
@@ -72,8 +71,11 @@ describe('writeReport --format html', () => {
     // The workbook still got the summary rows (read once, shared).
     const wb = await readXlsx(out.files[1] ?? '');
     expect(wb.getWorksheet('By org')?.getCell('A2').value).toBe('<script>x</script>');
-    // The headline the dashboard reads back.
-    expect(readHeadline(html)).toMatchObject({
+    // The verdict the dashboard reads: the JSON beside the page, the object the page shows.
+    expect(out.summaryFile).toBe(out.files[0]?.replace(/\.html$/, '.summary.json'));
+    expect(statSync(out.summaryFile ?? '').mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(out.summaryFile ?? '', 'utf8'))).toEqual(out.summary);
+    expect(out.summary).toMatchObject({
       report: 'unpaid-invoices',
       title: 'Unpaid <invoices>',
       asOf: '2025-06-30',
@@ -111,9 +113,15 @@ describe('writeReport --format html', () => {
       /<desc id="chart-trend-d">Open balance at month end: 2025-05-31 \$125\.50, 2025-06-30 \$50\.00\. 1 earlier month end\(s\) omitted/,
     );
     // Every month end before the history: no chart drawn from nothing (the table says why).
+    // Before the history, one line saying when it begins, not a row per month end.
+    expect(html).toContain('The mirror&#39;s history begins x: 2025-04-30 before it left out');
+    expect(html).not.toContain('<th scope="row">2025-04-30</th>');
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
-    expect(none).toContain('omitted: before the mirror&#39;s history begins');
+    expect(none).toContain(
+      'The mirror&#39;s history begins x: the trend starts at the first month end after it',
+    );
+    expect(none).not.toContain('id="table-sheet-0"');
   });
 
   it('draws compliance by status at past month ends the mirror knew, naming the month ends before its history', async () => {
@@ -152,9 +160,15 @@ describe('writeReport --format html', () => {
     expect(html).toContain(
       '<desc id="chart-trend-d">Employers per status (the worse of drug and alcohol) at month end: 2026-09-30: BEHIND 1, ON_TRACK 3 of 4 (drug 10 completed of 12 required); 2026-10-31: AT_RISK 1, ON_TRACK 2, MET 1, N/A 1 of 5 (drug 14 completed of 14 required). Omitted, before the mirror&#39;s history begins: 2026-08-31.</desc>',
     );
+    // Before the history, one line saying when it begins, not a row per month end.
+    expect(html).toContain('The mirror&#39;s history begins x: 2026-08-31 before it left out');
+    expect(html).not.toContain('<th scope="row">2026-08-31</th>');
     const none = await page([omitted]);
     expect(none).not.toContain('id="chart-trend"');
-    expect(none).toContain('omitted: before the mirror&#39;s history begins');
+    expect(none).toContain(
+      'The mirror&#39;s history begins x: the trend starts at the first month end after it',
+    );
+    expect(none).not.toContain('id="table-sheet-0"');
   });
 
   it('draws the summary of the builder it is given, whatever the report is named; none given: the tables only', async () => {
@@ -191,12 +205,12 @@ describe('writeReport --format html', () => {
         formats: ['html'],
         html,
       });
-      return readFileSync(out.files[0] ?? '', 'utf8');
+      return { html: readFileSync(out.files[0] ?? '', 'utf8'), summary: out.summary };
     };
-    const probed = await page('probe', probe);
-    expect(readHeadline(probed)).toMatchObject({
+    const { html: probed, summary: probedSummary } = await page('probe', probe);
+    expect(probedSummary).toMatchObject({
       report: 'probe',
-      status: 'bad',
+      level: 'bad',
       figures: [
         { label: 'Rows seen', value: String(everyTypeRows.length) },
         { label: 'Sheets', value: 'By org 1' },
@@ -205,11 +219,11 @@ describe('writeReport --format html', () => {
     expect(probed).toContain('<h3>First row</h3>');
     expect(probed).toContain(`${everyTypeRows.length - 1} more in the detail below and in the CSV.`);
     // Named like a report of the registry but given no builder: no chart, the row count only.
-    const plain = await page('compliance');
+    const { html: plain, summary: plainSummary } = await page('compliance');
     expect(plain).not.toContain('data-chart=');
-    expect(readHeadline(plain)).toMatchObject({
+    expect(plainSummary).toMatchObject({
       report: 'compliance',
-      status: 'ok',
+      level: 'ok',
       figures: [{ label: 'Rows', value: String(everyTypeRows.length) }],
     });
     expect(plain).toContain('<h2 id="sheet-0">By org</h2>');

@@ -80,7 +80,8 @@ describe('formula injection', () => {
       );
     expect(wb.getWorksheet('Warnings')!.getRow(2).getCell(1).value).toBe('@warning from the data');
     const about = wb.getWorksheet('About')!;
-    expect(about.getRow(6).getCell(1).value).toBe('-parameter');
-    expect(about.getRow(6).getCell(2).value).toBe('=value');
+    // After Report, Title, As of, Generated at and Verdict.
+    expect(about.getRow(7).getCell(1).value).toBe('-parameter');
+    expect(about.getRow(7).getCell(2).value).toBe('=value');
   });
 });

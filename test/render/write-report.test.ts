@@ -9,6 +9,7 @@ import {
   writeReport,
   XlsxRenderer,
 } from '../../src/render/index.js';
+import { reportSummary } from '../../src/render/report-summary.js';
 import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
@@ -155,7 +156,12 @@ describe('writeReport', () => {
           await wait;
         }
       }
-      await renderer.finish({ summaries: [], warnings: [], about: [] });
+      await renderer.finish({
+        summaries: [],
+        warnings: [],
+        about: [],
+        summary: reportSummary({ name: 'a', title: 'A', asOf: '2025-06-30' }, undefined, 30_000, 0),
+      });
       // The xlsx writer looks at exceljs's internal stream; if exceljs changed, it would only yield.
       expect(waits, renderer.format).toBeGreaterThan(0);
     }

@@ -134,6 +134,7 @@ describe('xlsx renderer', () => {
       'Title',
       'As of',
       'Generated at',
+      'Verdict',
       'Mirror',
       'Last sync: Invoice',
       'Aging basis',

@@ -369,7 +369,10 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
       '--format',
       'csv',
     );
-    const earlyRows = csv(file(dir, 'out-early', 'order-ageing', 'csv'));
+    // The file name carries the --as-of-time instant.
+    const earlyRows = csv(
+      join(dir, 'out-early', `order-ageing-${TEST_ANCHOR}-at-${TEST_ANCHOR.replace(/-/g, '')}T010000Z.csv`),
+    );
     expect(earlyRows.find((r) => r.orderItemId === held)?.stage).toBe('ON_HOLD');
     const unknown = earlyRows.filter((r) => r.statusBucket === 'unknown');
     expect(unknown.length).toBeGreaterThan(0);

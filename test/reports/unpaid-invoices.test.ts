@@ -134,6 +134,27 @@ describe.each(engines)('%s', (engine) => {
       expect(org).toMatchObject({ credits: -4000, total: 64550, openInvoices: 7, oldestDaysPastDue: 91 });
       const buckets = await ran.summary('Buckets');
       expect(buckets.find((b) => b.bucket === 'Credits')).toMatchObject({ amount: -4000, invoices: 1 });
+      // Shares are of the balances owed (685.50), credits apart: unchanged by the credit.
+      expect(org?.over60Share as number).toBeCloseTo(310 / 685.5, 10);
+      expect(buckets.find((b) => b.bucket === 'Credits')?.share).toBeNull();
+      expect(buckets.find((b) => b.bucket === '91+')?.share as number).toBeCloseTo(300 / 685.5, 10);
+    });
+
+    it('% over 60 days stays at or under 100% with credits (of the balances owed, credits apart)', async () => {
+      const m = await mirror();
+      // All that is owed is over 60 days; a credit nets the total down to 60.00.
+      await invoices(m, [
+        { id: '240001', dateDue: '2025-03-31', balance: 100 },
+        { id: '240002', dateDue: '2025-06-30', balance: -40 },
+      ]);
+      const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
+      const [org, total] = await ran.summary('By org');
+      expect(org).toMatchObject({ total: 6000, credits: -4000, over60Share: 1 });
+      expect(total).toMatchObject({ total: 6000, over60Share: 1 });
+      const buckets = await ran.summary('Buckets');
+      for (const b of buckets) if (typeof b.share === 'number') expect(b.share).toBeLessThanOrEqual(1);
+      expect(buckets.find((b) => b.bucket === '91+')?.share).toBe(1);
+      expect(buckets.find((b) => b.bucket === 'Total')?.share).toBeNull();
     });
   });
 

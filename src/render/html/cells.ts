@@ -27,8 +27,19 @@ export function fixed(value: number, decimals: number): string {
  */
 export function htmlCell(column: Column): (value: string | number | boolean, place: CellPlace) => string {
   switch (column.type) {
-    case 'string':
-      return (v, p) => esc(rawTextOf(v, p));
+    case 'string': {
+      const words = column.words;
+      if (words === undefined) return (v, p) => esc(rawTextOf(v, p));
+      // Words for people, the code in the title (what the CSV holds).
+      return (v, p) => {
+        const code = rawTextOf(v, p);
+        const said = code
+          .split(';')
+          .map((c) => words[c.trim()] ?? c)
+          .join('; ');
+        return said === code ? esc(code) : `<span title="${esc(code)}">${esc(said)}</span>`;
+      };
+    }
     case 'integer':
       return (v, p) => String(integerOf(v, p)); // ids and years: no separators
     case 'number': {

@@ -1,8 +1,9 @@
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readSummaryFile } from '../report-summary.js';
 import { esc } from './escape.js';
-import { pageShell, readHeadline, statusBadge } from './page.js';
-import type { Headline, Level } from './summary.js';
+import { pageShell, statusBadge } from './page.js';
+import type { Level, ReportSummary } from './summary.js';
 
 /** A stream's freshness as `ohs status` reads it. */
 export interface StreamFreshness {
@@ -20,24 +21,35 @@ export interface JobState {
   ended_at?: string | null;
 }
 
-const page = /^(.+)-(\d{4}-\d{2}-\d{2})\.html$/;
+/** A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`. */
+const verdictFile = /^(.+)-(\d{4}-\d{2}-\d{2})(?:-at-(\d{8}T\d{6}Z))?\.summary\.json$/;
 
-/** The newest page of each report in `dir` (by as-of date, then modification time), with its headline. */
-export async function latestPages(dir: string): Promise<{ file: string; headline: Headline }[]> {
-  const best = new Map<string, { file: string; asOf: string; mtime: number }>();
+/**
+ * The newest page of each report in `dir` (by as-of date, then instant, then modification time),
+ * with its verdict: the JSON file written with the page (writeReport), the object the page itself
+ * shows, never a second reading of the page.
+ */
+export async function latestPages(dir: string): Promise<{ file: string; summary: ReportSummary }[]> {
+  const best = new Map<string, { stem: string; key: string; mtime: number }>();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const m = page.exec(name);
-    if (m === null || name === 'index.html') continue;
+    const m = verdictFile.exec(name);
+    if (m === null) continue;
+    const stem = name.slice(0, -'.summary.json'.length);
     const mtime = (await stat(join(dir, name))).mtimeMs;
     const prev = best.get(m[1] ?? '');
-    const asOf = m[2] ?? '';
-    if (prev === undefined || asOf > prev.asOf || (asOf === prev.asOf && mtime > prev.mtime))
-      best.set(m[1] ?? '', { file: name, asOf, mtime });
+    const key = `${m[2] ?? ''} ${m[3] ?? ''}`;
+    if (prev === undefined || key > prev.key || (key === prev.key && mtime > prev.mtime))
+      best.set(m[1] ?? '', { stem, key, mtime });
   }
-  const out: { file: string; headline: Headline }[] = [];
-  for (const { file } of [...best.values()].sort((a, b) => a.file.localeCompare(b.file))) {
-    const headline = readHeadline(await readFile(join(dir, file), 'utf8'));
-    if (headline !== undefined) out.push({ file, headline });
+  const out: { file: string; summary: ReportSummary }[] = [];
+  for (const { stem } of [...best.values()].sort((a, b) => a.stem.localeCompare(b.stem))) {
+    const file = `${stem}.html`;
+    const present = await access(join(dir, file)).then(
+      () => true,
+      () => false,
+    );
+    const summary = await readSummaryFile(join(dir, `${stem}.summary.json`));
+    if (present && summary !== undefined) out.push({ file, summary });
   }
   return out;
 }
@@ -72,10 +84,11 @@ export async function writeDashboard(
       : pages
           .map(
             (
-              { file, headline: h },
+              { file, summary: h },
               i,
             ) => `<article aria-labelledby="r${i}"><h3 id="r${i}"><a href="${esc(encodeURIComponent(file))}">${esc(h.title)}</a></h3>
-<p class="meta">As of ${esc(h.asOf)} · ${statusBadge(h.status)}</p>
+<p class="meta">As of ${esc(h.instant ?? h.asOf)} · ${statusBadge(h.level)}</p>
+${h.problems.length === 0 ? '' : `<ul class="verdict">${h.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`}
 <dl class="figures">${h.figures.map((f) => `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`).join('')}</dl></article>`,
           )
           .join('\n');

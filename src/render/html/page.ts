@@ -2,7 +2,7 @@ import type { Column, Row } from '../types.js';
 import type { CellPlace } from '../values.js';
 import { alertOf, htmlCell, isNumeric } from './cells.js';
 import { esc } from './escape.js';
-import type { Headline, Level } from './summary.js';
+import { type Level, levelText } from './summary.js';
 
 /**
  * The page's policy: nothing runs and nothing is fetched. `default-src 'none'` forbids scripts,
@@ -24,11 +24,12 @@ h1{font-size:1.5rem;margin:16px 0 4px}h2{font-size:1.2rem;margin:24px 0 8px;bord
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:16px}
 figure{margin:0;break-inside:avoid}figcaption{font-size:.85rem;color:var(--muted)}
 svg{max-width:100%;height:auto}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/10px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/10px 100% no-repeat scroll}
+.scroll::-webkit-scrollbar{height:10px}.scroll::-webkit-scrollbar-thumb{background:#bbb;border-radius:5px}.scroll::-webkit-scrollbar-track{background:#f3f3f3}
 table{border-collapse:collapse;font-size:12px;margin:4px 0 12px}
 caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;white-space:nowrap}
-thead th{position:sticky;top:0;background:#f3f3f3;border-bottom:2px solid var(--ink)}
+thead th{position:sticky;top:0;background:#f3f3f3;border-bottom:2px solid var(--ink);white-space:normal;vertical-align:bottom;min-width:5em;max-width:12em}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 tr.total th,tr.total td{font-weight:700;border-top:2px solid var(--ink)}
 .s{display:inline-block;width:.8em;height:.8em;border-radius:50%;margin-right:4px;vertical-align:-1px;border:1px solid #0006}
@@ -41,15 +42,13 @@ nav a{margin-right:12px}
 @media print{body{max-width:none;padding:0}section.page{break-before:page}thead{display:table-header-group}tr,figure{break-inside:avoid}thead th{position:static}.scroll{overflow:visible}}
 `;
 
-const levelText: Record<Level, string> = { ok: 'OK', warn: 'Needs attention', bad: 'Action needed' };
-
 /** A status: a colour dot and the word (never the colour alone). */
 export function statusBadge(level: Level): string {
   return `<span class="status ${level}"><span class="s ${level}" aria-hidden="true"></span>${levelText[level]}</span>`;
 }
 
-/** The page around `body`: CSP, viewport, style, and the headline as a meta for the dashboard. */
-export function pageShell(title: string, body: string, headline?: Headline): string {
+/** The page around `body`: CSP, viewport, style. */
+export function pageShell(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -57,7 +56,7 @@ export function pageShell(title: string, body: string, headline?: Headline): str
 <meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${headline === undefined ? '' : `<meta name="ohs-headline" content="${esc(JSON.stringify(headline))}">\n`}<title>${esc(title)}</title>
+<title>${esc(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>
@@ -65,19 +64,6 @@ ${body}
 </body>
 </html>
 `;
-}
-
-/** Reads the headline back from a page written by pageShell (the dashboard). */
-export function readHeadline(html: string): Headline | undefined {
-  const m = /<meta name="ohs-headline" content="([^"]*)">/.exec(html);
-  if (m === null) return undefined;
-  const json = (m[1] ?? '')
-    .replace(/&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&gt;/g, '>')
-    .replace(/&lt;/g, '<')
-    .replace(/&amp;/g, '&');
-  return JSON.parse(json) as Headline;
 }
 
 /** One row's `<tr>`: the first column a row header, numbers right, alerts with colour and text. */

@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
-import type { Row, Sheet } from '../types.js';
+import type { Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
-import type { Headline, PageSummary, ReadSheet, SummaryBuilder } from './summary.js';
+import { coveredMonthEnds, type PageSummary, type ReadSheet, type ReportSummary } from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -14,23 +14,21 @@ export interface HtmlPageInfo {
   report: string;
   title: string;
   asOf: string;
-  /**
-   * Makes the builder of the page's summary (headline figures, charts, a list shown first): the
-   * report's own (its declaration's `html`). Absent: the generic page, its tables only.
-   */
-  summary?: () => SummaryBuilder;
 }
 
-/** Reads summary sheets' rows (a few hundred at most) so more than one renderer can use them. */
-export async function readSheets(sheets: Sheet[]): Promise<ReadSheet[]> {
-  const out: ReadSheet[] = [];
+/**
+ * Reads summary sheets' rows (a few hundred at most) so more than one renderer can use them; the
+ * sheets keep their other settings (wrap, totals, print view) for the workbook.
+ */
+export async function readSheets(sheets: Sheet[]): Promise<(Sheet & ReadSheet)[]> {
+  const out: (Sheet & ReadSheet)[] = [];
   for (const s of sheets) {
     const rows: Row[] = [];
     await forEachRow(s.rows, (r) => {
       rows.push(r);
       return undefined;
     });
-    out.push({ name: s.name, columns: s.columns, rows });
+    out.push({ ...s, rows });
   }
   return out;
 }
@@ -47,43 +45,50 @@ export class HtmlRenderer implements Renderer {
   private readonly rows: string[] = [];
   private rowNumber = 0;
   private readonly cells;
-  private readonly builder: SummaryBuilder | undefined;
+  /**
+   * The detail's columns the page shows: a detail with a print view (one unit per measure, e.g.
+   * ages in days only) shows that view's columns; the CSV and the workbook keep every column.
+   */
+  private readonly columns: Column[];
 
   constructor(
     private readonly path: string,
     private readonly detail: DetailLayout,
     private readonly info: HtmlPageInfo,
   ) {
-    this.cells = tableCells(detail.name, detail.columns);
-    this.builder = info.summary?.();
+    const shown = detail.print === undefined ? undefined : new Set(detail.print.columns);
+    this.columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
+    this.cells = tableCells(detail.name, this.columns);
   }
 
   write(row: Row): undefined {
     this.rowNumber++;
-    this.builder?.onRow(row);
     if (this.rows.length < HTML_DETAIL_ROWS)
-      this.rows.push(tableRow(this.detail.columns, this.cells.cells, this.cells.places, row, this.rowNumber));
+      this.rows.push(tableRow(this.columns, this.cells.cells, this.cells.places, row, this.rowNumber));
     return undefined;
   }
 
   async finish(tail: RenderTail): Promise<void> {
     const sheets = await readSheets(tail.summaries);
-    const summary = this.builder?.build(sheets);
-    const headline: Headline = {
-      report: this.info.report,
-      title: this.info.title,
-      asOf: this.info.asOf,
-      status: summary?.status ?? (tail.warnings.length > 0 ? 'warn' : 'ok'),
-      figures: summary?.figures ?? [{ label: 'Rows', value: groupDigits(String(this.rowNumber)) }],
-    };
+    // The verdict and the page's charts were computed once (writeReport): this page shows them.
+    const verdict = tail.summary;
+    const summary = tail.page;
     const body = [
-      `<header><h1>${esc(this.info.title)}</h1><p class="meta">As of ${esc(this.info.asOf)} · ${statusBadge(headline.status)} · ${groupDigits(String(this.rowNumber))} detail rows · ${tail.warnings.length} warnings</p></header>`,
+      `<header><h1>${esc(this.info.title)}</h1><p class="meta">As of ${esc(verdict.instant ?? this.info.asOf)} · ${statusBadge(verdict.level)} · ${groupDigits(String(this.rowNumber))} detail rows · ${tail.warnings.length} warnings</p></header>`,
       '<main>',
-      await this.summarySection(headline, summary),
-      ...sheets.map(
-        (s, i) =>
-          `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${table(s.name, `${s.name}: ${s.rows.length} rows`, s.columns, s.rows, `table-sheet-${i}`)}</section>`,
-      ),
+      await this.summarySection(verdict, summary),
+      ...sheets.map((s, i) => {
+        const trend = s.columns.some((c) => c.key === 'monthEnd');
+        const { covered, omitted } = trend ? coveredMonthEnds(s) : { covered: s.rows, omitted: [] };
+        // Month ends before the mirror's history: one line saying when it begins, not empty rows.
+        const shown = omitted.length === 0 ? s.rows : covered;
+        const line = omitted.length === 0 ? '' : `<p class="note">${esc(omittedLine(s, omitted))}</p>`;
+        const tableHtml =
+          shown.length === 0
+            ? ''
+            : table(s.name, `${s.name}: ${shown.length} rows`, s.columns, shown, `table-sheet-${i}`);
+        return `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${line}${tableHtml}</section>`;
+      }),
       this.detailSection(),
       `<section class="page" aria-labelledby="warnings"><h2 id="warnings">Warnings (${tail.warnings.length})</h2>${
         tail.warnings.length === 0
@@ -97,19 +102,23 @@ export class HtmlRenderer implements Renderer {
         .join('')}</tbody></table></div></section>`,
       '</main>',
     ].join('\n');
-    await writeFile(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body, headline), {
+    await writeFile(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body), {
       mode: 0o600,
     });
   }
 
-  private async summarySection(headline: Headline, summary: PageSummary | undefined): Promise<string> {
-    const figures = `<dl class="figures">${headline.figures
+  private async summarySection(verdict: ReportSummary, summary: PageSummary | undefined): Promise<string> {
+    const said =
+      verdict.problems.length === 0
+        ? ''
+        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`;
+    const figures = `${said}<dl class="figures">${verdict.figures
       .map((f) => `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`)
       .join('')}</dl>`;
     const first =
       summary?.first === undefined
         ? ''
-        : `<h3>${esc(summary.first.title)}</h3>${table(this.detail.name, summary.first.title, this.detail.columns, summary.first.rows, 'table-first')}${
+        : `<h3>${esc(summary.first.title)}</h3>${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first')}${
             summary.first.more > 0
               ? `<p class="note">${groupDigits(String(summary.first.more))} more in the detail below and in the CSV.</p>`
               : summary.first.rows.length === 0
@@ -128,14 +137,35 @@ export class HtmlRenderer implements Renderer {
 
   private detailSection(): string {
     const shown = this.rows.length;
-    const note =
+    const rowsNote =
       shown < this.rowNumber
         ? `<p class="note">The first ${groupDigits(String(shown))} of ${groupDigits(String(this.rowNumber))} rows; every row is in the CSV and the workbook.</p>`
         : '';
-    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(this.detail.name)}</h2>${note}<div class="scroll"><table id="table-detail"><caption>${esc(this.detail.name)}: ${groupDigits(String(this.rowNumber))} rows</caption>${tableHead(this.detail.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
+    const hidden = this.detail.columns.length - this.columns.length;
+    const note =
+      hidden === 0
+        ? rowsNote
+        : `${rowsNote}<p class="note">The main columns are shown; ${hidden} more (the same measures in other units, and details) are in the CSV and the workbook.</p>`;
+    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(this.detail.name)}</h2>${note}<div class="scroll"><table id="table-detail"><caption>${esc(this.detail.name)}: ${groupDigits(String(this.rowNumber))} rows</caption>${tableHead(this.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
   }
 
   async abort(): Promise<void> {
     this.rows.length = 0;
   }
+}
+
+/**
+ * The one line of a trend's month ends before the mirror's history: when the history begins (read
+ * from the rows' note, "omitted: before the mirror's history begins (START)") and what is left out.
+ */
+function omittedLine(sheet: ReadSheet, omitted: string[]): string {
+  const notes = sheet.rows.map((r) => String(r.note ?? ''));
+  const start = notes.map((n) => /\(([^)]*)\)\s*$/.exec(n)?.[1]).find((x) => x !== undefined);
+  const span =
+    omitted.length === 1 ? omitted[0] : `${omitted.length} month ends, ${omitted[0]} to ${omitted.at(-1)}`;
+  const begins =
+    start === undefined ? "The mirror's history has not begun yet" : `The mirror's history begins ${start}`;
+  return omitted.length === sheet.rows.length
+    ? `${begins}: the trend starts at the first month end after it (none yet; ${span} left out, the mirror did not know them).`
+    : `${begins}: ${span} before it left out (the mirror did not know them).`;
 }

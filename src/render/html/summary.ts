@@ -21,13 +21,39 @@ export interface ReadSheet {
 
 export type Level = 'ok' | 'warn' | 'bad';
 
-/** What the dashboard shows of a report: a few figures and a status. */
-export interface Headline {
+/**
+ * Reports' statuses counted for the verdict: per group (e.g. drug, alcohol, or the order flags),
+ * how many carry each status and how many of them on an assumption (an assumed rate).
+ */
+export interface StatusCount {
+  group: string;
+  status: string;
+  count: number;
+  /** Of `count`, how many rest on an assumption (counted all the same). */
+  assumed: number;
+}
+
+/**
+ * A report's verdict, computed once per run (src/render/index.ts writeReport) from its builder:
+ * the level and what it rests on. The page's badge, tiles and charts, the workbook's About lines,
+ * the dashboard's card (the `NAME-ASOF.summary.json` sidecar of the page) and the command's line
+ * all read this one object.
+ */
+export interface ReportSummary {
   report: string;
   title: string;
   asOf: string;
-  status: Level;
+  /** The explicit instant (`--as-of-time`), ISO 8601 UTC; absent: the as-of date's own reading. */
+  instant?: string;
+  level: Level;
+  /** The level in one line: what needs attention, or that nothing does. */
+  verdict: string;
   figures: { label: string; value: string }[];
+  counts: StatusCount[];
+  /** What makes the level what it is, one line each (empty when OK). */
+  problems: string[];
+  rows: number;
+  warnings: number;
 }
 
 /** A report's page summary: its headline figures, charts, and a short list shown first. */
@@ -35,6 +61,10 @@ export interface PageSummary {
   status: Level;
   figures: { label: string; value: string }[];
   charts: Chart[];
+  /** Statuses counted (drug / alcohol, flags), assumed ones included and said so. */
+  counts?: StatusCount[];
+  /** What makes the status what it is, one line each (empty or absent when OK). */
+  problems?: string[];
   /** Detail rows shown before the charts, in the detail's columns (order ageing: the stuck list). */
   first?: { title: string; rows: Row[]; more: number };
 }
@@ -62,6 +92,18 @@ export const isTotal = (v: unknown) => typeof v === 'string' && /^Total/.test(v)
 
 export function level(bad: boolean, warn: boolean): Level {
   return bad ? 'bad' : warn ? 'warn' : 'ok';
+}
+
+/** The words of a level: the badge, the dashboard's card and the terminal say the same. */
+export const levelText: Record<Level, string> = { ok: 'OK', warn: 'Needs attention', bad: 'Action needed' };
+
+/**
+ * A count and how much of it rests on an assumption: "350", "350, all on an assumed rate",
+ * "350, 120 on an assumed rate".
+ */
+export function withAssumed(n: number, assumed: number, what = 'on an assumed rate'): string {
+  if (assumed === 0 || n === 0) return count(n);
+  return `${count(n)}, ${assumed === n ? 'all' : count(assumed)} ${what}`;
 }
 
 /**

@@ -1,5 +1,35 @@
 import type { Column } from '../../render/types.js';
-import { type Kind, kinds } from './model.js';
+import { ASSUMED, type Kind, kinds } from './model.js';
+
+const statusSaid: Record<string, string> = {
+  MET: 'met',
+  NOT_MET: 'not met',
+  ON_TRACK: 'on track',
+  PENDING_RESULTS: 'pending results',
+  AT_RISK: 'at risk',
+  BEHIND: 'behind',
+  NO_RATE: 'no rate',
+  'N/A': 'no pool (n/a)',
+};
+
+/** The words a page shows for a status (the code stays in the cell's title and the CSV). */
+export const statusWords: Record<string, string> = Object.fromEntries(
+  Object.entries(statusSaid).flatMap(([code, said]) => [
+    [code, said],
+    [`${code}${ASSUMED}`, `${said}${ASSUMED}`],
+  ]),
+);
+
+/** The words a page shows for the flags of a row. */
+export const flagWords: Record<string, string> = {
+  NO_POLICY: 'no policy imported (assumed rate)',
+  BELOW_AGENCY_MIN: "policy rate raised to its agency's minimum",
+  DATA_CHECK: 'results above picks, or picks with pool 0',
+  DATA_GAP: 'month missing: pool carried forward',
+  NO_POOL: 'no pool',
+  NO_RATE: 'no rate',
+  PICKS_NOT_COMPLETED: 'picks never completed',
+};
 
 /** Red: not met or not on pace; amber: waiting for results. */
 const statusAlert: Column['alert'] = { red: ['NOT_MET', 'BEHIND', 'AT_RISK'], amber: ['PENDING_RESULTS'] };
@@ -19,7 +49,14 @@ function kindColumns(kind: Kind, title: string): Column[] {
       width: 13,
     },
     { key: `${kind}AnnualTarget`, title: `${title} annual target`, type: 'integer', width: 12 },
-    { key: `${kind}Status`, title: `${title} status`, type: 'string', width: 16, alert: statusAlert },
+    {
+      key: `${kind}Status`,
+      title: `${title} status`,
+      type: 'string',
+      width: 16,
+      alert: statusAlert,
+      words: statusWords,
+    },
   ];
 }
 
@@ -60,7 +97,7 @@ export const complianceColumns: Column[] = [
   ...kindColumns('drug', 'Drug'),
   ...kindColumns('alcohol', 'Alcohol'),
   { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
-  { key: 'flags', title: 'Flags', type: 'string', width: 20 },
+  { key: 'flags', title: 'Flags', type: 'string', width: 20, words: flagWords },
   { key: 'program', title: 'Program', type: 'string', width: 9 },
   { key: 'agency', title: 'Agency', type: 'string', width: 8 },
   { key: 'avgPoolYtd', title: 'Average pool YTD', type: 'number', decimals: 2, width: 10 },
@@ -121,7 +158,7 @@ export const ytdColumns: Column[] = [
       ...kindExtraColumns(kind, title),
     ];
   }),
-  { key: 'flags', title: 'Flags (months)', type: 'string', width: 24 },
+  { key: 'flags', title: 'Flags (months)', type: 'string', width: 24, words: flagWords },
   { key: 'picksNotCompleted', title: 'Picks not completed YTD', type: 'integer', width: 10 },
   { key: 'monthsPicksNotCompleted', title: 'Months with picks not completed', type: 'integer', width: 10 },
   { key: 'quartersWithoutSelection', title: 'Quarters with no selection', type: 'string', width: 12 },
@@ -158,5 +195,5 @@ export const rollupColumns: Column[] = [
     type: 'string',
     width: 40,
   },
-  { key: 'flags', title: 'Flags', type: 'string', width: 20 },
+  { key: 'flags', title: 'Flags', type: 'string', width: 20, words: flagWords },
 ];

@@ -8,15 +8,21 @@ import {
   num,
   palette,
   type ReadSheet,
+  type StatusCount,
   type SummaryBuilder,
   sheet,
   statusColour,
+  withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { statusWords } from './columns.js';
+import { ASSUMED } from './model.js';
 
 /**
- * The summary of the compliance page (docs/html-reports.md): employers behind or at risk per
- * program, and four charts (by status, the 20 furthest behind, tests per month, the trend).
+ * The summary of the compliance report (docs/html-reports.md): employers behind or at risk per
+ * program, counted from the YTD by org rows with the statuses on an assumed rate among them (they
+ * count, and say so), and four charts (by status, the 20 furthest behind, tests per month, the
+ * trend). The report's verdict (page, workbook, dashboard) is made from these counts alone.
  */
 export function complianceHtml(): SummaryBuilder {
   const months = new Map<string, { drug: number; alcohol: number }>();
@@ -30,22 +36,55 @@ export function complianceHtml(): SummaryBuilder {
     },
     build(sheets) {
       const ytd = (sheet(sheets, 'YTD by org')?.rows ?? []).filter((r) => !isTotal(r.org));
-      const statuses = statusCounts(ytd);
-      const n = (program: string, ...s: string[]) =>
-        statuses.filter((x) => x.program === program && s.includes(x.status)).reduce((a, x) => a + x.orgs, 0);
-      const bad = n('drug', 'NOT_MET', 'BEHIND') + n('alcohol', 'NOT_MET', 'BEHIND');
-      const risk = n('drug', 'AT_RISK') + n('alcohol', 'AT_RISK');
+      const counts = statusCounts(ytd);
+      const n = (program: string, ...s: string[]) => {
+        const of = counts.filter((x) => x.group === program && s.includes(x.status));
+        return { n: of.reduce((a, x) => a + x.count, 0), assumed: of.reduce((a, x) => a + x.assumed, 0) };
+      };
+      const figure = (label: string, c: { n: number; assumed: number }) => ({
+        label,
+        value: withAssumed(c.n, c.assumed),
+      });
+      const problems: string[] = [];
+      let measuredFailure = false;
+      for (const program of ['drug', 'alcohol'] as const) {
+        const title = program === 'drug' ? 'Drug' : 'Alcohol';
+        const said: [string, { n: number; assumed: number }][] = [
+          ['behind or not met', n(program, 'NOT_MET', 'BEHIND')],
+          ['at risk', n(program, 'AT_RISK')],
+          ['pending results', n(program, 'PENDING_RESULTS')],
+          ['no rate (not measured)', n(program, 'NO_RATE')],
+        ];
+        for (const [what, c] of said)
+          if (c.n > 0) problems.push(`${title}: ${what} ${withAssumed(c.n, c.assumed)}`);
+        const failing = n(program, 'NOT_MET', 'BEHIND');
+        if (failing.n > failing.assumed) measuredFailure = true;
+      }
+      const onAssumed = ytd.filter(
+        (r) => statusOf(r.drugStatus).assumed || statusOf(r.alcoholStatus).assumed,
+      );
       return {
-        status: level(bad > 0, risk > 0),
+        // A measured failure needs action; anything else behind, at risk, pending or assumed needs
+        // attention; OK only when nothing is.
+        status: level(measuredFailure, problems.length > 0 || onAssumed.length > 0),
         figures: [
           { label: 'Employers', value: count(ytd.length) },
-          { label: 'Drug: behind or not met', value: count(n('drug', 'NOT_MET', 'BEHIND')) },
-          { label: 'Drug: at risk', value: count(n('drug', 'AT_RISK')) },
-          { label: 'Alcohol: behind or not met', value: count(n('alcohol', 'NOT_MET', 'BEHIND')) },
-          { label: 'Alcohol: at risk', value: count(n('alcohol', 'AT_RISK')) },
+          figure('Drug: behind or not met', n('drug', 'NOT_MET', 'BEHIND')),
+          figure('Drug: at risk', n('drug', 'AT_RISK')),
+          figure('Alcohol: behind or not met', n('alcohol', 'NOT_MET', 'BEHIND')),
+          figure('Alcohol: at risk', n('alcohol', 'AT_RISK')),
+          { label: 'Scored on an assumed rate', value: count(onAssumed.length) },
         ],
+        counts,
+        problems:
+          onAssumed.length > 0
+            ? [
+                ...problems,
+                `${count(onAssumed.length)} employer${onAssumed.length === 1 ? '' : 's'} scored on an assumed rate (import their policies: ohs policy import)`,
+              ]
+            : problems,
         charts: [
-          statusChart(statuses),
+          statusChart(counts),
           behindChart(ytd),
           monthsChart(months),
           ...trendChart(sheet(sheets, 'Trend')),
@@ -56,43 +95,82 @@ export function complianceHtml(): SummaryBuilder {
 }
 
 const statusOrder = ['NOT_MET', 'BEHIND', 'AT_RISK', 'PENDING_RESULTS', 'ON_TRACK', 'MET'];
+/** Every status a YTD row may carry, in the order they are shown. */
+const everyStatus = [...statusOrder, 'NO_RATE', 'N/A'];
 
-type StatusCount = { program: string; status: string; orgs: number };
-
-/** Employers per program and status (of the YTD by org rows), the statuses no org has left out. */
-function statusCounts(ytd: Row[]): StatusCount[] {
-  const statuses: StatusCount[] = [];
-  for (const program of ['drug', 'alcohol'] as const)
-    for (const status of statusOrder) {
-      const orgs = ytd.filter((r) => r[`${program}Status`] === status).length;
-      if (orgs > 0) statuses.push({ program, status, orgs });
-    }
-  return statuses;
+/** A status cell read: its code and whether it was computed on an assumed rate. */
+function statusOf(v: unknown): { status: string; assumed: boolean } {
+  const s = typeof v === 'string' ? v : '';
+  return s.endsWith(ASSUMED)
+    ? { status: s.slice(0, -ASSUMED.length), assumed: true }
+    : { status: s, assumed: false };
 }
 
-function statusChart(statuses: StatusCount[]): Chart {
+/** Employers per program and status (of the YTD by org rows), those on an assumed rate counted too. */
+function statusCounts(ytd: Row[]): StatusCount[] {
+  const out: StatusCount[] = [];
+  for (const program of ['drug', 'alcohol'] as const)
+    for (const status of everyStatus) {
+      let n = 0;
+      let assumed = 0;
+      for (const r of ytd) {
+        const st = statusOf(r[`${program}Status`]);
+        if (st.status !== status) continue;
+        n++;
+        if (st.assumed) assumed++;
+      }
+      if (n > 0) out.push({ group: program, status, count: n, assumed });
+    }
+  return out;
+}
+
+function statusChart(counts: StatusCount[]): Chart {
+  const values = counts.flatMap((c) =>
+    (
+      [
+        ['measured', c.count - c.assumed],
+        ['assumed rate', c.assumed],
+      ] as const
+    )
+      .filter(([, n]) => n > 0)
+      .map(([basis, orgs]) => ({ program: c.group, status: statusWords[c.status] ?? c.status, basis, orgs })),
+  );
+  const shown = everyStatus.map((s) => statusWords[s] ?? s);
   return {
     id: 'chart-status',
-    title: 'Employers by status',
-    description: `Employers per drug and alcohol testing status: ${statuses.map((s) => `${s.program} ${s.status} ${s.orgs}`).join(', ')}.`,
+    title: 'Employers by status (pale: on an assumed rate)',
+    description: `Employers per drug and alcohol testing status: ${counts
+      .map(
+        (c) =>
+          `${c.group} ${statusWords[c.status] ?? c.status} ${c.count}${c.assumed === 0 ? '' : ` (${c.assumed === c.count ? 'all' : c.assumed} on an assumed rate)`}`,
+      )
+      .join(', ')}.`,
     spec: {
-      data: { values: statuses },
+      data: { values },
       width: 320,
       height: { step: 18 },
       mark: { type: 'bar' },
       encoding: {
         row: { field: 'program', type: 'nominal', title: null, sort: ['drug', 'alcohol'] },
-        y: { field: 'status', type: 'nominal', sort: statusOrder, title: null },
-        x: { field: 'orgs', type: 'quantitative', title: 'employers' },
+        y: { field: 'status', type: 'nominal', sort: shown, title: null },
+        x: { field: 'orgs', type: 'quantitative', title: 'employers', stack: 'zero' },
         color: {
           field: 'status',
           type: 'nominal',
           scale: {
-            domain: statusOrder,
-            range: statusOrder.map((s) => statusColour[s] ?? palette.grey),
+            domain: shown,
+            range: everyStatus.map((s) => statusColour[s] ?? palette.grey),
           },
           legend: null,
         },
+        opacity: {
+          field: 'basis',
+          type: 'ordinal',
+          sort: ['measured', 'assumed rate'],
+          scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
+          title: 'rate',
+        },
+        order: { field: 'basis', sort: 'descending' },
       },
     },
   };
@@ -106,17 +184,23 @@ function behindChart(ytd: Row[]): Chart {
   const behind = [...ytd]
     .sort((a, b) => gap(b) - gap(a) || String(a.org).localeCompare(String(b.org)))
     .slice(0, 20)
-    .map((r) => ({
-      org: String(r.org ?? r.orgId),
-      completed: num(r.drugCompletedYtd),
-      expected: Math.round(num(r.drugExpectedToDate) * 100) / 100,
-      target: num(r.drugAnnualTarget),
-      status: String(r.drugStatus ?? ''),
-    }));
+    .map((r) => {
+      const st = statusOf(r.drugStatus);
+      return {
+        org: `${String(r.org ?? r.orgId)}${st.assumed ? ' (assumed rate)' : ''}`,
+        completed: num(r.drugCompletedYtd),
+        expected: Math.round(num(r.drugExpectedToDate) * 100) / 100,
+        target: num(r.drugAnnualTarget),
+        status: st.status,
+        rate: st.assumed ? 'assumed rate' : 'own rate',
+      };
+    });
+  const assumed = behind.filter((b) => b.rate === 'assumed rate').length;
   return {
     id: 'chart-bullet',
-    title: 'Drug tests: completed against required (the 20 employers furthest behind)',
-    description: `Bullet chart: for each employer, drug tests completed this year (bar), required to date (tick) and required for the year (pale bar). ${behind
+    title:
+      'Drug tests: completed against required (the 20 employers furthest behind; orange: on an assumed rate)',
+    description: `Bullet chart: for each employer, drug tests completed this year (bar), required to date (tick) and required for the year (pale bar). ${assumed === 0 ? '' : `${assumed === behind.length ? 'All' : assumed} of these ${behind.length} are scored on an assumed rate (no policy imported), marked "(assumed rate)". `}${behind
       .slice(0, 5)
       .map(
         (b) => `${b.org}: ${b.completed} completed, ${b.expected} required to date, ${b.target} for the year`,
@@ -133,8 +217,16 @@ function behindChart(ytd: Row[]): Chart {
           encoding: { x: { field: 'target', type: 'quantitative', title: 'drug tests' } },
         },
         {
-          mark: { type: 'bar', color: palette.blue, size: 6 },
-          encoding: { x: { field: 'completed', type: 'quantitative' } },
+          mark: { type: 'bar', size: 6 },
+          encoding: {
+            x: { field: 'completed', type: 'quantitative' },
+            color: {
+              field: 'rate',
+              type: 'nominal',
+              scale: { domain: ['own rate', 'assumed rate'], range: [palette.blue, palette.orange] },
+              title: 'rate',
+            },
+          },
         },
         {
           mark: { type: 'tick', color: '#000000', thickness: 2, size: 14 },

@@ -1,5 +1,25 @@
 import type { Column } from '../../render/types.js';
 
+/** The words the page shows for the stages (the code stays in the cell's title and the CSV). */
+export const stageWords: Record<string, string> = {
+  ORDERED: 'ordered',
+  COLLECTED: 'collected',
+  AT_LAB: 'at the lab',
+  MRO: 'with the MRO',
+  ON_HOLD: 'on hold',
+  COMPLETE: 'complete',
+  CANCELLED: 'cancelled',
+  EXPIRED: 'expired',
+  OTHER: 'other (status not mapped)',
+};
+
+/** The words the page shows for the data flags of a row. */
+export const dataFlagWords: Record<string, string> = {
+  BAD_CREATED: 'creation time unreadable',
+  SINCE_AFTER_AS_OF: 'status first seen after the as-of instant: time in status unknown',
+  NO_HISTORY: 'no status history: in status at least since it was first synced',
+};
+
 /** The detail columns: REPORTS.md's CSV keys in order, then the others. */
 export const orderAgeingColumns: Column[] = [
   { key: 'orderItemId', title: 'Order item', type: 'integer' },
@@ -8,7 +28,7 @@ export const orderAgeingColumns: Column[] = [
   { key: 'product', title: 'Product', type: 'string' },
   { key: 'person', title: 'Person', type: 'string' },
   { key: 'status', title: 'Status', type: 'string' },
-  { key: 'stage', title: 'Stage', type: 'string' },
+  { key: 'stage', title: 'Stage', type: 'string', words: stageWords },
   { key: 'createdAt', title: 'Created', type: 'datetime' },
   { key: 'ageHours', title: 'Age (hours)', type: 'number', decimals: 1 },
   { key: 'ageBucket', title: 'Age bucket', type: 'string' },
@@ -16,11 +36,17 @@ export const orderAgeingColumns: Column[] = [
   { key: 'sinceIsLowerBound', title: 'Since is a lower bound (≥)', type: 'boolean' },
   { key: 'timeInStatusHours', title: 'Time in status (hours)', type: 'number', decimals: 1 },
   { key: 'statusBucket', title: 'Time-in-status bucket', type: 'string' },
-  { key: 'flag', title: 'Flag', type: 'string', alert: { red: ['STUCK'], amber: ['WARN'] } },
+  {
+    key: 'flag',
+    title: 'Flag',
+    type: 'string',
+    alert: { red: ['STUCK'], amber: ['WARN'] },
+    words: { STUCK: 'stuck', WARN: 'past warning age', OK: 'OK' },
+  },
   { key: 'flagBasis', title: 'Flag basis', type: 'string' },
   { key: 'flagBasisText', title: 'Flag basis (in words)', type: 'string' },
   { key: 'family', title: 'Product family', type: 'string' },
-  { key: 'dataFlags', title: 'Data flags', type: 'string' },
+  { key: 'dataFlags', title: 'Data flags', type: 'string', words: dataFlagWords },
   { key: 'parentOrderItemId', title: 'Parent order item', type: 'integer' },
   { key: 'orderedBy', title: 'Ordered by', type: 'string' },
   { key: 'ageDays', title: 'Age (days)', type: 'number', decimals: 1 },

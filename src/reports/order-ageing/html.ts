@@ -9,6 +9,7 @@ import {
   sheet,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { stageWords } from './columns.js';
 
 /** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
 const STUCK_SHOWN = 100;
@@ -20,12 +21,18 @@ const STUCK_SHOWN = 100;
  */
 export function orderAgeingHtml(): SummaryBuilder {
   const stuck: Row[] = [];
-  let stuckCount = 0;
+  // Counted from the detail rows as they stream (the CSV's rows): the verdict rests on these.
+  const flags = new Map<string, number>();
+  let open = 0;
+  let unknownTime = 0;
   return {
     onRow(row) {
-      if (row.flag !== 'STUCK') return;
-      stuckCount++;
-      if (stuck.length < STUCK_SHOWN) stuck.push(row);
+      const flag = typeof row.flag === 'string' ? row.flag : null;
+      if (flag === null) return; // a terminal item (includeTerminal): no flag
+      open++;
+      flags.set(flag, (flags.get(flag) ?? 0) + 1);
+      if (row.timeInStatusHours === null || row.timeInStatusHours === undefined) unknownTime++;
+      if (flag === 'STUCK' && stuck.length < STUCK_SHOWN) stuck.push(row);
     },
     build(sheets) {
       const byStatus = sheet(sheets, 'By status');
@@ -48,14 +55,39 @@ export function orderAgeingHtml(): SummaryBuilder {
       }
       if ([...stages.values()].some((s) => (s[unknown.key] ?? 0) > 0)) ageColumns.push(unknown);
       const values = [...stages.entries()].flatMap(([stage, s]) =>
-        ageColumns.map(({ key, label }, i) => ({ stage, age: label, order: i, orders: s[key] ?? 0 })),
+        ageColumns.map(({ key, label }, i) => ({
+          stage: stageWords[stage] ?? stage,
+          age: label,
+          order: i,
+          orders: s[key] ?? 0,
+        })),
       );
+      const stuckCount = flags.get('STUCK') ?? 0;
+      const warnCount = flags.get('WARN') ?? 0;
+      const problems = [
+        ...(stuckCount > 0 ? [`${count(stuckCount)} stuck`] : []),
+        ...(warnCount > 0 ? [`${count(warnCount)} past their stage's warning age`] : []),
+        ...(unknownTime > 0
+          ? [`${count(unknownTime)} with an unknown time in status (not measured; flagged by their age)`]
+          : []),
+      ];
       return {
-        status: level(num(total?.stuck) > 0, num(total?.warn) > 0),
+        status: level(stuckCount > 0, warnCount > 0 || unknownTime > 0),
+        counts: [
+          ...['STUCK', 'WARN', 'OK'].map((f) => ({
+            group: 'flag',
+            status: f,
+            count: flags.get(f) ?? 0,
+            assumed: 0,
+          })),
+          { group: 'time in status', status: 'unknown', count: unknownTime, assumed: 0 },
+        ],
+        problems,
         figures: [
-          { label: 'Open orders', value: count(num(total?.count)) },
-          { label: 'Stuck', value: count(num(total?.stuck)) },
-          { label: 'Warning', value: count(num(total?.warn)) },
+          { label: 'Open orders', value: count(open) },
+          { label: 'Stuck', value: count(stuckCount) },
+          { label: 'Warning', value: count(warnCount) },
+          { label: 'Time in status unknown', value: count(unknownTime) },
           {
             label: 'Oldest (days)',
             value: (total?.maxAgeDays !== undefined
@@ -71,7 +103,7 @@ export function orderAgeingHtml(): SummaryBuilder {
             description: `Open orders per stage, split by time in their status: ${[...stages.entries()]
               .map(
                 ([stage, s]) =>
-                  `${stage} ${ageColumns.map(({ key, label }) => `${label} ${s[key] ?? 0}`).join(' ')}`,
+                  `${stageWords[stage] ?? stage} ${ageColumns.map(({ key, label }) => `${label} ${s[key] ?? 0}`).join(' ')}`,
               )
               .join('; ')}.`,
             spec: {

@@ -21,7 +21,19 @@ export const unpaidInvoicesColumns: Column[] = [
   { key: 'balance', title: 'Balance', type: 'money', width: 13 },
   { key: 'lateFee', title: 'Late fee', type: 'money', width: 11 },
   { key: 'totalDue', title: 'Total due', type: 'money', width: 13 },
-  { key: 'flags', title: 'Flags', type: 'string', width: 18 },
+  {
+    key: 'flags',
+    title: 'Flags',
+    type: 'string',
+    width: 18,
+    words: {
+      NO_DUE_DATE: 'no due date: aged from the invoice date',
+      BAD_DUE_DATE: 'due date unreadable: aged from the invoice date',
+      DATA_CHECK: 'due before its invoice date',
+      BAD_LATE_FEE: 'late fee unreadable',
+      VOID: 'cancelled',
+    },
+  },
   {
     key: 'status',
     title: 'Status (cancelled: in no total)',
@@ -60,7 +72,12 @@ export function bucketColumnsFor(buckets: Bucket[], opts: UnpaidInvoicesOptions)
       type: 'integer',
       width: 10,
     },
-    { key: 'over60Share', title: '% of total over 60 days', type: 'percent', width: 10 },
+    {
+      key: 'over60Share',
+      title: '% over 60 days (of balances owed, credits apart)',
+      type: 'percent',
+      width: 10,
+    },
   ];
 }
 
@@ -68,6 +85,6 @@ export function bucketColumnsFor(buckets: Bucket[], opts: UnpaidInvoicesOptions)
 export const bucketSheetColumns: Column[] = [
   { key: 'bucket', title: 'Bucket', type: 'string', width: 10 },
   { key: 'amount', title: 'Amount', type: 'money', width: 14 },
-  { key: 'share', title: '% of total', type: 'percent', width: 10 },
+  { key: 'share', title: '% of balances owed (credits apart)', type: 'percent', width: 12 },
   { key: 'invoices', title: 'Invoices', type: 'integer', width: 9 },
 ];

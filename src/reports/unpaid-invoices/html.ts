@@ -42,8 +42,12 @@ export function unpaidInvoicesHtml(): SummaryBuilder {
         })),
       );
       const over60 = num(total?.over60Share);
+      const share = `${(over60 * 100).toFixed(1)}%`;
       return {
+        // Of the balances owed (credits apart): over half past 60 days needs action, a quarter attention.
         status: level(over60 > 0.5, over60 > 0.25),
+        counts: buckets.map((b) => ({ group: 'bucket', status: b.bucket, count: b.invoices, assumed: 0 })),
+        problems: over60 > 0.25 ? [`${share} of the balances owed is over 60 days past due`] : [],
         figures: [
           { label: 'Open balance', value: money(total?.total) },
           { label: 'Open invoices', value: count(num(total?.openInvoices)) },
@@ -51,7 +55,7 @@ export function unpaidInvoicesHtml(): SummaryBuilder {
             label: `${bucketColumns.at(-1)?.label ?? 'Oldest bucket'} days past due`,
             value: money(total?.[bucketColumns.at(-1)?.key ?? '']),
           },
-          { label: 'Over 60 days', value: `${(over60 * 100).toFixed(1)}%` },
+          { label: 'Over 60 days (of balances owed)', value: share },
           { label: 'Late fees', value: money(total?.lateFees) },
         ],
         charts: [

@@ -12,6 +12,8 @@ interface OrgTotals {
   count: number;
   oldest: number | null;
   over60: number;
+  /** The positive balances (credits apart): what the shares are of, so none passes 100%. */
+  gross: number;
 }
 
 export function summarise(
@@ -33,6 +35,7 @@ export function summarise(
     count: 0,
     oldest: null,
     over60: 0,
+    gross: 0,
   });
   const orgs = new Map<string, OrgTotals>();
   const grand = blank(null, 'Total');
@@ -48,6 +51,7 @@ export function summarise(
       x.total += o.totalDue;
       x.lateFees += o.lateFee;
       x.count++;
+      if (!o.credit) x.gross += o.totalDue;
       // Only overdue invoices have an age past due: blank, not negative, when none is.
       if (!o.credit && o.days > 0) {
         x.oldest = x.oldest === null ? o.days : Math.max(x.oldest, o.days);
@@ -63,7 +67,8 @@ export function summarise(
     row.lateFees = t.lateFees;
     row.openInvoices = t.count;
     row.oldestDaysPastDue = t.oldest;
-    row.over60Share = t.total > 0 ? t.over60 / t.total : null;
+    // Of the balances owed (credits apart): an org with credits never reads above 100%.
+    row.over60Share = t.gross > 0 ? t.over60 / t.gross : null;
     return row;
   };
   const list = [...orgs.values()].sort((a, b) =>
@@ -74,14 +79,16 @@ export function summarise(
     return {
       bucket: b.label,
       amount,
-      share: grand.total === 0 ? null : amount / grand.total,
+      // Credits are shown apart: no share; the buckets' shares add up to 100% of what is owed.
+      share: b.key === CREDITS.key || grand.gross === 0 ? null : amount / grand.gross,
       invoices: counts.get(b.key) ?? 0,
     };
   });
   bucketRows.push({
     bucket: 'Total',
     amount: grand.total,
-    share: grand.total === 0 ? null : 1,
+    // The net total is 100% of the gross only when no credit nets it down.
+    share: grand.gross === 0 || grand.total !== grand.gross ? null : 1,
     invoices: grand.count,
   });
   if (voided.length > 0) {
