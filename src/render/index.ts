@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { printable } from '../util/printable.js';
+import { publish, temporaryName } from '../util/safe-file.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
@@ -116,7 +116,7 @@ export async function writeReport(
       ] satisfies [string, string][],
     };
     for (const r of open) await r.finish(tail);
-    for (const t of targets) await rename(t.temp, t.file);
+    for (const t of targets) await publish(t.temp, t.file);
     return { files: targets.map((t) => t.file), rows, warnings };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
@@ -164,9 +164,4 @@ async function outputFolder(dir: string): Promise<void> {
       cause: err,
     });
   }
-}
-
-/** A hidden name beside the final file, so the rename stays on one file system. */
-function temporaryName(file: string): string {
-  return join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
 }

@@ -532,6 +532,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       }
 
       const input = parseJson(raw, req, route.op.method !== 'GET');
+      if (writes && options.quoteRefusals)
+        throw badRequest(`rejected ${raw.toString('utf8')} auth=${req.headers.authorization ?? ''}`);
       if (failRequest?.({ method, path, body: input }) === true)
         throw new SimHttpError(500, 'INTERNAL', 'internal error (failRequest hook)');
       const writeFault = writes ? drawWriteFault(route.name) : undefined;

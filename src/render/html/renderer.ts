@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
 import type { Row, Sheet } from '../types.js';
@@ -97,9 +97,7 @@ export class HtmlRenderer implements Renderer {
         .join('')}</tbody></table></div></section>`,
       '</main>',
     ].join('\n');
-    await writeFile(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body, headline), {
-      mode: 0o600,
-    });
+    writeExclusive(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body, headline), 0o600);
   }
 
   private async summarySection(headline: Headline, summary: PageSummary | undefined): Promise<string> {
