@@ -120,9 +120,12 @@ function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
     columns[col - 1] = String(cell(c.value) ?? '').trim();
   });
   columns.forEach((c, k) => {
-    if (c !== '' && sheet.getColumn(k + 1).hidden)
+    const col = sheet.getColumn(k + 1);
+    // A column of zero width is as unseen as a hidden one.
+    const unseen = col.hidden ? 'hidden' : col.width !== undefined && col.width < 0.5 ? 'of zero width' : '';
+    if (c !== '' && unseen !== '')
       throw new InputError(
-        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is hidden: unhide it or delete it`,
+        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is ${unseen}: unhide it or delete it`,
       );
   });
   const rows: InputRow[] = [];

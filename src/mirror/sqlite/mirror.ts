@@ -142,7 +142,8 @@ export class SqliteMirror implements Mirror {
   durability(): Promise<string> {
     return this.exclusive(
       (sqlite) =>
-        ['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(sqlite.pragma('synchronous', { simple: true }))] ?? 'unknown',
+        ['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(sqlite.pragma('synchronous', { simple: true }))] ??
+        'unknown',
     );
   }
 
