@@ -3,8 +3,8 @@
  * controls (U+202A-202E embeddings and overrides, U+2066-2069 isolates, the LRM, RLM and ALM
  * marks) that would make a page show other text than it holds, or reorder what a person reads.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text with every control and bidirectional control character removed (HTML text, charts included). */
@@ -20,8 +20,8 @@ export function visibleText(text: string): string {
  */
 export function printable(text: string, max = Number.POSITIVE_INFINITY): string {
   const cut = text.length > max ? text.slice(0, max) : text;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   const shown = cut.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (c) => {
       if (c === '\n') return '\\n';
