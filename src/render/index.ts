@@ -82,8 +82,12 @@ export async function writeReport(
     return { format, file, temp: temporaryName(file) };
   });
   const open: Renderer[] = [];
+  let created = 0;
   try {
-    for (const t of targets) open.push(openRenderer(t.format, t.temp, result.detail, opts));
+    for (const t of targets) {
+      open.push(openRenderer(t.format, t.temp, result.detail, opts));
+      created++;
+    }
     const rows = await forEachRow(result.detail.rows, (row) => {
       if (open.length === 1) return open[0]!.write(row);
       const waits: Promise<void>[] = [];
@@ -120,7 +124,8 @@ export async function writeReport(
     return { files: targets.map((t) => t.file), rows, warnings };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
-    await Promise.all(targets.map((t) => rm(t.temp, { force: true })));
+    // Only the temporary files this call created: never what was found at one of their names.
+    await Promise.all(targets.slice(0, created).map((t) => rm(t.temp, { force: true })));
     throw err;
   }
 }

@@ -1,4 +1,5 @@
-import { writeExclusive } from '../../util/safe-file.js';
+import { closeSync, writeFileSync } from 'node:fs';
+import { createExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
 import type { Row, Sheet } from '../types.js';
@@ -56,7 +57,11 @@ export class HtmlRenderer implements Renderer {
   ) {
     this.cells = tableCells(detail.name, detail.columns);
     this.builder = info.summary?.();
+    // The file is created now (exclusively, 0600), as the other formats' are, and written at the end.
+    this.fd = createExclusive(path, 0o600);
   }
+
+  private fd: number | undefined;
 
   write(row: Row): undefined {
     this.rowNumber++;
@@ -97,7 +102,14 @@ export class HtmlRenderer implements Renderer {
         .join('')}</tbody></table></div></section>`,
       '</main>',
     ].join('\n');
-    writeExclusive(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body, headline), 0o600);
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd === undefined) return;
+    try {
+      writeFileSync(fd, pageShell(`${this.info.title}, ${this.info.asOf}`, body, headline));
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private async summarySection(headline: Headline, summary: PageSummary | undefined): Promise<string> {
@@ -135,5 +147,7 @@ export class HtmlRenderer implements Renderer {
 
   async abort(): Promise<void> {
     this.rows.length = 0;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
