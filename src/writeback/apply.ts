@@ -318,10 +318,11 @@ export class Applier {
  * What is printed, logged and stored of a failed item: the error through the masking gate with
  * the item's own body (a service may quote what it refused: every value the request carried is
  * masked, whatever its field's name, and SSN- and date-shaped strings too). Code, status and
- * field names stay.
+ * field names stay, after the error's code and status (`INVALID_REQUEST 400: ...`).
  */
 function errorOf(item: OutboxItem, err: unknown): string {
-  return maskText(describeError(err), { carried: JSON.parse(item.body) as Json, shapes: true });
+  const code = err instanceof ApiError ? `${err.code}${err.status === undefined ? '' : ` ${err.status}`}: ` : '';
+  return maskText(`${code}${describeError(err)}`, { carried: JSON.parse(item.body) as Json, shapes: true });
 }
 
 function targetOf(item: OutboxItem): number | null {
