@@ -321,7 +321,8 @@ export class Applier {
  * field names stay, after the error's code and status (`INVALID_REQUEST 400: ...`).
  */
 function errorOf(item: OutboxItem, err: unknown): string {
-  const code = err instanceof ApiError ? `${err.code}${err.status === undefined ? '' : ` ${err.status}`}: ` : '';
+  const code =
+    err instanceof ApiError ? `${err.code}${err.status === undefined ? '' : ` ${err.status}`}: ` : '';
   return maskText(`${code}${describeError(err)}`, { carried: JSON.parse(item.body) as Json, shapes: true });
 }
 

@@ -51,7 +51,7 @@ export class HtmlRenderer implements Renderer {
   private readonly builder: SummaryBuilder | undefined;
 
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly detail: DetailLayout,
     private readonly info: HtmlPageInfo,
   ) {
