@@ -1,5 +1,4 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { WriteStream } from 'node:fs';
 import type ExcelJS from 'exceljs';
 import { exceljs } from '../util/exceljs.js';
 import { exclusiveStream } from '../util/safe-file.js';
@@ -86,7 +85,7 @@ export interface XlsxSettings {
 
 export class XlsxRenderer implements Renderer {
   readonly format = 'xlsx';
-  private readonly file: WriteStream;
+  private readonly file: ReturnType<typeof exclusiveStream>;
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   /** Settles when the file closes: rejects if it failed. */
   private readonly closed: Promise<void>;
