@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
 import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
+import { maskText } from './util/mask.js';
 import { packageVersion } from './util/package-root.js';
 import { printable } from './util/printable.js';
 
@@ -161,7 +162,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       // Input errors list every problem, one per line, after the one-line summary.
       if (Array.isArray(err.detail))
         for (const line of err.detail)
-          process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
+          process.stderr.write(`  ${printable(maskText(String(line)), MAX_ERROR_CHARS)}\n`);
       return err.exitCode;
     }
     process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);

@@ -1,3 +1,4 @@
+import { maskText } from './util/mask.js';
 import { printable } from './util/printable.js';
 
 /**
@@ -69,9 +70,10 @@ export const MAX_ERROR_CHARS = 2000;
 
 /**
  * A short description of any thrown value, for one log or error line and for what is stored:
- * control characters shown escaped (text from the service may carry terminal escape sequences)
- * and cut to MAX_ERROR_CHARS (a service's error message may be 200 KB).
+ * secrets masked (the token, any Authorization value, a URL's password: `maskText`), control
+ * characters shown escaped (text from the service may carry terminal escape sequences) and cut
+ * to MAX_ERROR_CHARS (a service's error message may be 200 KB).
  */
 export function describeError(err: unknown): string {
-  return printable(err instanceof Error ? err.message : String(err), MAX_ERROR_CHARS);
+  return printable(maskText(err instanceof Error ? err.message : String(err)), MAX_ERROR_CHARS);
 }

@@ -1,6 +1,7 @@
 import { type ApiConfig, type Config, resolveToken } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { rememberSecret } from '../util/mask.js';
 import { type ClientOptions, OhsClient } from './client.js';
 import type { RateBudgetStore } from './rate/index.js';
 import { transportSettings } from './transport.js';
@@ -42,6 +43,7 @@ export function createClient(config: Config, logger?: Logger, rateBudget?: RateB
       'no token: set OHS_TOKEN, or OHS_TOKEN_FILE (or --token-file) to a file holding it',
     );
   }
+  rememberSecret(token);
   const { api } = config;
   if (logger !== undefined && sentInClear(config.baseUrl))
     logger.warn(

@@ -1,11 +1,19 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, rename, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { MonitorConfig } from '../config/monitor-schema.js';
 import { describeError, OhsError } from '../errors.js';
-import { copyMirrorInto, type Mirror, openMirror, sqliteDriver } from '../mirror/index.js';
+import {
+  copyMirrorInto,
+  type Mirror,
+  metaKeys,
+  openMirror,
+  type SqliteDatabase,
+  sqliteDriver,
+} from '../mirror/index.js';
+import { publish } from '../util/safe-file.js';
 
 /** The BI snapshot could not be written (a full disk, an unknown group, a folder not writable). */
 export class SnapshotError extends OhsError {
@@ -45,11 +53,13 @@ export async function writeSnapshot(
 ): Promise<string | undefined> {
   const path = config.path;
   if (path === null) return undefined;
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const clean = () =>
-    Promise.all(['', '-wal', '-shm', '-journal'].map((s) => rm(`${tmp}${s}`, { force: true })));
+  let dir: string | undefined;
   try {
-    await clean();
+    // A private folder (0700, made exclusively under a random name) beside the final path: the
+    // file VACUUM INTO or the copy creates is out of reach of every other account until it
+    // has its final mode, whatever the umask; the rename then moves it in whole.
+    dir = await mkdtemp(join(dirname(path), `.${basename(path)}.`));
+    const tmp = join(dir, 'snapshot.sqlite');
     if (mirror.engine === 'sqlite') await sql`VACUUM INTO ${tmp}`.execute(mirror.db);
     else {
       const to = await openMirror(tmp, { storeSensitive });
@@ -61,17 +71,40 @@ export async function writeSnapshot(
     }
     const db = new (sqliteDriver().Database)(tmp);
     try {
+      leaveOutOperational(db);
       db.pragma('journal_mode = DELETE');
     } finally {
       db.close();
     }
     await chmod(tmp, Number.parseInt(config.mode, 8));
     if (config.group !== null) await chown(tmp, -1, await groupId(config.group));
-    await rename(tmp, path);
+    await publish(tmp, path);
     return path;
   } catch (err) {
-    await clean();
     if (err instanceof SnapshotError) throw err;
     throw new SnapshotError(`monitor.snapshot.path ${path}: ${describeError(err)}`, err);
+  } finally {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The tables a BI reader has no use for, emptied in the snapshot (kept as empty tables, so the
+ * snapshot still opens as a mirror: `ohs status --db` on it works): the outbox (bodies of failed
+ * and queued writes hold personal data whole, its errors and claims are the write-back's), the
+ * locks, the shared rate budget and the sync's scratch tables; and the rate budget's secret.
+ * VACUUM after, so their rows are not left in the file's free pages.
+ */
+export const operationalTables = [
+  'outbox',
+  'sync_lock',
+  'rate_budget',
+  'sync_pass_seen',
+  'sync_pass_stage',
+] as const;
+
+function leaveOutOperational(db: SqliteDatabase): void {
+  for (const t of operationalTables) db.exec(`DELETE FROM "${t}"`);
+  db.prepare('DELETE FROM mirror_meta WHERE key = ?').run(metaKeys.rateKeySecret);
+  db.exec('VACUUM');
 }

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import { sql } from 'kysely';
 import type { MonitorConfig } from '../config/monitor-schema.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { streams } from '../sync/streams.js';
+import { writeFileSafely } from '../util/safe-file.js';
 import { lastJobRuns } from './status.js';
 
 /**
@@ -277,15 +277,8 @@ export async function textfileMetrics(mirror: Mirror): Promise<string> {
  */
 export async function writeTextfile(path: string, mirror: Mirror): Promise<void> {
   const text = await textfileMetrics(mirror);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    await writeFile(tmp, text);
-    await chmod(tmp, 0o644); // whatever the umask (a service's is often 077)
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  // 0644 from its creation, whatever the umask (a service's is often 077).
+  await writeFileSafely(path, text, 0o644);
 }
 
 /** After every job run: the notification and the textfile, each logged (warn) when it fails. */

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
+import { writeFileSafelySync } from '../util/safe-file.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 
@@ -98,7 +99,5 @@ export function saveFindings(file: string, f: ProbeFindings, baseUrl: string): v
     },
   };
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  renameSync(tmp, file);
+  writeFileSafelySync(file, `${JSON.stringify(next, null, 2)}\n`, 0o600);
 }

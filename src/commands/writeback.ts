@@ -81,24 +81,35 @@ function registerPlan(program: Command): void {
       '--yes',
       'queue a file above the confirmation threshold (writeback.confirmRows / confirmAmount) without asking',
     )
+    .option(
+      '--allow-overpayment',
+      'queue payments above their invoice balance (flagged on the plan line and in the outbox) instead of refusing the file',
+    )
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExample: ohs plan examples/payment.csv --op payment')
-    .action(async (file: string, flags: { op?: OpName; yes?: boolean }, cmd: Command) => {
-      const ctx = commandContext(cmd);
-      const { config, logger } = ctx;
-      const mirror = await ctx.mirror('write');
-      try {
-        const report = await planFile(mirror, file, {
-          ...(flags.op === undefined ? {} : { op: flags.op }),
-          ...planSettings(config),
-          confirm: (t) => (flags.yes === true ? Promise.resolve(true) : askToQueue(t)),
-        });
-        logger.info({ file, ...report.counts }, 'planned');
-        process.stdout.write(formatPlan(report));
-      } finally {
-        await mirror.close();
-      }
-    });
+    .action(
+      async (
+        file: string,
+        flags: { op?: OpName; yes?: boolean; allowOverpayment?: boolean },
+        cmd: Command,
+      ) => {
+        const ctx = commandContext(cmd);
+        const { config, logger } = ctx;
+        const mirror = await ctx.mirror('write');
+        try {
+          const report = await planFile(mirror, file, {
+            ...(flags.op === undefined ? {} : { op: flags.op }),
+            ...planSettings(config),
+            allowOverpayment: flags.allowOverpayment === true,
+            confirm: (t) => (flags.yes === true ? Promise.resolve(true) : askToQueue(t)),
+          });
+          logger.info({ file, ...report.counts }, 'planned');
+          process.stdout.write(formatPlan(report));
+        } finally {
+          await mirror.close();
+        }
+      },
+    );
 }
 
 /** `ohs apply`: send what the outbox holds, exactly once. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { closestName } from '../util/closest.js';
+import { maskText } from '../util/mask.js';
 import type { ConfigLayer } from './load.js';
 import { configSchema } from './schema.js';
 
@@ -116,5 +117,7 @@ export function describeConfigIssue(
   // A secret pasted under the wrong key (`"api": "<token>"`) is still a secret.
   if (shown !== undefined && secretValues(merged).some((v) => shown?.includes(v.slice(0, 36))))
     shown = '(hidden)';
+  // A URL's password (`ftp://x:secret@host/`) is never echoed.
+  if (shown !== undefined) shown = maskText(shown);
   return `configuration value ${key} is invalid: ${issue.message}${shown === undefined ? '' : ` (got ${shown})`}${from === undefined ? '' : `; set in ${from}`}`;
 }

@@ -6,6 +6,7 @@ import type { InputConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { exceljs } from '../util/exceljs.js';
 import { printable } from '../util/printable.js';
+import { zeroHeightRows } from './xlsx-rows.js';
 import { zipUnpackedSize } from './zip-size.js';
 
 /**
@@ -109,7 +110,7 @@ function isFormula(value: unknown): boolean {
  * column, and a formula cell (its cached value is what the formula last gave, and a formula can
  * show 20.00 while its value is 2000) are each refused, naming the sheet, row and column.
  */
-function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
+function readSheet(file: string, sheet: ExcelJS.Worksheet, flat: Set<number>): InputTable {
   const place = `${file}: sheet '${printable(sheet.name, 100)}'`;
   if (sheet.state !== 'visible')
     throw new InputError(
@@ -120,9 +121,12 @@ function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
     columns[col - 1] = String(cell(c.value) ?? '').trim();
   });
   columns.forEach((c, k) => {
-    if (c !== '' && sheet.getColumn(k + 1).hidden)
+    const col = sheet.getColumn(k + 1);
+    // A column of zero width is as unseen as a hidden one.
+    const unseen = col.hidden ? 'hidden' : col.width !== undefined && col.width < 0.5 ? 'of zero width' : '';
+    if (c !== '' && unseen !== '')
       throw new InputError(
-        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is hidden: unhide it or delete it`,
+        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is ${unseen}: unhide it or delete it`,
       );
   });
   const rows: InputRow[] = [];
@@ -140,6 +144,8 @@ function readSheet(file: string, sheet: ExcelJS.Worksheet): InputTable {
     });
     if (Object.values(values).every((v) => v === null)) return;
     if (r.hidden) throw new InputError(`${place} row ${n} is hidden: unhide it or delete it`);
+    if (flat.has(n))
+      throw new InputError(`${place} row ${n} is of zero height (unseen): unhide it or delete it`);
     rows.push({ row: n, values });
   });
   return { file, columns: columns.filter((c) => c !== ''), rows };
@@ -156,7 +162,7 @@ async function readXlsx(file: string, limits: InputLimits): Promise<InputTable> 
   if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
   if (sheet.rowCount > limits.maxRows + 1)
     throw new InputError(`${file}: ${sheet.rowCount - 1} rows, over input.maxRows (${limits.maxRows})`);
-  return readSheet(file, sheet);
+  return readSheet(file, sheet, await zeroHeightRows(file));
 }
 
 function objectRow(file: string, row: number, value: unknown): InputRow {

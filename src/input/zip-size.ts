@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { inflateRawSync } from 'node:zlib';
 
 /**
  * The total unpacked size of a zip file's entries as its central directory declares it, read
@@ -73,4 +74,54 @@ function zip64Size(dir: Buffer, from: number, length: number): number {
     q += 4 + size;
   }
   return Number.POSITIVE_INFINITY;
+}
+
+/**
+ * One entry of a zip file unpacked (stored or deflated), found by name in the central directory;
+ * undefined when absent or in a form this reader does not take (ZIP64 offsets, another method).
+ * Callers bound the unpacked size first (`zipUnpackedSize`).
+ */
+export async function zipEntry(file: string, name: string): Promise<Buffer | undefined> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const tailLength = Math.min(size, 22 + 65_535);
+    const tail = Buffer.alloc(tailLength);
+    await fh.read(tail, 0, tailLength, size - tailLength);
+    let eocd = -1;
+    for (let i = tailLength - 22; i >= 0; i--)
+      if (tail.readUInt32LE(i) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    if (eocd < 0) return undefined;
+    const entries = tail.readUInt16LE(eocd + 10);
+    const dirSize = tail.readUInt32LE(eocd + 12);
+    const dirOffset = tail.readUInt32LE(eocd + 16);
+    if (dirOffset + dirSize > size) return undefined;
+    const dir = Buffer.alloc(dirSize);
+    await fh.read(dir, 0, dirSize, dirOffset);
+    for (let n = 0, p = 0; n < entries && p + 46 <= dir.length; n++) {
+      const method = dir.readUInt16LE(p + 10);
+      const packed = dir.readUInt32LE(p + 20);
+      const nameLength = dir.readUInt16LE(p + 28);
+      const extraLength = dir.readUInt16LE(p + 30);
+      const commentLength = dir.readUInt16LE(p + 32);
+      const local = dir.readUInt32LE(p + 42);
+      if (dir.toString('utf8', p + 46, p + 46 + nameLength) === name) {
+        if (packed === 0xffffffff || local === 0xffffffff || (method !== 0 && method !== 8)) return undefined;
+        const head = Buffer.alloc(30);
+        await fh.read(head, 0, 30, local);
+        if (head.readUInt32LE(0) !== 0x04034b50) return undefined;
+        const start = local + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+        const data = Buffer.alloc(packed);
+        await fh.read(data, 0, packed, start);
+        return method === 0 ? data : inflateRawSync(data);
+      }
+      p += 46 + nameLength + extraLength + commentLength;
+    }
+    return undefined;
+  } finally {
+    await fh.close();
+  }
 }

@@ -164,6 +164,14 @@ export interface Mirror {
   stagedCount(stream: string): Promise<number>;
   /** Housekeeping after a pass (SQLite: a passive WAL checkpoint). */
   maintain(): Promise<void>;
+  /**
+   * Makes every later commit of this mirror durable before it returns, a power loss included
+   * (SQLite `synchronous = FULL` on its connection; PostgreSQL's connections run
+   * `synchronous_commit = on` always): the write-back's claims, committed before a request leaves.
+   */
+  durableCommits(): Promise<void>;
+  /** The engine's durability setting as it reads it back (`FULL`, `NORMAL`; `on`, `off`). */
+  durability(): Promise<string>;
   /** Takes a named lock (sync, apply); throws LockedError naming the holder when it is held. */
   lock(name: string): Promise<MirrorLock>;
   close(): Promise<void>;

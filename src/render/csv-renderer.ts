@@ -1,6 +1,6 @@
-import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
+import { exclusiveStream } from '../util/safe-file.js';
 import type { CsvSettings, DetailLayout, Renderer } from './renderer.js';
 import { drained } from './streams.js';
 import type { Column, Row } from './types.js';
@@ -60,7 +60,7 @@ export class CsvRenderer implements Renderer {
       bom: settings.bom,
     });
     // Order ageing holds person names: the file is the owner's only, like the mirror.
-    this.done = pipeline(this.stringifier, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+    this.done = pipeline(this.stringifier, exclusiveStream(path, 0o600));
     // Kept for the next write or finish; a failure is never left unhandled.
     this.done.catch((err: unknown) => {
       this.failure ??= err;

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { printable } from '../util/printable.js';
+import { publish, temporaryName, writeExclusive } from '../util/safe-file.js';
 import { CsvRenderer } from './csv-renderer.js';
 import { RenderOptionsError } from './errors.js';
 import { HtmlRenderer, readSheets } from './html/renderer.js';
@@ -111,8 +111,13 @@ export async function writeReport(
   const open: Renderer[] = [];
   const sidecar = formats.includes('html') ? summaryFileOf(opts.outDir, stem) : undefined;
   const sidecarTemp = sidecar === undefined ? undefined : temporaryName(sidecar);
+  let created = 0;
+  let sidecarCreated = false;
   try {
-    for (const t of targets) open.push(openRenderer(t.format, t.temp, result.detail, opts));
+    for (const t of targets) {
+      open.push(openRenderer(t.format, t.temp, result.detail, opts));
+      created++;
+    }
     const rows = await forEachRow(result.detail.rows, (row) => {
       builder?.onRow(row);
       if (open.length === 1) return open[0]!.write(row);
@@ -153,10 +158,12 @@ export async function writeReport(
       ...(page === undefined ? {} : { page }),
     };
     for (const r of open) await r.finish(tail);
-    if (sidecar !== undefined && sidecarTemp !== undefined)
-      await writeFile(sidecarTemp, `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-    for (const t of targets) await rename(t.temp, t.file);
-    if (sidecar !== undefined && sidecarTemp !== undefined) await rename(sidecarTemp, sidecar);
+    if (sidecar !== undefined && sidecarTemp !== undefined) {
+      writeExclusive(sidecarTemp, `${JSON.stringify(summary, null, 2)}\n`, 0o600);
+      sidecarCreated = true;
+    }
+    for (const t of targets) await publish(t.temp, t.file);
+    if (sidecar !== undefined && sidecarTemp !== undefined) await publish(sidecarTemp, sidecar);
     return {
       files: targets.map((t) => t.file),
       rows,
@@ -166,8 +173,9 @@ export async function writeReport(
     };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
-    await Promise.all(targets.map((t) => rm(t.temp, { force: true })));
-    if (sidecarTemp !== undefined) await rm(sidecarTemp, { force: true });
+    // Only the temporary files this call created: never what was found at one of their names.
+    await Promise.all(targets.slice(0, created).map((t) => rm(t.temp, { force: true })));
+    if (sidecarCreated && sidecarTemp !== undefined) await rm(sidecarTemp, { force: true });
     throw err;
   }
 }
@@ -211,9 +219,4 @@ async function outputFolder(dir: string): Promise<void> {
       cause: err,
     });
   }
-}
-
-/** A hidden name beside the final file, so the rename stays on one file system. */
-function temporaryName(file: string): string {
-  return join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
 }

@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream, type WriteStream } from 'node:fs';
 import type ExcelJS from 'exceljs';
 import { exceljs } from '../util/exceljs.js';
+import { exclusiveStream } from '../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
 import { drained, type Emitter, forEachRow } from './streams.js';
 import type { CellType, Column, Row, Sheet } from './types.js';
@@ -85,7 +85,7 @@ export interface XlsxSettings {
 
 export class XlsxRenderer implements Renderer {
   readonly format = 'xlsx';
-  private readonly file: WriteStream;
+  private readonly file: ReturnType<typeof exclusiveStream>;
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   /** Settles when the file closes: rejects if it failed. */
   private readonly closed: Promise<void>;
@@ -103,7 +103,7 @@ export class XlsxRenderer implements Renderer {
     private readonly settings: XlsxSettings = { report: 'report', asOf: '' },
   ) {
     // Order ageing holds person names: the file is the owner's only, like the mirror.
-    this.file = createWriteStream(path, { mode: 0o600, flags: 'wx' });
+    this.file = exclusiveStream(path, 0o600);
     this.closed = new Promise<void>((resolve, reject) => {
       this.file.on('error', (err: unknown) => {
         this.failure ??= err;

@@ -37,6 +37,7 @@ export const hostileOrgNames = [
   'Clear\u001b[2J\u001b[H Screen LLC',
   'Nul\u0000Byte Inc',
   'Bell\u0007 and \u009b31m C1',
+  'Right\u202eLeft \u2066Isolate\u2069 Ltd',
 ];
 
 /** An error message of 200 KB that would clear a terminal if printed raw. */

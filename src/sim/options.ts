@@ -246,6 +246,13 @@ export const simOptionsSchema = z
         "Keep every service request (method, path, body) for the hook GET __sim/requests (benchmarks' replay).",
       ),
 
+    quoteRefusals: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Refuse every write with 400 quoting its request body and Authorization header in the message, as services that echo what they refuse do.',
+      ),
+
     hostile: z
       .boolean()
       .default(false)
@@ -301,6 +308,7 @@ export const liveOptionKeys = [
   'trickleMs',
   'trickleBytes',
   'missingOps',
+  'quoteRefusals',
   'mutateEveryMs',
   'mutateEveryRequests',
   'mutationSize',

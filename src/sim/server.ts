@@ -12,7 +12,7 @@ import {
 } from '../schema/index.js';
 import { Actions } from './actions.js';
 import { hugeErrorMessage, makeHostile, unquoteRawNumbers } from './hostile.js';
-import { badRequest, notFound, SimHttpError } from './http-error.js';
+import { badRequest, notFound, parseJsonBody, quotedRefusal, SimHttpError } from './http-error.js';
 import { type MutationSummary, Mutator } from './mutate.js';
 import {
   type FaultKind,
@@ -396,23 +396,6 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       req.on('error', reject);
     });
 
-  const parseJson = (raw: Buffer, req: IncomingMessage, needsJsonType: boolean): unknown => {
-    if (raw.length === 0) return undefined;
-    const type = req.headers['content-type'] ?? '';
-    if (needsJsonType && !/^application\/json\b/i.test(type)) {
-      throw new SimHttpError(
-        415,
-        'UNSUPPORTED_MEDIA_TYPE',
-        'request body needs Content-Type: application/json',
-      );
-    }
-    try {
-      return JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw badRequest('body: not valid JSON');
-    }
-  };
-
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   /** Late or slow write fault for this write, drawn from the seed when switched on for its operation. */
@@ -449,7 +432,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     if (path.startsWith('/__sim/')) {
       const raw = await readBody(req);
       if (!options.hooks) return sendError(res, notFound(`no operation at ${path}`));
-      const [status, body] = hooks(method, path.slice('/__sim'.length), url, parseJson(raw, req, false));
+      const [status, body] = hooks(method, path.slice('/__sim'.length), url, parseJsonBody(raw, req, false));
       return send(res, status, body);
     }
 
@@ -531,7 +514,8 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         return;
       }
 
-      const input = parseJson(raw, req, route.op.method !== 'GET');
+      const input = parseJsonBody(raw, req, route.op.method !== 'GET');
+      if (writes && options.quoteRefusals) throw quotedRefusal(raw, req.headers.authorization);
       if (failRequest?.({ method, path, body: input }) === true)
         throw new SimHttpError(500, 'INTERNAL', 'internal error (failRequest hook)');
       const writeFault = writes ? drawWriteFault(route.name) : undefined;

@@ -14,6 +14,7 @@ import {
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror, OutboxState } from '../mirror/index.js';
+import { maskText } from '../mirror/index.js';
 import { operations } from '../schema/index.js';
 import { acquireLock } from '../sync/lock.js';
 import { beforeOf, Claims, type EvidenceRead, evidenceOnly, type OutboxItem, readsOf } from './claims.js';
@@ -105,6 +106,8 @@ export class Applier {
   async run(): Promise<ApplyReport> {
     const lock = await acquireLock(this.mirror, 'apply');
     try {
+      // A claim rolled back by a power loss after its request left would send it again.
+      await this.mirror.durableCommits();
       const orphans = await this.claims.orphansToUnknown();
       const items = await this.claims.load();
       let deletesWaiting = 0;
@@ -159,12 +162,10 @@ export class Applier {
       } catch (err) {
         if (err instanceof UnauthorizedError) throw err;
         // A read needed to send or to reconcile failed after its retries: the item stays as it was.
-        this.options.logger?.warn(
-          { outbox: item.id, err: describeError(err) },
-          'write-back item not settled',
-        );
+        const error = errorOf(item, err);
+        this.options.logger?.warn({ outbox: item.id, err: error }, 'write-back item not settled');
         state = (await this.claims.state(item.id)) ?? item.state;
-        this.line(item, state, describeError(err));
+        this.line(item, state, error);
       }
       if (state !== 'applied' && state !== 'failed') blockedBy = item.id;
     }
@@ -222,7 +223,7 @@ export class Applier {
 
   /** A send that threw: refused, never left, or unknown. Never "failed, safe to resend" for a create. */
   private async failedSend(item: OutboxItem, idempotent: boolean, err: unknown): Promise<OutboxState> {
-    const error = describeError(err);
+    const error = errorOf(item, err);
     const settle = async (state: Settled | 'queued', note: string) => {
       await this.claims.finish(item.id, state, { error });
       this.line(item, state, note);
@@ -311,6 +312,18 @@ export class Applier {
     this.line(item, 'unknown', note);
     return 'unknown';
   }
+}
+
+/**
+ * What is printed, logged and stored of a failed item: the error through the masking gate with
+ * the item's own body (a service may quote what it refused: every value the request carried is
+ * masked, whatever its field's name, and SSN- and date-shaped strings too). Code, status and
+ * field names stay, after the error's code and status (`INVALID_REQUEST 400: ...`).
+ */
+function errorOf(item: OutboxItem, err: unknown): string {
+  const code =
+    err instanceof ApiError ? `${err.code}${err.status === undefined ? '' : ` ${err.status}`}: ` : '';
+  return maskText(`${code}${describeError(err)}`, { carried: JSON.parse(item.body) as Json, shapes: true });
 }
 
 function targetOf(item: OutboxItem): number | null {

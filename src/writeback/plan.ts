@@ -71,6 +71,8 @@ export interface PlanOptions {
   confirm?: (what: PlanTotals) => Promise<boolean>;
   /** The mirror keeps sensitive fields as received (mirror.storeSensitive): they can be compared. */
   storeSensitive: boolean;
+  /** Queue payments above their invoice's balance (flagged) instead of refusing the file (`--allow-overpayment`). */
+  allowOverpayment?: boolean;
   now?: string;
 }
 
@@ -146,7 +148,12 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
   const db = mirror.db;
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();
-  const ctx = { db, centsRatio: options.centsRatio, storeSensitive: options.storeSensitive };
+  const ctx = {
+    db,
+    centsRatio: options.centsRatio,
+    storeSensitive: options.storeSensitive,
+    allowOverpayment: options.allowOverpayment === true,
+  };
   const checksOf = await planChecks(rows, file, ctx, problems);
 
   const occurrences = new Map<string, number>();
@@ -173,6 +180,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
 
     const verdict = (await checksOf(r.op)?.check(r)) ?? { flags: [] };
     if (verdict.outcome === 'drop') continue; // refused: its problem is named above
+    for (const p of verdict.problems ?? []) problems.push(`${file}:${r.row}: ${p}`);
     if (verdict.target !== undefined) line.target = verdict.target;
     flags.push(...verdict.flags);
     if (verdict.outcome === 'skip') {

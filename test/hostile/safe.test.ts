@@ -96,6 +96,23 @@ describe('ohs sync from a hostile service', () => {
       }
     });
 
+    it('HTML reports and their charts (SVG <desc>, aria-label) hold no control or bidirectional character', async () => {
+      const dir = dirname(tmp());
+      const out = join(dir, `html-${engine}`);
+      const r = await reportCli(sim(), db, dir, out, 'all', ['--format', 'html']);
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const pages = readdirSync(out).filter((f) => f.endsWith('.html'));
+      expect(pages.length).toBeGreaterThan(2);
+      const text = pages.map((f) => readFileSync(join(out, f), 'utf8')).join('\n');
+      expect(text).toContain('<desc');
+      // The hostile names are there, their invisible characters gone: "RightLeft Isolate Ltd".
+      expect(text).toContain('RightLeft Isolate Ltd');
+      expect(text).not.toMatch(
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+        /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/,
+      );
+    });
+
     it('a balance of 1e309 (beyond a double) is kept as its text and listed as unreadable by the A/R report', async () => {
       const huge = sim()
         .truth()

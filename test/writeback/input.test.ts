@@ -80,7 +80,7 @@ describe('write-back input', { timeout: 300_000 }, () => {
       configure(dir, { writeback: { centsRatio: 0 } });
       const ok = join(dir, 'cents-ok.csv');
       writeFileSync(ok, `InvoiceId,amountToPay\n${small.id},${cents}\n`);
-      const off = await runOhs(['plan', ok, '--op', 'payment'], { cwd: dir, env });
+      const off = await runOhs(['plan', ok, '--op', 'payment', '--allow-overpayment'], { cwd: dir, env });
       configure(dir, { writeback: { centsRatio: 20 } });
       expect(off.code, off.stderr).toBe(0);
       expect(off.stdout).toContain('above balance');

@@ -88,16 +88,24 @@ describe('ohs plan', () => {
         [
           ['payment', '', a?.id ?? '', 10],
           ['payment', '', a?.id ?? '', 10], // the same payment again: a second item
-          ['payment', '', b?.id ?? '', (b?.balance ?? 0) + 100], // above the balance: flagged
+          ['payment', '', b?.id ?? '', (b?.balance ?? 0) + 100], // above the balance: refused, or flagged when allowed
           ['applicant.update', String(applicant?.id), '', '', String(applicant?.priorAddressCity)], // no change
         ],
       );
-      const first = await runOhs(['plan', file], { cwd: dir, env });
+      // An overpayment is refused at plan time, naming the row and the balance; nothing queued.
+      const refused = await runOhs(['plan', file], { cwd: dir, env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        new RegExp(`${file}:4: amountToPay: .* is above the balance of invoice ${b?.id} \\(.*[\\d.]+ left`),
+      );
+      expect(refused.stderr).toContain('--allow-overpayment');
+      expect(await withMirror(db, (m) => listOutbox(m))).toHaveLength(0);
+      const first = await runOhs(['plan', file, '--allow-overpayment'], { cwd: dir, env });
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toContain('3 new, 0 already queued, 1 skipped (no change)');
-      expect(first.stdout).toMatch(/above balance/);
+      expect(first.stdout).toMatch(/above balance .*allowed by --allow-overpayment/);
       expect(first.stdout).toMatch(/no change: every field equals the mirror/);
-      const second = await runOhs(['plan', file], { cwd: dir, env });
+      const second = await runOhs(['plan', file, '--allow-overpayment'], { cwd: dir, env });
       expect(second.stdout).toContain('0 new, 3 already queued, 1 skipped (no change)');
       const items = await withMirror(db, (m) => listOutbox(m));
       expect(items.map((i) => i.state)).toEqual(['queued', 'queued', 'queued']);

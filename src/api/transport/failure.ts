@@ -1,3 +1,4 @@
+import { maskText, maskTextDeep, type TextMasking } from '../../util/mask.js';
 import { printable } from '../../util/printable.js';
 import { deadlineFailure } from '../deadline.js';
 import {
@@ -40,26 +41,34 @@ export function failure(o: Outcome, call: Call, kind: FailureKind): ApiError {
   if (o.reason === 'throttled' || o.reason === 'throttling_answer') return new RateLimitedError(answered);
   if (o.reason === 'unreadable') {
     if (kind === 'unknown')
-      return new OutcomeUnknownError('success with an unreadable body', { ...answered, detail: text });
+      return new OutcomeUnknownError('success with an unreadable body', {
+        ...answered,
+        detail: maskText(text, { carried: call.req.body, shapes: true }),
+      });
     return new ProtocolError(`unreadable response body (${text.length} bytes)`, answered);
   }
   if (o.reason === 'unsafe_integer') {
     return new ProtocolError(unsafeIntegerProblem(unsafeInteger(text) ?? 'a number'), answered);
   }
-  const detail = parseJson(text).value;
+  // The service's text passes the gate before anything keeps it: it may quote what it refused.
+  const masking: TextMasking = { carried: call.req.body, shapes: true };
+  const detail = maskTextDeep(parseJson(text).value, masking);
   if (o.reason === 'server_error') {
     if (kind === 'unknown')
-      return new OutcomeUnknownError(`status ${status}`, { ...answered, detail: detail ?? text });
-    return new ServerError({ ...answered, detail: detail ?? text });
+      return new OutcomeUnknownError(`status ${status}`, {
+        ...answered,
+        detail: detail ?? maskText(text, masking),
+      });
+    return new ServerError({ ...answered, detail: detail ?? maskText(text, masking) });
   }
   if (o.reason === 'unauthorized') return new UnauthorizedError({ ...answered, detail });
   if (o.reason === 'forbidden') return new ForbiddenError({ ...answered, detail });
   if (o.reason === 'not_found') return new NotFoundError({ ...answered, detail });
   const msg = serviceMessage(detail) ?? `rejected (${status})`;
-  return new InvalidRequestError(msg, { ...answered, detail: detail ?? text });
+  return new InvalidRequestError(msg, { ...answered, detail: detail ?? maskText(text, masking) });
 }
 
-/** The message of an error body, whatever its shape (`{error:{message}}`, `{message}`, a string). */
+/** The message of an error body (masked already), whatever its shape (`{error:{message}}`, `{message}`, a string). */
 function serviceMessage(body: unknown): string | undefined {
   const m = rawServiceMessage(body);
   return m === undefined ? undefined : printable(m, 300);

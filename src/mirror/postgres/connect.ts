@@ -134,6 +134,9 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     max: options.max ?? 4,
     application_name: options.applicationName ?? applicationName(),
     types: typeParsers,
+    // Every commit waits for the WAL flush, whatever the server's default: the write-back's claim
+    // (queued -> sending) is on disk before its request leaves (docs/security.md).
+    options: '-c synchronous_commit=on',
     connectionTimeoutMillis: 15_000,
     // A pooled connection that breaks (server restart) is dropped, not thrown from nowhere.
     idleTimeoutMillis: 30_000,

@@ -112,6 +112,14 @@ export class PgMirror implements Mirror {
   /** Autovacuum keeps the tables; nothing to do after a pass. */
   async maintain(): Promise<void> {}
 
+  /** Every connection of the pool runs `synchronous_commit = on` from its start (connect.ts). */
+  async durableCommits(): Promise<void> {}
+
+  async durability(): Promise<string> {
+    const r = await this.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    return r.rows[0]?.synchronous_commit ?? 'unknown';
+  }
+
   lock(name: string): Promise<MirrorLock> {
     return takeAdvisoryLock(this.pool, name, this.location, (m) => new LockedError(m)).catch(
       (err: unknown) => {

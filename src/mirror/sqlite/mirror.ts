@@ -132,6 +132,21 @@ export class SqliteMirror implements Mirror {
     await this.exclusive(() => this.statements.checkpointWal());
   }
 
+  async durableCommits(): Promise<void> {
+    if (this.readonly) return;
+    await this.exclusive((sqlite) => {
+      sqlite.pragma('synchronous = FULL');
+    });
+  }
+
+  durability(): Promise<string> {
+    return this.exclusive(
+      (sqlite) =>
+        ['OFF', 'NORMAL', 'FULL', 'EXTRA'][Number(sqlite.pragma('synchronous', { simple: true }))] ??
+        'unknown',
+    );
+  }
+
   lock(name: string): Promise<MirrorLock> {
     return acquireSqliteLock(this.exclusive, this.location, name);
   }

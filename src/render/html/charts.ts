@@ -1,3 +1,4 @@
+import { visibleText } from '../../util/printable.js';
 import { RenderOptionsError } from '../errors.js';
 import { esc } from './escape.js';
 
@@ -78,7 +79,8 @@ export async function renderChart(chart: Chart): Promise<string> {
     throw new RenderOptionsError(`chart ${chart.id}: no request may leave the page (${uri})`);
   };
   const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader });
-  const svg = await view.toSVG();
+  // Vega writes data text into its own aria-label and <desc>: control and bidi characters go.
+  const svg = visibleText(await view.toSVG());
   view.finalize();
   // The root element gets the accessible name and description; vega's own aria attributes stay.
   return svg

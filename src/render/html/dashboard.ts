@@ -1,5 +1,6 @@
-import { access, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileSafely } from '../../util/safe-file.js';
 import { readSummaryFile } from '../report-summary.js';
 import { esc } from './escape.js';
 import { pageShell, statusBadge } from './page.js';
@@ -120,13 +121,6 @@ ${jobs === '' ? '<tr><td colspan="5">No job run yet.</td></tr>' : jobs}
 </tbody></table></div></section>
 </main>`;
   const file = join(dir, 'index.html');
-  const tmp = join(dir, `.index.html.${process.pid}.tmp`);
-  try {
-    await writeFile(tmp, pageShell('OHS mirror: reports and freshness', body), { mode: 0o600 });
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileSafely(file, pageShell('OHS mirror: reports and freshness', body), 0o600);
   return file;
 }

@@ -1,10 +1,12 @@
+import { visibleText } from '../../util/printable.js';
+
 /**
  * Text from the service (an org named `<img src=x onerror=…>`) goes into the page as text: every
  * value and every attribute passes through here. `&` first, then the characters that open a tag
  * or close an attribute.
  */
 export function esc(value: unknown): string {
-  return String(value ?? '')
+  return visibleText(String(value ?? ''))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

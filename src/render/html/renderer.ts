@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { closeSync, writeFileSync } from 'node:fs';
+import { createExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
 import type { Column, Row, Sheet } from '../types.js';
@@ -52,14 +53,18 @@ export class HtmlRenderer implements Renderer {
   private readonly columns: Column[];
 
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly detail: DetailLayout,
     private readonly info: HtmlPageInfo,
   ) {
     const shown = detail.print === undefined ? undefined : new Set(detail.print.columns);
     this.columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
     this.cells = tableCells(detail.name, this.columns);
+    // The file is created now (exclusively, 0600), as the other formats' are, and written at the end.
+    this.fd = createExclusive(path, 0o600);
   }
+
+  private fd: number | undefined;
 
   write(row: Row): undefined {
     this.rowNumber++;
@@ -102,9 +107,14 @@ export class HtmlRenderer implements Renderer {
         .join('')}</tbody></table></div></section>`,
       '</main>',
     ].join('\n');
-    await writeFile(this.path, pageShell(`${this.info.title}, ${this.info.asOf}`, body), {
-      mode: 0o600,
-    });
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd === undefined) return;
+    try {
+      writeFileSync(fd, pageShell(`${this.info.title}, ${this.info.asOf}`, body));
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private async summarySection(verdict: ReportSummary, summary: PageSummary | undefined): Promise<string> {
@@ -151,6 +161,8 @@ export class HtmlRenderer implements Renderer {
 
   async abort(): Promise<void> {
     this.rows.length = 0;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 

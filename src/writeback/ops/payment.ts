@@ -109,9 +109,18 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       pending ??= pendingPayments(ctx.db);
       const balance = left.get(invoiceId) ?? inv.balance - ((await pending).get(invoiceId) ?? 0);
       const amount = r.body.amountToPay as number;
-      if (amount - balance > 0.005) flags.push(`above balance (${money(balance)} left)`);
+      const problems: string[] = [];
+      if (amount - balance > 0.005) {
+        // What the plan shows is what is paid: an overpayment is refused unless said to be meant.
+        if (ctx.allowOverpayment)
+          flags.push(`above balance (${money(balance)} left): allowed by --allow-overpayment`);
+        else
+          problems.push(
+            `amountToPay: ${moneyText(amount)} is above the balance of invoice ${invoiceId} (${money(balance)} left after the payments queued and the rows above); pass --allow-overpayment if it is meant`,
+          );
+      }
       left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
-      return { flags, target };
+      return { flags, target, problems };
     },
   };
 }

@@ -51,6 +51,8 @@ export interface PlanContext {
   centsRatio: number;
   /** The mirror keeps sensitive fields as received: they can be compared. */
   storeSensitive: boolean;
+  /** A payment above its invoice's balance is queued (flagged) instead of refused (`--allow-overpayment`). */
+  allowOverpayment: boolean;
 }
 
 /** A row of the file as read, valid or not (its cells named by field). */
@@ -74,6 +76,8 @@ export interface PlanVerdict {
   target?: string;
   /** `skip`: nothing to change (shown, not queued); `drop`: refused by `problems` already. */
   outcome?: 'skip' | 'drop';
+  /** Problems found against the mirror (`field: what`): they refuse the whole file. */
+  problems?: string[];
 }
 
 /** An operation's checks of a plan against the mirror; one instance per plan (it may cache reads). */

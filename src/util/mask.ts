@@ -1,0 +1,173 @@
+/**
+ * Masking of personal data (SSN, birth dates, licence and ID numbers) before a record reaches the
+ * mirror, in its columns and in `raw` alike, so the file never holds them unless the
+ * configuration opts in (`mirror.storeSensitive`). It fails closed:
+ * - every value of a field the schema marks `sensitive: true` is masked whatever its JSON type
+ *   (a number, an object or an array is turned into its JSON text first, then masked);
+ * - a field the schema does not name, at any depth, is masked when its name looks like personal
+ *   data (`looksSensitive`: ssn, socialSecurity, dob, birth, licence/license, passport, ...).
+ * Dates keep their year; other values keep their last four letters or digits. `null` stays null.
+ */
+export function maskValue(field: string, value: unknown): unknown {
+  if (value === null || value === undefined || value === '') return value;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (/date|birth|dob/i.test(field)) {
+    const year = /^(\d{4})/.exec(text)?.[1] ?? /(\d{4})$/.exec(text)?.[1];
+    return year === undefined ? '****' : `${year}-**-**`;
+  }
+  const tail = text.replace(/[^A-Za-z0-9]/g, '').slice(-4);
+  return `***${tail}`;
+}
+
+/**
+ * Whether a field name looks like personal data: matched on its words (camelCase, `_`, `-`, `~`
+ * and `.` split), so `ssn`, `o_ssn`, `socialSecurityNumber`, `dob`, `id_birthdate`, `birthDate`,
+ * `driverLicenseNo`, `licenceNumber`, `passportNo`, `nationalId`, `taxId` match and `adobe` does not.
+ */
+export function looksSensitive(field: string): boolean {
+  let known = verdicts.get(field);
+  if (known === undefined) {
+    known = judge(field);
+    // Field names repeat in every record: judged once each (bounded: names, not values).
+    if (verdicts.size < 10_000) verdicts.set(field, known);
+  }
+  return known;
+}
+const verdicts = new Map<string, boolean>();
+
+function judge(field: string): boolean {
+  const words = field
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+  const joined = words.join('');
+  return (
+    words.some((w) => SENSITIVE_WORDS.has(w) || /^(birth|licen[cs]e|passport)/.test(w)) ||
+    /socialsecurity|dateofbirth|nationalid|taxid|birthdate/.test(joined)
+  );
+}
+const SENSITIVE_WORDS = new Set(['ssn', 'ssns', 'sin', 'dob', 'tin', 'itin', 'nin']);
+
+/**
+ * A JSON value with every field whose name looks sensitive masked, at any depth: a copy where
+ * something was masked, the value itself where nothing was.
+ */
+export function maskByName(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let items: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const masked = maskByName(value[i]);
+      if (masked === value[i]) continue;
+      items ??= [...value];
+      items[i] = masked;
+    }
+    return items ?? value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    const masked = looksSensitive(k) ? maskValue(k, v) : maskByName(v);
+    if (masked === v) continue;
+    out ??= { ...(value as Record<string, unknown>) };
+    out[k] = masked;
+  }
+  return out ?? value;
+}
+
+/**
+ * Secrets of this process (the bearer token) that no text leaving it may hold: remembered where
+ * they are read (createClient), masked by `maskText` and `describeError` wherever they appear.
+ */
+const secrets = new Set<string>();
+
+/** Remembers a secret (the token) for every later `maskText`; short values are not (they would shred text). */
+export function rememberSecret(secret: string): void {
+  if (secret.length >= 4) secrets.add(secret);
+}
+
+/** What `maskText` masks besides the process's secrets, credentials and URL passwords. */
+export interface TextMasking {
+  /**
+   * The request the text answers (a write's body): every value it carried, whatever its field's
+   * name, is masked where the text quotes it (as is, or as JSON escapes it).
+   */
+  carried?: unknown;
+  /** Mask SSN- and birth-date-shaped strings too (text from the service). */
+  shapes?: boolean;
+}
+
+// A credential after its scheme: 8 characters or more, so prose ("invalid bearer token") stays.
+const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=:-]{8,}/gi;
+const AUTH_HEADER = /\b(authorization|x-api-key|api[-_]?key)("?\s*[:=]\s*"?)(?!(Bearer|Basic)\s)[^\s",;}]+/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
+const SSN_SHAPE = /(?<![\d-])\d{3}([- ]?)\d{2}\1\d{4}(?![\d-])/g;
+const ISO_DATE = /(?<!\d)(\d{4})([-/.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)/g;
+const US_DATE =
+  /(?<!\d)(0?[1-9]|1[0-2]|[12]\d|3[01])([/.-])(0?[1-9]|1[0-2]|[12]\d|3[01])\2((19|20)\d{2})(?!\d)/g;
+
+/**
+ * Free text (a service's error message, a refusal reason, anything thrown) made fit to print, log
+ * or store: the process's secrets and any `Authorization`/`Bearer` value become `[secret]`, a
+ * URL's password `***`; with `carried`, every value of the request the text answers is masked as
+ * the record's field would be (`***6789`, `1980-**-**`); with `shapes`, SSN- and
+ * birth-date-shaped strings too. Field names, codes and statuses stay: the text stays useful.
+ */
+export function maskText(text: string, masking: TextMasking = {}): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[secret]');
+  out = out
+    .replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} [secret]`)
+    .replace(AUTH_HEADER, (_m, name: string, sep: string) => `${name}${sep}[secret]`)
+    .replace(URL_PASSWORD, (_m, user: string) => `${user}:***@`);
+  if (masking.carried !== undefined) {
+    const values: [string, string][] = [];
+    collectLeaves('', masking.carried, values);
+    // Longest first, so a value holding a shorter one is masked whole.
+    values.sort((a, b) => b[1].length - a[1].length);
+    for (const [field, value] of values) {
+      const masked = String(maskValue(field, value));
+      for (const form of new Set([value, JSON.stringify(value).slice(1, -1)]))
+        if (out.includes(form)) out = out.split(form).join(masked);
+    }
+  }
+  if (masking.shapes === true) {
+    out = out
+      .replace(SSN_SHAPE, (m) => String(maskValue('ssn', m)))
+      .replace(ISO_DATE, (_m, year: string) => `${year}-**-**`)
+      .replace(US_DATE, (_m, _d, _s, _m2, year: string) => `${year}-**-**`);
+  }
+  return out;
+}
+
+/** Every string of a JSON value (an error body) through `maskText`, and its fields masked by name. */
+export function maskTextDeep(value: unknown, masking: TextMasking = {}): unknown {
+  if (typeof value === 'string') return maskText(value, masking);
+  if (Array.isArray(value)) return value.map((v) => maskTextDeep(v, masking));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(maskByName(value) as Record<string, unknown>))
+    out[k] = maskTextDeep(v, masking);
+  return out;
+}
+
+/**
+ * The leaves of a request body worth finding in text: strings of 4 characters or more, and
+ * numbers of 6 digits or more (an SSN sent as a number) but a record's id. Shorter ones (an amount of 5, `true`)
+ * would mask every digit of the text and tell nobody anything.
+ */
+function collectLeaves(field: string, value: unknown, into: [string, string][]): void {
+  if (typeof value === 'string') {
+    if (value.length >= 4) into.push([field, value]);
+  } else if (typeof value === 'number' || typeof value === 'bigint') {
+    // A record's id (invoiceId) names what was refused and is no personal data: kept.
+    if (/(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field)) return;
+    const text = String(value);
+    if (text.replace(/\D/g, '').length >= 6) into.push([field, text]);
+  } else if (Array.isArray(value)) {
+    for (const v of value) collectLeaves(field, v, into);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) collectLeaves(k, v, into);
+  }
+}
