@@ -50,6 +50,8 @@ export interface RunSyncOptions extends Omit<SyncOptions, keyof RunSwitches>, Pa
   progressOut?: TtyStream;
   /** Kind recorded in sync_run (`sync`, or a job name). */
   kind?: string;
+  /** The caller ran the service check before opening the mirror (`ohs sync`): not asked again. */
+  serviceChecked?: boolean;
 }
 
 export interface StreamReport {
@@ -137,7 +139,7 @@ export async function runSync(
     // Before any stream: a service not found at this URL stops the run with one error, before
     // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
     const preflight = { requests: 0, retries: 0 };
-    const checked = await checkService(client, chosen, preflight);
+    const checked = options.serviceChecked === true ? {} : await checkService(client, chosen, preflight);
     if (checked.error !== undefined) {
       await endRun(mirror.db, 'sync_run', runId, { outcome: 'failed', error: checked.error });
       return { runId, outcome: 'failed', streams: [], error: checked.error };

@@ -41,7 +41,11 @@ export function failure(o: Outcome, call: Call, kind: FailureKind): ApiError {
   if (o.reason === 'unreadable') {
     if (kind === 'unknown')
       return new OutcomeUnknownError('success with an unreadable body', { ...answered, detail: text });
-    return new ProtocolError(`unreadable response body (${text.length} bytes)`, answered);
+    // The body's start kept (never printed): the service check tells a web page by it.
+    return new ProtocolError(`unreadable response body (${text.length} bytes)`, {
+      ...answered,
+      detail: text.slice(0, 512),
+    });
   }
   if (o.reason === 'unsafe_integer') {
     return new ProtocolError(unsafeIntegerProblem(unsafeInteger(text) ?? 'a number'), answered);
