@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
+import { diskFullError } from './disk-full.js';
 import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
 import { packageVersion } from './util/package-root.js';
 import { printable } from './util/printable.js';
@@ -142,7 +143,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv]);
     // A command may set its own status (`status --check`: the monitoring-plugin codes).
     return Number(process.exitCode ?? 0);
-  } catch (err) {
+  } catch (thrown) {
+    // A full disk is DISK_FULL with what to do, whatever layer met it (SQLite, fs, PostgreSQL).
+    const err = diskFullError(thrown, commandPath(program, argv.slice(2))) ?? thrown;
     if (err instanceof CommanderError) {
       if (
         err.code === 'commander.helpDisplayed' ||
