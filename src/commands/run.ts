@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { jobNames, runJob } from '../app/jobs.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../util/closest.js';
 import { commandContext, mirrorMayExist } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -22,7 +23,9 @@ export function registerRun(program: Command): void {
     .addHelpText('after', '\nExample: ohs run nightly')
     .action(async (job: string, flags: { asOf?: string }, cmd: Command) => {
       if (!(jobNames as string[]).includes(job))
-        throw new UsageError(`unknown job '${job}' (jobs: ${jobNames.join(', ')})`);
+        throw new UsageError(
+          `unknown job '${job}'${didYouMean(job, jobNames)} (jobs: ${jobNames.join(', ')})`,
+        );
       const { config, logger } = commandContext(cmd);
       const abort = new AbortController();
       const stop = () => abort.abort();

@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { createClient, verifyService } from '../api/index.js';
 import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
-import { runSync, streamNames, streams } from '../sync/index.js';
+import { assertStreamNames, runSync, streamNames, streams } from '../sync/index.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
 
@@ -79,6 +79,7 @@ export function registerSync(program: Command): void {
         const [stream = '', id = ''] = pair.split(/=(.*)/s);
         idStart[stream as keyof typeof idStart] = id;
       }
+      assertStreamNames(names);
       const client = createClient(config, logger);
       // No mirror yet: the service check first, so that a wrong URL or token creates nothing, not
       // even an empty mirror. On a mirror, the run makes the same check and records its failure.

@@ -14,6 +14,7 @@ import {
   startRun,
   writeMeta,
 } from '../mirror/index.js';
+import { didYouMean } from '../util/closest.js';
 import { markDeadRuns } from './dead-runs.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
@@ -98,6 +99,16 @@ function faultPoint(name: string): void {
   if (process.env.OHS_TEST_FAULT === `sync:${name}`) throw new Error(`test fault at sync:${name}`);
 }
 
+/** Refuses a stream name that is none, naming the closest (before anything is asked or opened). */
+export function assertStreamNames(names: readonly string[]): void {
+  for (const n of names) {
+    if (!streamNames.includes(n))
+      throw new UsageError(
+        `unknown stream '${n}'${didYouMean(n, streamNames)} (streams: ${streamNames.join(', ')})`,
+      );
+  }
+}
+
 /**
  * `ohs sync`: every stream (or those named) into the mirror, one sync at a time per file, each
  * run and stream recorded in sync_run / sync_stream_run. Streams run at once and share the
@@ -110,10 +121,7 @@ export async function runSync(
   options: RunSyncOptions,
 ): Promise<SyncReport> {
   const names = options.streams?.length ? options.streams : streamNames;
-  for (const n of names) {
-    if (!streamNames.includes(n))
-      throw new UsageError(`unknown stream '${n}' (streams: ${streamNames.join(', ')})`);
-  }
+  assertStreamNames(names);
   const opts: SyncOptions = { ...switchesOff, ...stripUndefined(options) };
   const lock = await acquireLock(mirror);
   // Everything after the lock is inside this try: whatever fails, the lock is released.
