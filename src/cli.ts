@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
+import { diskFullError } from './disk-full.js';
 import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
+import { didYouMean } from './util/closest.js';
 import { maskText } from './util/mask.js';
 import { packageVersion } from './util/package-root.js';
 import { printable } from './util/printable.js';
@@ -132,6 +134,20 @@ export function commandPath(program: Command, args: readonly string[]): string[]
 }
 
 /**
+ * Commander's message on one line: its suggestion (`\n(Did you mean sync?)`) joined to it, and a
+ * "did you mean" for a value outside an option's choices (`--op paymnt`).
+ */
+export function commanderMessage(message: string): string {
+  const line = message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*\(Did you mean (.*)\?\)\s*$/, ' (did you mean $1?)')
+    .replace(/\s*\n\s*/g, ' ');
+  const choice = /argument '([^']*)' is invalid\. Allowed choices are (.*)\.$/.exec(line);
+  if (choice === null) return line;
+  return `${line.slice(0, -1)}${didYouMean(choice[1] ?? '', (choice[2] ?? '').split(', '))}.`;
+}
+
+/**
  * Runs the CLI; returns the exit status. Every failure is one line on stderr,
  * `ohs: CODE: message`, and the status of its class (2 for usage and configuration).
  */
@@ -143,7 +159,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv]);
     // A command may set its own status (`status --check`: the monitoring-plugin codes).
     return Number(process.exitCode ?? 0);
-  } catch (err) {
+  } catch (thrown) {
+    // A full disk is DISK_FULL with what to do, whatever layer met it (SQLite, fs, PostgreSQL).
+    const err = diskFullError(thrown, commandPath(program, argv.slice(2))) ?? thrown;
     if (err instanceof CommanderError) {
       if (
         err.code === 'commander.helpDisplayed' ||
@@ -152,7 +170,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       ) {
         return 0;
       }
-      const usage = new UsageError(err.message.replace(/^error: /, ''));
+      const usage = new UsageError(commanderMessage(err.message));
       process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
       return usage.exitCode;
     }

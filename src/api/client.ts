@@ -81,6 +81,8 @@ export interface ScanOptions<R extends QueryResource> {
 export interface CallOptions {
   /** Cancels the request and its retries. */
   signal?: AbortSignal | undefined;
+  /** A whole answer that is not JSON is thrown at once, not retried (the service check). */
+  notJsonIsFinal?: boolean;
 }
 
 export interface ScanPage<R extends ResourceName> extends ListResult<R> {
@@ -164,6 +166,7 @@ export class OhsClient {
       body: sent,
       idempotent: true,
       signal: call.signal,
+      notJsonIsFinal: call.notJsonIsFinal,
     });
     const list = this.unwrap<R>(reply.body, 'POST', operations[op].path);
     // A page longer than asked for is not a page of this request: a service ignoring pageSize

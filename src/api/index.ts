@@ -12,6 +12,7 @@ export * from './errors.js';
 export * from './metrics.js';
 export * from './probe.js';
 export * from './rate/index.js';
+export * from './service-check.js';
 export * from './transport.js';
 
 /** Whether a base URL sends requests unencrypted over the network (http:// to a non-loopback host). */

@@ -1,4 +1,4 @@
-import { createClient, type OhsClient } from '../api/index.js';
+import { createClient, type OhsClient, verifyService } from '../api/index.js';
 import type { JobEnv } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
 import { today } from '../dates.js';
@@ -7,7 +7,9 @@ import { type MirrorIntent, openMirrorFor, shareRateBudget } from './context.js'
 
 /**
  * A job's environment from the configuration, its mirror opened for `intent` (`fill` for the
- * jobs that sync); `close()` releases the client and the mirror.
+ * jobs that sync); `close()` releases the client and the mirror. With `checkService` (a job that
+ * talks to the service, run once: `ohs run`), the service check runs first, so that a wrong URL
+ * or token creates nothing, not even an empty mirror.
  */
 export async function openJobEnv(
   config: Config,
@@ -15,9 +17,22 @@ export async function openJobEnv(
   signal: AbortSignal,
   intent: Exclude<MirrorIntent, 'read'>,
   asOf?: string,
+  checkService = false,
 ): Promise<JobEnv & { close: () => Promise<void> }> {
-  const mirror = await openMirrorFor(intent, config);
   let client: OhsClient | undefined;
+  if (checkService) {
+    const checking = createClient(config, logger);
+    client = checking;
+    await verifyService(checking).catch(async (err: unknown) => {
+      await checking.close();
+      throw err;
+    });
+  }
+  const mirror = await openMirrorFor(intent, config).catch(async (err: unknown) => {
+    await client?.close();
+    throw err;
+  });
+  if (client !== undefined) shareRateBudget(client, mirror);
   return {
     config,
     logger,

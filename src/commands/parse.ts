@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { didYouMean } from '../util/closest.js';
 
 /** Option parsers for commander: a bad value becomes a usage error naming the option. */
 export function intArg(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -30,7 +31,9 @@ export function listArg<const T extends string>(allowed: readonly T[]) {
     const items = value.split(',').map((s) => s.trim());
     for (const item of items) {
       if (!(allowed as readonly string[]).includes(item)) {
-        throw new InvalidArgumentError(`'${item}' is not one of ${allowed.join(', ')}.`);
+        throw new InvalidArgumentError(
+          `'${item}' is not one of ${allowed.join(', ')}${didYouMean(item, allowed)}.`,
+        );
       }
     }
     return items as T[];

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createClient, type ProbeFindings, probeService } from '../api/index.js';
+import { createClient, type ProbeFindings, probeService, verifyService } from '../api/index.js';
 import { localConfigPath } from '../config/index.js';
 import { ConfigError } from '../errors.js';
 import { writeFileSafelySync } from '../util/safe-file.js';
@@ -22,6 +22,10 @@ export function registerProbe(program: Command): void {
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
       const client = createClient(config, logger);
+      await verifyService(client).catch(async (err: unknown) => {
+        await client.close();
+        throw err;
+      });
       // Within the budget of the processes on the mirror, if there is one (probe never creates a
       // SQLite file).
       const mirror = mirrorMayExist(config.db) ? await ctx.mirror('fill') : undefined;

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import type { Mirror } from '../mirror/index.js';
 import { parseInstant } from '../reports/dates.js';
 import { reportByName, reports } from '../reports/index.js';
+import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
@@ -98,12 +99,12 @@ function reclaimName(name: string | undefined, flags: ReportFlags): string | und
   return found;
 }
 
-/** `ohs report NAME|all`: runs reports on the mirror and writes Excel and CSV. */
+/** `ohs report NAME|all`: runs reports on the mirror and writes Excel, CSV and HTML pages. */
 export function registerReport(program: Command): void {
   program
     .command('report')
     .description(
-      `run a report on the mirror (${reports.map((r) => r.name).join(', ')}, or all) into xlsx and csv`,
+      `run a report on the mirror (${reports.map((r) => r.name).join(', ')}, or all) into ${formats.join(', ')} (--format)`,
     )
     .argument('[name]', `report name: ${reports.map((r) => r.name).join(', ')}, or all`)
     .option('--list', 'list the reports with their descriptions', false)
@@ -157,7 +158,7 @@ export function registerReport(program: Command): void {
       const chosen = name === 'all' ? reports : [reportByName(name)].filter((r) => r !== undefined);
       if (chosen.length === 0)
         throw new UsageError(
-          `unknown report '${name}' (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
+          `unknown report '${name}'${didYouMean(name, [...reports.map((r) => r.name), 'all'])} (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
         );
       if (flags.asOfTime !== undefined && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime))
         throw new UsageError(

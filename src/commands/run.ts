@@ -2,12 +2,15 @@ import type { Command } from 'commander';
 import { jobNames, runJob } from '../app/jobs.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { commandContext } from './context.js';
+import { didYouMean } from '../util/closest.js';
+import { commandContext, mirrorMayExist } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
 
 /** The jobs that sync, and so may create the mirror. */
 const fillsMirror: readonly string[] = ['nightly', 'sync'];
+/** The jobs that talk to the service: the service check runs before anything is opened. */
+const talksToService: readonly string[] = ['nightly', 'sync', 'push'];
 
 /** `ohs run JOB`: runs one job now, with the code the cron worker runs. */
 export function registerRun(program: Command): void {
@@ -20,7 +23,9 @@ export function registerRun(program: Command): void {
     .addHelpText('after', '\nExample: ohs run nightly')
     .action(async (job: string, flags: { asOf?: string }, cmd: Command) => {
       if (!(jobNames as string[]).includes(job))
-        throw new UsageError(`unknown job '${job}' (jobs: ${jobNames.join(', ')})`);
+        throw new UsageError(
+          `unknown job '${job}'${didYouMean(job, jobNames)} (jobs: ${jobNames.join(', ')})`,
+        );
       const { config, logger } = commandContext(cmd);
       const abort = new AbortController();
       const stop = () => abort.abort();
@@ -34,6 +39,9 @@ export function registerRun(program: Command): void {
         abort.signal,
         fillsMirror.includes(job) ? 'fill' : 'write',
         flags.asOf === undefined ? undefined : parseDate(flags.asOf, '--as-of'),
+        // No mirror yet: the service check first (nothing created for a wrong URL or token); on a
+        // mirror, the job's run makes it and records its failure for monitoring.
+        talksToService.includes(job) && !mirrorMayExist(config.db),
       );
       try {
         const r = await runJob(job as (typeof jobNames)[number], env, 'run');

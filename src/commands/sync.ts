@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { createClient } from '../api/index.js';
+import { createClient, verifyService } from '../api/index.js';
 import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
-import { runSync, streamNames, streams } from '../sync/index.js';
-import { commandContext, shareRateBudget } from './context.js';
+import { assertStreamNames, runSync, streamNames, streams } from '../sync/index.js';
+import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
 
 interface SyncFlags {
@@ -79,7 +79,16 @@ export function registerSync(program: Command): void {
         const [stream = '', id = ''] = pair.split(/=(.*)/s);
         idStart[stream as keyof typeof idStart] = id;
       }
+      assertStreamNames(names);
       const client = createClient(config, logger);
+      // No mirror yet: the service check first, so that a wrong URL or token creates nothing, not
+      // even an empty mirror. On a mirror, the run makes the same check and records its failure.
+      const checkFirst = !mirrorMayExist(config.db);
+      if (checkFirst)
+        await verifyService(client).catch(async (err: unknown) => {
+          await client.close();
+          throw err;
+        });
       const mirror = await ctx.mirror('fill');
       shareRateBudget(client, mirror);
       const abort = new AbortController();
@@ -100,6 +109,7 @@ export function registerSync(program: Command): void {
           idStart,
           extraIds,
           signal: abort.signal,
+          serviceChecked: checkFirst,
           progress: flags.progress && process.stderr.isTTY === true,
         });
         const m = client.metrics();

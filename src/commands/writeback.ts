@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
-import { createClient } from '../api/index.js';
+import { createClient, verifyService } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
 import { textTable } from '../util/text-table.js';
@@ -128,7 +128,10 @@ function registerApply(program: Command): void {
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // The service first, before a deletion is confirmed or anything is claimed.
+      const client = createClient(config, logger);
       try {
+        await verifyService(client);
         const deletes = await unconfirmedDeletes(mirror);
         let confirmed = flags.yes === true;
         if (deletes.length > 0 && !confirmed) {
@@ -154,32 +157,29 @@ function registerApply(program: Command): void {
             mirror,
             deletes.map((d) => d.id),
           );
-        const client = shareRateBudget(createClient(config, logger), mirror);
-        try {
-          const report = await applyOutbox(client, mirror, {
-            ...applySettings(config),
-            deletes: 'confirmed',
-            logger,
-            signal: abort.signal,
-          });
-          logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
-          process.stdout.write(formatApply(report));
-          const open =
-            report.counts.failed +
-            report.counts.unknown +
-            report.counts.queued +
-            report.counts.sent +
-            report.counts.sending;
-          if (open > 0)
-            throw new ApplyIncompleteError(
-              `${report.counts.failed} failed, ${report.counts.unknown} unknown, ${report.counts.queued + report.counts.sent} still queued: see ohs outbox`,
-            );
-        } finally {
-          await client.close();
-        }
+        shareRateBudget(client, mirror);
+        const report = await applyOutbox(client, mirror, {
+          ...applySettings(config),
+          deletes: 'confirmed',
+          logger,
+          signal: abort.signal,
+        });
+        logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
+        process.stdout.write(formatApply(report));
+        const open =
+          report.counts.failed +
+          report.counts.unknown +
+          report.counts.queued +
+          report.counts.sent +
+          report.counts.sending;
+        if (open > 0)
+          throw new ApplyIncompleteError(
+            `${report.counts.failed} failed, ${report.counts.unknown} unknown, ${report.counts.queued + report.counts.sent} still queued: see ohs outbox`,
+          );
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+        await client.close();
         await mirror.close();
       }
     });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { type Database, policiesAsOf } from '../mirror/index.js';
 import type { ReportResult, Row } from '../render/types.js';
+import { didYouMean } from '../util/closest.js';
 import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
 import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';
@@ -96,7 +97,7 @@ async function runReport<S extends z.ZodObject, N extends string>(
   const { input, unknown } = await inputOf(declaration, db, params);
   const optionWarnings = unknown
     .filter((k) => !everyOption.has(k))
-    .map((k) => `Option ${k} is not an option of any report: ignored`);
+    .map((k) => `Option ${k} is not an option of any report: ignored${didYouMean(k, everyOption)}`);
   const body = await declaration.build(input);
   const syncLines = await lastSyncLines(db, declaration.streams, input.at);
   return {

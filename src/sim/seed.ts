@@ -1,4 +1,4 @@
-import { Rng } from './rng.js';
+import { hash32, Rng } from './rng.js';
 import { emptyTables, type SimRecord, type SimStatus, type SimTables, simStatuses } from './store.js';
 
 /**
@@ -445,17 +445,21 @@ export function seedData(params: SeedParams): SeedResult {
     }
   }
 
-  // Invoices: numeric-string ids with gaps; paid, unpaid, overdue, a few credits.
-  const invoiceIds = new IdSequence(240001, rng, 9);
+  // Invoices: numeric-string ids with gaps; paid, unpaid, overdue, a few credits. Drawn from a
+  // generator of their own, so that which invoices exist and what they owe depend on the seed and
+  // scale alone, not on the anchor date (the sections above draw by calendar month): the ids of
+  // examples/payment.csv hold in a sandbox started on any day.
+  const irng = new Rng(hash32(`invoices:${params.seed}`));
+  const invoiceIds = new IdSequence(240001, irng, 9);
   for (let i = 0, n = scaled(3000); i < n; i++) {
-    const org = rng.pick(orgs);
-    const issued = start + Math.floor(rng.next() * span);
+    const org = irng.pick(orgs);
+    const issued = start + Math.floor(irng.next() * span);
     const date = new Date(issued);
-    const amount = rng.money(35, 2400);
+    const amount = irng.money(35, 2400);
     const age = (anchor - issued) / DAY;
-    const paid = age > 120 ? rng.chance(0.94) : age > 30 ? rng.chance(0.6) : rng.chance(0.2);
-    let balance = paid ? 0 : rng.chance(0.2) ? Math.round(amount * rng.next() * 100) / 100 : amount;
-    if (rng.chance(0.005)) balance = -rng.money(5, 150);
+    const paid = age > 120 ? irng.chance(0.94) : age > 30 ? irng.chance(0.6) : irng.chance(0.2);
+    let balance = paid ? 0 : irng.chance(0.2) ? Math.round(amount * irng.next() * 100) / 100 : amount;
+    if (irng.chance(0.005)) balance = -irng.money(5, 150);
     const invoice: SimRecord = {
       id: String(invoiceIds.take()),
       amount,
@@ -463,13 +467,13 @@ export function seedData(params: SeedParams): SeedResult {
       c_org: org.name,
       date: isoDate(issued),
       dateDue: isoDate(issued + 30 * DAY),
-      lateFee: !paid && age > 60 ? rng.pick([15, 25, 0]) : rng.chance(0.5) ? 0 : null,
+      lateFee: !paid && age > 60 ? irng.pick([15, 25, 0]) : irng.chance(0.5) ? 0 : null,
       month: date.getUTCMonth() + 1,
       year: date.getUTCFullYear(),
       OrgId: org.id,
     };
-    if (rng.chance(0.01)) delete invoice.dateDue;
-    if (rng.chance(0.02)) invoice.dropInvoice = `https://files.example/invoice/${invoice.id}/void.pdf`;
+    if (irng.chance(0.01)) delete invoice.dateDue;
+    if (irng.chance(0.02)) invoice.dropInvoice = `https://files.example/invoice/${invoice.id}/void.pdf`;
     t.Invoice.insert(invoice);
   }
 

@@ -2,6 +2,7 @@ export { type StreamEconomy, streamEconomy } from './economy.js';
 export { acquireLock } from './lock.js';
 export { streamNames, streams } from './streams.js';
 export {
+  assertStreamNames,
   type RunSyncOptions,
   runSync,
   type StreamReport,

@@ -14,6 +14,7 @@ import {
   startRun,
   writeMeta,
 } from '../mirror/index.js';
+import { didYouMean } from '../util/closest.js';
 import { markDeadRuns } from './dead-runs.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
@@ -50,6 +51,8 @@ export interface RunSyncOptions extends Omit<SyncOptions, keyof RunSwitches>, Pa
   progressOut?: TtyStream;
   /** Kind recorded in sync_run (`sync`, or a job name). */
   kind?: string;
+  /** The caller ran the service check before opening the mirror (`ohs sync`): not asked again. */
+  serviceChecked?: boolean;
 }
 
 export interface StreamReport {
@@ -96,6 +99,16 @@ function faultPoint(name: string): void {
   if (process.env.OHS_TEST_FAULT === `sync:${name}`) throw new Error(`test fault at sync:${name}`);
 }
 
+/** Refuses a stream name that is none, naming the closest (before anything is asked or opened). */
+export function assertStreamNames(names: readonly string[]): void {
+  for (const n of names) {
+    if (!streamNames.includes(n))
+      throw new UsageError(
+        `unknown stream '${n}'${didYouMean(n, streamNames)} (streams: ${streamNames.join(', ')})`,
+      );
+  }
+}
+
 /**
  * `ohs sync`: every stream (or those named) into the mirror, one sync at a time per file, each
  * run and stream recorded in sync_run / sync_stream_run. Streams run at once and share the
@@ -108,10 +121,7 @@ export async function runSync(
   options: RunSyncOptions,
 ): Promise<SyncReport> {
   const names = options.streams?.length ? options.streams : streamNames;
-  for (const n of names) {
-    if (!streamNames.includes(n))
-      throw new UsageError(`unknown stream '${n}' (streams: ${streamNames.join(', ')})`);
-  }
+  assertStreamNames(names);
   const opts: SyncOptions = { ...switchesOff, ...stripUndefined(options) };
   const lock = await acquireLock(mirror);
   // Everything after the lock is inside this try: whatever fails, the lock is released.
@@ -137,7 +147,7 @@ export async function runSync(
     // Before any stream: a service not found at this URL stops the run with one error, before
     // anything is read, written or deleted (and the URL is not recorded as the mirror's source).
     const preflight = { requests: 0, retries: 0 };
-    const checked = await checkService(client, chosen, preflight);
+    const checked = options.serviceChecked === true ? {} : await checkService(client, chosen, preflight);
     if (checked.error !== undefined) {
       await endRun(mirror.db, 'sync_run', runId, { outcome: 'failed', error: checked.error });
       return { runId, outcome: 'failed', streams: [], error: checked.error };

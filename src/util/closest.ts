@@ -20,12 +20,23 @@ export function editDistance(a: string, b: string): number {
 export function closestName(name: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
+  const all = [...candidates];
+  for (const c of all) {
     const d = editDistance(name.toLowerCase(), c.toLowerCase());
     if (d < bestDistance) {
       best = c;
       bestDistance = d;
     }
   }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  if (bestDistance <= Math.max(2, Math.floor(name.length / 3))) return best;
+  // A name cut short (`amount` for `amountToPay`): the one candidate it begins, if only one.
+  const lower = name.toLowerCase();
+  const starts = lower.length >= 4 ? all.filter((c) => c.toLowerCase().startsWith(lower)) : [];
+  return starts.length === 1 ? starts[0] : undefined;
+}
+
+/** ` (did you mean X?)` for the candidate closest to `name`, or '' when none is close. */
+export function didYouMean(name: string, candidates: Iterable<string>): string {
+  const hint = closestName(name, candidates);
+  return hint === undefined ? '' : ` (did you mean ${hint}?)`;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { CellValue, InputTable } from '../input/read-table.js';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
-import { closestName } from '../util/closest.js';
+import { closestName, didYouMean } from '../util/closest.js';
 import { AMOUNT_RULE, grouped, parseAmount } from './amount.js';
 import { columnsOf, isOpName, type OpName, opNames, ops } from './ops/index.js';
 import { printable } from './privacy.js';
@@ -201,7 +201,11 @@ export function checkRows(table: InputTable, op?: OpName): Validation {
     for (const [c, v] of Object.entries(r.values)) values[field(c)] = v;
     const cellOp = values.op ?? null;
     if (cellOp !== null && !isOpName(cellOp)) {
-      at(r.row, 'op', `'${printable(String(cellOp))}' is not one of ${opNames.join(', ')}`);
+      at(
+        r.row,
+        'op',
+        `'${printable(String(cellOp))}' is not one of ${opNames.join(', ')}${didYouMean(String(cellOp), opNames)}`,
+      );
       continue;
     }
     if (cellOp !== null && op !== undefined && cellOp !== op) {

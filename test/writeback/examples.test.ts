@@ -1,3 +1,6 @@
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +14,13 @@ import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
 const example = (name: string) => fileURLToPath(new URL(`../../examples/${name}`, import.meta.url));
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
-/** Each example file, planned and applied against the sandbox's default data, and its effect read back. */
+/**
+ * Each example file, planned and applied against the sandbox's default data as `ohs sim` starts it
+ * (anchored today, not the tests' fixed day), and its effect read back.
+ */
 describe.each(engines)('examples/ (%s)', (engine) => {
   // A sandbox per engine: the examples pay, update and delete fixed ids of the default data.
-  const sim = withSim({ scale: 1 });
+  const sim = withSim({ scale: 1, anchorDate: undefined });
   const target = withTargets(engine);
 
   it('every example applies, and the service and the mirror show the change', async () => {
@@ -46,11 +52,11 @@ describe.each(engines)('examples/ (%s)', (engine) => {
     expect(r.stdout).toContain('7 applied, 0 failed, 0 unknown');
     const after = sim().truth();
 
-    // payment.csv: 25.00 on 240007, 10.50 on 240011, both open invoices, neither overpaid.
-    expect(balance(before, '240007')).toBeGreaterThan(25);
-    expect(balance(before, '240011')).toBeGreaterThan(10.5);
-    expect(balance(after, '240007')).toBeCloseTo(balance(before, '240007') - 25, 2);
-    expect(balance(after, '240011')).toBeCloseTo(balance(before, '240011') - 10.5, 2);
+    // payment.csv: 25.00 on 240019, 10.50 on 240032, both open invoices, neither overpaid.
+    expect(balance(before, '240019')).toBeGreaterThan(25);
+    expect(balance(before, '240032')).toBeGreaterThan(10.5);
+    expect(balance(after, '240019')).toBeCloseTo(balance(before, '240019') - 25, 2);
+    expect(balance(after, '240032')).toBeCloseTo(balance(before, '240032') - 10.5, 2);
     // person-create.csv: a person with its staff record and user.
     const dana = after.Person.find((p) => p.nameFirst === 'Dana' && p.nameLast === 'Example');
     expect(dana?.OrgId).toBe(1001);
@@ -72,8 +78,8 @@ describe.each(engines)('examples/ (%s)', (engine) => {
       const items = await listOutbox(m);
       expect(items.map((i) => i.state)).toEqual(Array(7).fill('applied'));
       const q = async (query: RawBuilder<unknown>) => (await one(m, query)) as Record<string, unknown>;
-      expect((await q(sql`SELECT balance FROM invoice WHERE id = ${'240007'}`)).balance).toBeCloseTo(
-        balance(after, '240007'),
+      expect((await q(sql`SELECT balance FROM invoice WHERE id = ${'240019'}`)).balance).toBeCloseTo(
+        balance(after, '240019'),
         2,
       );
       expect((await q(sql`SELECT count(*) AS n FROM payment`)).n).toBe(2);
@@ -94,8 +100,8 @@ describe.each(engines)('examples/ (%s)', (engine) => {
       ).toEqual({ rp_min_drug: 50, source: 'writeback', valid_to: null });
       const payment = items.find((i) => i.op === 'payment');
       expect(JSON.parse(payment?.verify ?? '{}')).toMatchObject({
-        before: { balance: balance(before, '240007') },
-        check: { expected: balance(after, '240007') },
+        before: { balance: balance(before, '240019') },
+        check: { expected: balance(after, '240019') },
       });
     });
 
@@ -105,4 +111,97 @@ describe.each(engines)('examples/ (%s)', (engine) => {
     const listed = await runOhs(['outbox', '--state', 'applied', '--json'], { cwd: dir, env });
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(7);
   }, 300_000);
+});
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The README's block of sandbox steps: the first ```sh block after "Rehearse first". */
+function readmeSandboxSteps(): string[] {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const from = readme.indexOf('Rehearse first against the built-in sandbox');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(from));
+  return (block?.[1] ?? '').split('\n');
+}
+
+/**
+ * Every `npx ohs ...` line of the docs that names a file of examples/, with the `ohs apply` of
+ * the same block, in the order written (the README's own block is run as the steps above).
+ */
+function documentedExampleLines(): string[] {
+  const lines: string[] = [];
+  for (const doc of readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md'))) {
+    const text = readFileSync(join(REPO, 'docs', doc), 'utf8');
+    for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+      const ohs = (block[1] ?? '').split('\n').filter((l) => l.startsWith('npx ohs '));
+      if (ohs.some((l) => l.includes('examples/')))
+        lines.push(...ohs.filter((l) => l.includes('examples/') || l.startsWith('npx ohs apply')));
+    }
+  }
+  return lines;
+}
+
+/** `npx ohs a b  # comment` as the arguments of ohs (no quoting in these lines). */
+const ohsArgs = (line: string) =>
+  line
+    .replace(/\s+#.*$/, '')
+    .replace(/^npx ohs /, '')
+    .trim()
+    .split(/\s+/);
+
+/**
+ * The README's sandbox steps and every documented example line, run word for word against `ohs sim`
+ * as the README starts it (its tokens, its anchor: today), in a folder holding a copy of
+ * examples/. The only thing not as written is the base URL: the test's sandbox listens on a free
+ * port, given as OHS_BASE_URL, where the README's listens on the default 8787.
+ */
+describe('the README and docs, as written', () => {
+  const sim = withSim({ anchorDate: undefined, token: 'sim-write-token', readonlyToken: 'sim-read-token' });
+
+  it('sandbox steps, then each example planned and applied, each change made once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-readme-'));
+    cpSync(join(REPO, 'examples'), join(dir, 'examples'), { recursive: true });
+    mkdirSync(join(dir, 'config')); // a clone has config/ (default.json)
+    const env: NodeJS.ProcessEnv = { OHS_BASE_URL: sim().url, OHS_DB: '', OHS_TOKEN: '', OHS_TOKEN_FILE: '' };
+    const steps = readmeSandboxSteps();
+    const ran: string[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const line = (steps[i] ?? '').trim();
+      const heredoc = /^cat > (\S+) <<'(\w+)'$/.exec(line);
+      if (heredoc !== null) {
+        const end = steps.indexOf(heredoc[2] ?? '', i + 1);
+        writeFileSync(join(dir, heredoc[1] ?? ''), `${steps.slice(i + 1, end).join('\n')}\n`);
+        i = end;
+        continue;
+      }
+      const exported = /^export (\w+)=(\S+)$/.exec(line);
+      if (exported !== null) env[exported[1] ?? ''] = exported[2];
+      // `npx ohs sim ... &` is the test's sandbox; `sqlite3` is a tool of the reader's own.
+      if (!line.startsWith('npx ohs ') || line.startsWith('npx ohs sim ')) continue;
+      const r = await runOhs(ohsArgs(line), { cwd: dir, env, timeoutMs: 240_000 });
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      ran.push(line);
+    }
+    expect(ran.some((l) => l.startsWith('npx ohs plan examples/payment.csv'))).toBe(true);
+    const before = sim().truth();
+    const docs = documentedExampleLines();
+    expect(docs.length).toBeGreaterThanOrEqual(8);
+    for (const line of docs) {
+      const r = await runOhs(ohsArgs(line), { cwd: dir, env });
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      // Persons have no read: the mirror knows only those written back, so their updates are flagged.
+      if (!line.includes('person-'))
+        expect(r.stdout, line).not.toMatch(/not in the mirror|above balance|cancelled/);
+    }
+    const after = sim().truth();
+    const paid = (t: typeof before, id: string) => Number(t.Invoice.find((i) => i.id === id)?.balance);
+    // The README's apply paid payment.csv; planning it again in the docs' lines queued nothing new.
+    expect(paid(after, '240019')).toBeCloseTo(paid(before, '240019'), 2);
+    expect(after.Person.find((p) => p.id === 70001)?.city).toBe('Evanston');
+    expect(after.Person.some((p) => p.id === 70008)).toBe(false);
+    expect(after.Org.some((o) => o.name === 'Example Freight LLC')).toBe(true);
+    const listed = await runOhs(['outbox', '--json'], { cwd: dir, env });
+    const items = JSON.parse(listed.stdout) as { op: string; state: string }[];
+    expect(items.map((i) => i.state)).toEqual(Array(7).fill('applied'));
+    expect(items.filter((i) => i.op === 'payment')).toHaveLength(2);
+  }, 600_000);
 });

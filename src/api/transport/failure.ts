@@ -45,7 +45,11 @@ export function failure(o: Outcome, call: Call, kind: FailureKind): ApiError {
         ...answered,
         detail: maskText(text, { carried: call.req.body, shapes: true }),
       });
-    return new ProtocolError(`unreadable response body (${text.length} bytes)`, answered);
+    // The body's start kept, masked like any service text: the service check tells a web page by it.
+    return new ProtocolError(`unreadable response body (${text.length} bytes)`, {
+      ...answered,
+      detail: maskText(text.slice(0, 512), { carried: call.req.body, shapes: true }),
+    });
   }
   if (o.reason === 'unsafe_integer') {
     return new ProtocolError(unsafeIntegerProblem(unsafeInteger(text) ?? 'a number'), answered);

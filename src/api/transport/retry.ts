@@ -154,7 +154,10 @@ function settle(
 ): number | Reply {
   const rule = RETRY_TABLE[outcome.reason];
   if (rule.metric === 'rate_limited') o.metrics.rateLimitPauses++;
-  const decision = decide(outcome.reason, call.req.idempotent);
+  const decision =
+    outcome.reason === 'unreadable' && call.req.notJsonIsFinal === true
+      ? 'throw'
+      : decide(outcome.reason, call.req.idempotent);
   if (decision === 'gone' && s.maybeApplied && call.req.goneMeansDone === true)
     return { status: 404, body: undefined };
   if (decision === 'unknown') throw failure(outcome, call, 'unknown');

@@ -33,6 +33,12 @@ export interface SendOptions {
   sink?: BodySink;
   /** Counts this request and its retries for the unit of work that sent it. */
   counter?: RequestCounter | undefined;
+  /**
+   * A whole answer whose body is not JSON ends the request at once (a ProtocolError holding the
+   * body's start), where it is otherwise retried as a fault: the service check asks so, since
+   * another web server answers every attempt with its page.
+   */
+  notJsonIsFinal?: boolean | undefined;
 }
 
 export interface Reply {

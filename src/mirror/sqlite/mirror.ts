@@ -1,5 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect } from 'kysely';
+
+/** SQLite's adapter, saying what SQLite does: DDL inside a transaction. */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 import type { ResourceName } from '../../schema/index.js';
 import type { Database as MirrorDb } from '../db-types.js';
 import {
@@ -47,6 +55,11 @@ export function sqliteKysely(sqlite: SqliteDatabase, token: WriteToken): Kysely<
       insideWrite(token) ? Promise.reject(new NestedWriteError()) : acquire();
     return driver;
   };
+  // SQLite runs DDL in transactions; kysely's adapter says it does not, so its migrator would
+  // run each statement of a migration on its own: a disk filling mid-migration then left tables
+  // without the migration recorded, a mirror no later run could open. Each migration is one
+  // transaction instead.
+  dialect.createAdapter = () => new TransactionalDdlAdapter();
   return new Kysely<MirrorDb>({ dialect });
 }
 

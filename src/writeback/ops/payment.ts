@@ -71,6 +71,19 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
     }
     return invoices.get(id);
   };
+  /** What to do about an invoice the mirror lacks: sync first when it has none, else check the id. */
+  let missingHint: Promise<string> | undefined;
+  const hint = async () => {
+    const row = await ctx.db
+      .selectFrom('invoice')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    const n = Number(row?.n ?? 0);
+    return n === 0
+      ? 'the mirror holds no invoices: run ohs sync (with sync.idStart.invoice on a first sync)'
+      : `the mirror holds ${n} invoices: check the id, or run ohs sync if the invoice is newer than the last sync`;
+  };
   let pending: Promise<Map<string, number>> | undefined;
   /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
   const left = new Map<string, number>();
@@ -82,8 +95,10 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       const lines: string[] = [];
       const id = String(r.values.InvoiceId);
       const inv = await invoice(id);
-      if (inv === undefined) lines.push(`InvoiceId: invoice ${id} is not in the mirror (run ohs sync)`);
-      else if (inv.deletedAt !== null)
+      if (inv === undefined) {
+        missingHint ??= hint();
+        lines.push(`InvoiceId: invoice ${id} is not in the mirror (${await missingHint})`);
+      } else if (inv.deletedAt !== null)
         lines.push(`InvoiceId: invoice ${id} was deleted upstream (${inv.deletedAt})`);
       const amount = parseAmount(r.values.amountToPay);
       if (

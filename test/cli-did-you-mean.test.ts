@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../src/mirror/index.js';
+import { runOhs } from './helpers/cli.js';
+
+/**
+ * A name chosen from a known set, mistyped, is answered with the closest name on the one error
+ * line (no literal `\n` in it): commands, options, option values, report, job and stream names,
+ * operation names, input file headers. And `--help` names every report format.
+ */
+describe('did you mean', () => {
+  let dir: string;
+  let db: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ohs-dym-'));
+    db = join(dir, 'ohs.sqlite');
+    await (await openMirror(db)).close();
+    writeFileSync(join(dir, 'amount.csv'), 'InvoiceId,amount\n240019,5.00\n');
+    writeFileSync(join(dir, 'op.csv'), 'op,InvoiceId,amountToPay\npaymnt,240019,5.00\n');
+  });
+
+  const cases: [string[], string][] = [
+    [['snyc'], "unknown command 'snyc' (did you mean sync?)"],
+    [['report', 'complaince'], "unknown report 'complaince' (did you mean compliance?)"],
+    [['report', 'compliance', '--fomat', 'csv'], "unknown option '--fomat' (did you mean --format?)"],
+    [
+      ['report', 'compliance', '--format', 'xlss'],
+      "'xlss' is not one of xlsx, csv, html (did you mean xlsx?)",
+    ],
+    [['run', 'nightlly'], "unknown job 'nightlly' (did you mean nightly?)"],
+    [['sync', '--ful'], "unknown option '--ful' (did you mean --full?)"],
+    [['sync', 'invoce'], "unknown stream 'invoce' (did you mean invoice?)"],
+    [['plan', 'amount.csv', '--op', 'paymnt'], 'Allowed choices are payment,'],
+    [['plan', 'amount.csv', '--op', 'paymnt'], '(did you mean payment?)'],
+    [
+      ['plan', 'amount.csv', '--op', 'payment'],
+      'amount: unknown column (not a field of payment): did you mean amountToPay?',
+    ],
+    [['plan', 'op.csv'], "op: 'paymnt' is not one of payment,"],
+    [['plan', 'op.csv'], '(did you mean payment?)'],
+  ];
+
+  it.each(cases)('ohs %j', async (args, expected) => {
+    const r = await runOhs([...args, ...(args[0] === 'snyc' || args[0] === 'run' ? [] : ['--db', db])], {
+      cwd: dir,
+      env: { OHS_TOKEN: 'x', OHS_DB: '' },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(expected);
+    expect(r.stderr).not.toContain('\\n');
+  });
+
+  it('--help names every report format', async () => {
+    for (const args of [['--help'], ['report', '--help']]) {
+      const r = await runOhs(args);
+      const text = r.stdout.replace(/\s+/g, ' ');
+      expect(text, args.join(' ')).toMatch(/into xlsx, csv, html/);
+    }
+  });
+});
