@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, mkdir, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { publish, temporaryName, writeExclusive } from '../util/safe-file.js';
