@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
 import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
+import { flushAttention } from './terminal.js';
 import { packageVersion } from './util/package-root.js';
 import { printable } from './util/printable.js';
 
@@ -45,6 +46,14 @@ function bareProgram(): Command {
     .version(packageVersion(), '-V, --version')
     .option('--config <file>', 'configuration file (default ./config/local.json)')
     .addOption(new Option('--log-level <level>', 'log level').choices(logLevels))
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'text: a closing summary, warnings grouped by kind (default); json: every log line as NDJSON on stderr; pretty: every line, readable',
+      ).choices(['text', 'json', 'pretty']),
+    )
+    .option('--log-file <file>', 'append every log line as JSON to this file (config logFile)')
+    .option('-q, --quiet', 'print nothing but a failure (exit code only)')
     .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
     // Also declared by each command that uses it (for its --help); here so `ohs --db x status` works.
@@ -143,29 +152,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     // A command may set its own status (`status --check`: the monitoring-plugin codes).
     return Number(process.exitCode ?? 0);
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (
-        err.code === 'commander.helpDisplayed' ||
-        err.code === 'commander.version' ||
-        err.code === 'commander.help'
-      ) {
-        return 0;
-      }
-      const usage = new UsageError(err.message.replace(/^error: /, ''));
-      process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
-      return usage.exitCode;
-    }
-    if (isOhsError(err)) {
-      const see = err instanceof UsageError ? ` (see ${help})` : '';
-      process.stderr.write(`ohs: ${err.code}: ${describeError(err)}${see}\n`);
-      // Input errors list every problem, one per line, after the one-line summary.
-      if (Array.isArray(err.detail))
-        for (const line of err.detail)
-          process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
-      return err.exitCode;
-    }
-    process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
-    if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
-    return 1;
+    return failed(err, help);
+  } finally {
+    // Warnings a command did not put in a summary, grouped; after a failure's own line.
+    flushAttention();
   }
+}
+
+/** Prints the one line of a failure (and an input error's list); returns the exit status. */
+function failed(err: unknown, help: string): number {
+  if (err instanceof CommanderError) {
+    if (
+      err.code === 'commander.helpDisplayed' ||
+      err.code === 'commander.version' ||
+      err.code === 'commander.help'
+    ) {
+      return 0;
+    }
+    const usage = new UsageError(err.message.replace(/^error: /, ''));
+    process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
+    return usage.exitCode;
+  }
+  if (isOhsError(err)) {
+    const see = err instanceof UsageError ? ` (see ${help})` : '';
+    process.stderr.write(`ohs: ${err.code}: ${describeError(err)}${see}\n`);
+    // Input errors list every problem, one per line, after the one-line summary.
+    if (Array.isArray(err.detail))
+      for (const line of err.detail) process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
+    return err.exitCode;
+  }
+  process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
+  if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+  return 1;
 }

@@ -2,13 +2,14 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { endOfDay, today } from '../dates.js';
+import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
 import { ReportParamError, reports } from '../reports/index.js';
-import { mirrorIdentity } from '../reports/sync-info.js';
+import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
@@ -88,6 +89,7 @@ export async function writeReports(
   // Config options first, command-line ones over them.
   const options = { ...config.reports.options, ...o.options };
   checkOptionNames(chosen, options);
+  await checkSynced(mirror, chosen);
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   for (const report of chosen) {
     const started = Date.now();
@@ -184,6 +186,34 @@ async function writeTrend(
     },
   );
   return written.files;
+}
+
+/** A report would read streams the mirror never synced successfully: its files would be empty. */
+export class NotSyncedError extends OhsError {
+  override name = 'NotSyncedError';
+  constructor(message: string) {
+    super('NOT_SYNCED', message);
+  }
+}
+
+/**
+ * Refuses reports over streams that never synced successfully (a mirror whose only sync failed,
+ * or a stream never asked): their files would be empty, or hold part of the data, with nothing
+ * to say so. Nothing is written.
+ */
+export async function checkSynced(mirror: Mirror, chosen: readonly ReportDefinition[]): Promise<void> {
+  const wanted = [...new Set(chosen.flatMap((r) => r.streams))];
+  const synced = new Set(
+    (await streamStates(mirror.db, wanted, undefined))
+      .filter((s) => s.last_success_at !== null)
+      .map((s) => s.stream),
+  );
+  const never = wanted.filter((s) => !synced.has(s));
+  if (never.length === 0) return;
+  const which = chosen.filter((r) => r.streams.some((s) => never.includes(s))).map((r) => r.name);
+  throw new NotSyncedError(
+    `${which.join(', ')}: the mirror holds no successful sync of ${never.join(', ')}: nothing written; run ohs sync (ohs status shows what failed)`,
+  );
 }
 
 /**

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { MonitorConfig } from '../config/monitor-schema.js';
 import { describeError, OhsError } from '../errors.js';
-import { copyMirrorInto, type Mirror, openMirror, sqliteDriver } from '../mirror/index.js';
+import { copyMirrorInto, type Mirror, metaKeys, openMirror, sqliteDriver } from '../mirror/index.js';
 
 /** The BI snapshot could not be written (a full disk, an unknown group, a folder not writable). */
 export class SnapshotError extends OhsError {
@@ -27,6 +27,28 @@ async function groupId(group: string | number): Promise<number> {
     // not found: said below
   }
   throw new SnapshotError(`monitor.snapshot.group: no group named '${group}' on this host`);
+}
+
+/**
+ * Says in the copy what it is: when it was taken, and which job runs were still running then
+ * (the nightly job takes it mid-run), so `ohs status` on it reads "a copy taken during job run N",
+ * not a job that died.
+ */
+function markSnapshot(db: {
+  prepare(sql: string): { run(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+}): void {
+  const now = new Date().toISOString();
+  const running = (
+    db.prepare(`SELECT id FROM job_run WHERE outcome = 'running' ORDER BY id`).all() as {
+      id: number;
+    }[]
+  ).map((r) => r.id);
+  const put = (key: string, value: string) => {
+    db.prepare('DELETE FROM mirror_meta WHERE key = ?').run(key);
+    db.prepare('INSERT INTO mirror_meta (key, value, updated_at) VALUES (?, ?, ?)').run(key, value, now);
+  };
+  put(metaKeys.snapshotTakenAt, now);
+  put(metaKeys.snapshotJobRuns, JSON.stringify(running));
 }
 
 /**
@@ -62,6 +84,7 @@ export async function writeSnapshot(
     const db = new (sqliteDriver().Database)(tmp);
     try {
       db.pragma('journal_mode = DELETE');
+      markSnapshot(db);
     } finally {
       db.close();
     }
