@@ -12,7 +12,10 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 interface Group {
   level: 'warning' | 'error';
   count: number;
-  examples: string[];
+  /** The first line of the kind, in full. */
+  example: string;
+  /** The subjects of the next few (their text before the kind). */
+  more: string[];
 }
 
 /** Examples kept per kind, and the characters of each on the terminal. */
@@ -28,9 +31,15 @@ const state = {
   out: process.stderr as { write(text: string): unknown },
 };
 
-/** A warning's kind: its text with numbers and quoted values blanked (after the subject, if any). */
+/**
+ * A warning's kind: its text after the subject (after the first ": ", when there is one early),
+ * with numbers and quoted values blanked, as a report groups its warnings: "OrgMonth 900084 of
+ * org A (1005): label "n/a" is not a month" and the same of org B are one kind.
+ */
 export function kindOf(text: string): string {
-  return text
+  const at = text.indexOf(': ');
+  const tail = at >= 0 && at < 120 ? text.slice(at + 2) : text;
+  return tail
     .replace(/"[^"]*"|'[^']*'/g, '"…"')
     .replace(/\d+(?:[.,:-]\d+)*/g, '#')
     .slice(0, 100);
@@ -65,10 +74,11 @@ function take(line: string): void {
   const example = `${subject === '' ? '' : `${subject}: `}${msg}${code}`;
   const g = state.groups.get(kind);
   if (g === undefined)
-    state.groups.set(kind, { level: level >= 50 ? 'error' : 'warning', count: 1, examples: [example] });
+    state.groups.set(kind, { level: level >= 50 ? 'error' : 'warning', count: 1, example, more: [] });
   else {
     g.count++;
-    if (g.examples.length < EXAMPLES) g.examples.push(example);
+    const at = msg.indexOf(': ');
+    if (g.more.length < EXAMPLES - 1) g.more.push(at >= 0 && at < 120 ? msg.slice(0, at) : example);
   }
 }
 
@@ -126,9 +136,11 @@ export function takeAttentionLines(max = 8): string[] {
   );
   state.groups.clear();
   const lines = groups.slice(0, max).map((g) => {
-    const [first = '', ...more] = g.examples;
-    const also = more.length === 0 ? '' : ` (also: ${more.map((e) => clip(e, 60)).join('; ')})`;
-    return `${g.level}${g.count > 1 ? ` ×${g.count}` : ''}: ${clip(first)}${also}`;
+    const also =
+      g.more.length === 0
+        ? ''
+        : ` (also: ${g.more.map((e) => clip(e, 60)).join('; ')}${g.count > g.more.length + 1 ? '; …' : ''})`;
+    return `${g.level}${g.count > 1 ? ` ×${g.count}` : ''}: ${clip(g.example)}${also}`;
   });
   const rest = groups.slice(max);
   if (rest.length > 0)

@@ -119,11 +119,18 @@ describe.each(engines)('%s: ohs demo', (engine) => {
     const dir = mkdtempSync(join(tmpdir(), 'ohs-demo-'));
     // SQLite: the default demo.sqlite in the folder; PostgreSQL: --db names a new database.
     const url = engine === 'postgres' ? await target() : undefined;
+    // As a user runs it: the terminal's text format (the suite's default is NDJSON).
     const r = await runOhs(['demo', '--scale', '0.1', ...(url === undefined ? [] : ['--db', url])], {
       cwd: dir,
+      env: { OHS_LOG_FORMAT: 'text' },
       timeoutMs: 240_000,
     });
     expect(r.code, r.stderr).toBe(0);
+    // Short: the summary on stdout, at most 40 lines; nothing on stderr; where to look.
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trimEnd().split('\n').length, r.stdout).toBeLessThanOrEqual(40);
+    expect(r.stdout).toMatch(/^attention/m);
+    expect(r.stdout).toMatch(/^next: npx ohs status/m);
     const db = url ?? join(dir, 'demo.sqlite');
     if (url === undefined) {
       // The SQLite file itself: created private (0600), in the folder.
@@ -277,6 +284,13 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
         sim().configure({ latencyMs: 15 });
         if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
       }
+      // The worker says when each job runs next: at start and after each run (NDJSON here).
+      const next = worker
+        .err()
+        .split('\n')
+        .filter((l) => /"msg":"next run: sync at \d{4}-/.test(l));
+      expect(next.length).toBeGreaterThanOrEqual(3);
+      expect(worker.out()).toMatch(/^next run: sync at \d{4}-/m);
       const runs = await jobRuns(db);
       expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
       expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });
