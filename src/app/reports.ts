@@ -35,7 +35,7 @@ export interface WriteReportsOptions {
    * Absent (jobs): the logger gets them, one warn entry per warning, so NDJSON logs stay NDJSON.
    */
   out?: { write(text: string): unknown };
-  /** `--quiet`: only the one summary line per report on `out` (the Warnings sheet keeps them all). */
+  /** `--quiet`: nothing on `out` (the Warnings sheet keeps the warnings). */
   quiet?: boolean;
 }
 
@@ -141,13 +141,15 @@ export async function writeReports(
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).
     const out = o.out;
-    if (out !== undefined) {
+    if (o.quiet === true) {
+      // Quiet means quiet: the Warnings sheet keeps them all.
+    } else if (out !== undefined) {
       const kinds = warningLines(report.name, written.warnings);
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
       // Grouped: one line per kind, with its count and first example (escaped for the terminal).
-      if (!o.quiet) for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {

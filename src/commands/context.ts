@@ -42,7 +42,12 @@ export function commandContext(cmd: Command): CommandContext {
     ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
   });
   setQuiet(flags.quiet === true);
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, file: config.logFile });
+  // Quiet means quiet: errors only, in every format (the log file too).
+  const level =
+    flags.quiet === true && !['fatal', 'error', 'silent'].includes(config.logLevel)
+      ? 'error'
+      : config.logLevel;
+  const logger = createLogger({ level, format: config.logFormat, file: config.logFile });
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
   return { config, logger, mirror: (intent) => openMirrorFor(intent, config) };

@@ -69,7 +69,7 @@ export function registerCron(program: Command): void {
                   ...(r.error === undefined ? [] : [`${errorCode(r.error)}: ${describeError(r.error)}`]),
                   ...lines.attention,
                 ];
-                printClosingSummary({ did: lines.did, attention, next: nextRuns() });
+                printClosingSummary({ did: lines.did, attention, next: `the ${nextRuns()}` });
                 if (r.outcome === 'interrupted')
                   logger.warn({ job, run: r.runId }, 'job interrupted; the next run resumes');
                 else if (r.error !== undefined) {
@@ -94,7 +94,7 @@ export function registerCron(program: Command): void {
                 printClosingSummary({
                   did: [`${job} job failed before it ran (${failures} such failure(s) so far)`],
                   attention: [`${errorCode(err)}: ${describeError(err)}`],
-                  next: nextRuns(),
+                  next: `the ${nextRuns()}`,
                 });
               } finally {
                 logNextRuns();

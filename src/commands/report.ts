@@ -128,11 +128,7 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
-    .option(
-      '--quiet',
-      'print only the files and one line per report (warnings stay on the Warnings sheet)',
-      false,
-    )
+    .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
@@ -211,7 +207,7 @@ export function registerReport(program: Command): void {
           present: flags.present,
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
-        for (const f of files) process.stdout.write(`${f}\n`);
+        if (flags.quiet !== true) for (const f of files) process.stdout.write(`${f}\n`);
       } finally {
         await mirror.close();
       }

@@ -284,13 +284,14 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
         sim().configure({ latencyMs: 15 });
         if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
       }
-      // The worker says when each job runs next: at start and after each run (NDJSON here).
+      // The worker says when each job runs next: at start and after each run (its summary).
       const next = worker
-        .err()
+        .out()
         .split('\n')
-        .filter((l) => /"msg":"next run: sync at \d{4}-/.test(l));
-      expect(next.length).toBeGreaterThanOrEqual(3);
-      expect(worker.out()).toMatch(/^next run: sync at \d{4}-/m);
+        .filter((l) => /^(next: the )?next run: sync at \d{4}-\d\d-\d\dT/.test(l));
+      expect(next.length, worker.out()).toBeGreaterThanOrEqual(3);
+      expect(worker.out()).toMatch(/^cron worker started: sync '\*\/2 \* \* \* \* \*'/m);
+      expect(worker.out()).toMatch(/^sync job run 1 ok in [\d.]+ s$/m);
       const runs = await jobRuns(db);
       expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
       expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });
