@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, mirrorInstant, writeReports } from '../app/reports.js';
@@ -9,6 +10,7 @@ import { reportByName, reports } from '../reports/index.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
+import { withSummary } from './summary.js';
 
 interface ReportFlags {
   list: boolean;
@@ -161,6 +163,7 @@ export function registerReport(program: Command): void {
         );
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      withSummary();
       const asOf =
         flags.asOf !== undefined
           ? parseDate(flags.asOf, '--as-of')
@@ -207,7 +210,15 @@ export function registerReport(program: Command): void {
           present: flags.present,
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
-        if (flags.quiet !== true) for (const f of files) process.stdout.write(`${f}\n`);
+        if (flags.quiet !== true) {
+          // stdout lists the files (scripts read it); what to do next goes with the summary lines.
+          for (const f of files) process.stdout.write(`${f}\n`);
+          const folders = [...new Set(files.map((f) => dirname(resolve(f))))].join(', ');
+          const html = files.some((f) => f.endsWith('.html'));
+          process.stderr.write(
+            `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? ', and ohs dashboard for the index of the HTML pages' : ''}\n`,
+          );
+        }
       } finally {
         await mirror.close();
       }

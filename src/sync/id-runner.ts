@@ -568,11 +568,8 @@ async function probeUpward(
   const source = (): string | undefined => {
     if (bounded || next > top + window * step) return undefined;
     if (next > bound) {
-      const missing = `ids above ${top} not asked: probing stopped after sync.probeMaxIds (${ctx.options.probeMaxIds}) ids still finding records`;
-      ctx.logger.warn(
-        { bound, found: top },
-        `${missing}; run ohs sync again to go on from ${top} (or raise sync.probeMaxIds)`,
-      );
+      const missing = `ids above ${bound} not asked: probing stopped after sync.probeMaxIds (${ctx.options.probeMaxIds}) ids, still finding records`;
+      ctx.logger.warn({ bound, found: top }, `${missing}; run ohs sync again to go on from there`);
       ctx.stats.probeBounded = true;
       ctx.stats.incomplete = `${missing}: run ohs sync again to go on from there, or raise sync.probeMaxIds`;
       bounded = true;

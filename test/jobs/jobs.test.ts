@@ -288,9 +288,9 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       const next = worker
         .out()
         .split('\n')
-        .filter((l) => /^(next: the )?next run: sync at \d{4}-\d\d-\d\dT/.test(l));
+        .filter((l) => /^(next: the )?next run: .*sync at \d{4}-\d\d-\d\dT/.test(l));
       expect(next.length, worker.out()).toBeGreaterThanOrEqual(3);
-      expect(worker.out()).toMatch(/^cron worker started: sync '\*\/2 \* \* \* \* \*'/m);
+      expect(worker.out()).toMatch(/^cron worker started: .*sync '\*\/2 \* \* \* \* \*'/m);
       expect(worker.out()).toMatch(/^sync job run 1 ok in [\d.]+ s$/m);
       const runs = await jobRuns(db);
       expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
