@@ -26,7 +26,7 @@ const streamColumnsExplained = [
   'last success:   when the last run of the stream that ended without error started (its rows are at least that fresh)',
   'last full pass: when a complete re-read last ended (the first sync, ohs sync --full, the nightly job on jobs.fullPassWeekday):',
   '                only a full pass soft-deletes rows the service no longer has',
-  'last outcome:   ok, failed, interrupted, or incomplete (stopped at a bound: the line below says what is missing)',
+  'last outcome:   ok, failed, interrupted, or incomplete (stopped at a bound: an INCOMPLETE line says what is missing)',
   '',
 ].join('\n');
 
