@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, mirrorInstant, writeReports } from '../app/reports.js';
@@ -164,6 +164,8 @@ export function registerReport(program: Command): void {
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
       withSummary();
+      // --quiet before the command name is the global flag of the same name.
+      flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
       const asOf =
         flags.asOf !== undefined
           ? parseDate(flags.asOf, '--as-of')
@@ -213,7 +215,7 @@ export function registerReport(program: Command): void {
         if (flags.quiet !== true) {
           // stdout lists the files (scripts read it); what to do next goes with the summary lines.
           for (const f of files) process.stdout.write(`${f}\n`);
-          const folders = [...new Set(files.map((f) => dirname(resolve(f))))].join(', ');
+          const folders = [...new Set(files.map((f) => dirname(f)))].join(', ');
           const html = files.some((f) => f.endsWith('.html'));
           process.stderr.write(
             `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? ', and ohs dashboard for the index of the HTML pages' : ''}\n`,
