@@ -152,36 +152,32 @@ export async function main(argv: readonly string[]): Promise<number> {
     // A command may set its own status (`status --check`: the monitoring-plugin codes).
     return Number(process.exitCode ?? 0);
   } catch (err) {
-    return failed(err, help);
+    if (err instanceof CommanderError) {
+      if (
+        err.code === 'commander.helpDisplayed' ||
+        err.code === 'commander.version' ||
+        err.code === 'commander.help'
+      ) {
+        return 0;
+      }
+      const usage = new UsageError(err.message.replace(/^error: /, ''));
+      process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
+      return usage.exitCode;
+    }
+    if (isOhsError(err)) {
+      const see = err instanceof UsageError ? ` (see ${help})` : '';
+      process.stderr.write(`ohs: ${err.code}: ${describeError(err)}${see}\n`);
+      // Input errors list every problem, one per line, after the one-line summary.
+      if (Array.isArray(err.detail))
+        for (const line of err.detail)
+          process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
+    if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+    return 1;
   } finally {
     // Warnings a command did not put in a summary, grouped; after a failure's own line.
     flushAttention();
   }
-}
-
-/** Prints the one line of a failure (and an input error's list); returns the exit status. */
-function failed(err: unknown, help: string): number {
-  if (err instanceof CommanderError) {
-    if (
-      err.code === 'commander.helpDisplayed' ||
-      err.code === 'commander.version' ||
-      err.code === 'commander.help'
-    ) {
-      return 0;
-    }
-    const usage = new UsageError(err.message.replace(/^error: /, ''));
-    process.stderr.write(`ohs: ${usage.code}: ${describeError(usage)} (see ${help})\n`);
-    return usage.exitCode;
-  }
-  if (isOhsError(err)) {
-    const see = err instanceof UsageError ? ` (see ${help})` : '';
-    process.stderr.write(`ohs: ${err.code}: ${describeError(err)}${see}\n`);
-    // Input errors list every problem, one per line, after the one-line summary.
-    if (Array.isArray(err.detail))
-      for (const line of err.detail) process.stderr.write(`  ${printable(String(line), MAX_ERROR_CHARS)}\n`);
-    return err.exitCode;
-  }
-  process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
-  if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
-  return 1;
 }

@@ -112,8 +112,6 @@ export function setQuiet(quiet: boolean): void {
   state.quiet = quiet;
 }
 
-export const isQuiet = (): boolean => state.quiet;
-
 /** How many warnings and errors of how many kinds were logged (and not yet taken). */
 export function attentionCounts(): { warnings: number; errors: number; kinds: number } {
   let warnings = 0;
