@@ -49,7 +49,9 @@ const common = {
   retry: 0,
   // The mirror refuses a nested write in every path the tests run (src/mirror/write-context.ts:
   // an assertion, off outside the tests for its cost); CLI children inherit it.
-  env: { OHS_CHECK_WRITES: '1' },
+  // CLI children log NDJSON (config logFormat `json`), which tests read back line by line; the
+  // terminal's text format is tested where it is set explicitly.
+  env: { OHS_CHECK_WRITES: '1', OHS_LOG_FORMAT: 'json' },
 };
 
 export default defineConfig({

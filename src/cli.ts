@@ -3,6 +3,7 @@ import { DB_OPTION_HELP } from './commands/parse.js';
 import { logLevels } from './config/log-levels.js';
 import { diskFullError } from './disk-full.js';
 import { describeError, isOhsError, MAX_ERROR_CHARS, UsageError } from './errors.js';
+import { flushAttention } from './terminal.js';
 import { didYouMean } from './util/closest.js';
 import { maskText } from './util/mask.js';
 import { packageVersion } from './util/package-root.js';
@@ -48,6 +49,14 @@ function bareProgram(): Command {
     .version(packageVersion(), '-V, --version')
     .option('--config <file>', 'configuration file (default ./config/local.json)')
     .addOption(new Option('--log-level <level>', 'log level').choices(logLevels))
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'text: a closing summary, warnings grouped by kind (default); json: every log line as NDJSON on stderr; pretty: every line, readable',
+      ).choices(['text', 'json', 'pretty']),
+    )
+    .option('--log-file <file>', 'append every log line as JSON to this file (config logFile)')
+    .option('-q, --quiet', 'print nothing but a failure (exit code only)')
     .option('--base-url <url>', 'base URL of the service (env OHS_BASE_URL)')
     .option('--token-file <file>', 'file holding the bearer token (env OHS_TOKEN_FILE; or OHS_TOKEN)')
     // Also declared by each command that uses it (for its --help); here so `ohs --db x status` works.
@@ -186,5 +195,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`ohs: INTERNAL: ${describeError(err)}\n`);
     if (process.env.OHS_DEBUG) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
     return 1;
+  } finally {
+    // Warnings a command did not put in a summary, grouped; after a failure's own line.
+    flushAttention();
   }
 }

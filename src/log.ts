@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { logFileDestination, terminalDestination } from './terminal.js';
 import { lazyRequire } from './util/lazy-require.js';
 
 export type { Logger };
@@ -62,6 +63,14 @@ export function terminalStream(target: NodeJS.WritableStream = process.stderr): 
 
 export interface LoggerOptions {
   level: string;
+  /**
+   * `text`: warnings grouped by kind for the command's summary, info left to it (src/terminal.ts);
+   * `json`: every line as NDJSON on stderr, for machines; `pretty`: every line, readable. Absent:
+   * the former default (pretty on a TTY, else NDJSON), which tests and tools building a logger use.
+   */
+  format?: 'text' | 'json' | 'pretty';
+  /** Every line as JSON appended to this file too (mode 0600 when created). */
+  file?: string | null;
   /** Human-readable lines; default: when stderr is a TTY. */
   pretty?: boolean;
   /** Where lines go (a Writable, for pretty lines); default: stderr (stdout is kept for command output). */
@@ -101,7 +110,17 @@ export function createLogger(options: LoggerOptions): Logger {
     },
   };
   const tty = process.stderr.isTTY === true;
-  const usePretty = options.pretty ?? tty;
+  if (options.format === 'text') return pino(base, terminalDestination(options.file ?? null));
+  if (options.format === 'json' && options.file != null) {
+    const file = logFileDestination(options.file);
+    const err = pino.destination({ dest: 2, sync: true });
+    const both = (line: string) => {
+      err.write(line);
+      file.write(line);
+    };
+    return pino(base, { write: both });
+  }
+  const usePretty = options.pretty ?? (options.format === undefined ? tty : options.format === 'pretty');
   if (usePretty) {
     const destination =
       options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;

@@ -531,7 +531,15 @@ describe('examples/ohs-cron.service', () => {
       stderr += d.toString();
     });
     try {
-      await stderrLine(child, /"msg":"job ok"/);
+      // The unit's journal gets the worker's text summary (config logFormat, default text).
+      await new Promise<void>((resolve, reject) => {
+        let buf = '';
+        child.stdout?.on('data', (d: Buffer) => {
+          buf += d.toString();
+          if (/^sync job run \d+ ok in /m.test(buf)) resolve();
+        });
+        child.once('exit', (c) => reject(new Error(`exited ${c} before a run's summary: ${buf}`)));
+      });
     } finally {
       child.kill('SIGTERM');
     }

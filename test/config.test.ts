@@ -97,7 +97,7 @@ describe('configuration', () => {
     const local = join(dir, 'config', 'local.json');
     // The top-level key first: it is the likelier cause of whatever else fails.
     expect(() => loadConfig({}, {}, dir)).toThrow(
-      `unknown configuration key Timezone in ${local} (did you mean timezone?); valid keys: baseUrl, token, tokenFile, db, logLevel, timezone, api, mirror, sync, jobs, reports, writeback, input, monitor, service`,
+      `unknown configuration key Timezone in ${local} (did you mean timezone?); valid keys: baseUrl, token, tokenFile, db, logLevel, logFormat, logFile, timezone, api, mirror, sync, jobs, reports, writeback, input, monitor, service`,
     );
     const nested = workdir({ jobs: { schedules: { nihgtly: '0 3 * * *' } } });
     expect(() => loadConfig({}, {}, nested)).toThrow(

@@ -2,6 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { endOfDay, today } from '../dates.js';
+import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { checkAsOf } from '../mirror/index.js';
@@ -9,7 +10,7 @@ import { type CsvSettings, type ReportFormat, writeReport } from '../render/inde
 import type { Sheet } from '../render/types.js';
 import { parseInstant } from '../reports/dates.js';
 import { ReportParamError, reports } from '../reports/index.js';
-import { mirrorIdentity } from '../reports/sync-info.js';
+import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import type { ReportDefinition } from '../reports/types.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
@@ -35,7 +36,7 @@ export interface WriteReportsOptions {
    * Absent (jobs): the logger gets them, one warn entry per warning, so NDJSON logs stay NDJSON.
    */
   out?: { write(text: string): unknown };
-  /** `--quiet`: only the one summary line per report on `out` (the Warnings sheet keeps them all). */
+  /** `--quiet`: nothing on `out` (the Warnings sheet keeps the warnings). */
   quiet?: boolean;
 }
 
@@ -89,6 +90,7 @@ export async function writeReports(
   // Config options first, command-line ones over them.
   const options = { ...config.reports.options, ...o.options };
   checkOptionNames(chosen, options);
+  await checkSynced(mirror, chosen);
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   // An explicit instant is in the file names: two instants of one day keep both files.
   const instant = explicitInstant(o.asOfTime, config.timezone);
@@ -140,17 +142,17 @@ export async function writeReports(
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).
     const out = o.out;
-    if (out !== undefined) {
+    if (o.quiet === true) {
+      // Quiet means quiet: the Warnings sheet keeps them all.
+    } else if (out !== undefined) {
       const kinds = warningLines(report.name, written.warnings);
       out.write(
         `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
       );
-      if (!o.quiet) {
-        // The verdict the page, the workbook and the dashboard show: the same object.
-        out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
-        // Grouped: one line per kind, with its count and first example (escaped for the terminal).
-        for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
-      }
+      // The verdict the page, the workbook and the dashboard show: the same object.
+      out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
+      // Grouped: one line per kind, with its count and first example (escaped for the terminal).
+      for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {
@@ -200,6 +202,34 @@ async function writeTrend(
     },
   );
   return written.files;
+}
+
+/** A report would read streams the mirror never synced successfully: its files would be empty. */
+export class NotSyncedError extends OhsError {
+  override name = 'NotSyncedError';
+  constructor(message: string) {
+    super('NOT_SYNCED', message);
+  }
+}
+
+/**
+ * Refuses reports over streams that never synced successfully (a mirror whose only sync failed,
+ * or a stream never asked): their files would be empty, or hold part of the data, with nothing
+ * to say so. Nothing is written.
+ */
+export async function checkSynced(mirror: Mirror, chosen: readonly ReportDefinition[]): Promise<void> {
+  const wanted = [...new Set(chosen.flatMap((r) => r.streams))];
+  const synced = new Set(
+    (await streamStates(mirror.db, wanted, undefined))
+      .filter((s) => s.last_success_at !== null)
+      .map((s) => s.stream),
+  );
+  const never = wanted.filter((s) => !synced.has(s));
+  if (never.length === 0) return;
+  const which = chosen.filter((r) => r.streams.some((s) => never.includes(s))).map((r) => r.name);
+  throw new NotSyncedError(
+    `${which.join(', ')}: the mirror holds no successful sync of ${never.join(', ')}: nothing written; run ohs sync (ohs status shows what failed)`,
+  );
 }
 
 /**

@@ -38,6 +38,28 @@ async function groupId(group: string | number): Promise<number> {
 }
 
 /**
+ * Says in the copy what it is: when it was taken, and which job runs were still running then
+ * (the nightly job takes it mid-run), so `ohs status` on it reads "a copy taken during job run N",
+ * not a job that died.
+ */
+function markSnapshot(db: {
+  prepare(sql: string): { run(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
+}): void {
+  const now = new Date().toISOString();
+  const running = (
+    db.prepare(`SELECT id FROM job_run WHERE outcome = 'running' ORDER BY id`).all() as {
+      id: number;
+    }[]
+  ).map((r) => r.id);
+  const put = (key: string, value: string) => {
+    db.prepare('DELETE FROM mirror_meta WHERE key = ?').run(key);
+    db.prepare('INSERT INTO mirror_meta (key, value, updated_at) VALUES (?, ?, ?)').run(key, value, now);
+  };
+  put(metaKeys.snapshotTakenAt, now);
+  put(metaKeys.snapshotJobRuns, JSON.stringify(running));
+}
+
+/**
  * Writes the read-only snapshot for readers under other accounts (docs/monitoring.md "BI readers"):
  * one consistent SQLite file of the whole mirror, made beside its final path and renamed over the
  * previous one, so a reader always opens a whole snapshot (the old one until the rename, the new
@@ -73,6 +95,7 @@ export async function writeSnapshot(
     try {
       leaveOutOperational(db);
       db.pragma('journal_mode = DELETE');
+      markSnapshot(db);
     } finally {
       db.close();
     }

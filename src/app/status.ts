@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { durationPattern } from '../config/monitor-schema.js';
-import type { Mirror, ResourceTableName } from '../mirror/index.js';
+import { type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { alive } from '../sync/lock.js';
@@ -28,6 +28,8 @@ export interface StatusReport {
     last_full_at: string | null;
     pass_in_progress: boolean;
     last_outcome: string | null;
+    /** The last run stopped this stream at a bound: what it left unread and what to do. */
+    incomplete: string | null;
     /** Records of the stream's last run kept with a field of the wrong type, per field. */
     type_errors: Record<string, number>;
   } & StreamEconomy)[];
@@ -76,7 +78,13 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
     const last = await mirror.db
       .selectFrom('sync_stream_run')
       .innerJoin('sync_run', 'sync_run.id', 'sync_stream_run.run_id')
-      .select(['sync_stream_run.outcome', 'sync_stream_run.run_id', 'sync_run.pid', 'sync_run.host'])
+      .select([
+        'sync_stream_run.outcome',
+        'sync_stream_run.error',
+        'sync_stream_run.run_id',
+        'sync_run.pid',
+        'sync_run.host',
+      ])
       .where('sync_stream_run.stream', '=', s.name)
       .orderBy('sync_stream_run.id', 'desc')
       .limit(1)
@@ -90,6 +98,10 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       pass_in_progress: st?.pass_id != null,
       last_outcome:
         last?.outcome === 'running' && !runIsLive(last, lock) ? 'interrupted' : (last?.outcome ?? null),
+      incomplete:
+        last?.outcome === 'incomplete'
+          ? (last.error ?? 'stopped at a bound').replace(/^INCOMPLETE: /, '')
+          : null,
       type_errors: await typeErrors(mirror, s.name, last?.run_id),
       ...(await streamEconomy(mirror, s.name)),
     });
@@ -139,7 +151,10 @@ export function formatAge(ms: number): string {
 export interface JobRunState {
   id: number;
   job: string;
+  /** `running` also for a run a BI snapshot was taken during (see `snapshot`). */
   outcome: string;
+  /** This mirror is a BI snapshot taken while the run was going: when it was taken. */
+  snapshotTakenAt?: string;
   error_code: string | null;
   started_at: string;
   ended_at: string | null;
@@ -168,10 +183,15 @@ export async function lastJobRuns(mirror: Mirror): Promise<JobRunState[]> {
     .select(['pid'])
     .where('name', '=', 'job')
     .executeTakeFirst();
+  // In a BI snapshot, the runs going when it was taken are that, not runs that died.
+  const takenAt = await readMeta(mirror.db, metaKeys.snapshotTakenAt);
+  const during = new Set<number>(JSON.parse((await readMeta(mirror.db, metaKeys.snapshotJobRuns)) ?? '[]'));
   return runs.map(({ pid, ...run }) =>
-    run.outcome === 'running' && !(lock?.pid === pid && alive(pid))
-      ? { ...run, outcome: 'interrupted', error_code: run.error_code ?? 'KILLED' }
-      : run,
+    run.outcome === 'running' && takenAt !== undefined && during.has(Number(run.id))
+      ? { ...run, snapshotTakenAt: takenAt }
+      : run.outcome === 'running' && !(lock?.pid === pid && alive(pid))
+        ? { ...run, outcome: 'interrupted', error_code: run.error_code ?? 'KILLED' }
+        : run,
   );
 }
 
@@ -187,7 +207,8 @@ export interface CheckOptions {
  * `ohs status --check`: one line and an exit code, by the monitoring-plugin convention.
  * CRITICAL: a stream never synced or staler than `maxAgeMs`, the last sync run or the last run
  * of a job failed or interrupted. WARNING: a stream staler than `warnAgeMs`, records kept with a
- * field of the wrong type, a stream whose own last outcome was not ok. Performance data after
+ * field of the wrong type, a stream whose last run stopped at a bound (incomplete), a stream
+ * whose own last outcome was not ok. Performance data after
  * `|`: each stream's age in seconds with the thresholds.
  */
 export function statusCheck(
@@ -223,17 +244,25 @@ export function statusCheck(
       critical.push(`${s.stream} last synced ${formatAge(age)} ago (max ${formatAge(o.maxAgeMs)})`);
     else if (o.warnAgeMs !== undefined && age > o.warnAgeMs)
       warning.push(`${s.stream} last synced ${formatAge(age)} ago (warn ${formatAge(o.warnAgeMs)})`);
+    // A stream stopped at a bound holds part of the service: never an all-clear.
+    if (s.incomplete !== null) warning.push(`${s.stream} incomplete: ${s.incomplete}`);
     // A stream's own failure shows here when a later run of other streams (--streams) went well.
-    if (critical.length === 0 && s.last_outcome !== null && !['ok', 'running'].includes(s.last_outcome))
+    else if (critical.length === 0 && s.last_outcome !== null && !['ok', 'running'].includes(s.last_outcome))
       warning.push(`${s.stream} last stream outcome ${s.last_outcome}`);
     const wrong = Object.values(s.type_errors).reduce((a, b) => a + b, 0);
     if (wrong > 0) warning.push(`${s.stream} ${wrong} record(s) kept with a field of the wrong type`);
   }
   const state: CheckStateName = critical.length > 0 ? 'CRITICAL' : warning.length > 0 ? 'WARNING' : 'OK';
+  // What a BI snapshot is: a copy taken during a job, whose outcome only the live mirror holds.
+  const during = jobs.find((j) => j.snapshotTakenAt !== undefined);
+  const snapshot =
+    during === undefined
+      ? ''
+      : `; BI snapshot taken ${during.snapshotTakenAt} during ${during.job} job run ${during.id} (its outcome is in the live mirror)`;
   const text =
     state === 'OK'
-      ? `${report.streams.length} streams fresh${oldest === undefined ? '' : ` (oldest ${oldest.stream}, ${formatAge(oldest.age)} ago)`}, last sync run ${last?.id} ${last?.outcome}`
-      : [...critical, ...warning].join('; ');
+      ? `${report.streams.length} streams fresh${oldest === undefined ? '' : ` (oldest ${oldest.stream}, ${formatAge(oldest.age)} ago)`}, last sync run ${last?.id} ${last?.outcome}${snapshot}`
+      : `${[...critical, ...warning].join('; ')}${snapshot}`;
   return {
     state,
     code: CheckState[state],

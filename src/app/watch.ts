@@ -263,6 +263,11 @@ export async function textfileMetrics(mirror: Mirror): Promise<string> {
       lastStreamRuns.map((r) => [stream(r.stream), Number(r.requests)]),
     ),
     family(
+      'ohs_stream_last_run_incomplete',
+      'Whether the last run of the stream stopped at a bound (1: part of the service not mirrored; ohs status says what).',
+      lastStreamRuns.map((r) => [stream(r.stream), r.outcome === 'incomplete' ? 1 : 0]),
+    ),
+    family(
       'ohs_rate_requests_per_second',
       'The request rate in force, shared by every process on this mirror, per service and token hash (+Inf: no limit found).',
       rates.map((r) => [{ budget: r.key }, r.rate === null ? Number.POSITIVE_INFINITY : Number(r.rate)]),

@@ -4,9 +4,12 @@ import type { OhsClient } from '../api/index.js';
 import { type Config, type ConfigFlags, loadConfig, tokenFileWarning } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { engineOf, type Mirror, MirrorRateBudget, noMirror, openMirror } from '../mirror/index.js';
+import { setQuiet } from '../terminal.js';
 
 export interface GlobalFlags extends ConfigFlags {
   logLevel?: string;
+  /** `--quiet`: nothing on the terminal but a failure's own line. */
+  quiet?: boolean;
 }
 
 export interface CommandContext {
@@ -34,9 +37,17 @@ export function commandContext(cmd: Command): CommandContext {
     ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
     ...(flags.db === undefined ? {} : { db: flags.db }),
     ...(flags.logLevel === undefined ? {} : { logLevel: flags.logLevel }),
+    ...(flags.logFormat === undefined ? {} : { logFormat: flags.logFormat }),
+    ...(flags.logFile === undefined ? {} : { logFile: flags.logFile }),
     ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
   });
-  const logger = createLogger({ level: config.logLevel });
+  setQuiet(flags.quiet === true);
+  // Quiet means quiet: errors only, in every format (the log file too).
+  const level =
+    flags.quiet === true && !['fatal', 'error', 'silent'].includes(config.logLevel)
+      ? 'error'
+      : config.logLevel;
+  const logger = createLogger({ level, format: config.logFormat, file: config.logFile });
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
   return { config, logger, mirror: (intent) => openMirrorFor(intent, config) };

@@ -3,9 +3,11 @@ import cron from 'node-cron';
 import { type JobName, jobNames, runJob } from '../app/jobs.js';
 import { describeError, UsageError } from '../errors.js';
 import { errorCode } from '../mirror/index.js';
+import { printSummary } from '../terminal.js';
 import { commandContext, untilSignal } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
+import { jobLines, printClosingSummary, withSummary } from './summary.js';
 
 /**
  * `ohs cron`: the long-running worker. Schedules and time zone from the configuration (default:
@@ -27,6 +29,8 @@ export function registerCron(program: Command): void {
     .addHelpText('after', '\nExample: ohs cron   (under systemd: see examples/ohs-cron.service)')
     .action(async (flags: { schedule?: string[] }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
+      // Each run ends with its summary (src/commands/summary.ts); every log line goes to logFile.
+      withSummary();
       const schedules: Partial<Record<JobName, string>> = { ...config.jobs.schedules };
       for (const pair of flags.schedule ?? []) {
         const m = /^([a-z]+)=(.+)$/.exec(pair);
@@ -56,9 +60,16 @@ export function registerCron(program: Command): void {
               // disk, a broken file, a share gone) fails this run, logged; the worker keeps its
               // schedule and tries again at the next tick.
               let env: Awaited<ReturnType<typeof openJobEnv>> | undefined;
+              const started = Date.now();
               try {
                 env = await openJobEnv(config, logger, abort.signal, 'fill');
                 const r = await runJob(job as JobName, env, 'cron');
+                const lines = await jobLines(env.mirror, { job, ...r }, (Date.now() - started) / 1000);
+                const attention = [
+                  ...(r.error === undefined ? [] : [`${errorCode(r.error)}: ${describeError(r.error)}`]),
+                  ...lines.attention,
+                ];
+                printClosingSummary({ did: lines.did, attention, next: `the ${nextRuns()}` });
                 if (r.outcome === 'interrupted')
                   logger.warn({ job, run: r.runId }, 'job interrupted; the next run resumes');
                 else if (r.error !== undefined) {
@@ -80,7 +91,13 @@ export function registerCron(program: Command): void {
                   { job, code: errorCode(err), error: describeError(err), failures },
                   'job failed',
                 );
+                printClosingSummary({
+                  did: [`${job} job failed before it ran (${failures} such failure(s) so far)`],
+                  attention: [`${errorCode(err)}: ${describeError(err)}`],
+                  next: `the ${nextRuns()}`,
+                });
               } finally {
+                logNextRuns();
                 await env
                   ?.close()
                   .catch((err: unknown) =>
@@ -94,9 +111,24 @@ export function registerCron(program: Command): void {
           { timezone: config.timezone, name: job },
         ),
       );
+      /** When each job runs next, in words (the worker says it at start and after each run). */
+      const next = () =>
+        tasks.map((t) => ({ job: t.name ?? '?', at: t.getNextRun()?.toISOString() ?? null }));
+      const nextRuns = () =>
+        `next run: ${next()
+          .map((x) => `${x.job} at ${x.at ?? 'never'}`)
+          .join(', ')}`;
+      const logNextRuns = () => logger.info({ next: next() }, nextRuns());
       // Listening before saying so: a SIGTERM right after the line must stop the worker cleanly.
       const stopped = untilSignal();
       logger.info({ schedules, timezone: config.timezone }, 'cron worker started (stop with SIGTERM)');
+      logNextRuns();
+      printSummary([
+        `cron worker started: ${Object.entries(schedules)
+          .map(([j, e]) => `${j} '${e}'`)
+          .join(', ')} (${config.timezone}); stop with SIGTERM`,
+        tasks.length === 0 ? 'next run: none (every schedule is off)' : nextRuns(),
+      ]);
       const signal = await stopped;
       logger.info({ signal }, 'stopping: the run under way stops after its current page');
       abort.abort();

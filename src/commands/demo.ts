@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { runJob } from '../app/jobs.js';
@@ -8,9 +8,11 @@ import { today } from '../dates.js';
 import { OhsError } from '../errors.js';
 import { type Mirror, metaKeys, readMeta, redactTarget, writeMeta } from '../mirror/index.js';
 import { simOptionsSchema, startSim } from '../sim/index.js';
+import { printSummary } from '../terminal.js';
 import { commandContext, type GlobalFlags, mirrorMayExist, openMirrorFor } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
+import { jobLines, summaryLines, withSummary } from './summary.js';
 
 /** The mirror given to `ohs demo` holds data of a real service: the demo leaves it alone. */
 export class DemoMirrorInUseError extends OhsError {
@@ -19,6 +21,21 @@ export class DemoMirrorInUseError extends OhsError {
   constructor(message: string) {
     super('DEMO_MIRROR_IN_USE', message);
   }
+}
+
+/** Names joined by ", " into lines of at most `width` characters. */
+function wrapNames(names: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const name of names) {
+    const next = line === '' ? name : `${line}, ${name}`;
+    if (next.length > width && line !== '') {
+      lines.push(`${line},`);
+      line = name;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 /** The demo's own files unless told otherwise: never the configured (real) mirror or out/. */
@@ -68,6 +85,7 @@ export function registerDemo(program: Command): void {
     )
     .action(async (flags: { out: string; scale: number }, cmd: Command) => {
       const { config: loaded, logger } = commandContext(cmd);
+      withSummary();
       // Only an explicit --db names the demo's file: OHS_DB and config db point at the real mirror.
       const base = { ...loaded, db: cmd.optsWithGlobals<GlobalFlags>().db ?? demoDefaults.db };
       if (mirrorMayExist(base.db)) {
@@ -104,7 +122,12 @@ export function registerDemo(program: Command): void {
             applicant: first(sim.tables.Applicant),
           },
         },
-        jobs: { ...base.jobs, outDir: flags.out },
+        // The HTML pages and their dashboard too: the best first look at what the reports hold.
+        jobs: {
+          ...base.jobs,
+          outDir: flags.out,
+          formats: ['xlsx', 'csv', 'html'] as ('xlsx' | 'csv' | 'html')[],
+        },
       };
       logger.info(
         { sandbox: sim.url, db: redactTarget(config.db) },
@@ -138,23 +161,30 @@ export function registerDemo(program: Command): void {
         const mode = pg ? 'PostgreSQL' : `mode ${(statSync(db).mode & 0o777).toString(8)}`;
         // psql takes the connection string (without its password: ~/.pgpass or PGPASSWORD).
         const shell = pg ? `psql '${env.mirror.location}' -c` : `sqlite3 ${config.db}`;
+        const job = await jobLines(env.mirror, { job: 'nightly', ...r }, (Date.now() - started) / 1000);
+        const dashboard = job.dashboard ?? resolve(flags.out, 'index.html');
         const lines = [
           '',
           `ohs demo: done in ${((Date.now() - started) / 1000).toFixed(1)} s against the built-in sandbox (${sim.url}, now stopped).`,
           '',
           `Mirror   ${db}  (${mode}; ${await count('orderitem')} order items, ${await count('invoice')} invoices, ${await count('orgmonth')} OrgMonth rows, ${await count('user')} users)`,
-          'Reports',
-          ...r.outputs.map((f) => `         ${resolve(f)}`),
+          `Reports  ${resolve(flags.out)}${sep} (${r.outputs.length} files)`,
+          ...wrapNames(r.outputs.map((f) => basename(f)).sort(), 100).map((l) => `         ${l}`),
           '',
           `Try these in ${pg ? 'psql' : 'sqlite3'} or any BI tool (views v_*, table data_dictionary):`,
           `  ${shell} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
           `  ${shell} "select org, count(*) as invoices, round(sum(balance), 2) as open_balance from v_invoice_open group by org order by 3 desc limit 10"`,
           '',
-          `Next: npx ohs status --db ${pg ? `'${db}'` : config.db}, npx ohs report --list, npx ohs sync against your service (README: Point it at your service).`,
+          ...summaryLines({
+            did: job.did,
+            attention: job.attention,
+            next: `npx ohs status --db ${pg ? `'${db}'` : config.db}; npx ohs sync against your service (README: Point it at your service)`,
+          }),
           '(npx runs this checkout\'s ohs; to type plain `ohs`, put it on the PATH: npm link, or a symlink to bin/ohs.js: README "Running nightly".)',
           '',
+          `Open the dashboard in a browser: ${dashboard}`,
         ];
-        process.stdout.write(lines.join('\n'));
+        printSummary(lines);
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

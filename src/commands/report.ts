@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { checkOptionNames, mirrorInstant, writeReports } from '../app/reports.js';
@@ -10,6 +11,7 @@ import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
+import { withSummary } from './summary.js';
 
 interface ReportFlags {
   list: boolean;
@@ -129,11 +131,7 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
-    .option(
-      '--quiet',
-      'print only the files and one line per report (warnings stay on the Warnings sheet)',
-      false,
-    )
+    .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
@@ -166,6 +164,9 @@ export function registerReport(program: Command): void {
         );
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      withSummary();
+      // --quiet before the command name is the global flag of the same name.
+      flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
       const asOf =
         flags.asOf !== undefined
           ? parseDate(flags.asOf, '--as-of')
@@ -212,7 +213,15 @@ export function registerReport(program: Command): void {
           present: flags.present,
           ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
         });
-        for (const f of files) process.stdout.write(`${f}\n`);
+        if (flags.quiet !== true) {
+          // stdout lists the files (scripts read it); what to do next goes with the summary lines.
+          for (const f of files) process.stdout.write(`${f}\n`);
+          const folders = [...new Set(files.map((f) => dirname(f)))].join(', ');
+          const html = files.some((f) => f.endsWith('.html'));
+          process.stderr.write(
+            `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? ', and ohs dashboard for the index of the HTML pages' : ''}\n`,
+          );
+        }
       } finally {
         await mirror.close();
       }

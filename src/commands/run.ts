@@ -6,6 +6,7 @@ import { didYouMean } from '../util/closest.js';
 import { commandContext, mirrorMayExist } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
+import { jobLines, printClosingSummary, withSummary } from './summary.js';
 
 /** The jobs that sync, and so may create the mirror. */
 const fillsMirror: readonly string[] = ['nightly', 'sync'];
@@ -27,6 +28,8 @@ export function registerRun(program: Command): void {
           `unknown job '${job}'${didYouMean(job, jobNames)} (jobs: ${jobNames.join(', ')})`,
         );
       const { config, logger } = commandContext(cmd);
+      withSummary();
+      const started = Date.now();
       const abort = new AbortController();
       const stop = () => abort.abort();
       process.once('SIGINT', stop);
@@ -45,9 +48,26 @@ export function registerRun(program: Command): void {
       );
       try {
         const r = await runJob(job as (typeof jobNames)[number], env, 'run');
-        logger.info({ job, run: r.runId, outcome: r.outcome, outputs: r.outputs.length }, `job ${r.outcome}`);
-        for (const f of r.outputs) process.stdout.write(`${f}\n`);
+        logger.info({ job, run: r.runId, outcome: r.outcome, outputs: r.outputs }, `job ${r.outcome}`);
         if (r.error !== undefined) throw r.error;
+        const lines = await jobLines(env.mirror, { job, ...r }, (Date.now() - started) / 1000);
+        printClosingSummary({
+          did: lines.did,
+          attention: lines.attention,
+          next: [
+            lines.attention.some((a) => a.includes(' incomplete: '))
+              ? 'ohs sync (it goes on where this run stopped)'
+              : '',
+            lines.dashboard !== undefined
+              ? `open ${lines.dashboard} in a browser`
+              : lines.folders.length > 0
+                ? `open the reports in ${lines.folders.join(', ')}`
+                : '',
+            'ohs status',
+          ]
+            .filter((x) => x !== '')
+            .join('; '),
+        });
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

@@ -21,6 +21,15 @@ function ago(iso: string | null): string {
   return `${Math.round(s / 86_400)}d ago`;
 }
 
+/** What the freshness columns mean, under the table. */
+const streamColumnsExplained = [
+  'last success:   when the last run of the stream that ended without error started (its rows are at least that fresh)',
+  'last full pass: when a complete re-read last ended (the first sync, ohs sync --full, the nightly job on jobs.fullPassWeekday):',
+  '                only a full pass soft-deletes rows the service no longer has',
+  'last outcome:   ok, failed, interrupted, or incomplete (stopped at a bound: an INCOMPLETE line says what is missing)',
+  '',
+].join('\n');
+
 interface StatusFlags {
   runs: number;
   json: boolean;
@@ -126,7 +135,11 @@ export function registerStatus(program: Command): void {
               .join(', '),
           ]),
         );
-        process.stdout.write(`mirror ${r.db}\n\n${runs}\n${fresh}`);
+        const incomplete = r.streams
+          .filter((x) => x.incomplete !== null)
+          .map((x) => `INCOMPLETE ${x.stream}: ${x.incomplete}\n`)
+          .join('');
+        process.stdout.write(`mirror ${r.db}\n\n${runs}\n${fresh}\n${streamColumnsExplained}${incomplete}`);
       } finally {
         await mirror.close();
       }

@@ -3,9 +3,11 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { createClient, verifyService } from '../api/index.js';
 import { pruneAfterSync, syncOptions } from '../app/sync.js';
 import { InputError } from '../errors.js';
+import { redactTarget } from '../mirror/index.js';
 import { assertStreamNames, runSync, streamNames, streams } from '../sync/index.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
+import { printClosingSummary, syncRunLines, withSummary } from './summary.js';
 
 interface SyncFlags {
   full: boolean;
@@ -69,6 +71,7 @@ export function registerSync(program: Command): void {
     .action(async (names: string[], flags: SyncFlags, cmd: Command) => {
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      withSummary();
       const extraIds: Record<string, string[]> = {};
       for (const pair of flags.ids ?? []) {
         const [stream = '', file = ''] = pair.split(/=(.*)/s);
@@ -128,6 +131,17 @@ export function registerSync(program: Command): void {
         );
         if (report.error !== undefined) throw report.error;
         if (report.outcome === 'ok') await pruneAfterSync(mirror, config, logger);
+        const run = await syncRunLines(mirror, report.runId);
+        printClosingSummary({
+          did: [run.did, `mirror ${redactTarget(mirror.location)}`],
+          attention: run.incomplete,
+          next:
+            report.outcome === 'interrupted'
+              ? 'ohs sync (it resumes where this run stopped)'
+              : run.incomplete.length > 0
+                ? 'ohs sync again (it goes on where this run stopped); ohs status shows what is incomplete'
+                : 'ohs status; ohs report all',
+        });
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

@@ -13,6 +13,8 @@ export interface ConfigFlags {
   baseUrl?: string;
   db?: string;
   logLevel?: string;
+  logFormat?: string;
+  logFile?: string;
   tokenFile?: string;
 }
 
@@ -107,7 +109,7 @@ export function defaultConfig(): Config {
 /**
  * The configuration: config/default.json of the package, then ./config/local.json (or the
  * `--config` file), then the environment (OHS_BASE_URL, OHS_TOKEN, OHS_TOKEN_FILE, OHS_DB,
- * OHS_LOG_LEVEL), then flags. Validated whole; a bad value is reported by its key and the
+ * OHS_LOG_LEVEL, OHS_LOG_FORMAT, OHS_LOG_FILE), then flags. Validated whole; a bad value is reported by its key and the
  * source that gave it, never with the value of a secret (see messages.ts).
  */
 export function loadConfig(
@@ -126,9 +128,13 @@ export function loadConfig(
       ['environment OHS_TOKEN_FILE', 'tokenFile', env.OHS_TOKEN_FILE],
       ['environment OHS_DB', 'db', env.OHS_DB],
       ['environment OHS_LOG_LEVEL', 'logLevel', env.OHS_LOG_LEVEL],
+      ['environment OHS_LOG_FORMAT', 'logFormat', env.OHS_LOG_FORMAT],
+      ['environment OHS_LOG_FILE', 'logFile', env.OHS_LOG_FILE],
       ['flag --base-url', 'baseUrl', flags.baseUrl],
       ['flag --db', 'db', flags.db],
       ['flag --log-level', 'logLevel', flags.logLevel],
+      ['flag --log-format', 'logFormat', flags.logFormat],
+      ['flag --log-file', 'logFile', flags.logFile],
       ['flag --token-file', 'tokenFile', flags.tokenFile],
     ]),
   );

@@ -73,6 +73,11 @@ export const syncConfigSchema = z
     partitions: z.number().int().min(1).max(64),
     /** Consecutive 404s that end probing upward for new Invoice, Staff, Applicant ids. */
     probeWindow: z.number().int().min(1).max(10_000),
+    /**
+     * Ids one run may ask above the highest known id, per id stream: the guard against a service
+     * answering a record for every id. A stream stopped here is recorded incomplete.
+     */
+    probeMaxIds: z.number().int().min(1),
     /** Id streams: each incremental run re-reads 1/rereadRuns of the id range (all within N runs). */
     rereadRuns: z.number().int().min(1).max(10_000),
     /** Share of a table one pass may soft-delete before it stops and asks for --allow-mass-delete. */
@@ -215,6 +220,13 @@ export const configSchema = z
     /** The mirror: a SQLite file, or a PostgreSQL connection string (postgres://...). */
     db: z.string().min(1),
     logLevel: z.enum(logLevels),
+    /**
+     * The terminal: `text` (warnings grouped by kind in each command's closing summary), `json`
+     * (every log line as NDJSON on stderr, for machines), `pretty` (every line, readable).
+     */
+    logFormat: z.enum(['text', 'json', 'pretty']),
+    /** A file every log line is appended to as JSON (created 0600), whatever the format; null: none. */
+    logFile: z.string().min(1).nullable(),
     /** Reporting and scheduling time zone (IANA name, e.g. Europe/Berlin), checked at load. */
     timezone: z.string().min(1).refine(isTimeZone, 'not an IANA time zone name (e.g. UTC, America/Chicago)'),
     api: apiConfigSchema,

@@ -11,6 +11,11 @@ import type { Database } from './db-types.js';
 export type LedgerTable = 'job_run' | 'sync_run' | 'sync_stream_run';
 
 export type RunOutcome = 'ok' | 'failed' | 'interrupted';
+/**
+ * What a row may record: a run's outcome, or `incomplete` for a stream that ended well but
+ * stopped at a bound (its error column then says what was left unread and what to do).
+ */
+export type RecordedOutcome = RunOutcome | 'incomplete';
 
 /** The columns the ledger writes itself; the others are the caller's. */
 type LedgerColumns = 'id' | 'outcome' | 'ended_at' | 'error' | 'error_code';
@@ -75,15 +80,15 @@ export async function endRun<T extends LedgerTable>(
   db: Kysely<Database>,
   table: T,
   id: number,
-  end: { outcome: RunOutcome; error?: Error | undefined },
+  end: { outcome: RecordedOutcome; error?: Error | undefined; note?: string },
   values?: RunEnd<T>,
 ): Promise<void> {
   const { error } = end;
   const code = error === undefined ? null : errorCode(error);
-  const described = error === undefined ? null : describeError(error);
+  const described = error === undefined ? (end.note ?? null) : describeError(error);
   const errorColumns = hasCodeColumn[table]
     ? { error_code: code, error: described }
-    : { error: error === undefined ? null : `${isOhsError(error) ? `${code}: ` : ''}${described}` };
+    : { error: error === undefined ? described : `${isOhsError(error) ? `${code}: ` : ''}${described}` };
   await (db as unknown as LedgerDb)
     .updateTable(table as LedgerTable)
     .set({ ...values, ended_at: new Date().toISOString(), outcome: end.outcome, ...errorColumns })

@@ -15,6 +15,12 @@ export const metaKeys = {
   historyPrunedBefore: 'history.pruned_before',
   /** Random secret of this mirror: the rate budget keys its rows by an HMAC of the token with it. */
   rateKeySecret: 'rate.key_secret',
+  /**
+   * Set in a BI snapshot (src/app/snapshot.ts) only: when it was taken, and the job runs still
+   * running then (JSON array of job_run ids): a copy taken during a job, not a job that died.
+   */
+  snapshotTakenAt: 'snapshot.taken_at',
+  snapshotJobRuns: 'snapshot.job_runs',
 } as const;
 
 export type MetaKey = (typeof metaKeys)[keyof typeof metaKeys];

@@ -31,6 +31,7 @@ export function defineReports<N extends string>(
     title: d.title,
     description: d.description,
     options: Object.keys(d.options.shape),
+    streams: d.streams,
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
     html: d.html,
   }));

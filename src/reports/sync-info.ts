@@ -31,7 +31,8 @@ export async function streamStates(
     .selectFrom('sync_stream_run')
     .select(['stream', 'run_id', 'mode', 'started_at', 'ended_at'])
     .where('stream', 'in', [...streams])
-    .where('outcome', '=', 'ok')
+    // An incomplete run (stopped at a bound) ended well for what it read, as the present state counts it.
+    .where('outcome', 'in', ['ok', 'incomplete'])
     .where('ended_at', '<=', at)
     .orderBy('id')
     .execute();

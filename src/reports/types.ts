@@ -38,6 +38,8 @@ export interface ReportDefinition<N extends string = ReportName> {
   description: string;
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
+  /** The streams it reads (the declaration's): a report over one never synced is refused. */
+  streams: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
   /** Its HTML page's summary (the declaration's `html`); absent: the page shows the tables only. */
   html?: () => SummaryBuilder;

@@ -23,7 +23,7 @@ const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a 
 /**
  * Id streams (Invoice, Staff, Applicant have no list operation): ids come from the mirror (known
  * rows and ids other tables refer to), from files, and from probing upward past the highest
- * known id until `probeWindow` consecutive 404s (within a bound: see probeUpward).
+ * known id until `probeWindow` consecutive 404s (within a guard: see probeUpward).
  * - full: every known row is re-read; ranges the mirror knows empty are not asked (the id
  *   layout, gaps and stride, is learnt from what is mirrored).
  * - incremental: rows that can still change (unpaid invoices), ids a run failed to read, and a
@@ -527,9 +527,10 @@ async function rotation(
  * (within the window) are asked again. Those 404s are noted in the pass (as holes), so a run
  * killed before asking them again leaves them to the run that resumes the pass, which asks them
  * again with its own.
- * Probing stops at a bound derived from what is known: the known span (or 100 windows, when less
- * is known) above the highest known id. A service answering 200 for every id thus adds at most
- * that much per run, and says so, instead of growing the table without end.
+ * Probing goes on as long as it keeps finding records: only `probeWindow` consecutive 404s end
+ * it. The one other stop is `sync.probeMaxIds` ids asked above the highest known id in one run,
+ * the guard against a service answering 200 for every id: the stream is then recorded incomplete
+ * (with what is missing and what to do), and the next run goes on from the highest id found.
  */
 async function probeUpward(
   decl: IdStreamDecl,
@@ -550,8 +551,7 @@ async function probeUpward(
     if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
   }
   let top = Math.max(layout.top ?? start - step, staged ?? Number.NEGATIVE_INFINITY);
-  const span = layout.top === undefined || layout.low === undefined ? 0 : layout.top - layout.low;
-  const bound = top + Math.max(span, 100 * window * step);
+  const bound = top + ctx.options.probeMaxIds * step;
   /** Ids within the probe window below `highest`: where a 404 may have become a record since. */
   const belowWithin = (highest: number) => (id: number) => id < highest && id > highest - window * step;
   // The 404s a killed run's probing left below what it found (noted as holes): a record may have
@@ -568,11 +568,10 @@ async function probeUpward(
   const source = (): string | undefined => {
     if (bounded || next > top + window * step) return undefined;
     if (next > bound) {
-      ctx.logger.warn(
-        { bound, found: top },
-        'probing upward stopped at its bound (the known id span above the highest known id): the next run goes on from here',
-      );
+      const missing = `ids above ${bound} not asked: probing stopped after sync.probeMaxIds (${ctx.options.probeMaxIds}) ids, still finding records`;
+      ctx.logger.warn({ bound, found: top }, `${missing}; run ohs sync again to go on from there`);
       ctx.stats.probeBounded = true;
+      ctx.stats.incomplete = `${missing}: run ohs sync again to go on from there, or raise sync.probeMaxIds`;
       bounded = true;
       return undefined;
     }

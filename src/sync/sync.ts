@@ -58,6 +58,8 @@ export interface RunSyncOptions extends Omit<SyncOptions, keyof RunSwitches>, Pa
 export interface StreamReport {
   stream: string;
   outcome: RunOutcome;
+  /** The stream ended well but stopped at a bound: what was left unread, and what to do. */
+  incomplete?: string;
   stats: StreamStats;
   requests: number;
   retries: number;
@@ -278,7 +280,11 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     .where('stream', '=', decl.name)
     .executeTakeFirst();
   if (state?.last_full_at != null && state.last_full_at >= started) s.mode = 'full';
-  await endRun(mirror.db, 'sync_stream_run', rowId, run, {
+  // A stream that ended well but stopped at a bound is recorded incomplete, saying what is missing.
+  const incomplete = outcome === 'ok' ? s.incomplete : undefined;
+  const recorded =
+    incomplete === undefined ? run : { outcome: 'incomplete' as const, note: `INCOMPLETE: ${incomplete}` };
+  await endRun(mirror.db, 'sync_stream_run', rowId, recorded, {
     mode: s.mode,
     pages: s.pages,
     inserted: s.inserted,
@@ -319,10 +325,12 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
   };
   if (outcome === 'failed')
     ctx.logger.error({ ...line, code: errorCode(error), error: describeError(error) }, 'stream failed');
+  else if (incomplete !== undefined) ctx.logger.warn({ ...line, incomplete }, 'stream incomplete');
   else ctx.logger.info(line, outcome === 'ok' ? 'stream synced' : 'stream interrupted');
   return {
     stream: decl.name,
     outcome,
+    ...(incomplete === undefined ? {} : { incomplete }),
     stats: s,
     requests: counter.requests,
     retries: counter.retries,

@@ -85,8 +85,13 @@ export interface StreamStats {
   records: number;
   /** Ids the stream could not read this run (asked again next run). */
   failedIds: number;
-  /** Probing upward stopped at its bound rather than at `probeWindow` 404s. */
+  /** Probing upward stopped at `sync.probeMaxIds` rather than at `probeWindow` 404s. */
   probeBounded: boolean;
+  /**
+   * What this run left unread when a stream stopped at a bound (and what to do): the stream is
+   * recorded `incomplete` in sync_stream_run, its error column holding this text.
+   */
+  incomplete?: string;
   inserted: number;
   updated: number;
   unchanged: number;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { engineOf, type Mirror, openMirror, redactTarget, sqliteDriver } from '../../src/mirror/index.js';
@@ -119,11 +119,18 @@ describe.each(engines)('%s: ohs demo', (engine) => {
     const dir = mkdtempSync(join(tmpdir(), 'ohs-demo-'));
     // SQLite: the default demo.sqlite in the folder; PostgreSQL: --db names a new database.
     const url = engine === 'postgres' ? await target() : undefined;
+    // As a user runs it: the terminal's text format (the suite's default is NDJSON).
     const r = await runOhs(['demo', '--scale', '0.1', ...(url === undefined ? [] : ['--db', url])], {
       cwd: dir,
+      env: { OHS_LOG_FORMAT: 'text' },
       timeoutMs: 240_000,
     });
     expect(r.code, r.stderr).toBe(0);
+    // Short: the summary on stdout, at most 40 lines; nothing on stderr; where to look.
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trimEnd().split('\n').length, r.stdout).toBeLessThanOrEqual(40);
+    expect(r.stdout).toMatch(/^attention/m);
+    expect(r.stdout).toMatch(/^next: npx ohs status/m);
     const db = url ?? join(dir, 'demo.sqlite');
     if (url === undefined) {
       // The SQLite file itself: created private (0600), in the folder.
@@ -137,14 +144,16 @@ describe.each(engines)('%s: ohs demo', (engine) => {
       );
       expect(readdirSync(dir)).toEqual(['demo-out']);
     }
-    const printed = r.stdout
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l.startsWith(join(dir, 'demo-out')));
+    // The folder and every file in it, named in the summary.
     const files = readdirSync(join(dir, 'demo-out')).map((f) => join(dir, 'demo-out', f));
-    expect(printed.sort()).toEqual(files.sort());
+    expect(r.stdout).toContain(`Reports  ${join(dir, 'demo-out')}/ (${files.length} files)`);
+    for (const f of files) expect(r.stdout).toContain(basename(f));
+    expect(files).toContain(join(dir, 'demo-out', 'index.html'));
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `Open the dashboard in a browser: ${join(dir, 'demo-out', 'index.html')}`,
+    );
     for (const name of ['compliance', 'unpaid-invoices', 'order-ageing']) {
-      for (const ext of ['xlsx', 'csv'])
+      for (const ext of ['xlsx', 'csv', 'html'])
         expect(files.some((f) => f.includes(`${name}-`) && f.endsWith(ext))).toBe(true);
     }
 
@@ -172,8 +181,8 @@ describe.each(engines)('%s: ohs demo', (engine) => {
         sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
       );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      // Three reports in xlsx and csv, and the Trend CSVs of A/R and compliance.
-      expect(JSON.parse(run?.outputs ?? '[]')).toHaveLength(8);
+      // Three reports in xlsx, csv and html, the Trend CSVs of A/R and compliance, the dashboard.
+      expect(JSON.parse(run?.outputs ?? '[]')).toHaveLength(12);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,
@@ -227,7 +236,10 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       const runs = await jobRuns(db);
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
-      expect(first.out().trim().split('\n')).toHaveLength(8);
+      // The closing summary: what the job did, what needs attention, the next step.
+      expect(first.out()).toMatch(/^nightly job run 1 ok in [\d.]+ s$/m);
+      expect(first.out()).toMatch(/^reports: 8 files in .* \(csv, xlsx\)$/m);
+      expect(first.out()).toMatch(/^next: /m);
     }, 180_000);
 
     it('cron: two scheduled runs complete, SIGTERM during the third stops it, recorded as interrupted, exit 0', async () => {
@@ -272,6 +284,14 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
         sim().configure({ latencyMs: 15 });
         if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
       }
+      // The worker says when each job runs next: at start and after each run (its summary).
+      const next = worker
+        .out()
+        .split('\n')
+        .filter((l) => /^(next: the )?next run: .*sync at \d{4}-\d\d-\d\dT/.test(l));
+      expect(next.length, worker.out()).toBeGreaterThanOrEqual(3);
+      expect(worker.out()).toMatch(/^cron worker started: .*sync '\*\/2 \* \* \* \* \*'/m);
+      expect(worker.out()).toMatch(/^sync job run 1 ok in [\d.]+ s$/m);
       const runs = await jobRuns(db);
       expect(runs.slice(0, 2).map((r) => r.outcome)).toEqual(['ok', 'ok']);
       expect(runs[2]).toMatchObject({ job: 'sync', outcome: 'interrupted', error_code: 'INTERRUPTED' });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
@@ -418,8 +418,8 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
       'out-quiet',
       '--quiet',
     );
-    const said = quiet.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
-    expect(said).toHaveLength(3);
-    for (const l of said) expect(l).toMatch(/^[a-z-]+: \d+ detail rows?, \d+ warnings?/);
+    // --quiet means quiet: the files are written, nothing is printed.
+    expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(readdirSync(join(dir, 'out-quiet')).length).toBeGreaterThan(0);
   }, 300_000);
 });

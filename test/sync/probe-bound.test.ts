@@ -11,10 +11,9 @@ import { engines, withTargets } from '../helpers/engines.js';
 import { one, silentLogger } from '../helpers/mirror.js';
 
 /**
- * Issue 12.13 (sync side): a hostile service answering 200 with a record for every staff id.
- * Probing upward stops at a bound derived from what is known (the known id span, or 100 probe
- * windows when less is known, above the highest known id), says so, and the table grows by at
- * most that per run instead of without end.
+ * A hostile service answering 200 with a record for every staff id. Probing upward goes on while
+ * it finds records; the guard `sync.probeMaxIds` (500 here) stops it, says so, records the stream
+ * incomplete, and the table grows by at most that per run instead of without end.
  */
 describe('probing upward against a service answering 200 for every id', () => {
   let server: Server;
@@ -49,6 +48,7 @@ describe('probing upward against a service answering 200 for every id', () => {
         streams: ['staff'],
         idStart: { ...defaults.sync.idStart, staff: 1 },
         probeWindow: 5,
+        probeMaxIds: 500,
         progress: false,
       });
       const rows = (await one(mirror, sql`SELECT count(*) AS n, max(id) AS top FROM staff`)) as {
@@ -73,14 +73,15 @@ describe('probing upward against a service answering 200 for every id', () => {
       expect(first.report.outcome, String(first.report.error)).toBe('ok');
       const stats = first.report.streams[0]!.stats;
       expect(stats.probeBounded).toBe(true);
-      // Empty mirror: 100 windows of 5 ids above id 0.
+      expect(first.report.streams[0]!.incomplete).toMatch(/ids above 500 not asked/);
+      // Empty mirror: 500 ids above id 0.
       expect(first.rows).toEqual({ n: 500, top: 500 });
       expect(asked - askedBefore).toBeLessThanOrEqual(500 + 16);
 
       const second = await run(file);
       expect(second.report.outcome).toBe('ok');
       expect(second.report.streams[0]!.stats.probeBounded).toBe(true);
-      // Known span 1..500 (499), less than 100 windows (500): at most 500 more above 500.
+      // At most 500 more above 500.
       expect(second.rows.top).toBe(1000);
     });
   });

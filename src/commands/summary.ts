@@ -1,0 +1,110 @@
+import { basename, dirname, extname, resolve } from 'node:path';
+import { sql } from 'kysely';
+import type { Mirror } from '../mirror/index.js';
+import { attentionCounts, logFileNote, printSummary, summarised, takeAttentionLines } from '../terminal.js';
+
+/**
+ * The closing summary every long command (sync, run, demo, cron, report) prints on stdout: what
+ * it did, what needs attention (warnings and errors grouped by kind, a stream left incomplete),
+ * and the next step. Short and plain; the full list of log lines is in the log file (logFile),
+ * a report's warnings on its Warnings sheet.
+ */
+export interface Summary {
+  /** What the command did, a line or two. */
+  did: string[];
+  /** What needs attention beyond the logged warnings (an incomplete stream, say). */
+  attention?: string[];
+  /** The next step. */
+  next: string;
+}
+
+/** Call at the start of a command that ends with a summary: its info lines are then not echoed. */
+export const withSummary = summarised;
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** The lines of a summary, the grouped warnings taken from the terminal log. */
+export function summaryLines(s: Summary): string[] {
+  const { warnings, errors } = attentionCounts();
+  const logged = takeAttentionLines();
+  const attention = [...(s.attention ?? []), ...logged];
+  const lines = [...s.did];
+  if (attention.length === 0) lines.push('attention: nothing');
+  else {
+    const counts = [
+      errors > 0 ? `${n(errors)} error(s)` : '',
+      warnings > 0 ? `${n(warnings)} warning(s)` : '',
+    ]
+      .filter((x) => x !== '')
+      .join(', ');
+    lines.push(`attention${counts === '' ? '' : ` (${counts}; ${logFileNote()})`}:`);
+    for (const a of attention) lines.push(`  ${a}`);
+  }
+  lines.push(`next: ${s.next}`);
+  return lines;
+}
+
+export function printClosingSummary(s: Summary): void {
+  printSummary(summaryLines(s));
+}
+
+/** What a sync run did, from the run ledger: one line, and a line per stream left incomplete. */
+export async function syncRunLines(
+  mirror: Mirror,
+  runId: number,
+): Promise<{ did: string; incomplete: string[]; failed: string[] }> {
+  const run = await mirror.db
+    .selectFrom('sync_run')
+    .select(['outcome', 'mode', 'requests', 'started_at', 'ended_at'])
+    .where('id', '=', runId)
+    .executeTakeFirst();
+  const streams = await mirror.db
+    .selectFrom('sync_stream_run')
+    .select(['stream', 'outcome', 'inserted', 'updated', 'deleted', 'error'])
+    .where('run_id', '=', runId)
+    .orderBy('id')
+    .execute();
+  const sum = (k: 'inserted' | 'updated' | 'deleted') => streams.reduce((a, s) => a + Number(s[k]), 0);
+  const secs =
+    run?.ended_at == null
+      ? ''
+      : ` in ${((Date.parse(run.ended_at) - Date.parse(run.started_at)) / 1000).toFixed(1)} s`;
+  const ok = streams.filter((s) => s.outcome === 'ok').length;
+  const did = `sync run ${runId} ${run?.outcome ?? 'unknown'} (${run?.mode ?? '?'}): ${ok} of ${streams.length} streams complete, ${n(sum('inserted'))} new, ${n(sum('updated'))} changed, ${n(sum('deleted'))} deleted, ${n(Number(run?.requests ?? 0))} requests${secs}`;
+  const incomplete = streams
+    .filter((s) => s.outcome === 'incomplete')
+    .map((s) => `${s.stream} incomplete: ${(s.error ?? '').replace(/^INCOMPLETE: /, '')}`);
+  const failed = streams
+    .filter((s) => s.outcome === 'failed')
+    .map((s) => `${s.stream} failed: ${s.error ?? ''}`);
+  return { did, incomplete, failed };
+}
+
+/** The latest sync run of the mirror (its id), if any. */
+export async function latestSyncRun(mirror: Mirror): Promise<number | undefined> {
+  const r = await mirror.db.selectFrom('sync_run').select(sql<number>`max(id)`.as('id')).executeTakeFirst();
+  return r?.id == null ? undefined : Number(r.id);
+}
+
+/** What a job run did: its outcome and time, its sync run, the files it wrote and where. */
+export async function jobLines(
+  mirror: Mirror,
+  r: { job: string; runId: number; outcome: string; outputs: readonly string[]; syncRunId?: number },
+  seconds: number,
+): Promise<{ did: string[]; attention: string[]; dashboard: string | undefined; folders: string[] }> {
+  const did = [`${r.job} job run ${r.runId} ${r.outcome} in ${seconds.toFixed(1)} s`];
+  const attention: string[] = [];
+  if (r.syncRunId !== undefined) {
+    const sync = await syncRunLines(mirror, r.syncRunId);
+    did.push(sync.did);
+    attention.push(...sync.incomplete, ...sync.failed);
+  }
+  const folders = [...new Set(r.outputs.map((f) => resolve(dirname(f))))];
+  const dashboard = r.outputs.map((f) => resolve(f)).find((f) => basename(f) === 'index.html');
+  if (r.outputs.length > 0)
+    did.push(`reports: ${r.outputs.length} files in ${folders.join(', ')} (${formatsOf(r.outputs)})`);
+  return { did, attention, dashboard, folders };
+}
+
+const formatsOf = (files: readonly string[]) =>
+  [...new Set(files.map((f) => extname(f).slice(1)))].sort().join(', ');

@@ -1,0 +1,173 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/**
+ * The terminal of a command in the `text` log format (config `logFormat`, the default): log lines
+ * are not printed one by one. Warnings and errors are grouped by kind (their message with numbers
+ * and quoted values blanked) and printed at the end as one line per kind, with its count and a
+ * few examples: in the command's summary on stdout, or after the error line of a failed command
+ * (src/cli.ts), so that its first line is what was wrong. Info lines are printed as plain text
+ * only by commands that print no summary of their own. Every line, in full, goes to `logFile`
+ * (JSON) when one is set: that is where the whole list is kept.
+ */
+interface Group {
+  level: 'warning' | 'error';
+  count: number;
+  /** The first line of the kind, in full. */
+  example: string;
+  /** The subjects of the next few (their text before the kind). */
+  more: string[];
+}
+
+/** Examples kept per kind, and the characters of each on the terminal. */
+const EXAMPLES = 3;
+const EXAMPLE_CHARS = 160;
+
+const state = {
+  groups: new Map<string, Group>(),
+  /** The command prints its own summary: info lines are left to it (and to the log file). */
+  summarised: false,
+  quiet: false,
+  file: undefined as number | undefined,
+  out: process.stderr as { write(text: string): unknown },
+};
+
+/**
+ * A warning's kind: its text after the subject (after the first ": ", when there is one early),
+ * with numbers and quoted values blanked, as a report groups its warnings: "OrgMonth 900084 of
+ * org A (1005): label "n/a" is not a month" and the same of org B are one kind.
+ */
+export function kindOf(text: string): string {
+  const at = text.indexOf(': ');
+  const tail = at >= 0 && at < 120 ? text.slice(at + 2) : text;
+  return tail
+    .replace(/"[^"]*"|'[^']*'/g, '"…"')
+    .replace(/\d+(?:[.,:-]\d+)*/g, '#')
+    .slice(0, 100);
+}
+
+const clip = (s: string, n = EXAMPLE_CHARS) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** Fields that name the subject of a line, shown before its message in an example. */
+const subjectKeys = ['stream', 'report', 'job', 'id', 'org', 'field'];
+
+/** Takes one pino JSON line (the logger's destination in the text format). */
+function take(line: string): void {
+  if (state.file !== undefined) writeSync(state.file, line.endsWith('\n') ? line : `${line}\n`);
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const level = Number(entry.level);
+  const msg = typeof entry.msg === 'string' ? entry.msg : '';
+  if (level < 40) {
+    if (!state.summarised && !state.quiet) state.out.write(`${msg}\n`);
+    return;
+  }
+  const kind = `${level >= 50 ? 'E' : 'W'}${kindOf(msg)}`;
+  const subject = subjectKeys
+    .filter((k) => entry[k] !== undefined && !msg.includes(String(entry[k])))
+    .map((k) => `${k} ${String(entry[k])}`)
+    .join(', ');
+  const code = typeof entry.code === 'string' ? ` (${entry.code})` : '';
+  const example = `${subject === '' ? '' : `${subject}: `}${msg}${code}`;
+  const g = state.groups.get(kind);
+  if (g === undefined)
+    state.groups.set(kind, { level: level >= 50 ? 'error' : 'warning', count: 1, example, more: [] });
+  else {
+    g.count++;
+    const at = msg.indexOf(': ');
+    if (g.more.length < EXAMPLES - 1) g.more.push(at >= 0 && at < 120 ? msg.slice(0, at) : example);
+  }
+}
+
+function openLogFile(file: string | null): void {
+  if (file !== null && state.file === undefined) state.file = openSync(file, 'a', 0o600);
+}
+
+/** The destination of a text-format logger (see above); `file` gets every line as JSON. */
+export function terminalDestination(file: string | null): { write(line: string): void } {
+  openLogFile(file);
+  return { write: take };
+}
+
+/** Appends each line to `file` (the JSON format's copy of stderr). */
+export function logFileDestination(file: string): { write(line: string): void } {
+  openLogFile(file);
+  return {
+    write: (line: string) => {
+      if (state.file !== undefined) writeSync(state.file, line.endsWith('\n') ? line : `${line}\n`);
+    },
+  };
+}
+
+/** The command prints its own summary on stdout (info lines are then not echoed). */
+export function summarised(): void {
+  state.summarised = true;
+}
+
+/** `--quiet`: nothing on the terminal but a failure's own line. */
+export function setQuiet(quiet: boolean): void {
+  state.quiet = quiet;
+}
+
+/** How many warnings and errors of how many kinds were logged (and not yet taken). */
+export function attentionCounts(): { warnings: number; errors: number; kinds: number } {
+  let warnings = 0;
+  let errors = 0;
+  for (const g of state.groups.values()) {
+    if (g.level === 'error') errors += g.count;
+    else warnings += g.count;
+  }
+  return { warnings, errors, kinds: state.groups.size };
+}
+
+/**
+ * One line per kind of warning or error logged so far, errors first, and forgets them:
+ * `warning ×171: Org A (1): no OrgMonth row … (e.g. …; …)`. At most `max` lines; the rest are
+ * counted in a last line.
+ */
+export function takeAttentionLines(max = 8): string[] {
+  const groups = [...state.groups.values()].sort((a, b) =>
+    a.level === b.level ? b.count - a.count : a.level === 'error' ? -1 : 1,
+  );
+  state.groups.clear();
+  const lines = groups.slice(0, max).map((g) => {
+    const also =
+      g.more.length === 0
+        ? ''
+        : ` (also: ${g.more.map((e) => clip(e, 60)).join('; ')}${g.count > g.more.length + 1 ? '; …' : ''})`;
+    return `${g.level}${g.count > 1 ? ` ×${g.count}` : ''}: ${clip(g.example)}${also}`;
+  });
+  const rest = groups.slice(max);
+  if (rest.length > 0)
+    lines.push(
+      `… and ${rest.reduce((a, g) => a + g.count, 0)} more of ${rest.length} other kinds${state.file === undefined ? '' : ' (all in the log file)'}`,
+    );
+  return lines;
+}
+
+/** Where the full list of log lines is kept, for a summary's last line. */
+export const logFileNote = (): string =>
+  state.file === undefined
+    ? 'every log line: set logFile (or --log-file FILE), or --log-format json'
+    : 'every log line is in the log file (logFile)';
+
+/** Writes `lines` to stdout unless quiet (a command's closing summary). */
+export function printSummary(lines: readonly string[]): void {
+  if (state.quiet) return;
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * What is left ungrouped at the end of a command (one that printed no summary, or failed): the
+ * grouped lines on stderr, after the failure's own line. Closes the log file.
+ */
+export function flushAttention(): void {
+  if (!state.quiet) for (const line of takeAttentionLines()) state.out.write(`${line}\n`);
+  if (state.file !== undefined) {
+    closeSync(state.file);
+    state.file = undefined;
+  }
+}

@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { kindOf } from '../../src/terminal.js';
+import { runOhs } from '../helpers/cli.js';
+import { ID_START } from '../helpers/mirror.js';
+import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
+
+/**
+ * What the terminal shows, in the text log format a user gets: `ohs run nightly` ends with a
+ * short summary (at most 30 lines) in which every kind of warning the log file holds is counted;
+ * `--quiet` prints nothing; a failed command's first line is what was wrong. And `status --check`
+ * on the BI snapshot the nightly job takes mid-run says what the snapshot is, not CRITICAL.
+ */
+const sim = withSim({ scale: 0.05 });
+const dir = mkdtempSync(join(tmpdir(), 'ohs-terminal-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const env = { OHS_TOKEN: WRITE_TOKEN, OHS_DB: '', OHS_LOG_LEVEL: '', OHS_BASE_URL: '', OHS_LOG_FORMAT: '' };
+const snapshot = join(dir, 'bi.sqlite');
+
+describe('the terminal of the nightly job', () => {
+  it('a short summary with every warning kind counted; the snapshot says what it is; --quiet; a failure first', async () => {
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(
+      join(dir, 'config', 'local.json'),
+      JSON.stringify({
+        baseUrl: sim().url,
+        db: join(dir, 'ohs.sqlite'),
+        api: { requestsPerSecond: 5000 },
+        sync: { idStart: ID_START },
+        monitor: { snapshot: { path: snapshot, mode: '0600', group: null } },
+      }),
+    );
+    const log = join(dir, 'nightly.log');
+    const r = await runOhs(['run', 'nightly', '--log-file', log], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length, r.stdout).toBeLessThanOrEqual(30);
+    expect(lines[0]).toMatch(/^nightly job run 1 ok in [\d.]+ s$/);
+    expect(r.stdout).toMatch(/^sync run 1 ok \(full\): 9 of 9 streams complete, /m);
+    expect(r.stdout).toMatch(/^next: .*ohs status$/m);
+
+    // Every warning in the log file (level 40) is counted, and every kind has its line.
+    const logged = readFileSync(log, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
+    const warnings = logged.filter((l) => l.level === 40);
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(r.stdout).toContain(
+      `(${warnings.length} warning(s); every log line is in the log file (logFile)):`,
+    );
+    const kinds = new Set(warnings.map((w) => kindOf(w.msg))).size;
+    const shown = lines.filter((l) => /^ {2}warning( ×\d+)?: /.test(l)).length;
+    const rest = /^ {2}… and \d+ more of (\d+) other kinds/m.exec(r.stdout);
+    expect(shown + Number(rest?.[1] ?? 0)).toBe(kinds);
+    // Counts per kind add up to the warnings logged.
+    const counted = lines
+      .map((l) => /^ {2}warning(?: ×(\d+))?: /.exec(l))
+      .filter((m) => m !== null)
+      .reduce((a, m) => a + Number(m[1] ?? 1), 0);
+    const more = Number(/^ {2}… and (\d+) more/m.exec(r.stdout)?.[1] ?? 0);
+    expect(counted + more).toBe(warnings.length);
+
+    // The snapshot was taken while the job ran: said so, and no CRITICAL after a success.
+    const check = await runOhs(['status', '--check', '--db', snapshot], { cwd: dir, env });
+    expect(check.stdout).toMatch(
+      /^OHS OK - .*; BI snapshot taken \d{4}-\d\d-\d\dT[\d:.]+Z during nightly job run 1 \(its outcome is in the live mirror\)/,
+    );
+    expect(check.code).toBe(0);
+    const live = await runOhs(['status', '--check'], { cwd: dir, env });
+    expect(live.stdout).toMatch(/^OHS OK - /);
+
+    // --quiet means quiet.
+    const quiet = await runOhs(['run', 'reports', '--quiet'], { cwd: dir, env });
+    expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+
+    // A wrong token: the first line says so, and what to do.
+    const wrong = await runOhs(['run', 'nightly'], { cwd: dir, env: { ...env, OHS_TOKEN: 'a-wrong-token' } });
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr.split('\n')[0]).toMatch(/^ohs: UNAUTHORIZED: .*token/);
+  });
+});
