@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { jobNames, runJob } from '../app/jobs.js';
+import type { Config } from '../config/index.js';
 import { parseDate } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/closest.js';
@@ -12,6 +13,14 @@ import { jobLines, printClosingSummary, withSummary } from './summary.js';
 const fillsMirror: readonly string[] = ['nightly', 'sync'];
 /** The jobs that talk to the service: the service check runs before anything is opened. */
 const talksToService: readonly string[] = ['nightly', 'sync', 'push'];
+
+/**
+ * Whether a job's runs are watched (a notification or a Prometheus textfile after each run): a
+ * failed run must then be recorded and told even on the first run, when no mirror exists yet.
+ */
+function monitored(monitor: Config['monitor']): boolean {
+  return monitor.textfile !== null || monitor.notify.webhook !== null || monitor.notify.command !== null;
+}
 
 /** `ohs run JOB`: runs one job now, with the code the cron worker runs. */
 export function registerRun(program: Command): void {
@@ -43,8 +52,9 @@ export function registerRun(program: Command): void {
         fillsMirror.includes(job) ? 'fill' : 'write',
         flags.asOf === undefined ? undefined : parseDate(flags.asOf, '--as-of'),
         // No mirror yet: the service check first (nothing created for a wrong URL or token); on a
-        // mirror, the job's run makes it and records its failure for monitoring.
-        talksToService.includes(job) && !mirrorMayExist(config.db),
+        // mirror, or for a monitored job, the job's run makes the check itself and records its
+        // failure, so the notice, the textfile and `status --check` see a failed run.
+        talksToService.includes(job) && !mirrorMayExist(config.db) && !monitored(config.monitor),
       );
       try {
         const r = await runJob(job as (typeof jobNames)[number], env, 'run');
