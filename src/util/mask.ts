@@ -153,13 +153,33 @@ export function maskTextDeep(value: unknown, masking: TextMasking = {}): unknown
 }
 
 /**
+ * The keys of a query body whose values are its structure, not data: the field names a filter,
+ * a sort or `return` names, an operator, a link operator, a direction. A service quoting them
+ * (`unknown field 'nope'`) tells what was wrong, and they hold nothing of a person; the filter's
+ * `value` and simple filters' values stay masked.
+ */
+const STRUCTURAL_KEYS = new Set([
+  'columnField',
+  'operatorValue',
+  'linkOperator',
+  'sortBy',
+  'sortDirection',
+  'return',
+]);
+
+/** A structural key's value shaped as a name (a field, an operator): never a number or free text. */
+function structural(field: string, value: string): boolean {
+  return STRUCTURAL_KEYS.has(field) && /^[A-Za-z_][A-Za-z0-9_.~]*$/.test(value);
+}
+
+/**
  * The leaves of a request body worth finding in text: strings of 4 characters or more, and
  * numbers of 6 digits or more (an SSN sent as a number) but a record's id. Shorter ones (an amount of 5, `true`)
  * would mask every digit of the text and tell nobody anything.
  */
 function collectLeaves(field: string, value: unknown, into: [string, string][]): void {
   if (typeof value === 'string') {
-    if (value.length >= 4) into.push([field, value]);
+    if (value.length >= 4 && !structural(field, value)) into.push([field, value]);
   } else if (typeof value === 'number' || typeof value === 'bigint') {
     // A record's id (invoiceId) names what was refused and is no personal data: kept.
     if (/(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field)) return;
