@@ -13,7 +13,8 @@ import { one, silentLogger } from '../helpers/mirror.js';
 /**
  * A hostile service answering 200 with a record for every staff id. Probing upward goes on while
  * it finds records; the guard `sync.probeMaxIds` (500 here) stops it, says so, records the stream
- * incomplete, and the table grows by at most that per run instead of without end.
+ * incomplete, and the table grows by at most that per run instead of without end. It answers the
+ * role query of the run's service check as the service does, and 404 to anything else.
  */
 describe('probing upward against a service answering 200 for every id', () => {
   let server: Server;
@@ -22,6 +23,14 @@ describe('probing upward against a service answering 200 for every id', () => {
 
   beforeAll(async () => {
     server = createServer((req, res) => {
+      // The run's service check queries one role: answered as the service would, so the run
+      // reaches the staff stream (a server answering 404 there is no service at all).
+      if (req.method === 'POST' && /\/query\/core\/role$/.test(req.url ?? '')) {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('[{"id":1}]');
+        return;
+      }
       const m = /\/action\/core\/staff\/(\d+)/.exec(req.url ?? '');
       if (m === null) {
         res.writeHead(404, { 'content-type': 'application/json' });
