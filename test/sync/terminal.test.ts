@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -64,26 +65,33 @@ describe('progress bars and log lines on a terminal', () => {
   const tmp = withTmpDir('ohs-tty-');
   const hasScript = spawnSync('script', ['--version']).status === 0;
 
-  it.skipIf(!hasScript)('ohs sync on a pseudo-terminal with a wrong token: every line readable', async () => {
-    const config = cliConfig(dirname(tmp()), { timeoutMs: 5000 });
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(OHS_BIN)} sync --db ${JSON.stringify(tmp())} --config ${JSON.stringify(config)}`;
-    // script(1) from util-linux runs the command on a pty: stderr is a TTY, as on a terminal.
-    const r = await runOhsUnderScript(command, {
-      ...cliEnv(sim()),
-      OHS_TOKEN: 'wrong-token',
-      OHS_LOG_LEVEL: 'info',
-    });
-    const screen = new Screen();
-    screen.feed(r);
-    const lines = screen.lines();
-    const bars = lines.filter((l) => barLine.test(l));
-    expect(bars).toHaveLength(9);
-    const headers = lines.filter((l) => /^\[\d\d:\d\d:\d\d\.\d{3}\] ERROR: stream failed$/.test(l));
-    expect(headers, r).toHaveLength(9);
-    // No line holds pieces of both a bar and a log line.
-    for (const l of lines) expect(l.includes(' records | ') && l.includes('stream failed')).toBe(false);
-    expect(lines.at(-1)).toMatch(/^ohs: UNAUTHORIZED: the service refused the token \(401\)/);
-  });
+  it.skipIf(!hasScript)(
+    'ohs sync on a pseudo-terminal with a wrong token: one readable line first, no bar, nothing created',
+    async () => {
+      const db = tmp();
+      const config = cliConfig(dirname(db), { timeoutMs: 5000 });
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(OHS_BIN)} sync --db ${JSON.stringify(db)} --config ${JSON.stringify(config)}`;
+      // script(1) from util-linux runs the command on a pty: stderr is a TTY, as on a terminal.
+      const r = await runOhsUnderScript(command, {
+        ...cliEnv(sim()),
+        OHS_TOKEN: 'wrong-token',
+        OHS_LOG_LEVEL: 'info',
+      });
+      const screen = new Screen();
+      screen.feed(r);
+      const lines = screen.lines();
+      // The service check stops a refused token before any stream starts: no bar is drawn, no
+      // stream fails, and the one line on the screen says what was wrong and what to set.
+      expect(lines, r).toEqual([
+        'ohs: UNAUTHORIZED: the service refused the token (401): it is missing, wrong or expired; set OHS_TOKEN or OHS_TOKEN_FILE: POST /v2/query/core/role',
+      ]);
+      expect(lines.filter((l) => barLine.test(l))).toEqual([]);
+      // Readable as written: the bytes are that line, no cursor movement or colour code.
+      expect(r.replace(/\r\n/g, '\n')).toBe(`${lines[0]}\n`);
+      // Nothing created: the check ran before the mirror.
+      expect(existsSync(db)).toBe(false);
+    },
+  );
 });
 
 /** The bytes a command wrote on a pseudo-terminal (stdout and stderr together). */
