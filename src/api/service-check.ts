@@ -46,11 +46,29 @@ export class NotTheServiceError extends OhsError {
 
 /** What an answer that is no list was, for the message: a web page, other JSON, something else. */
 function answerKind(err: ProtocolError): string {
-  const body = typeof err.detail === 'string' ? err.detail.trimStart() : undefined;
-  if (body !== undefined && /^<(!doctype|html|head|body|\?xml|!--)/i.test(body)) return 'an HTML page';
+  if (isHtml(err)) return 'an HTML page';
   if (/^not a list response/.test(err.message) || /without an id/.test(err.message))
     return 'JSON of another shape';
   return 'a body that is not JSON';
+}
+
+/** Whether the answer was an HTML page (a web site, a portal, a proxy's page). */
+function isHtml(err: ProtocolError): boolean {
+  const body = typeof err.detail === 'string' ? err.detail.trimStart() : undefined;
+  return body !== undefined && /^<(!doctype|html|head|body|\?xml|!--)/i.test(body);
+}
+
+/**
+ * Whether the answer was the service's own, broken: a list longer than asked, a body cut off at
+ * `api.maxResponseBytes`, or JSON carrying an error member. Another web server does not answer
+ * so, and calling it NOT_THE_SERVICE would send the user to check a base URL that is right; it is
+ * left to the command, which meets it as a protocol error of the stream (recorded, exit 4).
+ */
+function brokenAnswer(err: ProtocolError): boolean {
+  if (isHtml(err)) return false;
+  return /maxResponseBytes|^a page of \d+ records where pageSize|answered with an error member/.test(
+    err.message,
+  );
 }
 
 /**
@@ -62,9 +80,12 @@ function answerKind(err: ProtocolError): string {
  * - nothing listening: `UNREACHABLE` (from the client: connection refused, unknown host);
  * - a 404: `SERVICE_NOT_FOUND` (a wrong base URL or path prefix);
  * - a web server that is not this service (HTML, or JSON of another shape, twice): `NOT_THE_SERVICE`;
+ *   the service's own broken answer (a page longer than asked, a body over `api.maxResponseBytes`,
+ *   an error member) is no such sign and is left to the command;
  * - a refused token: `UNAUTHORIZED` (from the client);
  * - no answer within the client's retries: `NETWORK` (from the client).
- * Any other failure (a 5xx after retries, a 400) is left to the command, which meets it as before.
+ * Any other failure (a 5xx after retries, a 400, a broken answer) is left to the command, which
+ * meets it as before.
  */
 export async function verifyService(client: OhsClient, counter?: RequestCounter): Promise<void> {
   const scoped = counter === undefined ? client : client.scoped({ counter });
@@ -74,13 +95,13 @@ export async function verifyService(client: OhsClient, counter?: RequestCounter)
       await ask();
     } catch (err) {
       // Once more before concluding: a body cut or garbled once is a fault, not another server.
-      if (err instanceof ProtocolError) await ask();
+      if (err instanceof ProtocolError && !brokenAnswer(err)) await ask();
       else throw err;
     }
   } catch (err) {
     const where = (e: { method: string; path: string }) => `${e.method} ${e.path}`;
     if (err instanceof NotFoundError) throw new ServiceNotFoundError(shown(client.baseUrl), where(err));
-    if (err instanceof ProtocolError)
+    if (err instanceof ProtocolError && !brokenAnswer(err))
       throw new NotTheServiceError(shown(client.baseUrl), where(err), answerKind(err));
     if (err instanceof UnauthorizedError || err instanceof NetworkError) throw err;
   }
