@@ -59,15 +59,17 @@ function isHtml(err: ProtocolError): boolean {
 }
 
 /**
- * Whether the answer was the service's own, broken: a list longer than asked, a body cut off at
- * `api.maxResponseBytes`, or JSON carrying an error member. Another web server does not answer
+ * Whether the answer was the service's own, broken: a body that is neither JSON nor a web page
+ * (cut short or garbled in transit: a fault, retried by the command like any other), a list
+ * longer than asked, a body cut off at `api.maxResponseBytes`, or JSON carrying an error member. Another web server does not answer
  * so, and calling it NOT_THE_SERVICE would send the user to check a base URL that is right; it is
  * left to the command, which meets it as a protocol error of the stream (recorded, exit 4).
  */
 function brokenAnswer(err: ProtocolError): boolean {
   if (isHtml(err)) return false;
-  return /maxResponseBytes|^a page of \d+ records where pageSize|answered with an error member/.test(
-    err.message,
+  return (
+    answerKind(err) === 'a body that is not JSON' ||
+    /maxResponseBytes|^a page of \d+ records where pageSize|answered with an error member/.test(err.message)
   );
 }
 
