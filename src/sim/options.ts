@@ -139,6 +139,12 @@ export const simOptionsSchema = z
       .min(1)
       .default(['503', 'drop', 'truncate', 'lostReply'])
       .describe('Faults injected, comma-separated.'),
+    faultOps: z
+      .array(z.string())
+      .default([])
+      .describe(
+        'Operations (by name, e.g. createOrg), comma-separated, the injected faults may hit; empty: every operation.',
+      ),
     hangMs: z
       .number()
       .int()
@@ -294,6 +300,7 @@ export const liveOptionKeys = [
   'loadLatencyMs',
   'faultRate',
   'faultKinds',
+  'faultOps',
   'hangMs',
   'faultRetryAfter',
   'lateWriteRate',
@@ -313,3 +320,8 @@ export const liveOptionKeys = [
   'mutateEveryRequests',
   'mutationSize',
 ] as const satisfies readonly (keyof SimOptions)[];
+
+/** Whether an injected fault may hit a request of this operation (`faultOps` empty: every one). */
+export function faultMayHit(options: Pick<SimOptions, 'faultOps'>, operation: string): boolean {
+  return options.faultOps.length === 0 || options.faultOps.includes(operation);
+}

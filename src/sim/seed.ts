@@ -15,6 +15,9 @@ export interface SeedParams {
 }
 
 const DAY = 86_400_000;
+/** Chances that an invoice is cancelled: one paid in full, one with a balance. */
+const CANCEL_PAID = 0.01;
+const CANCEL_UNPAID = 0.1;
 
 const firstNames = [
   'José',
@@ -473,7 +476,11 @@ export function seedData(params: SeedParams): SeedResult {
       OrgId: org.id,
     };
     if (irng.chance(0.01)) delete invoice.dateDue;
-    if (irng.chance(0.02)) invoice.dropInvoice = `https://files.example/invoice/${invoice.id}/void.pdf`;
+    // Cancelled (dropInvoice filled): about 2% of invoices as before, mostly ones never paid (an
+    // invoice is cancelled instead of paid), so a small sandbox has cancelled invoices with an
+    // open balance too. One draw either way: the invoices after it stay as they were.
+    if (irng.chance(balance === 0 ? CANCEL_PAID : CANCEL_UNPAID))
+      invoice.dropInvoice = `https://files.example/invoice/${invoice.id}/void.pdf`;
     t.Invoice.insert(invoice);
   }
 

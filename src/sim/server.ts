@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RateMeter } from '../api/rate/meter.js';
 import { UsageError } from '../errors.js';
 import {
@@ -17,6 +18,7 @@ import { type MutationSummary, Mutator } from './mutate.js';
 import {
   type FaultKind,
   faultKinds,
+  faultMayHit,
   liveOptionKeys,
   type SimOptions,
   type SimOptionsInput,
@@ -396,8 +398,6 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       req.on('error', reject);
     });
 
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
   /** Late or slow write fault for this write, drawn from the seed when switched on for its operation. */
   const drawWriteFault = (name: OperationName): 'late' | 'slow' | undefined => {
     const op = name as WriteOperation;
@@ -493,7 +493,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         loadLatency(options, recentRate);
       if (delay > 0) await sleep(delay);
 
-      if (options.faultRate > 0 && faultRng.chance(options.faultRate)) {
+      if (options.faultRate > 0 && faultMayHit(options, route.name) && faultRng.chance(options.faultRate)) {
         fault = faultRng.pick(options.faultKinds);
         stats.faults[fault]++;
       }

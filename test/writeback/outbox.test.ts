@@ -18,9 +18,10 @@ describe.each(engines)('ohs outbox and the push job (%s)', (engine) => {
     const file = writeCsv(join(dir, 'org.csv'), ['name', 'zip'], [['Lost Reply Ltd', '10001']]);
     await withMirror(db, async () => {}); // plan refuses a missing mirror (a mistyped --db)
     expect((await runOhs(['plan', file, '--op', 'org.create'], { cwd: dir, env })).code).toBe(0);
-    sim().configure({ faultRate: 1, faultKinds: ['lostReply'] });
+    // The create's reply only: apply checks the service first (a query of one role), which answers.
+    sim().configure({ faultRate: 1, faultKinds: ['lostReply'], faultOps: ['createOrg'] });
     const r = await runOhs(['apply'], { cwd: dir, env });
-    sim().configure({ faultRate: 0 });
+    sim().configure({ faultRate: 0, faultOps: [] });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('APPLY_INCOMPLETE');
     expect(
