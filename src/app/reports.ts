@@ -159,14 +159,15 @@ export async function writeReports(
         report: report.name,
         rows: written.rows,
         warnings: written.warnings.length,
-        level: written.summary.level,
+        verdictLevel: written.summary.level,
         verdict: written.summary.verdict,
         files: written.files,
         ms: Date.now() - started,
       },
       'report written',
     );
-    files.push(...written.files);
+    // The verdict file beside the page is one of the run's outputs too (the dashboard reads it).
+    files.push(...written.files, ...(written.summaryFile === undefined ? [] : [written.summaryFile]));
     const trend = sheets.find((s) => s.name === 'Trend');
     if (trend !== undefined && o.formats.includes('csv'))
       files.push(...(await writeTrend(trend, report, o, csv, instant)));
