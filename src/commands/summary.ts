@@ -1,6 +1,7 @@
 import { basename, dirname, extname, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { Mirror } from '../mirror/index.js';
+import { readSummaryFile } from '../render/report-summary.js';
 import { attentionCounts, logFileNote, printSummary, summarised, takeAttentionLines } from '../terminal.js';
 
 /**
@@ -103,6 +104,15 @@ export async function jobLines(
   const dashboard = r.outputs.map((f) => resolve(f)).find((f) => basename(f) === 'index.html');
   if (r.outputs.length > 0)
     did.push(`reports: ${r.outputs.length} files in ${folders.join(', ')} (${formatsOf(r.outputs)})`);
+  // Each report's verdict, read from the file its page and the dashboard read: one that is not OK
+  // is what needs attention first.
+  for (const file of r.outputs.filter((f) => f.endsWith('.summary.json'))) {
+    const v = await readSummaryFile(file);
+    if (v === undefined) continue;
+    const line = `report ${v.report}: ${v.verdict.length > 200 ? `${v.verdict.slice(0, 199)}…` : v.verdict}`;
+    if (v.level === 'ok') did.push(line);
+    else attention.push(line);
+  }
   return { did, attention, dashboard, folders };
 }
 
