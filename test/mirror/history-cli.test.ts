@@ -43,7 +43,12 @@ function listed(dir: string, day: string): Map<string, number> {
     columns: true,
     bom: true,
   }) as Record<string, string>[];
-  return new Map(rows.map((r) => [String(r.invoiceId), Math.round(Number(r.balance) * 100)]));
+  // Cancelled invoices are listed with their status, apart from every bucket: not open.
+  return new Map(
+    rows
+      .filter((r) => r.status !== 'cancelled')
+      .map((r) => [String(r.invoiceId), Math.round(Number(r.balance) * 100)]),
+  );
 }
 
 const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort((a, b) => a[0].localeCompare(b[0]));
