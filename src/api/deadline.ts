@@ -1,5 +1,5 @@
 /**
- * Request deadlines that follow what the service is seen to need (issue 20.3). A body trickled a
+ * Request deadlines that follow what the service is seen to need. A body trickled a
  * byte at a time never trips the idle timeouts (headers, body), so each attempt also has a total
  * deadline, sending to the last byte: max(floor, multiple × the p99 of the attempts seen), at
  * most the configured ceiling (api.requestDeadlineMs). Before MIN_SAMPLES answers the floor

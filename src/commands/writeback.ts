@@ -63,7 +63,7 @@ async function askToQueue(t: PlanTotals): Promise<boolean> {
   return /^y(es)?$/i.test(answer.trim());
 }
 
-/** `ohs plan FILE`, `ohs apply`, `ohs outbox`: write-back (DESIGN.md "Write-back"). */
+/** `ohs plan FILE`, `ohs apply`, `ohs outbox`: write-back (docs/writeback.md). */
 export function registerWriteback(program: Command): void {
   registerPlan(program);
   registerApply(program);

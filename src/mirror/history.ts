@@ -6,7 +6,7 @@ import { metaKeys, readMeta, writeMeta } from './meta.js';
 import { columnKind, q, type TableDef, tableDefs } from './tables.js';
 
 /**
- * The mirror's memory (issue 23): every version of every mirrored record as the mirror observed
+ * The mirror's memory: every version of every mirrored record as the mirror observed
  * it, in `h_<table>` beside the table, with the interval it held: `valid_from` the sync instant
  * that wrote it, `valid_to` the instant a later write replaced it or found it gone (null: the
  * current version). The engines' writers add a version in the same statement or transaction as

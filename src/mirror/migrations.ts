@@ -314,7 +314,7 @@ async function createViews(db: AnyDb): Promise<void> {
 }
 
 /**
- * Org rate policies (REPORTS.md "Where the inputs come from"): the service has no Org read, so
+ * Org rate policies (docs/reports.md): the service has no Org read, so
  * rpMinDrug / rpMinAlc / rpDotRegistrationNumber / Parent~OrgId come from orgs created through
  * write-back and from policy files (`ohs policy import`).
  */
@@ -361,7 +361,7 @@ const m0003 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * The write-back outbox (DESIGN.md "Write-back"): one row per planned change, its state
+ * The write-back outbox (docs/writeback.md): one row per planned change, its state
  * (queued, sent, applied, failed, unknown), what was sent and answered, and the re-read check.
  */
 const m0004 = (ddl: EngineDdl): Migration => ({
@@ -413,7 +413,7 @@ const m0005 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * Write-back exactly once (issue 11): who claimed an outbox item (`queued -> sending`) and when,
+ * Write-back exactly once: who claimed an outbox item (`queued -> sending`) and when,
  * when and in which apply run its outcome became unknown, and every reconciliation read of it.
  */
 const m0006 = (ddl: EngineDdl): Migration => ({
@@ -425,7 +425,7 @@ const m0006 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * Passes that write only what changed (issue 12, points 9, 16, 17; issue 14): the ids a pass saw
+ * Passes that write only what changed: the ids a pass saw
  * (or found gone, or failed to read) in their own table instead of a mark rewritten on every row;
  * changed records staged until the pass's deletions pass the guard; ids a pass failed to read,
  * retried by the next run; the rotating re-read's cursor; records fetched per stream run.
@@ -464,7 +464,7 @@ const m0007 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * Issue 12 (points 15, 18): the host of each run, so `ohs status` can tell a run whose process
+ * the host of each run, so `ohs status` can tell a run whose process
  * died (SIGKILL, power loss) from one still going; and the records a sync kept although a field
  * had the wrong type, counted per run, stream and field, for `ohs status` and the reports.
  */
@@ -505,7 +505,7 @@ const m0009 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * Issue 20: a soft-deleted row seen again is restored, and the restoration recorded on its
+ * a soft-deleted row seen again is restored, and the restoration recorded on its
  * deletion's audit row (when, by which run), so the history says the row came back.
  */
 const m0010 = (ddl: EngineDdl): Migration => ({
@@ -516,7 +516,7 @@ const m0010 = (ddl: EngineDdl): Migration => ({
 });
 
 /**
- * The mirror remembers (issue 23): a history table per resource, the `*_history` views, and the
+ * The mirror remembers: a history table per resource, the `*_history` views, and the
  * present of an existing mirror as its first version (see history.ts).
  */
 const m0011 = (ddl: EngineDdl): Migration => ({

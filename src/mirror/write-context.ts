@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * connection) or escaping its transaction (PostgreSQL's pool).
  *
  * It rides AsyncLocalStorage, which on Node 20 turns on promise hooks for the whole process: a
- * tenth of a sync's CPU (bench/README.md, issue 21). So it is an assertion, like a debug build's:
+ * tenth of a sync's CPU (bench/README.md). So it is an assertion, like a debug build's:
  * on when `OHS_CHECK_WRITES=1` (the test suite sets it, so every path the tests run is checked,
  * the CLI's child processes included), off otherwise, where the suite has ruled nesting out.
  */

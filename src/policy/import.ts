@@ -5,7 +5,7 @@ import { type CellValue, type InputLimits, type InputTable, readTable } from '..
 import { type Database, writePolicy } from '../mirror/index.js';
 
 /**
- * `ohs policy import FILE`: org rate policies (REPORTS.md: the service has no Org read, so rates
+ * `ohs policy import FILE`: org rate policies (the service has no Org read, so rates
  * come from write-back and from files). Columns, by the interface's names or camelCase ones:
  * orgId (OrgId), program (DOT | NON_DOT; default DOT when a DOT registration number is given),
  * agency (FMCSA, FTA, FAA, FRA, PHMSA, USCG), rpMinDrug, rpMinAlc (percent, 0 to 100; `50%` too),

@@ -19,7 +19,7 @@ import {
 } from './values.js';
 
 /**
- * The CSV of a report: the detail rows only, for machines and BI (REPORTS.md, "Output contract").
+ * The CSV of a report: the detail rows only, for machines and BI (docs/reports.md).
  *
  * - RFC 4180: CRLF after every record, the header included; a field is quoted when it holds a
  *   comma, a quote (doubled inside), or a CR or LF on its own (csv-stringify quotes only the whole

@@ -4,7 +4,7 @@ import type { Column, Row } from '../render/types.js';
 import { daysInMonth, formatDate, type LocalDate, zonedToUtc } from './dates.js';
 
 /**
- * Trends as the mirror knew them (issue 23): a report's totals at each past month end its
+ * Trends as the mirror knew them: a report's totals at each past month end its
  * history covers, for the nightly job to draw. Month ends before the history begins are listed
  * as omitted, never filled with figures the mirror did not know then.
  */

@@ -6,9 +6,9 @@ import { reportDb } from './tables.js';
 
 /**
  * Whether the invoice balances a report shows are those of the as-of date. Read as of an instant
- * (`mirrorAsOf`, the mirror's history, issue 23) they are the evidence of then: no warning. Read
+ * (`mirrorAsOf`, the mirror's history) they are the evidence of then: no warning. Read
  * from the present (`--present`, or the as-of date today) with a past as-of date, they are
- * today's balances aged to that date (issue 22): loud warnings say so.
+ * today's balances aged to that date: loud warnings say so.
  */
 export interface AsOfEvidence {
   /** Loud warnings, first in the report's list (empty: the values are of the as-of date). */

@@ -1,5 +1,5 @@
 /**
- * Dates of the reports: date-only values in one reporting time zone (REPORTS.md), instants in
+ * Dates of the reports: date-only values in one reporting time zone (docs/reports.md), instants in
  * UTC. The service's strings are kept as received in the mirror; they are read here: ISO 8601
  * (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.sss]][Z|±HH:MM]`) and US `MM/DD/YYYY [HH:MM[:SS]]`.
  * A timestamp without an offset is wall time in the reporting time zone.

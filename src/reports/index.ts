@@ -5,7 +5,7 @@ import type { ReportDefinition } from './types.js';
 import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
 /**
- * The reports of REPORTS.md, a folder each (its options, queries, rows and sheets), run by one
+ * The reports of docs/reports.md, a folder each (its options, queries, rows and sheets), run by one
  * runner (runner.ts). Adding a report: its folder, and one line here. Rendering is generic
  * (src/render); no report calls the API.
  */

@@ -23,7 +23,7 @@ function better(a: Candidate, b: Candidate): boolean {
 }
 
 /**
- * Org names (REPORTS.md): the `c_org` of an org's order items and invoices, the latest seen,
+ * Org names (docs/reports.md): the `c_org` of an org's order items and invoices, the latest seen,
  * i.e. the name on the most recently synced row (ties: order items, then the highest id). One
  * grouped query per table returns a row per (org, name), so this stays cheap for a million
  * order items and holds one entry per org. Soft-deleted rows are not read. `at`: as the mirror

@@ -1,6 +1,6 @@
 /**
- * Minimum annual random testing rates by agency and year, percent (REPORTS.md 1.1 and its
- * sources). `null` alcohol: the agency has no random alcohol testing. FRA is read as covered
+ * Minimum annual random testing rates by agency and year, percent (the regulations
+ * cited in docs/reports.md). `null` alcohol: the agency has no random alcohol testing. FRA is read as covered
  * service and maintenance-of-way (25 / 10); FRA mechanical (50 / 25, then 50 / 10 in 2026) needs
  * a policy row with its own rates.
  */

@@ -1,5 +1,5 @@
 /**
- * Warnings grouped by kind for a terminal (issue 22): one run printed 164–170 warning lines. A
+ * Warnings grouped by kind for a terminal: one run printed 164–170 warning lines. A
  * warning's kind is its text after the subject (after the first ": ", when there is one) with
  * numbers and quoted values blanked, so "Org A (1) 2026-03: no OrgMonth row; pool 4 carried
  * forward" and the same of org B are one kind. The full list stays on the Warnings sheet.

@@ -9,7 +9,7 @@ export type FieldType = 'string' | 'number' | 'boolean';
 
 export interface FieldSpec {
   readonly type: FieldType;
-  /** What the field means, from service-interface.md where it says so. */
+  /** What the field means, from docs/service.md where it says so. */
   readonly doc?: string;
   /** The interface says the field may be null (it says so only for User.PersonId). */
   readonly nullable?: boolean;

@@ -3,7 +3,7 @@ import * as req from './requests.js';
 import * as res from './resources.js';
 
 /**
- * The 15 operations of service-interface.md ("Table of operations"), each with its method,
+ * The 15 operations of docs/service.md, each with its method,
  * path (relative to the base URL, `{id}` a path parameter), kind and the specs of its request
  * and response. The sandbox serves exactly these; the client calls exactly these.
  */

@@ -1,7 +1,7 @@
 import type { FieldName, ObjectSpec } from './fields.js';
 import { type ResourceName, resources } from './operations.js';
 
-/** The 14 filter operators of the common query body (service-interface.md). */
+/** The 14 filter operators of the common query body (docs/service.md). */
 export const operators = [
   'contains',
   'endsWith',

@@ -1,7 +1,7 @@
 import { bool, type FieldMap, num, type ObjectSpec, ofType, str } from './fields.js';
 
 /**
- * Request bodies of the action operations (service-interface.md: Payment, Person, Applicant
+ * Request bodies of the action operations (docs/service.md: Payment, Person, Applicant
  * update, Org), and the response records our sandbox returns where the interface leaves the
  * shape open ("Response fields of Org, Person and Payment records: not shown").
  */

@@ -1,8 +1,7 @@
 import { bool, num, type ObjectSpec, ofType, str } from './fields.js';
 
 /**
- * The records the service returns, as service-interface.md names them ("Resources and their
- * fields"). The service may send fields not listed here; the client keeps them (see `raw`).
+ * The records the service returns, as docs/service.md names them. The service may send fields not listed here; the client keeps them (see `raw`).
  */
 
 export const HsVendor = {

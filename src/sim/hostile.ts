@@ -4,7 +4,7 @@ import type { SimRecord, Table } from './store.js';
 
 /**
  * The sandbox's hostile mode (`--hostile`, option `hostile`): the data set a careless or hostile
- * upstream might send, within what service-interface.md allows (the JSON types of its fields are
+ * upstream might send, within what docs/service.md allows (the JSON types of its fields are
  * not promised). Applied once to the seeded tables:
  * - Applicant `ssn`, `id_birthdate`, `id_licenseNumber` as numbers, objects and arrays (a quarter
  *   each, the rest strings), plus unnamed fields `socialSecurityNumber`, `dob` and `extra.passportNo`;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Every switch of the sandbox. Each "Gap" of service-interface.md that a client could read in
+ * Every switch of the sandbox. Each "Gap" of docs/service.md that a client could read in
  * more than one way has a switch here, so the client is tested against each reading.
  */
 export const faultKinds = ['503', '500', 'drop', 'truncate', 'lostReply', 'hang'] as const;

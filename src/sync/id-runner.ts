@@ -42,7 +42,7 @@ export async function runIdStream(decl: IdStreamDecl, ctx: StreamContext): Promi
     ctx.logger.info({ pass: pending.mode }, 'resuming an unfinished re-read');
     ctx.stats.mode = pending.mode === 'full' ? 'full' : 'incremental';
     await runPass(decl, ctx, pending, { probe: true });
-    // A resumed incremental pass is no full pass: a --full run makes its own (issue 12.1). Either
+    // A resumed incremental pass is no full pass: a --full run makes its own. Either
     // way the rows that can still change are read again, since they may have changed after the
     // killed run read them.
     if (pending.mode !== 'full' && ctx.options.full) return idPass(decl, ctx, 'full');

@@ -81,7 +81,7 @@ export interface SyncOptions extends SyncConfig {
 export interface StreamStats {
   mode: 'full' | 'incremental';
   pages: number;
-  /** Records fetched (their requests / records: requests per record, issue 14). */
+  /** Records fetched (their requests / records: requests per record). */
   records: number;
   /** Ids the stream could not read this run (asked again next run). */
   failedIds: number;

@@ -89,7 +89,7 @@ const monthColumns: Column[] = [
   { key: 'exposure', title: 'Exposure (pool-months YTD)', type: 'integer', width: 11 },
 ];
 
-/** Detail columns: REPORTS.md's CSV keys in order, then the other computed columns. */
+/** Detail columns: docs/reports.md CSV keys in order, then the other computed columns. */
 export const complianceColumns: Column[] = [
   { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
   { key: 'org', title: 'Org', type: 'string', width: 32 },
@@ -114,7 +114,7 @@ export const complianceColumns: Column[] = [
 ];
 
 /**
- * The detail's print view (issue 22): the columns a person reads on paper; the others are
+ * The detail's print view: the columns a person reads on paper; the others are
  * grouped and collapsed in the workbook (a click on + shows them), so they do not print. The
  * org id and name are frozen and repeated on every page.
  */

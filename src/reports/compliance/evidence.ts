@@ -1,7 +1,7 @@
 import type { Column, Row } from '../../render/types.js';
 
 /**
- * The compliance summaries an auditor reads first (issue 22), built from the YTD rows (one per
+ * The compliance summaries an auditor reads first, built from the YTD rows (one per
  * org, so they cost nothing per org-month): the one-page list of problems, failing employers
  * first, and the MIS random-testing figures per employer (a DOT MIS is per employer).
  */

@@ -21,7 +21,7 @@ import { complianceTrend, trendAt } from './trend.js';
 import { OrgWalk } from './walk.js';
 
 /**
- * OrgMonth random-pick compliance (REPORTS.md 1): per org and month of a year, is the org on pace
+ * OrgMonth random-pick compliance (docs/reports.md): per org and month of a year, is the org on pace
  * for its minimum annual random drug and alcohol rates, and did it meet them at year end.
  * OrgMonth is per org and month, so the rows of the year are read whole, org by org (walk.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The arithmetic of REPORTS.md 1.3, exact: a rate is held as an integer number of millionths
+ * The arithmetic of docs/reports.md, exact: a rate is held as an integer number of millionths
  * (50% is 500000), pools and counts are integers, and every target or comparison is an integer
  * division of BigInts, so `ceil(7% × 100)` is 7, never 8. Only displayed values (expected to
  * date, shortfall) become floating point, after the decisions are made.
@@ -14,7 +14,7 @@ export type ComplianceStatus =
   | 'N/A';
 
 /**
- * Worst first (REPORTS.md 1.4): a sumOfChildren rollup takes its members' worst status; `N/A`
+ * Worst first (docs/reports.md): a sumOfChildren rollup takes its members' worst status; `N/A`
  * (no pool) members are ignored, so it ranks above every other status.
  */
 export const statusRank: Readonly<Record<ComplianceStatus, number>> = {
@@ -73,7 +73,7 @@ export function expectedValue(numerator: bigint): number {
 }
 
 /**
- * Status through month m (REPORTS.md 1.3): at m = 12 only MET or NOT_MET; with no exposure N/A
+ * Status through month m (docs/reports.md): at m = 12 only MET or NOT_MET; with no exposure N/A
  * (a target of 0 is no proof of anything). AT_RISK replaces ON_TRACK or PENDING_RESULTS when the
  * tests still needed exceed what the org's own pace so far (at least one a month) would give in
  * the months left: an auditor's first question.

@@ -13,7 +13,7 @@ export interface OrgRates {
   source: string;
   /**
    * The rates are assumed, not the org's own: no policy (the default agency's rates) or a DOT
-   * policy without an agency (the default agency). Its statuses say so (REPORTS.md 1.2, turn 3).
+   * policy without an agency (the default agency). Its statuses say so (docs/reports.md).
    */
   assumed: boolean;
   /** Flags of every month of the org: NO_POLICY, BELOW_AGENCY_MIN. */

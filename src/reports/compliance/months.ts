@@ -6,7 +6,7 @@ import type { ComplianceOptions } from './options.js';
 
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** `YYYY-MM`, `YYYY-M`, `MM/YYYY` or `M/YYYY` (REPORTS.md 1.2); null when the label is no month. */
+/** `YYYY-MM`, `YYYY-M`, `MM/YYYY` or `M/YYYY` (docs/reports.md); null when the label is no month. */
 export function parseMonthLabel(label: string | null): { year: number; month: number } | null {
   if (label === null) return null;
   const s = label.trim();

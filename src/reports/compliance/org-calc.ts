@@ -26,7 +26,7 @@ export function computeOrg(
     else if (i < first) pool = 0;
     else {
       // A missing month (or a row without a pool) after the org's first row: the pool is taken
-      // as unchanged from the month before (REPORTS.md gap rule).
+      // as unchanged from the month before (docs/reports.md gap rule).
       flags.push('DATA_GAP');
       warn.add(
         'gap',

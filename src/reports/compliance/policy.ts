@@ -43,7 +43,7 @@ export function resolveDefaults(
 }
 
 /**
- * An org's program and rates from its policy row (REPORTS.md 1.2). DOT means a DOT registration
+ * An org's program and rates from its policy row (docs/reports.md). DOT means a DOT registration
  * number; a DOT org without an agency takes the default agency; a DOT policy rate below its
  * agency's minimum is raised to that minimum (BELOW_AGENCY_MIN), since the regulation's rate is a
  * floor no policy can lower.

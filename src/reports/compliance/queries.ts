@@ -4,7 +4,7 @@ import { rawWhereNull, withSentValues } from '../sent-values.js';
 import { reportDb } from '../tables.js';
 import { asInteger } from '../values.js';
 
-/** Orgs whose OrgMonth rows are read by one query of the walk (REPORTS.md: memory by org). */
+/** Orgs whose OrgMonth rows are read by one query of the walk (docs/reports.md). */
 export const ORGS_PER_QUERY = 200;
 
 /** The orgs with an OrgMonth row (one row per org: the walk's list), as known at `at`. */

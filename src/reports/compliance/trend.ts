@@ -53,7 +53,7 @@ export const complianceTrendColumns: Column[] = [
 ];
 
 /**
- * An org's status in a YTD row: the worse (REPORTS.md 1.4 ranks) of its drug and alcohol
+ * An org's status in a YTD row: the worse (docs/reports.md ranks) of its drug and alcohol
  * statuses, without "(assumed rate)"; N/A when neither has one (no pool, no rate).
  */
 export function orgStatus(row: Row): ComplianceStatus {

@@ -13,7 +13,7 @@ import type { Setup } from './setup.js';
 /**
  * The detail, org by org in name order: one query per ORGS_PER_QUERY orgs, each org's months
  * computed, its rows yielded and only its YTD row (and last month) kept, so memory grows with
- * the orgs, not with the org-months (issue 21). What the summaries need is kept as it goes.
+ * the orgs, not with the org-months. What the summaries need is kept as it goes.
  */
 export class OrgWalk {
   readonly rateCounts = new Map<string, number>();

@@ -2,7 +2,7 @@ import { localDateOf, parseInstant } from '../dates.js';
 import type { CommonParams } from '../params.js';
 
 /**
- * The as-of instant (REPORTS.md 3.2): as given (`--as-of-time`); for a past date the end of that
+ * The as-of instant (docs/reports.md): as given (`--as-of-time`); for a past date the end of that
  * day (`mirrorAsOf`, the instant the mirror is read as of); for today the moment the report runs,
  * rounded up to the whole second so that `--as-of-time` can name it: everything the mirror holds
  * was written before it, so the same instant asked later (the mirror read as of it) gives the

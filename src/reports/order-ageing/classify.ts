@@ -4,7 +4,7 @@ import { asBoolean, asInteger, asText } from '../values.js';
 import type { ItemRecord } from './query.js';
 
 /**
- * Classification of one order item (REPORTS.md 3.3): its stage, ages, time in status, the basis
+ * Classification of one order item (docs/reports.md): its stage, ages, time in status, the basis
  * of that time, and its flag against the thresholds of its product family. Pure per item; the
  * counts for the warnings are kept on the Classifier.
  */
@@ -43,7 +43,7 @@ export const defaultStatusStage: Readonly<Record<string, StageOf>> = {
 };
 
 /**
- * Status codes (`c_currentStatusCodeId`), read before the name (REPORTS.md 3.2, turn 3): the
+ * Status codes (`c_currentStatusCodeId`), read before the name (docs/reports.md): the
  * service's own codes and the sandbox's short ones [K]. options.statusStage keys match either.
  */
 export const defaultStatusCodeStage: Readonly<Record<string, StageOf>> = {
@@ -70,7 +70,7 @@ export const defaultStatusCodeStage: Readonly<Record<string, StageOf>> = {
 
 export type Thresholds = Partial<Record<Stage, { warn: number; stuck: number }>>;
 
-/** Warn / stuck hours by stage of drug and alcohol tests (REPORTS.md 3.2); terminal stages have none. */
+/** Warn / stuck hours by stage of drug and alcohol tests (docs/reports.md); terminal stages have none. */
 export const defaultThresholds: Readonly<Thresholds> = {
   ORDERED: { warn: 24, stuck: 72 },
   COLLECTED: { warn: 24, stuck: 48 },
@@ -80,7 +80,7 @@ export const defaultThresholds: Readonly<Thresholds> = {
   OTHER: { warn: 72, stuck: 168 },
 };
 
-/** An item 30 days old or more is never OK, whatever its time in status (REPORTS.md 3.3). */
+/** An item 30 days old or more is never OK, whatever its time in status (docs/reports.md). */
 export const NEVER_OK_HOURS = 720;
 /** The family of a product no configured family matches: aged on the generic thresholds. */
 export const GENERIC_FAMILY = 'generic';
@@ -92,7 +92,7 @@ export interface Family {
 }
 
 /**
- * Product families aged by default: drug and alcohol tests (REPORTS.md 3.2). Background checks,
+ * Product families aged by default: drug and alcohol tests (docs/reports.md). Background checks,
  * physicals, audiograms, DNA or TB tests have other lifecycles: they are aged only when a family
  * with their own thresholds is configured (options.families).
  */
@@ -342,7 +342,7 @@ export class Classifier {
   }
 
   /**
-   * Since when the item is in its status (REPORTS.md 3.3): the latest history row when history
+   * Since when the item is in its status (docs/reports.md): the latest history row when history
    * shows a change into it; in the first stage (ORDERED) otherwise the creation (an order starts
    * there); the creation when history starts in it within one poll of creation; else the first
    * sighting, a lower bound (with no history of it at all: the last sync).

@@ -20,7 +20,7 @@ export const dataFlagWords: Record<string, string> = {
   NO_HISTORY: 'no status history: in status at least since it was first synced',
 };
 
-/** The detail columns: REPORTS.md's CSV keys in order, then the others. */
+/** The detail columns: docs/reports.md CSV keys in order, then the others. */
 export const orderAgeingColumns: Column[] = [
   { key: 'orderItemId', title: 'Order item', type: 'integer' },
   { key: 'orgId', title: 'Org id', type: 'integer' },

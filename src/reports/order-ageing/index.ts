@@ -15,7 +15,7 @@ import { AgeingSummary, stageOrder } from './summary.js';
 import { warningsOf } from './warnings.js';
 
 /**
- * Order status ageing (REPORTS.md 3): open order items by how long they have existed and how
+ * Order status ageing (docs/reports.md): open order items by how long they have existed and how
  * long they have been in their current status, from the status history the mirror records at
  * each poll. Three pieces: the query (query.ts) streams the items, the classifier (classify.ts)
  * turns each into a row, the summary (summary.ts) tallies them; an external sort puts the rows

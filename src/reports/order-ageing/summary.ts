@@ -3,7 +3,7 @@ import { compareOrgs } from '../values.js';
 import { ageBuckets, bucketOf, type ClassifiedItem, type Flag, norm, type Stage } from './classify.js';
 
 /**
- * The summaries of order ageing (REPORTS.md 3.3): per status and per org, tallied one item at a
+ * The summaries of order ageing (docs/reports.md): per status and per org, tallied one item at a
  * time while the detail streams, so they hold a few counters per status and org, never the items.
  */
 

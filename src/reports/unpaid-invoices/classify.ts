@@ -65,7 +65,7 @@ export function classify(
     if (r.balance === null) continue;
     const balance = toCents(r.balance);
     if (balance === null) {
-      // Never silently dropped (issue 12 point 15): counted and listed.
+      // Never silently dropped: counted and listed.
       badBalance.push(`${id} (${JSON.stringify(r.balance)})`);
       continue;
     }

@@ -16,7 +16,7 @@ import { summarise, withCancelled } from './summary.js';
 import { arTrend } from './trend.js';
 
 /**
- * Unpaid invoices, A/R aging (REPORTS.md 2): open balances by org, bucketed by days past due on
+ * Unpaid invoices, A/R aging (docs/reports.md): open balances by org, bucketed by days past due on
  * the as-of date. Invoices are org-sized (thousands), so the open ones are read whole and sorted.
  */
 export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOptions, 'unpaid-invoices'> = {
