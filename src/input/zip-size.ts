@@ -1,5 +1,16 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
+
+/** The End of Central Directory record (22 bytes plus a comment of up to 65,535, at the very end). */
+async function endRecord(fh: FileHandle): Promise<{ size: number; tail: Buffer; eocd: number } | undefined> {
+  const { size } = await fh.stat();
+  const tailLength = Math.min(size, 22 + 65_535);
+  const tail = Buffer.alloc(tailLength);
+  await fh.read(tail, 0, tailLength, size - tailLength);
+  for (let i = tailLength - 22; i >= 0; i--)
+    if (tail.readUInt32LE(i) === 0x06054b50) return { size, tail, eocd: i };
+  return undefined;
+}
 
 /**
  * The total unpacked size of a zip file's entries as its central directory declares it, read
@@ -11,19 +22,9 @@ import { inflateRawSync } from 'node:zlib';
 export async function zipUnpackedSize(file: string): Promise<number | undefined> {
   const fh = await open(file, 'r');
   try {
-    const { size } = await fh.stat();
-    // EOCD: 22 bytes plus a comment of up to 65,535 bytes, at the very end.
-    const tailLength = Math.min(size, 22 + 65_535);
-    const tail = Buffer.alloc(tailLength);
-    await fh.read(tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) return undefined;
+    const end = await endRecord(fh);
+    if (end === undefined) return undefined;
+    const { size, tail, eocd } = end;
     let entries = tail.readUInt16LE(eocd + 10);
     let dirSize = tail.readUInt32LE(eocd + 12);
     let dirOffset = tail.readUInt32LE(eocd + 16);
@@ -84,17 +85,9 @@ function zip64Size(dir: Buffer, from: number, length: number): number {
 export async function zipEntry(file: string, name: string): Promise<Buffer | undefined> {
   const fh = await open(file, 'r');
   try {
-    const { size } = await fh.stat();
-    const tailLength = Math.min(size, 22 + 65_535);
-    const tail = Buffer.alloc(tailLength);
-    await fh.read(tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--)
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    if (eocd < 0) return undefined;
+    const end = await endRecord(fh);
+    if (end === undefined) return undefined;
+    const { size, tail, eocd } = end;
     const entries = tail.readUInt16LE(eocd + 10);
     const dirSize = tail.readUInt32LE(eocd + 12);
     const dirOffset = tail.readUInt32LE(eocd + 16);
