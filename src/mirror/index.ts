@@ -13,16 +13,7 @@ export {
   pruneHistory,
 } from './history.js';
 export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';
-export {
-  hasSensitive,
-  looksSensitive,
-  maskByName,
-  maskRecord,
-  maskText,
-  maskTextDeep,
-  maskValue,
-  rememberSecret,
-} from './mask.js';
+export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';

@@ -1,15 +1,6 @@
 import type { ObjectSpec } from '../schema/index.js';
 import { looksSensitive, maskByName, maskValue } from '../util/mask.js';
 
-export {
-  looksSensitive,
-  maskByName,
-  maskText,
-  maskTextDeep,
-  maskValue,
-  rememberSecret,
-} from '../util/mask.js';
-
 interface MaskPlan {
   sensitive: Set<string>;
   named: Set<string>;

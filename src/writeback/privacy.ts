@@ -1,5 +1,5 @@
-import { looksSensitive, maskValue } from '../mirror/index.js';
 import { type ObjectSpec, records, requests } from '../schema/index.js';
+import { looksSensitive, maskValue } from '../util/mask.js';
 
 /**
  * Personal data in the outbox: every field the schema marks sensitive (SSN, birth dates, licence
