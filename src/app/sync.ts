@@ -17,6 +17,7 @@ export async function syncJob(env: JobEnv, full = false, kind = 'sync'): Promise
     signal: env.signal,
     progress: false,
     kind,
+    serviceChecked: env.serviceChecked === true,
   });
   if (report.outcome === 'interrupted') throw new InterruptedError();
   if (report.error !== undefined) throw report.error;

@@ -14,6 +14,8 @@ export interface JobEnv {
   signal: AbortSignal;
   /** The as-of date of reports, YYYY-MM-DD (default: today in the configured time zone). */
   asOf: string;
+  /** The service check already passed before the mirror was opened: a sync need not ask again. */
+  serviceChecked?: boolean;
 }
 
 export interface JobResult {

@@ -39,6 +39,7 @@ export async function openJobEnv(
     mirror,
     signal,
     asOf: asOf ?? today(config.timezone),
+    serviceChecked: checkService,
     client: () => {
       client ??= shareRateBudget(createClient(config, logger), mirror);
       return client;
