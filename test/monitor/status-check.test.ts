@@ -13,7 +13,8 @@ const state = (line: string) => /^OHS (OK|WARNING|CRITICAL|UNKNOWN) - /.exec(lin
 
 describe.each(engines)('%s: ohs status --check', (engine) => {
   let onRequest: (() => void) | undefined;
-  const sim = withSim({ scale: 0.05, onRequest: () => onRequest?.() });
+  // Small data: the status line reads the runs and the streams' ages, whatever their size.
+  const sim = withSim({ scale: 0.02, onRequest: () => onRequest?.() });
   const tmp = withTmpDir('ohs-check-');
   const target = withTargets(engine);
   const config = () => cliConfig(dirname(tmp()));
