@@ -15,10 +15,12 @@ import { withSim } from './sim.js';
  * twice. `fresh()` is the requests of a fresh sync into an empty mirror (of the first engine
  * under test: the requests do not depend on the engine). Call it outside `describe.each(engines)`
  * so the engines share the sandbox; the tests take their mirrors from `withTargets(engine)`.
+ * `scale` is the sandbox's (0.05 unless said: the bounds of kill-resume.test.ts on what a rerun
+ * asks are measured there).
  */
-export function killHarness() {
+export function killHarness({ scale = 0.05 }: { scale?: number } = {}) {
   let onRequest: ((info: RequestInfo) => void) | undefined;
-  const sim = withSim({ scale: 0.05, onRequest: (info) => onRequest?.(info) });
+  const sim = withSim({ scale, onRequest: (info) => onRequest?.(info) });
   const tmp = withTmpDir();
   let config = '';
   /** Service requests of a fresh sync into an empty mirror. */

@@ -13,7 +13,9 @@ import { seededRng } from '../helpers/seed.js';
  * and drawn from a seeded PRNG (OHS_TEST_SEED to replay another; failures name the seed).
  */
 describe('kill storms', () => {
-  const { sim, sync, syncKilledAfter, fresh } = killHarness();
+  // Scale 0.02 (about 500 requests a fresh sync, the order items still two pages): a storm is a
+  // dozen runs, and its kills are drawn as shares of a fresh sync's requests, whatever its size.
+  const { sim, sync, syncKilledAfter, fresh } = killHarness({ scale: 0.02 });
 
   /** Kills `ohs sync ARGS` after a random share (5% to 60%) of a fresh sync's requests. */
   async function killAtRandom(
