@@ -52,8 +52,9 @@ export function rangesFrom(splits: readonly number[]): RangeBounds[] {
  * The id ranges of a full pass of a large keyset stream (`partitioned`), read at once, each with
  * its own checkpoint (sync_checkpoint: one row per range, `part`), so a killed run's resume
  * re-reads only the ranges still open, from their last page.
- * - A mirror that holds the table: pages expected from its active rows (the previous run's count),
- *   split points at their quantiles, so each range holds as many known rows (ids need not be
+ * - A mirror that holds the table: pages expected from its active rows (the previous run's count)
+ *   at the records per page its last full run was answered (a service may cap pageSize without
+ *   saying so: the sandbox answers 250 where 500 is asked), split points at their quantiles, so each range holds as many known rows (ids need not be
  *   evenly spread); no request.
  * - An empty mirror: the lowest and highest id asked (two requests), the span read as dense (an
  *   over-estimate: a range more costs one request) and cut in equal widths.
@@ -62,9 +63,9 @@ export async function planRanges(decl: QueryStreamDecl, ctx: StreamContext): Pro
   const limits = { most: ctx.options.partitions, concurrency: ctx.client.transport.concurrency };
   if (!decl.partitioned || limits.most === 1) return WHOLE;
   const table = tableOf(decl.resource).table as ResourceTableName;
-  const pageSize = ctx.client.pageSize;
   const held = await activeCount(ctx, table);
   if (held > 0) {
+    const pageSize = await pageFill(ctx, decl.name);
     const n = rangeCount(Math.ceil(held / pageSize), limits);
     if (n === 1) return WHOLE;
     const splits: number[] = [];
@@ -95,11 +96,30 @@ export async function planRanges(decl: QueryStreamDecl, ctx: StreamContext): Pro
   const max = await edge('desc');
   if (min === undefined || max === undefined || max < min) return WHOLE;
   const span = max - min + 1;
-  const n = rangeCount(Math.ceil(span / pageSize), limits);
+  const n = rangeCount(Math.ceil(span / ctx.client.pageSize), limits);
   if (n === 1) return WHOLE;
   const step = Math.ceil(span / n);
   const splits = Array.from({ length: n - 1 }, (_, i) => min - 1 + (i + 1) * step);
   return logged(ctx, rangesFrom(splits), span, 'probe');
+}
+
+/**
+ * Records per page to expect: the page size asked, or less when the stream's last full run was
+ * answered fewer per page (its records over its pages).
+ */
+async function pageFill(ctx: StreamContext, stream: string): Promise<number> {
+  const last = await ctx.mirror.db
+    .selectFrom('sync_stream_run')
+    .select(['records', 'pages'])
+    .where('stream', '=', stream)
+    .where('mode', '=', 'full')
+    .where('pages', '>', 0)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const asked = ctx.client.pageSize;
+  if (last === undefined || Number(last.records) <= 0) return asked;
+  return Math.max(1, Math.min(asked, Math.ceil(Number(last.records) / Number(last.pages))));
 }
 
 function logged(ctx: StreamContext, ranges: RangeBounds[], rows: number, from: string): RangeBounds[] {
