@@ -54,8 +54,8 @@ export function rangesFrom(splits: readonly number[]): RangeBounds[] {
  * re-reads only the ranges still open, from their last page.
  * - A mirror that holds the table: pages expected from its active rows (the previous run's count)
  *   at the records per page its last full run was answered (a service may cap pageSize without
- *   saying so: the sandbox answers 250 where 500 is asked), split points at their quantiles, so each range holds as many known rows (ids need not be
- *   evenly spread); no request.
+ *   saying so: the sandbox answers 250 where 500 is asked), split points at their quantiles, so
+ *   each range holds as many known rows (ids need not be evenly spread); no request.
  * - An empty mirror: the lowest and highest id asked (two requests), the span read as dense (an
  *   over-estimate: a range more costs one request) and cut in equal widths.
  */
