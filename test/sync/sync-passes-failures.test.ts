@@ -153,7 +153,7 @@ describe.each(engines)('sync failure paths (%s)', (engine) => {
     );
   });
 
-  it('a failing order item partition stops its siblings: no page is written after the failure is recorded', async () => {
+  it('a failing order item range stops its siblings: no page is written after the failure is recorded', async () => {
     const file = await target();
     expect((await syncInto(sim(), file)).outcome).toBe('ok');
     const ids = sim()
