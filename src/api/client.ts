@@ -108,7 +108,8 @@ export interface WorkScope {
  */
 export class OhsClient {
   readonly transport: Transport;
-  private readonly pageSize: number;
+  /** Records asked per page of a query (api.pageSize, within api.pageCap when known). */
+  readonly pageSize: number;
   private readonly fieldsParam: string;
   private readonly envelope: ListEnvelope;
 

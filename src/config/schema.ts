@@ -69,7 +69,10 @@ export const mirrorConfigSchema = z
 
 export const syncConfigSchema = z
   .object({
-    /** Id-range partitions of a full OrderItem pass, fetched at once. */
+    /**
+     * Most id ranges a full pass of a large keyset stream (OrderItem) is read in at once; fewer
+     * when its expected pages are few or the client's concurrency is lower (src/sync/ranges.ts).
+     */
     partitions: z.number().int().min(1).max(64),
     /** Consecutive 404s that end probing upward for new Invoice, Staff, Applicant ids. */
     probeWindow: z.number().int().min(1).max(10_000),

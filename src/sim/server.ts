@@ -75,7 +75,13 @@ export interface StartSimOptions extends SimOptionsInput {
    * let through the rate limit) until the promise settles, e.g. to keep one stream's pass open
    * until a test has stopped the run, whatever the machine's pace.
    */
-  holdRequest?: (req: { method: string; path: string; operation: string }) => Promise<void> | undefined;
+  holdRequest?: (req: {
+    method: string;
+    path: string;
+    operation: string;
+    /** The request's body as sent (JSON text; empty for a GET). */
+    body: string;
+  }) => Promise<void> | undefined;
 }
 
 export interface RunningSim {
@@ -485,7 +491,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
           ...rateHeaders,
         });
       }
-      const held = holdRequest?.({ method, path, operation: route.name });
+      const held = holdRequest?.({ method, path, operation: route.name, body: raw.toString('utf8') });
       if (held !== undefined) await held;
       const delay =
         options.latencyMs +

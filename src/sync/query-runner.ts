@@ -15,6 +15,7 @@ import {
   startPass,
   unseenIds,
 } from './passes.js';
+import { planRanges } from './ranges.js';
 import { idsStillThere } from './sweep.js';
 import { InterruptedError, type QueryStreamDecl, type StreamContext } from './types.js';
 
@@ -25,10 +26,12 @@ type Filter = FilterItem<FieldOf<QR>>;
  * Query streams (HsVendor, OrderItem, Tenant, Role): keyset pages of `id greaterThan <last>`
  * sorted by id, each page noted (and its changed records staged) with its checkpoint in one
  * transaction (see passes.ts).
- * - full: a pass over the whole id range, split in partitions fetched at once; rows it did not
- *   see are soft-deleted once every partition is done (mass-delete guard applies, before any
- *   write). When one partition fails, its siblings are cancelled and awaited before the stream
- *   is reported failed, so no page is written after that.
+ * - full: a pass over the whole id range; a large stream (OrderItem) is read as several id ranges
+ *   at once (ranges.ts decides how many, and where they split), each with its own checkpoint, so a
+ *   killed run's resume re-reads only the ranges still open. Rows the pass did not see are
+ *   soft-deleted only once every range is done: a range still open proves nothing (mass-delete
+ *   guard applies, before any write). When one range fails, its siblings are cancelled and
+ *   awaited before the stream is reported failed, so no page is written after that.
  * - incremental ('open-rows'): rows above the highest id we hold, then a re-poll of the rows that
  *   can still change; a row that left the re-poll is looked up by id, and soft-deleted if gone.
  * A pass left unfinished by a killed run is resumed first, whatever the mode asked.
@@ -50,7 +53,7 @@ export async function runQueryStream(decl: QueryStreamDecl, ctx: StreamContext):
   const empty = (await maxId(ctx, table)) === undefined;
   if (ctx.options.full || decl.incremental === 'full' || empty) {
     ctx.stats.mode = 'full';
-    const pass = await startPass(ctx, decl.name, 'full', await fullBounds(decl, ctx));
+    const pass = await startPass(ctx, decl.name, 'full', await planRanges(decl, ctx));
     await ctx.mirror.bulkLoad(decl.resource, () => runPass(decl, ctx, pass));
     return;
   }
@@ -118,34 +121,6 @@ async function maxId(ctx: StreamContext, table: ResourceTableName): Promise<numb
   return row?.max == null ? undefined : Number(row.max);
 }
 
-/** Id-range partitions of a full pass: the last one is open-ended, so rows inserted meanwhile count. */
-async function fullBounds(
-  decl: QueryStreamDecl,
-  ctx: StreamContext,
-): Promise<{ cursor: string | null; upper: string | null }[]> {
-  const edge = async (dir: 'asc' | 'desc') => {
-    const page = await ctx.client.query(decl.resource as QR, {
-      sortBy: 'id',
-      sortDirection: dir,
-      pageSize: 1,
-      return: ['id'],
-    });
-    const id = page.records[0]?.id;
-    return typeof id === 'number' ? id : undefined;
-  };
-  const n = decl.partitioned ? ctx.options.partitions : 1;
-  // One partition needs no bounds: two requests saved per run of each small table.
-  if (n === 1) return [{ cursor: null, upper: null }];
-  const min = await edge('asc');
-  const max = await edge('desc');
-  if (min === undefined || max === undefined || max - min < n * 10) return [{ cursor: null, upper: null }];
-  const step = Math.ceil((max - min + 1) / n);
-  return Array.from({ length: n }, (_, i) => ({
-    cursor: i === 0 ? null : String(min - 1 + i * step),
-    upper: i === n - 1 ? null : String(min - 1 + (i + 1) * step),
-  }));
-}
-
 /** Rows above the highest id held (an incremental run): written at once, no deletion follows. */
 async function fetchNew(decl: QueryStreamDecl, ctx: StreamContext, table: ResourceTableName): Promise<void> {
   const after = await maxId(ctx, table);
@@ -163,8 +138,10 @@ async function fetchNew(decl: QueryStreamDecl, ctx: StreamContext, table: Resour
 }
 
 /**
- * The partitions of a pass, at once. The first to fail cancels the others (their requests are
- * aborted, and none writes a page after that) and is rethrown once all have stopped.
+ * The ranges of a pass, at once, each from its own checkpoint (a resumed pass skips the ranges
+ * done). The first to fail cancels the others (their requests are aborted, and none writes a page
+ * after that) and is rethrown once all have stopped; the pass ends (endPass: deletions) only when
+ * every range is done.
  */
 async function runPass(decl: QueryStreamDecl, ctx: StreamContext, pass: PassState): Promise<void> {
   const filters: Filter[] =
