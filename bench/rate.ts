@@ -10,6 +10,7 @@ import { type MetricsSnapshot, NotFoundError, type OhsClient } from '../src/api/
 import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
+import { queueCases } from './rate-queue.js';
 import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
 
 /**
@@ -23,15 +24,17 @@ import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
  *   share of 429s (and 20 req/s with RateLimit headers, planned instead of probed);
  * - a full sync and an apply of 200 payments, two real `ohs` processes on one mirror, against
  *   40 req/s: the worst 5-second window of both together, share of 429s;
- * - requests per id-stream record on a full pass; an incremental sync with nothing changed.
+ * - requests per id-stream record on a full pass; an incremental sync with nothing changed;
+ * - against a sandbox that queues like a server (bench/rate-queue.ts): a full sync against a flat
+ *   fetch loop at its best fixed concurrency, and the 150 (behind 200 ms) and 20 req/s limits.
  * `--scale` multiplies the data sets (default 1: about three minutes on two idle cores); env
- * `OHS_BENCH_RATE=nolimit,latency,150,latency200,faults,20,headers,two,writeback` runs only the
- * cases named
- * (nolimit: both latencies, latency: only the 20 ms one; latency200: 150 req/s behind 200 ms of
+ * `OHS_BENCH_RATE=nolimit,latency,150,latency200,faults,20,headers,two,writeback,queue,queue150,queue20`
+ * runs only the cases named (nolimit: both latencies, latency: only the 20 ms one; latency200: 150 req/s behind 200 ms of
  * latency; faults: 40 req/s with and without 10% faults; writeback: ohs apply of 200 payments
- * with and without 10% faults at 40 req/s).
+ * with and without 10% faults at 40 req/s); queue, queue150, queue20: the same against a sandbox
+ * that queues like a server (bench/rate-queue.ts).
  */
-const TOKEN = 'bench-token';
+export const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 /** The client's concurrency at the start, and its ceiling (config/default.json: one source of defaults). */
 const CONCURRENCY = defaults.api.concurrency;
@@ -39,12 +42,12 @@ const CEILING = defaults.api.maxConcurrency;
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 const logger = createLogger({ level: 'warn', pretty: false });
 
-interface Sandbox {
+export interface Sandbox {
   url: string;
   stop: () => Promise<void>;
 }
 
-interface SimStats {
+export interface SimStats {
   requests: number;
   rateLimited: number;
   bySecond: Record<string, number>;
@@ -52,7 +55,7 @@ interface SimStats {
   writesApplied: Record<string, number>;
 }
 
-async function hook<T>(sb: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
+export async function hook<T>(sb: Sandbox, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${sb.url}/__sim${path}`, {
     method,
     ...(body === undefined
@@ -62,7 +65,7 @@ async function hook<T>(sb: Sandbox, method: string, path: string, body?: unknown
   return (await res.json()) as T;
 }
 
-async function sandbox(scale: number, extra: string[] = []): Promise<Sandbox> {
+export async function sandbox(scale: number, extra: string[] = []): Promise<Sandbox> {
   const args = ['--scale', String(scale), '--token', TOKEN, '--anchor-date', '2026-06-15', '--hooks'];
   return spawnSandbox([...args, ...extra]);
 }
@@ -74,7 +77,7 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
 };
 
 /** A full (or incremental) sync in this process, with the default adaptive client sharing the mirror's budget. */
-async function sync(
+export async function sync(
   url: string,
   db: string,
   full: boolean,
@@ -100,7 +103,7 @@ async function sync(
   }
 }
 
-type Recorded = { method: string; path: string; body: string };
+export type Recorded = { method: string; path: string; body: string };
 
 /**
  * The sync's own shape for a kind of request: GETs by id in batches of 16 (id-runner's BATCH), a
@@ -265,7 +268,7 @@ function minus(a: Record<string, number>, b: Record<string, number>): Record<str
   return Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)]));
 }
 
-const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
+export const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
 
 interface Timed {
   seconds: number;
@@ -572,6 +575,7 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
     if (run('writeback')) lines.push(await writebackWithFaults(0.3 * scale, dir, 40));
+    lines.push(...(await queueCases(scale, dir, run)));
     return lines.join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,14 @@ import type { Logger } from '../log.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { RequestDeadline } from './deadline.js';
 import { ApiMetrics } from './metrics.js';
-import { ConcurrencyLimit, type RateBudgetStore, RateLimiter } from './rate/index.js';
+import {
+  ClientLag,
+  type Clock,
+  ConcurrencyLimit,
+  type RateBudgetStore,
+  RateLimiter,
+  systemClock,
+} from './rate/index.js';
 import { attemptLayer } from './transport/attempt.js';
 import { Circuit, classifyLayer } from './transport/classify.js';
 import { metricsLayer } from './transport/metrics.js';
@@ -45,6 +52,8 @@ export interface TransportOptions extends Pick<ApiConfig, (typeof transportKeys)
   /** The rate budget shared by every process on the mirror; absent: this process alone. */
   rateBudget?: RateBudgetStore;
   logger?: Logger;
+  /** Time and waiting for the limiter and the retries' backoff (the system's unless a test simulates it). */
+  clock?: Clock;
 }
 
 /** The transport's options of a configuration's `api` section. */
@@ -58,8 +67,6 @@ export function transportSettings(api: ApiConfig): Pick<ApiConfig, (typeof trans
 /** undici, loaded by the first client: commands that never speak to the service (plan, report, status) do not pay its start-up. */
 const undici = lazyRequire<typeof import('undici')>('undici');
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * The only code that speaks HTTP to the service, composed of layers around one attempt, as undici
  * composes interceptors around one dispatch (docs/rate.md, "The transport's layers"):
@@ -68,7 +75,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export class Transport {
   readonly metrics = new ApiMetrics();
-  /** The one rate controller: 429s, Retry-After, latency and RateLimit headers all go to it. */
+  /** The one rate controller: 429s, throttling answers, bursts of 503s and RateLimit headers go to it. */
   readonly limiter: RateLimiter;
   readonly send: (req: SendOptions) => Promise<Reply>;
   private readonly pool: Pool;
@@ -76,6 +83,7 @@ export class Transport {
 
   constructor(private readonly o: TransportOptions) {
     const url = new URL(o.baseUrl);
+    const clock = o.clock ?? systemClock;
     const ceiling = Math.max(o.concurrency, o.maxConcurrency);
     const inFlight = new ConcurrencyLimit({
       initial: o.concurrency,
@@ -96,6 +104,7 @@ export class Transport {
       baseUrl: o.baseUrl,
       token: o.token,
       maxHoldMs: o.retryMaxMs,
+      clock,
       logger: o.logger,
     });
     this.metrics.rate = () => this.limiter.snapshot();
@@ -118,12 +127,14 @@ export class Transport {
       inFlight,
       queue: this.queue,
       circuit,
+      clock,
+      lag: (now) => ClientLag.get().ms(now),
     });
     this.send = retryLayer(metricsLayer(rated, this.metrics, o.logger), {
       ...o,
       metrics: this.metrics,
       circuit,
-      sleep,
+      sleep: (ms) => clock.sleep(ms),
       random: Math.random,
     });
   }

@@ -48,6 +48,8 @@ export function registerSim(program: Command): void {
           pageCap: sim.options.pageCap,
           faultRate: sim.options.faultRate,
           rateLimit: sim.options.rateLimit,
+          workers: sim.options.workers,
+          serviceMs: sim.options.serviceMs,
           hooks: sim.options.hooks,
           orderItems: sim.tables.OrderItem.size,
         },

@@ -230,6 +230,22 @@ export const simOptionsSchema = z
       .min(0)
       .default(0)
       .describe('Random extra latency of every service response, up to, ms.'),
+    workers: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'Service requests served at a time, as a server does: the rest wait in a FIFO queue, so latency grows with what is in flight (0: no queue, every request served at once).',
+      ),
+    serviceMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'Time a request holds its worker, ms, for an answer of up to 100 records; a bigger page holds it proportionally longer (250 records: 2.5x). Unlike latencyMs (network time) it queues behind --workers (0: none).',
+      ),
 
     mutateEveryMs: z
       .number()
@@ -312,6 +328,8 @@ export const liveOptionKeys = [
   'slowWriteMs',
   'latencyMs',
   'latencyJitterMs',
+  'workers',
+  'serviceMs',
   'trickleMs',
   'trickleBytes',
   'missingOps',

@@ -14,6 +14,7 @@ import {
 import { Actions } from './actions.js';
 import { hugeErrorMessage, makeHostile, unquoteRawNumbers } from './hostile.js';
 import { badRequest, notFound, parseJsonBody, quotedRefusal, SimHttpError } from './http-error.js';
+import { loadLatency, rateLimitHeaders } from './load.js';
 import { type MutationSummary, Mutator } from './mutate.js';
 import {
   type FaultKind,
@@ -26,6 +27,7 @@ import {
   type WriteOperation,
 } from './options.js';
 import { parseQuery, project, runQuery } from './query.js';
+import { freshQueueStats, type QueueStats, serviceTime, WorkerQueue } from './queue.js';
 import { Rng } from './rng.js';
 import { isoDate, seedData } from './seed.js';
 import type { SimRecord, SimStatus, SimTables } from './store.js';
@@ -46,6 +48,8 @@ export interface SimStats {
   /** Writes that changed the data, by operation (a write whose reply was lost counts too). */
   writesApplied: Record<string, number>;
   mutations: number;
+  /** The server queue (`workers`, `serviceMs`): peak depth, busy and waiting time. */
+  queue: QueueStats;
   /** The last (up to 10) exceptions the sandbox itself threw while answering (its own 500s). */
   internalErrors: string[];
 }
@@ -131,6 +135,7 @@ function freshStats(): SimStats {
     slowWrites: 0,
     writesApplied: {},
     mutations: 0,
+    queue: freshQueueStats(),
     internalErrors: [],
   };
 }
@@ -139,47 +144,19 @@ function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
 }
 
-/** `loadLatencyMs` for each `loadKnee` of requests per second above the knee: an overloaded service. */
-function loadLatency(options: SimOptions, recentRate: number): number {
-  if (options.loadKnee <= 0 || recentRate <= options.loadKnee) return 0;
-  return Math.round((options.loadLatencyMs * (recentRate - options.loadKnee)) / options.loadKnee);
+/** The records an answer carries: a query's or list's page (bare or in its envelope), or one. */
+function recordsIn(route: Route, body: unknown, envelopeKey: string): number {
+  if (route.op.kind !== 'query' && route.op.kind !== 'list') return 1;
+  const list = Array.isArray(body) ? body : (body as Record<string, unknown> | undefined)?.[envelopeKey];
+  return Array.isArray(list) ? list.length : 1;
 }
 
-/**
- * The rate limit's bucket described in RateLimit headers (`rateHeaders`): the quota is the bucket's
- * capacity, the window the time it takes to fill from empty, the reset the time it takes to fill
- * from now (at least a second, as the draft counts in whole seconds).
- */
-function rateLimitHeaders(options: SimOptions, tokens: number, capacity: number): Record<string, string> {
-  if (options.rateLimit <= 0 || options.rateHeaders === 'none') return {};
-  const window = Math.round((capacity / options.rateLimit) * 1000) / 1000;
-  const remaining = String(Math.max(0, Math.floor(tokens)));
-  const reset = String(Math.max(1, Math.ceil((capacity - tokens) / options.rateLimit)));
-  const limit = String(capacity);
-  switch (options.rateHeaders) {
-    case 'draft':
-      return {
-        'ratelimit-limit': limit,
-        'ratelimit-remaining': remaining,
-        'ratelimit-reset': reset,
-        'ratelimit-policy': `${limit};w=${window}`,
-      };
-    case 'combined':
-      return {
-        ratelimit: `"bucket";r=${remaining};t=${reset}`,
-        'ratelimit-policy': `"bucket";q=${limit};w=${window}`,
-      };
-    case 'x':
-      return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
-  }
-}
-
-/** Starts the sandbox of the service on an HTTP port. */
 /** Whether a listening host is a loopback address (the hooks may only listen there). */
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** Starts the sandbox of the service on an HTTP port. */
 export async function startSim(input: StartSimOptions = {}): Promise<RunningSim> {
   const { port = 0, host = '127.0.0.1', onRequest, failRequest, holdRequest, ...rest } = input;
   const parsed = simOptionsSchema.safeParse(rest);
@@ -217,6 +194,10 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
   };
   tokens = capacity();
   const load = new RateMeter();
+  const queue = new WorkerQueue(
+    () => options.workers,
+    () => stats.queue,
+  );
   /** With `recordRequests`: the service requests received, to replay them (bench/rate.ts). */
   let recorded: { method: string; path: string; body: string }[] = [];
 
@@ -252,6 +233,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     }
     options = { ...next.data, anchorDate: options.anchorDate };
     tokens = Math.min(tokens, capacity());
+    queue.next();
     schedule();
     return options;
   };
@@ -542,7 +524,17 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
         }, after).unref();
         throw new SimHttpError(504, 'GATEWAY_TIMEOUT', 'gateway timeout (injected late write)');
       }
-      const [okStatus, body] = execute(route, route.pattern.exec(path)?.[1], url, input);
+      // The server's work: a worker is held (after waiting for one) for the answer's service time.
+      const worker = await queue.acquire();
+      let answer: [number, unknown];
+      try {
+        answer = execute(route, route.pattern.exec(path)?.[1], url, input);
+        const service = serviceTime(options.serviceMs, recordsIn(route, answer[1], options.envelopeKey));
+        if (service > 0) await sleep(service);
+      } finally {
+        worker.release();
+      }
+      const [okStatus, body] = answer;
       status = okStatus;
       if (writes) bump(stats.writesApplied, route.name);
 
@@ -636,6 +628,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
     },
     close: async () => {
       if (timer !== undefined) clearInterval(timer);
+      queue.drain();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { CONCURRENCY } from '../../src/api/rate/concurrency.js';
 import { clientFor } from '../helpers/client.js';
 import { loadStaff } from '../helpers/rate.js';
 import { withSim } from '../helpers/sim.js';
@@ -7,55 +6,45 @@ import { withSim } from '../helpers/sim.js';
 /**
  * Adaptive concurrency (src/api/rate/concurrency.ts) over real HTTP: against a service answering
  * in 100 ms, the requests in flight rise from the 4 the client starts with (by Little's law, 4 in
- * flight at 100 ms cap it at 40 req/s); when the service's latency inflates with load, they fall.
+ * flight at 100 ms cap it at 40 req/s); when the service's latency inflates, they fall.
  * Assertions are on the limit the client reports, never on times.
  */
 
 describe('adaptive concurrency', () => {
   const sim = withSim({ scale: 0.1, latencyMs: 100, latencyJitterMs: 10 });
 
-  it('rises with the latency the service shows, and falls when latency inflates', async (ctx) => {
+  it('rises with the latency the service shows, and falls when latency inflates', async () => {
     const s = sim();
     const client = clientFor(s, { concurrency: 4, maxConcurrency: 32, requestsPerSecond: 'auto' });
     try {
       await loadStaff(s, client, 800, 48);
       const risen = client.metrics().concurrency;
       expect(risen?.highest, JSON.stringify(risen)).toBeGreaterThanOrEqual(16);
-      expect(risen?.limit).toBeGreaterThanOrEqual(12);
 
-      // The service now slows with load: past 40 req/s each answer waits 1 s more per 40 req/s
-      // (beyond the 1.5x of latency that counts as no queue). The limit falls while it does; the
-      // client's rate is cut on the same latency, so the service's load may pass and the limit
-      // grow back before the end: its lowest while the service was slow is what is asserted,
-      // read every 10 ms as the client reports it (at the end alone, it had grown back to 32 once
-      // in a CI run on a loaded machine).
-      const knee = 40;
-      s.configure({ loadKnee: knee, loadLatencyMs: 1000 });
-      s.resetStats();
-      let lowest = client.transport.concurrency;
+      // The service now answers in 500 ms instead of 100: five times the long average, however
+      // loaded the machine, so the windows show a queue and the limit falls. Its lowest while the
+      // service was slow is what is asserted, read every 10 ms as the client reports it.
+      s.configure({ latencyMs: 500 });
+      const before = client.transport.concurrency;
+      let lowest = before;
       const watch = setInterval(() => {
         lowest = Math.min(lowest, client.transport.concurrency);
       }, 10);
       try {
-        await loadStaff(s, client, 400, 48);
+        await loadStaff(s, client, 240, 48);
       } finally {
         clearInterval(watch);
       }
       lowest = Math.min(lowest, client.transport.concurrency);
-      // A machine too loaded to send over the knee for two windows of answers (a window is 16)
-      // never showed the client a slow service: nothing to see then.
-      const perSecond = Object.values(s.stats.bySecond);
-      const overKnee = perSecond.filter((n) => n > knee).reduce((a, n) => a + n, 0);
-      if (overKnee < 2 * CONCURRENCY.WINDOW && lowest === risen?.limit) {
-        ctx.skip(
-          `the client sent only ${overKnee} requests in seconds over the knee (busiest ${Math.max(0, ...perSecond)}): no inflation to see`,
-        );
-        return;
-      }
-      expect(lowest, JSON.stringify({ risen, perSecond })).toBeLessThan(risen?.limit ?? 0);
+      // Below where it stood (unless a machine loaded to the point of noise had already brought it
+      // to its floor of 2).
+      const seen = JSON.stringify({ risen, before, now: client.metrics().concurrency });
+      expect(lowest, seen).toBeLessThan(Math.max(3, before));
+      // Latency is the concurrency's signal alone: the rate was never cut.
+      expect(client.metrics().rate?.cuts).toEqual({ throttled: 0, unavailable: 0 });
     } finally {
       await client.close();
-      s.configure({ loadKnee: 0 });
+      s.configure({ latencyMs: 100 });
     }
   });
 
@@ -65,6 +54,47 @@ describe('adaptive concurrency', () => {
     try {
       await loadStaff(s, client, 200, 48);
       expect(client.metrics().concurrency).toEqual({ limit: 4, highest: 4, lowest: 4 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('against a server that queues (4 workers, 5 ms each), no rate limit', () => {
+  const sim = withSim({ scale: 0.1, workers: 4, serviceMs: 5 });
+
+  it('the rate is never cut, and the concurrency limit settles near the workers', async () => {
+    const s = sim();
+    const client = clientFor(s, { concurrency: 8, maxConcurrency: 48, requestsPerSecond: 'auto' });
+    try {
+      // 64 callers: the client could keep the whole ceiling (48) in flight; a server serving 4 at
+      // a time answers the rest after a wait in its queue, so latency grows with what is in flight.
+      await loadStaff(s, client, 400, 64);
+      const limits: number[] = [];
+      const watch = setInterval(() => limits.push(client.transport.concurrency), 20);
+      try {
+        await loadStaff(s, client, 1000, 64);
+      } finally {
+        clearInterval(watch);
+      }
+      const m = client.metrics();
+      expect(s.stats.rateLimited).toBe(0);
+      expect(m.rate?.cuts).toEqual({ throttled: 0, unavailable: 0 });
+      expect(m.rate?.rate).toBeNull();
+      // Settled: over the second run, the limit the client kept most of the time is near the
+      // server's 4 workers (Gradient2 keeps the queue its tolerance allows, about twice them), far
+      // below the 48 it could have kept. Generous for a loaded machine: at most 16.
+      limits.sort((a, b) => a - b);
+      const median = limits[Math.floor(limits.length / 2)] ?? 0;
+      const seen = JSON.stringify({
+        median,
+        low: limits[0],
+        high: limits.at(-1),
+        concurrency: m.concurrency,
+      });
+      expect(median, seen).toBeGreaterThanOrEqual(2);
+      expect(median, seen).toBeLessThanOrEqual(16);
+      expect(s.stats.queue.peakBusy).toBe(4);
     } finally {
       await client.close();
     }

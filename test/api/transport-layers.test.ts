@@ -10,6 +10,7 @@ import { rateLayer } from '../../src/api/transport/rate.js';
 import { RETRY_TABLE, retryLayer } from '../../src/api/transport/retry.js';
 import type { Answer, Call, Reply, SendOptions } from '../../src/api/transport/types.js';
 import { apiDefaults } from '../helpers/client.js';
+import { SimClock } from '../helpers/clock.js';
 import { seededRng } from '../helpers/seed.js';
 
 /**
@@ -34,15 +35,12 @@ function answer(step: Partial<Answer>): Answer {
 }
 
 /**
- * The whole stack: retry ∘ metrics ∘ rate ∘ classify ∘ (the script), with the config's defaults;
- * `rate: false` leaves the rate layer out (after a 429 the real limiter paces the next attempt in
- * real time: its own tests are below).
+ * The whole stack: retry ∘ metrics ∘ rate ∘ classify ∘ (the script), with the config's defaults,
+ * on a simulated clock (a 429's cut and hold pace the next attempt on it, at no cost in time).
  */
-function stack(
-  script: Step[],
-  options: { maxRetries?: number; maxRateLimitRetries?: number; rate?: boolean } = {},
-) {
+function stack(script: Step[], options: { maxRetries?: number; maxRateLimitRetries?: number } = {}) {
   const { rng, seed } = seededRng(25);
+  const clock = new SimClock();
   const calls: Call[] = [];
   const slept: number[] = [];
   const metrics = new ApiMetrics();
@@ -54,6 +52,7 @@ function stack(
     baseUrl: BASE,
     token: 't',
     maxHoldMs: apiDefaults.retryMaxMs,
+    clock,
   });
   const inner = async (call: Call): Promise<Answer> => {
     calls.push({ ...call });
@@ -63,10 +62,15 @@ function stack(
     if ('code' in step && typeof step.code === 'string') throw Object.assign(new Error(step.code), step);
     return answer(step as Partial<Answer>);
   };
-  const classified = classifyLayer(inner, circuit);
-  const rated =
-    options.rate === false ? classified : rateLayer(classified, { limiter, inFlight, queue, circuit });
-  const send = retryLayer(metricsLayer(rated, metrics, undefined), {
+  const rated = rateLayer(classifyLayer(inner, circuit), {
+    limiter,
+    inFlight,
+    queue,
+    circuit,
+    clock,
+    lag: () => 0,
+  });
+  const sendNow = retryLayer(metricsLayer(rated, metrics, undefined), {
     maxRetries: options.maxRetries ?? apiDefaults.maxRetries,
     maxRateLimitRetries: options.maxRateLimitRetries ?? apiDefaults.maxRateLimitRetries,
     retryBaseMs: apiDefaults.retryBaseMs,
@@ -78,7 +82,8 @@ function stack(
     },
     random: () => rng.next(),
   });
-  return { send, calls, slept, metrics, limiter, circuit, seed };
+  const send = (req: SendOptions) => clock.run(sendNow(req));
+  return { send, calls, slept, metrics, limiter, circuit, seed, clock };
 }
 
 const get: SendOptions = { method: 'GET', path: '/v2/staff/7', idempotent: true };
@@ -128,7 +133,7 @@ describe('the retry table, composed around a plain attempt', () => {
         { status: 429 },
         { status: 200 },
       ],
-      { maxRetries: 1, rate: false },
+      { maxRetries: 1 },
     );
     expect((await s.send(get)).status).toBe(200);
     expect(s.slept).toHaveLength(2);
@@ -145,7 +150,6 @@ describe('the retry table, composed around a plain attempt', () => {
 
     const throttles = stack([{ status: 429 }, { status: 429 }, { status: 429 }], {
       maxRateLimitRetries: 2,
-      rate: false,
     });
     const limited = await failed(throttles.send(get));
     expect(limited).toBeInstanceOf(E.RateLimitedError);
@@ -185,10 +189,12 @@ describe('the retry table, composed around a plain attempt', () => {
   });
 
   it('resends a create that never left (connection refused once the service was reached) or was throttled', async () => {
-    const s = stack(
-      [{ status: 200 }, { code: 'ECONNREFUSED' }, { status: 429 }, { status: 201, text: '{"id":1}' }],
-      { rate: false },
-    );
+    const s = stack([
+      { status: 200 },
+      { code: 'ECONNREFUSED' },
+      { status: 429 },
+      { status: 201, text: '{"id":1}' },
+    ]);
     await s.send(get); // the service has answered: a refused connection is now worth retrying
     expect(await s.send(create)).toEqual({ status: 201, body: { id: 1 } });
     expect(s.calls.slice(1).map((c) => c.payload)).toEqual(Array(3).fill('{"amount":1}'));
@@ -359,30 +365,40 @@ describe('the classify layer', () => {
 
 describe('the rate layer', () => {
   const parts = (circuit = new Circuit(BASE)) => {
+    const clock = new SimClock();
     const inFlight = new ConcurrencyLimit({ initial: 2, min: 2, max: 2 });
     const limiter = new RateLimiter({
       requestsPerSecond: 'auto',
       baseUrl: BASE,
       token: 't',
       maxHoldMs: 2_000,
+      clock,
     });
-    return { circuit, inFlight, limiter, queue: new PQueue({ concurrency: inFlight.limit }) };
+    const queue = new PQueue({ concurrency: inFlight.limit });
+    return { circuit, inFlight, limiter, queue, clock, lag: () => 0 };
   };
   const call = (): Call => ({ req: get, payload: undefined, attempt: 1, sentAt: 0 });
   const through = (p: ReturnType<typeof parts>, step: Step, sent: Call[] = []) =>
-    rateLayer(
-      classifyLayer(async (c) => {
-        sent.push(c);
-        if ('code' in step && typeof step.code === 'string') throw Object.assign(new Error('x'), step);
-        return answer(step as Partial<Answer>);
-      }, p.circuit),
-      p,
-    )(call());
+    p.clock.run(
+      rateLayer(
+        classifyLayer(async (c) => {
+          sent.push(c);
+          if ('code' in step && typeof step.code === 'string') throw Object.assign(new Error('x'), step);
+          return answer(step as Partial<Answer>);
+        }, p.circuit),
+        p,
+      )(call()),
+    );
 
   it('shows a 429 to the limiter as a throttle (a cut, and its Retry-After holds the client); a 503 or a drop as a fault', async () => {
     const throttled = parts();
     await through(throttled, { status: 429, retryAfterMs: 1_000 });
     expect(throttled.limiter.snapshot()).toMatchObject({ cuts: { throttled: 1 }, holds: 1, faults: 0 });
+    // The next attempt waits out the hold on the clock.
+    const held = throttled.clock.now();
+    const sent: Call[] = [];
+    await through(throttled, { status: 200 }, sent);
+    expect(sent[0]?.sentAt).toBeGreaterThanOrEqual(held + 1_000);
     const faulty = parts();
     await through(faulty, { status: 503 });
     const dropped = await through(faulty, { code: 'ECONNRESET' });
@@ -393,11 +409,85 @@ describe('the rate layer', () => {
   it('stamps when the attempt left, and sends nothing once the client has stopped', async () => {
     const p = parts();
     const sent: Call[] = [];
-    const before = Date.now();
     await through(p, { status: 200 }, sent);
-    expect(sent[0]?.sentAt).toBeGreaterThanOrEqual(before);
+    expect(sent[0]?.sentAt).toBe(p.clock.now());
     p.circuit.fatal = new E.UnauthorizedError({ method: 'GET', path: '/' });
     await expect(through(p, { status: 200 }, sent)).rejects.toBe(p.circuit.fatal);
     expect(sent).toHaveLength(1);
+  });
+});
+
+/**
+ * A server that queues, on the simulated clock: `workers` requests served at a time, each for
+ * `serviceMs`; the others wait their turn, so latency grows with what is in flight.
+ */
+class QueueingServer {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+  peakInFlight = 0;
+  private inFlight = 0;
+
+  constructor(
+    private readonly clock: SimClock,
+    private readonly workers: number,
+    private readonly serviceMs: number,
+  ) {}
+
+  async serve(): Promise<number> {
+    const start = this.clock.now();
+    this.inFlight++;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    if (this.busy < this.workers) this.busy++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await this.clock.sleep(this.serviceMs);
+    // The worker passes to the next in line, or goes idle.
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.busy--;
+    this.inFlight--;
+    return this.clock.now() - start;
+  }
+}
+
+describe('one signal, one controller (the rate layer against a queueing server, simulated clock)', () => {
+  it('latency growing with load lowers the concurrency limit and never cuts the rate', async () => {
+    const clock = new SimClock();
+    const server = new QueueingServer(clock, 4, 5);
+    const circuit = new Circuit(BASE);
+    const inFlight = new ConcurrencyLimit({ initial: 8, min: 2, max: 48 });
+    const queue = new PQueue({ concurrency: inFlight.limit });
+    const limiter = new RateLimiter({
+      requestsPerSecond: 'auto',
+      baseUrl: BASE,
+      token: 't',
+      maxHoldMs: 2_000,
+      clock,
+    });
+    const send = rateLayer(
+      classifyLayer(async () => answer({ ms: await server.serve() }), circuit),
+      { limiter, inFlight, queue, circuit, clock, lag: () => 0 },
+    );
+    let next = 0;
+    const limits: number[] = [];
+    const started = clock.now();
+    const caller = async () => {
+      while (next++ < 1500) {
+        await send({ req: get, payload: undefined, attempt: 1, sentAt: 0 });
+        limits.push(inFlight.limit);
+      }
+    };
+    await clock.run(Promise.all(Array.from({ length: 64 }, caller)));
+    // Slow start overshoots; then the limit comes down near the server's four workers and stays
+    // there (Gradient2's equilibrium: the queue its tolerance allows), and the server stays busy.
+    const settled = limits.slice(-500);
+    expect(Math.min(...settled), JSON.stringify(inFlight.snapshot())).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...settled), JSON.stringify(inFlight.snapshot())).toBeLessThanOrEqual(16);
+    expect(1500 / ((clock.now() - started) / 1000)).toBeGreaterThan(0.9 * (4 / 0.005));
+    // Latency was all it saw: the rate was never cut.
+    expect(limiter.snapshot()).toMatchObject({
+      rate: null,
+      cuts: { throttled: 0, unavailable: 0 },
+      holds: 0,
+    });
   });
 });

@@ -20,7 +20,7 @@ import { WRITE_TOKEN } from './sim.js';
  * the sandbox's truth.
  */
 
-/** The sandbox's first ids of the streams without a list operation (src/sim/seed.ts IdSequence). */
+/** The sandbox's first ids of the streams without a list operation (src/sim/seed/: each resource's IdSequence). */
 export const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 
 /** The tables of `ohs sync`, with their resources. */

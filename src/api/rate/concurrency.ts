@@ -8,22 +8,21 @@
  *   gradient = clamp(1.5 × long / short, 0.5, 1)   (1.5: GradientLimit's rttTolerance)
  *   limit    = limit × gradient + √limit      (latency flat: grows by √limit a window)
  *
- * until the first window that shows a queue, the limit doubles per window instead, a window then
- * being a round trip (TCP's slow start, RFC 5681: the window doubles each round trip until the
- * first loss): growing by √limit per 100 ms, 8 to 48 took 10 windows, 1.1 s of a 2.2 s sync at
- * 20 ms of latency, with a queue all the while;
- * with the drop smoothed (`SMOOTHING`), so one slow window does not halve it. By Little's law the
- * requests in flight a rate needs are rate × latency: against a service at 200 ms allowing 150
- * req/s, 30; at 8 (the old fixed concurrency) no more than 40 req/s could be sent. The limit
- * does not grow while fewer than half of it are in use (the process asks for less: Netflix's
- * "app-limited" rule). It is not capped at rate × latency: requests beyond the rate wait for a
- * token (their latency is timed after it), and such a cap, with the rate's own cap of twice what
- * was sent, spiralled down together (the sync sent 0.37 of 150 req/s behind 200 ms, its limit at
- * 7). One rate budget rules across processes (limiter.ts); concurrency is this process's alone.
+ * with the drop smoothed (`SMOOTHING`), so one slow window does not halve it. Until the first
+ * window that shows a queue, the limit doubles per window instead, a window then being a round
+ * trip (TCP's slow start, RFC 5681), so it reaches what the service needs in a few round trips.
+ * By Little's law the requests in flight a rate needs are rate × latency (against a service at
+ * 200 ms allowing 150 req/s, 30). The limit does not grow while fewer than half of it are in use
+ * (the process asks for less: Netflix's "app-limited" rule), and is not capped at rate ×
+ * latency: requests beyond the rate wait for a token (their latency is timed after it), and such
+ * a cap, with the rate's own cap of twice what was sent, would pull both down together. Latency
+ * moves this limit only: the rate (limiter.ts) is cut on throttling alone, and is shared by every
+ * process on the mirror, where concurrency is this process's own.
  *
  * A latency is measured by this process and holds its own event-loop delay (ClientLag), which
- * is taken off before it is judged, and an inflation under `SLACK_MS` is noise, not a queue (a
- * sandbox answering in microseconds would otherwise halve the limit on each garbage collection).
+ * is taken off before it is judged, and an inflation under the noise (`SLACK_MS`, or the long
+ * average when less) is no queue (a sandbox answering in microseconds would otherwise halve the
+ * limit on each garbage collection).
  *
  * Pure and clock-free: the transport feeds it answers and reads `limit`.
  */
@@ -40,7 +39,7 @@ export const CONCURRENCY = {
    * `rttTolerance`, 2 there): a loaded client machine and a busy sandbox add tens of ms to 200.
    */
   TOLERANCE: 1.5,
-  /** Inflation below this many ms (the window's mean above the long average) is noise. */
+  /** Inflation below this many ms (the window's mean above the long average), or below the long average itself, is noise. */
   SLACK_MS: 15,
 } as const;
 
@@ -102,10 +101,18 @@ export class ConcurrencyLimit {
     // counting against the limit).
     const ratio = own / Math.max(long, 1e-3);
     // The long average follows slowly; when latency falls back far below it (a spell of load
-    // over), it comes down faster, as Gradient2 does.
-    let next = long + (own - long) * CONCURRENCY.LONG_WEIGHT;
-    if (long > 2 * own && long - own > CONCURRENCY.SLACK_MS) next = long * 0.9;
-    this.long.set(kind, next);
+    // over), it comes down faster, as Gradient2 does. It does not rise on an answer that queued
+    // (above the tolerance, beyond noise) while this process could still send less: a queue it
+    // keeps up would otherwise become the baseline it is judged by, and the limit climb back to
+    // the ceiling against a server busy with it. At the floor, latency that stays up is not this
+    // process's queue (the service is slower, or busy with others): the average follows it.
+    const slack = Math.min(CONCURRENCY.SLACK_MS, Math.max(2, long));
+    const queued = ratio > CONCURRENCY.TOLERANCE && own - long > slack;
+    if (!queued || this.value <= this.min) {
+      let next = long + (own - long) * CONCURRENCY.LONG_WEIGHT;
+      if (long > 2 * own && long - own > CONCURRENCY.SLACK_MS) next = long * 0.9;
+      this.long.set(kind, next);
+    }
     this.ratios += ratio;
     this.excessMs += own - long;
     this.samples++;
@@ -115,7 +122,7 @@ export class ConcurrencyLimit {
     // 48 then takes three windows of about 40 ms instead of three of 100 ms.
     const span = this.slowStart ? Math.min(CONCURRENCY.WINDOW_MS, long) : CONCURRENCY.WINDOW_MS;
     if (this.samples < CONCURRENCY.WINDOW || now - this.windowStart < span) return false;
-    const inflated = this.excessMs / this.samples > CONCURRENCY.SLACK_MS;
+    const inflated = this.excessMs / this.samples > slack;
     return this.update(inflated ? (CONCURRENCY.TOLERANCE * this.samples) / this.ratios : 1, now);
   }
 

@@ -18,7 +18,8 @@
  * a pinned ceiling, a rate learned by an earlier process, or RateLimit headers.
  *
  * Pure and clock-free (every method takes `now` in milliseconds) so that it can be reasoned
- * about; the RateLimiter (limiter.ts) owns time, tokens and the shared budget.
+ * about; RateControl (control.ts) holds it with the tokens and holds, RateLimiter (limiter.ts) the
+ * clock and the waiting.
  */
 export const CUBIC = { BETA: 0.7, C: 0.4, MIN_RATE: 0.5 } as const;
 
@@ -32,8 +33,8 @@ export interface CubicState {
   cutAt: number;
 }
 
-/** `throttled`: a 429 or a throttling answer; `unavailable`: a burst of 503s; `latency`: inflation. */
-export type CutReason = 'throttled' | 'latency' | 'unavailable';
+/** `throttled`: a 429 or a throttling answer; `unavailable`: a burst of 503s. */
+export type CutReason = 'throttled' | 'unavailable';
 
 export class CubicRate {
   private state: CubicState;
@@ -73,7 +74,7 @@ export class CubicRate {
   }
 
   /**
-   * A throttling signal (429, Retry-After, latency inflation) for a request sent at `sentAt`.
+   * A throttling signal (a 429, a throttling answer, a burst of 503s) for a request sent at `sentAt`.
    * Signals from requests sent before the last cut belong to the same episode and are not cut
    * again (as TCP cuts once per window), else eight 429s in flight would cut to 0.7⁸.
    * Returns whether it cut.

@@ -54,7 +54,7 @@ export interface Call {
   payload: string | undefined;
   /** 1 for the first attempt. */
   attempt: number;
-  /** When the attempt left (Date.now()), set by the rate layer as it sends. */
+  /** When the attempt left (on the limiter's clock), set by the rate layer as it sends. */
   sentAt: number;
 }
 
