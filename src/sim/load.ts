@@ -39,3 +39,44 @@ export function rateLimitHeaders(
       return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset };
   }
 }
+
+/**
+ * The rate limit's token bucket: `rateLimit` tokens a second, `rateBurst` at most (0: one
+ * second's worth), full at the start. Read through `options()`, so a limit changed while running
+ * applies at the next request.
+ */
+export class TokenBucket {
+  tokens: number;
+  private lastRefill = Date.now();
+
+  constructor(private readonly options: () => SimOptions) {
+    this.tokens = this.capacity();
+  }
+
+  capacity(): number {
+    const o = this.options();
+    return o.rateBurst || Math.max(1, Math.ceil(o.rateLimit));
+  }
+
+  /** Takes a token; false when there is none (the request is over the limit). */
+  take(): boolean {
+    const rate = this.options().rateLimit;
+    if (rate <= 0) return true;
+    const now = Date.now();
+    this.tokens = Math.min(this.capacity(), this.tokens + ((now - this.lastRefill) / 1000) * rate);
+    this.lastRefill = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** After a change of the limit or burst: never more tokens than the new capacity. */
+  clamp(): void {
+    this.tokens = Math.min(this.tokens, this.capacity());
+  }
+
+  /** The bucket now, in the RateLimit headers `rateHeaders` asks for. */
+  headers(): Record<string, string> {
+    return rateLimitHeaders(this.options(), this.tokens, this.capacity());
+  }
+}

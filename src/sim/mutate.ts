@@ -42,13 +42,21 @@ export class Mutator {
   ) {}
 
   step(size: number, now = new Date()): MutationSummary {
-    const rng = this.rng;
     const at = `${now.toISOString().slice(0, 19)}Z`;
     const summary: MutationSummary = { inserted: 0, moved: 0, deleted: 0, paid: 0, other: 0 };
+    this.insertItems(size, at, summary);
+    this.moveStatuses(size, at, summary);
+    this.deleteItems(size, at, summary);
+    this.payInvoices(size, summary);
+    this.smallChanges(now, at, summary);
+    return summary;
+  }
+
+  /** New order items, above the highest id (with gaps), copying a recent item's org and person. */
+  private insertItems(size: number, at: string, summary: MutationSummary): void {
+    const rng = this.rng;
     const items = this.t.OrderItem;
     const ordered = this.byCode('ORD');
-
-    // New order items, above the highest id (with gaps), copying a recent item's org and person.
     for (let i = 0; i < size; i++) {
       const template = items.all()[items.size - 1 - rng.int(0, Math.min(50, items.size - 1))];
       if (template === undefined) break;
@@ -73,8 +81,12 @@ export class Mutator {
       });
       summary.inserted++;
     }
+  }
 
-    // Status moves of open items.
+  /** Status moves of open items. */
+  private moveStatuses(size: number, at: string, summary: MutationSummary): void {
+    const rng = this.rng;
+    const items = this.t.OrderItem;
     const open = items.all().filter((r) => r.isNotModifiable === false);
     for (let i = 0; i < size && open.length > 0; i++) {
       const item = open.splice(rng.int(0, open.length - 1), 1)[0];
@@ -96,8 +108,12 @@ export class Mutator {
       });
       summary.moved++;
     }
+  }
 
-    // Deletions anywhere in the id range.
+  /** Deletions anywhere in the id range. */
+  private deleteItems(size: number, at: string, summary: MutationSummary): void {
+    const rng = this.rng;
+    const items = this.t.OrderItem;
     for (let i = 0; i < Math.ceil(size / 5); i++) {
       const victim = items.all()[rng.int(0, items.size - 1)];
       if (victim === undefined) break;
@@ -105,8 +121,11 @@ export class Mutator {
       this.deleted.push({ resource: 'OrderItem', id: victim.id, at });
       summary.deleted++;
     }
+  }
 
-    // Invoices paid in full.
+  /** Invoices paid in full. */
+  private payInvoices(size: number, summary: MutationSummary): void {
+    const rng = this.rng;
     const unpaid = this.t.Invoice.all().filter((r) => Number(r.balance) > 0);
     for (let i = 0; i < Math.ceil(size / 2) && unpaid.length > 0; i++) {
       const inv = unpaid.splice(rng.int(0, unpaid.length - 1), 1)[0];
@@ -114,9 +133,11 @@ export class Mutator {
       this.t.Invoice.update(inv.id, { balance: 0 });
       summary.paid++;
     }
+  }
 
-    // Smaller changes: a new invoice, a user suspended, a user and a staff record added or removed,
-    // picks recorded on a current OrgMonth row.
+  /** Smaller changes: a new invoice, a user suspended, a user and a staff record added or removed, picks recorded on a current OrgMonth row. */
+  private smallChanges(now: Date, at: string, summary: MutationSummary): void {
+    const rng = this.rng;
     const lastInvoice = this.t.Invoice.all()[this.t.Invoice.size - 1];
     if (lastInvoice !== undefined && rng.chance(0.5)) {
       this.t.Invoice.insert({
@@ -168,7 +189,6 @@ export class Mutator {
       });
       summary.other++;
     }
-    return summary;
   }
 
   private pick(rows: readonly SimRecord[]): SimRecord | undefined {
