@@ -26,6 +26,8 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'orgId, org, invoiceId, invoiceDate, dueDate, billingPeriod, daysPastDue, bucket, balance, lateFee, totalDue, flags',
   'order-ageing':
     'orderItemId, orgId, org, product, person, status, stage, createdAt, ageHours, ageBucket, statusSince, sinceIsLowerBound, timeInStatusHours, statusBucket, flag',
+  'catch-up':
+    'orgId, org, year, throughMonth, testType, verdict, perPeriod, needed, annualTarget, completedYtd, pending, selection, periodsLeft, pacePerPeriod, paceTests, paceRate, avgPool, rate, rateSource, assumedRate, reason',
 };
 
 const outDirs: string[] = [];
