@@ -18,6 +18,11 @@ export interface CoverFacts {
 }
 
 const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'number' ? fmt(v) : esc(v));
+/** An instant as the CSV files write it: ISO 8601 UTC to the second. */
+const second = (v: unknown) => {
+  const ms = Date.parse(String(v));
+  return Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19)}Z` : esc(v);
+};
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 function table(head: string[], rows: unknown[][]): string {
@@ -50,7 +55,7 @@ export function coverPage(f: CoverFacts): string {
   const kinds = ['drug', 'alcohol'] as const;
   const sections = [
     `<h1>Audit packet: ${esc(org ?? 'org')} (${f.orgId}), ${f.year}</h1>`,
-    `<p>As of ${esc(f.instant)}: ${esc(f.read)}. Through month ${cell(ytd?.throughMonth ?? months)}. Every figure here is in the CSV files beside this page; MANIFEST.sha256 holds their checksums.</p>`,
+    `<p>As of ${second(f.instant)}: ${esc(f.read)}. Through month ${cell(ytd?.throughMonth ?? months)}. Every figure here is in the CSV files beside this page; MANIFEST.sha256 holds their checksums.</p>`,
     '<h2>Compliance, year to date</h2>',
     ytd === undefined
       ? '<p>No compliance row for this employer (not in the program filter).</p>'
@@ -83,12 +88,12 @@ export function coverPage(f: CoverFacts): string {
     '<h2>Policy</h2>',
     inForce === undefined
       ? '<p>No policy in force at the instant: the employer is scored on the default rates (an assumed rate).</p>'
-      : `<p>In force since ${esc(inForce.validFrom)}: ${esc(inForce.program)}${inForce.agency == null ? '' : ` ${esc(inForce.agency)}`}, drug ${cell(inForce.rpMinDrug ?? 'agency rate')}, alcohol ${cell(inForce.rpMinAlc ?? 'agency rate')} (source ${esc(inForce.source)}).</p>`,
+      : `<p>In force since ${second(inForce.validFrom)}: ${esc(inForce.program)}${inForce.agency == null ? '' : ` ${esc(inForce.agency)}`}, drug ${cell(inForce.rpMinDrug ?? 'agency rate')}, alcohol ${cell(inForce.rpMinAlc ?? 'agency rate')} (source ${esc(inForce.source)}).</p>`,
     `<p>${f.policies.length} version${f.policies.length === 1 ? '' : 's'} of the policy (policy.csv).</p>`,
     '<h2>Evidence, month by month</h2>',
     `<p>${months} month${months === 1 ? '' : 's'} (evidence.csv). DATA_CHECK: ${dataCheck.length === 0 ? 'none' : `months ${dataCheck.join(', ')}`}. Months with no OrgMonth row (pool carried forward, DATA_GAP): ${gaps.length === 0 ? 'none' : gaps.join(', ')}. Months with no random pick document: ${noPick.length === 0 ? 'none' : noPick.join(', ')}. Warnings: ${f.warnings} (warnings.csv).</p>`,
     '<h2>Provenance</h2>',
-    `<p>${f.runs.length} sync run${f.runs.length === 1 ? '' : 's'} ended from ${f.year}-01-01 to the instant (sync-runs.csv)${lastOk === undefined ? '' : `; the last successful one: run ${cell(lastOk.runId)}, ended ${esc(lastOk.endedAt)}`}.</p>`,
+    `<p>${f.runs.length} sync run${f.runs.length === 1 ? '' : 's'} ended from ${f.year}-01-01 to the instant (sync-runs.csv)${lastOk === undefined ? '' : `; the last successful one: run ${cell(lastOk.runId)}, ended ${second(lastOk.endedAt)}`}.</p>`,
     '<h2>Files</h2>',
     table(
       ['File', 'What it holds'],
