@@ -152,7 +152,12 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
 
   const name = packetName(o.orgId, o.year, instant);
   const final = join(o.outDir, name);
-  await mkdir(o.outDir, { recursive: true });
+  // The first folder it had to make, removed again on failure: nothing is left behind.
+  const made = await mkdir(o.outDir, { recursive: true }).catch((err: unknown) => {
+    throw new OutputError(
+      `--out ${o.outDir}: cannot make the folder (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
+  });
   if (
     await stat(final).then(
       () => true,
@@ -239,6 +244,7 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     await rename(temp, final);
   } catch (err) {
     await rm(temp, { recursive: true, force: true });
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
     throw err;
   }
   return { dir: final, files: [...packetFiles.map(([f]) => join(final, f)), join(final, 'MANIFEST.sha256')] };
