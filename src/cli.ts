@@ -36,6 +36,7 @@ export const commandModules: readonly CommandModule[] = [
     load: async () => (await import('./commands/writeback.js')).registerWriteback,
   },
   { names: ['report'], load: async () => (await import('./commands/report.js')).registerReport },
+  { names: ['packet'], load: async () => (await import('./commands/packet.js')).registerPacket },
   { names: ['run'], load: async () => (await import('./commands/run.js')).registerRun },
   { names: ['cron'], load: async () => (await import('./commands/cron.js')).registerCron },
 ];

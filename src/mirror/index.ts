@@ -17,7 +17,7 @@ export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
-export { type PolicyVersion, policiesAsOf, writePolicy } from './policy-history.js';
+export { type PolicyVersion, policiesAsOf, policyVersionsOf, writePolicy } from './policy-history.js';
 export { PgMirrorError } from './postgres/errors.js';
 export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';

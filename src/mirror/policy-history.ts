@@ -123,3 +123,20 @@ export async function policiesAsOf(db: Kysely<Database>, at: string | undefined)
   const present = await db.selectFrom('org_policy').selectAll().orderBy('org_id').execute();
   return present.map((p) => ({ ...p, valid_from: since.get(p.org_id) ?? p.updated_at, valid_to: null }));
 }
+
+/**
+ * Every version of one org's policy that had taken effect by `at` (all of them when undefined),
+ * oldest first: a version still open then has `valid_to` null as the mirror knew it at `at`.
+ */
+export async function policyVersionsOf(
+  db: Kysely<Database>,
+  orgId: number,
+  at: string | undefined,
+): Promise<PolicyVersion[]> {
+  let q = versions(db).selectFrom(POLICY_HISTORY).selectAll().where('org_id', '=', orgId);
+  if (at !== undefined) q = q.where('valid_from', '<=', at);
+  const rows = await q.orderBy('valid_from').execute();
+  return rows.map((r) =>
+    at !== undefined && r.valid_to !== null && r.valid_to > at ? { ...r, valid_to: null } : r,
+  );
+}

@@ -28,6 +28,7 @@ const charts: Record<string, string[]> = {
   compliance: ['chart-status', 'chart-bullet', 'chart-months'],
   'unpaid-invoices': ['chart-buckets', 'chart-largest'],
   'order-ageing': ['chart-stages'],
+  'catch-up': ['chart-verdicts'],
 };
 
 /** A figure as the CSV writes it: thousands separators, % and the $ sign dropped. */
@@ -274,6 +275,33 @@ run(
         expect(cents(u['Open balance'] ?? '')).toBe(open_);
         expect(cents(u['91+ days past due'] ?? '')).toBe(d91);
         expect(Number(bare(u['Open invoices'] ?? ''))).toBe(invoices.length);
+        // Catch-up: the verdict counts and picks still needed are the CSV's.
+        const plan = csvOf('catch-up');
+        const catchUp = await open(context, join(out, `catch-up-${TEST_ANCHOR}.html`));
+        try {
+          const f = await figures(catchUp.page, 'body');
+          const verdicts = (kind: string, verdict: string) =>
+            plan.filter(
+              (r) => r.testType === kind && r.verdict?.replace(/ \(assumed rate\)$/, '') === verdict,
+            );
+          for (const [kind, label] of [
+            ['drug', 'Drug'],
+            ['alcohol', 'Alcohol'],
+          ] as const) {
+            expect(Number(bare(f[`${label}: cannot meet`] ?? '').split(' ')[0])).toBe(
+              verdicts(kind, 'CANNOT_MEET').length,
+            );
+            expect(Number(bare(f[`${label}: needs more`] ?? '').split(' ')[0])).toBe(
+              verdicts(kind, 'NEEDS_MORE').length,
+            );
+            expect(Number(bare(f[`${label} picks still needed`] ?? ''))).toBe(
+              plan.filter((r) => r.testType === kind).reduce((a, r) => a + Number(r.needed || 0), 0),
+            );
+          }
+          expect(Number(bare(f.Employers ?? ''))).toBe(new Set(plan.map((r) => r.orgId)).size);
+        } finally {
+          await catchUp.page.close();
+        }
         const a = await figures(ageing.page, 'body');
         expect(Number(bare(a['Open orders'] ?? ''))).toBe(orders.length);
         expect(Number(bare(a.Stuck ?? ''))).toBe(orders.filter((r) => r.flag === 'STUCK').length);

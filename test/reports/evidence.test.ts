@@ -1,5 +1,6 @@
-import { readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { runOhs } from '../helpers/cli.js';
 import { engines } from '../helpers/engines.js';
 import { withMirror } from '../helpers/mirror.js';
 import { TEST_ANCHOR, withSim } from '../helpers/sim.js';
+import { expectPlanFromCompliance } from './catch-up-check.js';
 import { csv, env, SYNC_TIME, syncedSandbox } from './synced-sandbox.js';
 
 /**
@@ -75,6 +77,26 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
       JSON.stringify((detail as unknown as { conditionalFormattings: unknown }).conditionalFormattings),
     ).not.toContain('assumed rate');
     expect(about(wb).get('Orgs on an assumed rate')).toMatch(new RegExp(`^${orgs.size} of ${orgs.size}:`));
+  }, 300_000);
+
+  it('catch-up without policies: each figure recomputed by hand from the compliance CSV, every verdict assumed; the compliance workbook holds the same plan', async () => {
+    const { dir } = await synced(engine);
+    const compliance = csv(file(dir, 'out', 'compliance', 'csv'));
+    const plan = csv(file(dir, 'out', 'catch-up', 'csv'));
+    expectPlanFromCompliance(compliance, plan, 'monthly');
+    for (const p of plan) if (p.verdict !== 'N/A') expect(p.verdict).toMatch(/ \(assumed rate\)$/);
+    expect(
+      plan.some((p) => p.verdict?.startsWith('NEEDS_MORE') || p.verdict?.startsWith('CANNOT_MEET')),
+    ).toBe(true);
+    const sheet = rowsOf(
+      (await book(file(dir, 'out', 'compliance', 'xlsx'))).getWorksheet('Catch-up') as ExcelJS.Worksheet,
+    );
+    expect(
+      sheet.map((r) => `${r['Org id']} ${r['Test type']} ${r.Verdict} ${r['Picks still needed'] ?? ''}`),
+    ).toEqual(plan.map((p) => `${p.orgId} ${p.testType} ${p.verdict} ${p.needed}`));
+    const rules = about(await book(file(dir, 'out', 'catch-up', 'xlsx')));
+    expect(rules.get('Needed')).toBe('needed = max(0, annual target − completed YTD − pending)');
+    expect(rules.get('Verdict')).toContain('CANNOT_MEET: needed > 0 with no period left');
   }, 300_000);
 
   it('compliance evidence: picks never completed, quarters with no selection, documents by name, covered-list months, failing first', async () => {
@@ -237,6 +259,130 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
     expect(String(total?.['Failing employers (total rows)'])).toMatch(
       new RegExp(`^${failingCount} of ${chosen.length} failing`),
     );
+  }, 300_000);
+
+  it("catch-up with policies, quarterly: measured verdicts bare, recomputed by hand; the audit packet byte for byte, the reports' own CSVs, nothing written on bad input", async () => {
+    const { dir } = await synced(engine);
+    const own = new Set(
+      csv(file(dir, 'out', 'compliance', 'csv'))
+        .filter((r) => r.month === '5')
+        .slice(0, 12)
+        .map((r) => r.orgId),
+    );
+    const args = [
+      '--as-of',
+      TEST_ANCHOR,
+      '--present',
+      '--format',
+      'csv',
+      '--out',
+      'out-cu',
+      '--option',
+      'selectionPeriod=quarterly',
+    ];
+    await ohs(dir, 'report', 'catch-up', ...args);
+    await ohs(dir, 'report', 'compliance', ...args);
+    const plan = csv(file(dir, 'out-cu', 'catch-up', 'csv'));
+    expectPlanFromCompliance(csv(file(dir, 'out-cu', 'compliance', 'csv')), plan, 'quarterly');
+    for (const p of plan)
+      expect(p.verdict?.includes('assumed')).toBe(!own.has(p.orgId ?? '') && p.verdict !== 'N/A');
+
+    // The packet of an employer with a policy, twice: the same bytes; its CSVs are the reports'.
+    const org = [...own][0] ?? '';
+    const other = plan.find((p) => !own.has(p.orgId ?? ''))?.orgId ?? '';
+    const at = new Date().toISOString();
+    const packet = async (id: string, out: string) =>
+      join(
+        dir,
+        (
+          await ohs(dir, 'packet', '--org', id, '--year', '2026', '--as-of-time', at, '--out', out)
+        ).stdout.trim(),
+      );
+    const first = await packet(org, 'pk-1');
+    const single = ['--org', org, '--as-of-time', at, '--format', 'csv', '--out', 'pk-reports'];
+    await ohs(dir, 'report', 'compliance', ...single);
+    await ohs(dir, 'report', 'catch-up', ...single);
+    const second = await packet(org, 'pk-2');
+    expect(basename(first)).toBe(`packet-org${org}-2026-at-${at.slice(0, 19).replace(/[-:]/g, '')}Z`);
+    expect(statSync(first).mode & 0o777).toBe(0o700);
+    const names = readdirSync(first).sort();
+    expect(names).toEqual([
+      'MANIFEST.sha256',
+      'catch-up.csv',
+      'compliance.csv',
+      'evidence.csv',
+      'index.html',
+      'policy.csv',
+      'sync-runs.csv',
+      'warnings.csv',
+      'ytd.csv',
+    ]);
+    expect(readdirSync(second).sort()).toEqual(names);
+    for (const n of names) {
+      expect(readFileSync(join(second, n)).equals(readFileSync(join(first, n))), n).toBe(true);
+      expect(statSync(join(first, n)).mode & 0o777, n).toBe(0o600);
+    }
+    const manifest = readFileSync(join(first, 'MANIFEST.sha256'), 'utf8');
+    expect(manifest).toBe(
+      names
+        .filter((n) => n !== 'MANIFEST.sha256')
+        .map(
+          (n) =>
+            `${createHash('sha256')
+              .update(readFileSync(join(first, n)))
+              .digest('hex')}  ${n}\n`,
+        )
+        .join(''),
+    );
+    const day = at.slice(0, 10);
+    const stem = `${day}-at-${at.slice(0, 19).replace(/[-:]/g, '')}Z`;
+    expect(readFileSync(join(first, 'compliance.csv'), 'utf8')).toBe(
+      readFileSync(join(dir, 'pk-reports', `compliance-${stem}.csv`), 'utf8'),
+    );
+    expect(readFileSync(join(first, 'catch-up.csv'), 'utf8')).toBe(
+      readFileSync(join(dir, 'pk-reports', `catch-up-${stem}.csv`), 'utf8'),
+    );
+    const rows = csv(join(first, 'compliance.csv'));
+    const evidence = csv(join(first, 'evidence.csv'));
+    expect(evidence.map((e) => e.month)).toEqual(rows.map((r) => r.month));
+    for (const [i, e] of evidence.entries()) {
+      const r = rows[i] as Record<string, string>;
+      expect([e.pool, e.drugPicked, e.drugCompleted, e.randomPickDocument, e.flags]).toEqual([
+        r.pool,
+        r.drugPicked,
+        r.drugCompleted,
+        r.randomPickDocument,
+        r.flags,
+      ]);
+      expect(e.dataCheck).toBe(String((r.flags ?? '').split(';').includes('DATA_CHECK')));
+    }
+    const policy = csv(join(first, 'policy.csv'));
+    expect(policy.map((p) => [p.orgId, p.agency, p.inForce])).toEqual([[org, 'FMCSA', 'true']]);
+    expect(csv(join(first, 'ytd.csv')).map((y) => y.drugCompletedYtd)).toEqual([
+      rows.at(-1)?.drugCompletedYtd,
+    ]);
+    expect(csv(join(first, 'sync-runs.csv')).some((r) => r.outcome === 'ok')).toBe(true);
+    const cover = readFileSync(join(first, 'index.html'), 'utf8');
+    expect(cover).toContain(`In force since ${policy[0]?.validFrom}`);
+    expect(cover).not.toMatch(/<script/i);
+    for (const n of names)
+      expect(readFileSync(join(first, n), 'utf8'), n).not.toMatch(/\b\d{3}-\d{2}-\d{4}\b/);
+    // An employer without a policy: no version, the cover says the rate is assumed.
+    const assumed = await packet(other, 'pk-3');
+    expect(csv(join(assumed, 'policy.csv'))).toEqual([]);
+    expect(readFileSync(join(assumed, 'index.html'), 'utf8')).toContain('an assumed rate');
+
+    // Bad input: one line with its code, exit 2, nothing written.
+    for (const [flags, code] of [
+      [['--org', '999999', '--year', '2026'], 'ORG_UNKNOWN'],
+      [['--org', org, '--year', '1990'], 'YEAR_NOT_IN_MIRROR'],
+      [['--org', org, '--year', '2026', '--as-of-time', '2020-01-01T00:00:00Z'], 'AS_OF_BEFORE_HISTORY'],
+    ] as const) {
+      const r = await runOhs(['packet', ...flags, '--out', 'pk-bad'], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.split('\n')[0]).toMatch(new RegExp(`^ohs: ${code}: `));
+      expect(existsSync(join(dir, 'pk-bad'))).toBe(false);
+    }
   }, 300_000);
 
   it('unpaid invoices: cancelled in the CSV with a status, reconciling; oldest days blank; the As-of evidence', async () => {

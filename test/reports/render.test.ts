@@ -26,6 +26,8 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'orgId, org, invoiceId, invoiceDate, dueDate, billingPeriod, daysPastDue, bucket, balance, lateFee, totalDue, flags',
   'order-ageing':
     'orderItemId, orgId, org, product, person, status, stage, createdAt, ageHours, ageBucket, statusSince, sinceIsLowerBound, timeInStatusHours, statusBucket, flag',
+  'catch-up':
+    'orgId, org, year, throughMonth, testType, verdict, perPeriod, needed, annualTarget, completedYtd, pending, selection, periodsLeft, pacePerPeriod, paceTests, paceRate, avgPool, rate, rateSource, assumedRate, reason',
 };
 
 const outDirs: string[] = [];
@@ -69,8 +71,8 @@ function noFormulas(wb: ExcelJS.Workbook): void {
 }
 
 describe('the report registry', () => {
-  it('lists the three reports by name, each with its CSV keys first and in order', () => {
-    expect(reports.map((r) => r.name)).toEqual(['compliance', 'unpaid-invoices', 'order-ageing']);
+  it('lists the reports by name, each with its CSV keys first and in order', () => {
+    expect(reports.map((r) => r.name)).toEqual(['compliance', 'unpaid-invoices', 'order-ageing', 'catch-up']);
     expect(reportByName('order-ageing')?.title).toBe('Order status ageing');
     expect(reportByName('nope')).toBeUndefined();
   });
@@ -186,10 +188,19 @@ describe.each(engines)('%s', (engine) => {
       expect(wb.worksheets.map((w) => w.name)).toEqual([
         'Problems',
         'YTD by org',
+        'Catch-up',
         'Trend',
         'Compliance',
         'Warnings',
         'About',
+      ]);
+      // The catch-up plan of example 1: drug 5 completed and 1 pending of 10, so 4 needed, 1 a
+      // month for the 6 left, and 6 picks in 6 months reach 10 by December; alcohol 1 of 2.
+      const plan = wb.getWorksheet('Catch-up') as ExcelJS.Worksheet;
+      const line = (n: number) => [5, 6, 7, 8].map((c) => plan.getRow(n).getCell(c).value);
+      expect([line(2), line(3)]).toEqual([
+        ['drug', 'ON_PACE (assumed rate)', 1, 4],
+        ['alcohol', 'ON_PACE (assumed rate)', 1, 1],
       ]);
       const ytd = wb.getWorksheet('YTD by org') as ExcelJS.Worksheet;
       expect(ytd.getRow(2).getCell(2).value).toBe(EVIL);

@@ -94,6 +94,7 @@ describe.each(engines)('%s', (engine) => {
         'Problems',
         'YTD by org',
         'MIS random by employer',
+        'Catch-up',
         'Trend',
         'Compliance',
         'About',

@@ -15,6 +15,7 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { verdictOf } from '../catch-up/plan.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
 
@@ -74,6 +75,7 @@ export function complianceHtml(): SummaryBuilder {
           figure('Alcohol: behind or not met', n('alcohol', 'NOT_MET', 'BEHIND')),
           figure('Alcohol: at risk', n('alcohol', 'AT_RISK')),
           { label: 'Scored on an assumed rate', value: count(onAssumed.length) },
+          ...catchUpFigures(sheet(sheets, 'Catch-up')?.rows ?? []),
         ],
         counts,
         problems:
@@ -323,5 +325,20 @@ function trendChart(trend: ReadSheet | undefined): Chart[] {
         'statusIndex',
       ),
     },
+  ];
+}
+
+/**
+ * The catch-up card of the page: plan lines (employer and test type) that cannot meet the
+ * target or need more picks per period, those on an assumed rate said so (sheet Catch-up).
+ */
+function catchUpFigures(plan: Row[]): { label: string; value: string }[] {
+  const of = (verdict: string) => {
+    const rows = plan.filter((r) => verdictOf(r.verdict).verdict === verdict);
+    return withAssumed(rows.length, rows.filter((r) => verdictOf(r.verdict).assumed).length);
+  };
+  return [
+    { label: 'Catch-up: cannot meet (employer, test type)', value: of('CANNOT_MEET') },
+    { label: 'Catch-up: needs more (employer, test type)', value: of('NEEDS_MORE') },
   ];
 }

@@ -3,9 +3,10 @@ import type { Database, PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { MonthEnd } from '../ar-trend.js';
 import { trendRowsEach } from '../ar-trend.js';
+import { catchUpColumns } from '../catch-up/columns.js';
+import { planRows } from '../catch-up/plan.js';
 import { trendRows } from '../runner.js';
 import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
-import { compareOrgs } from '../values.js';
 import { aboutLines, rollupCount } from './about.js';
 import { Collector } from './collector.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
@@ -13,12 +14,11 @@ import { failingFirst, misColumns, misRows, problemColumns, problemRows } from '
 import { complianceHtml } from './html.js';
 import { ASSUMED, type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
-import { orgMonthOrgs } from './queries.js';
 import { rollupsOf } from './rollups.js';
 import { totalRow } from './rows.js';
 import { setup } from './setup.js';
 import { complianceTrend, trendAt } from './trend.js';
-import { OrgWalk } from './walk.js';
+import { OrgWalk, walkOrgs } from './walk.js';
 
 /**
  * OrgMonth random-pick compliance (docs/reports.md): per org and month of a year, is the org on pace
@@ -45,11 +45,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
   const s = await setup(db, common, opts, scope, warn, at);
   const { year, m } = s;
   // The mirror as known at `at` (history.ts), the policies in force then.
-  const orgs = (await orgMonthOrgs(db, at))
-    .filter((id) => scope === null || scope.has(id))
-    .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
-    .sort(compareOrgs);
-  const walk = new OrgWalk(db, s, orgs, names, at, warn);
+  const walk = new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn);
   const trend = await complianceTrend(db, common, s);
 
   let sheets: Sheet[] | null = null;
@@ -75,6 +71,12 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
     if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
     const mis = misRows(byOrg, year, m);
     if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
+    // The catch-up plan of the same figures (report catch-up holds it on its own, with its rules).
+    sheets.push({
+      name: 'Catch-up',
+      columns: catchUpColumns,
+      rows: planRows(walk.lasts, year, opts.selectionPeriod),
+    });
     sheets.push(trend.sheet);
     return sheets;
   };

@@ -25,6 +25,11 @@ export const complianceOptions = z.object({
   program: programOption.default('all'),
   /** @default 'sumOfChildren' */
   rollupMode: enumOption(['sumOfChildren', 'combinedPool']).default('sumOfChildren'),
+  /**
+   * The selection periods of the catch-up plan (sheet Catch-up, report catch-up): the periods
+   * left after the through-month are months, or quarters. @default 'monthly'
+   */
+  selectionPeriod: enumOption(['monthly', 'quarterly']).default('monthly'),
   /** Rates of orgs without a policy: an agency's table rates unless drug / alcohol are given. @default FMCSA */
   defaultRates: z
     .object(

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
 import type { Row } from '../../render/types.js';
+import { compareOrgs } from '../values.js';
 import type { Collector } from './collector.js';
 import type { OrgCalc } from './model.js';
 import { monthsByOrg } from './month-inputs.js';
 import { computeOrg } from './org-calc.js';
 import { policyRates } from './policy.js';
-import { ORGS_PER_QUERY, orgMonthRows } from './queries.js';
+import { ORGS_PER_QUERY, orgMonthOrgs, orgMonthRows } from './queries.js';
 import { detailRow, ytdRow } from './rows.js';
 import type { Setup } from './setup.js';
 
@@ -68,4 +69,17 @@ export class OrgWalk {
       }
     }
   }
+}
+
+/** The orgs of the report in name order: those with an OrgMonth row as known at `at`, in scope. */
+export async function walkOrgs(
+  db: Kysely<Database>,
+  scope: Set<number> | null,
+  names: Map<number, string>,
+  at: string | undefined,
+): Promise<{ orgId: number; org: string | null }[]> {
+  return (await orgMonthOrgs(db, at))
+    .filter((id) => scope === null || scope.has(id))
+    .map((orgId) => ({ orgId, org: names.get(orgId) ?? null }))
+    .sort(compareOrgs);
 }

@@ -1,0 +1,340 @@
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config/index.js';
+import { OhsError, OutputError } from '../errors.js';
+import {
+  AsOfBeforeHistoryError,
+  historyStart,
+  type Mirror,
+  policiesAsOf,
+  policyVersionsOf,
+} from '../mirror/index.js';
+import { CsvRenderer, type CsvSettings } from '../render/index.js';
+import type { Column, Row, Sheet } from '../render/types.js';
+import { catchUpColumns } from '../reports/catch-up/columns.js';
+import { complianceColumns, ytdColumns } from '../reports/compliance/columns.js';
+import { parseMonthLabel } from '../reports/compliance/months.js';
+import { orgMonthRows } from '../reports/compliance/queries.js';
+import { formatDate, localDateOf } from '../reports/dates.js';
+import { reportNamed } from '../reports/index.js';
+import { asInteger } from '../reports/values.js';
+import { writeExclusive } from '../util/safe-file.js';
+import { coverPage } from './packet-cover.js';
+import { checkSynced } from './reports.js';
+
+/**
+ * The audit packet of one employer and year as of an instant (`ohs packet`): a folder holding
+ * the employer's compliance rows and YTD, the month-by-month evidence, its policy versions, its
+ * catch-up plan, the sync runs behind the figures, a cover page and MANIFEST.sha256. Every figure
+ * comes from one run of the compliance report scoped to the employer. No file holds the time it
+ * was made: the same arguments on the same mirror give the same bytes. The folder is written
+ * under a temporary name and renamed whole (mode 0700, files 0600): never half there.
+ */
+export interface PacketOptions {
+  orgId: number;
+  year: number;
+  /** The instant, ISO 8601 UTC (`--as-of-time`, parsed); absent: the mirror's latest data. */
+  instant?: string;
+  outDir: string;
+}
+
+export interface PacketResult {
+  dir: string;
+  files: string[];
+}
+
+/** A packet that cannot be made as asked: a stable code, exit status 2, nothing written. */
+export class PacketInputError extends OhsError {
+  override name = 'PacketInputError';
+  override readonly exitCode = 2;
+}
+
+/** The packet's files, in the manifest's (name) order, with what each holds. */
+export const packetFiles: readonly [string, string][] = [
+  ['catch-up.csv', 'the catch-up plan of the employer (drug and alcohol)'],
+  ['compliance.csv', 'the compliance rows, one per month (the compliance report’s detail)'],
+  ['evidence.csv', 'month by month: picks, completions, documents by name, flags, DATA_CHECK'],
+  ['index.html', 'this cover page'],
+  [
+    'policy.csv',
+    'every version of the employer’s policy taken effect by the instant, the one in force marked',
+  ],
+  ['sync-runs.csv', 'the sync runs behind the figures (provenance)'],
+  ['warnings.csv', 'what the compliance report found wrong in the data of the employer'],
+  ['ytd.csv', 'the year to date (the compliance report’s YTD by org row)'],
+];
+
+const evidenceColumns: Column[] = [
+  { key: 'month', title: 'Month', type: 'integer' },
+  { key: 'orgMonthId', title: 'OrgMonth id', type: 'integer' },
+  { key: 'label', title: 'OrgMonth label', type: 'string' },
+  { key: 'pool', title: 'Random pool', type: 'integer' },
+  { key: 'drugPicked', title: 'Drug picked', type: 'integer' },
+  { key: 'drugCompleted', title: 'Drug completed (counted)', type: 'integer' },
+  { key: 'alcoholPicked', title: 'Alcohol picked', type: 'integer' },
+  { key: 'alcoholCompleted', title: 'Alcohol completed (counted)', type: 'integer' },
+  { key: 'picksNotCompleted', title: 'Picks not completed', type: 'integer' },
+  { key: 'randomPickDocument', title: 'Random pick document', type: 'string' },
+  { key: 'coveredEmployeeDocument', title: 'Covered-employee list', type: 'string' },
+  { key: 'misReportDocument', title: 'MIS report document', type: 'string' },
+  { key: 'flags', title: 'Flags', type: 'string' },
+  { key: 'dataCheck', title: 'DATA_CHECK', type: 'boolean' },
+];
+
+const policyColumns: Column[] = [
+  { key: 'orgId', title: 'Org id', type: 'integer' },
+  { key: 'program', title: 'Program', type: 'string' },
+  { key: 'agency', title: 'Agency', type: 'string' },
+  { key: 'rpMinDrug', title: 'Drug rate %', type: 'number', decimals: 4 },
+  { key: 'rpMinAlc', title: 'Alcohol rate %', type: 'number', decimals: 4 },
+  { key: 'dotRegistrationNumber', title: 'DOT registration number', type: 'string' },
+  { key: 'parentOrgId', title: 'Parent org id', type: 'integer' },
+  { key: 'source', title: 'Source', type: 'string' },
+  { key: 'validFrom', title: 'In force from', type: 'datetime' },
+  { key: 'validTo', title: 'In force until', type: 'datetime' },
+  { key: 'inForce', title: 'In force at the instant', type: 'boolean' },
+];
+
+const syncRunColumns: Column[] = [
+  { key: 'runId', title: 'Run', type: 'integer' },
+  { key: 'kind', title: 'Kind', type: 'string' },
+  { key: 'mode', title: 'Mode', type: 'string' },
+  { key: 'streams', title: 'Streams', type: 'string' },
+  { key: 'startedAt', title: 'Started', type: 'datetime' },
+  { key: 'endedAt', title: 'Ended', type: 'datetime' },
+  { key: 'outcome', title: 'Outcome', type: 'string' },
+  { key: 'errorCode', title: 'Error code', type: 'string' },
+  { key: 'requests', title: 'Requests', type: 'integer' },
+];
+
+/** `packet-org1001-2026-at-20260615T020000Z`: the org, the year and the instant, to the second. */
+export function packetName(orgId: number, year: number, instant: string): string {
+  const basic = new Date(Date.parse(instant)).toISOString().slice(0, 19).replace(/[-:]/g, '');
+  return `packet-org${orgId}-${year}-at-${basic}Z`;
+}
+
+/**
+ * The instant of the mirror's latest data: the end of its latest successful sync run, or the
+ * latest policy version if later. A packet without --as-of-time is named for it and reads the
+ * present (the same figures, as nothing was known later).
+ */
+async function latestDataInstant(mirror: Mirror): Promise<string> {
+  const run = await mirror.db
+    .selectFrom('sync_run')
+    .select((eb) => eb.fn.max('ended_at').as('at'))
+    .where('outcome', '=', 'ok')
+    .executeTakeFirst();
+  const policies = (await policiesAsOf(mirror.db, undefined)).map((p) => p.valid_from);
+  const times = [run?.at as string | null | undefined, ...policies].filter(
+    (t): t is string => typeof t === 'string',
+  );
+  return new Date(Date.parse(times.sort().at(-1) ?? '')).toISOString();
+}
+
+/** Makes the packet; returns its folder and files. Bad input is refused before anything is written. */
+export async function writePacket(mirror: Mirror, config: Config, o: PacketOptions): Promise<PacketResult> {
+  const compliance = reportNamed('compliance');
+  await checkSynced(mirror, [compliance]);
+  let at: string | undefined;
+  let instant: string;
+  if (o.instant !== undefined) {
+    const start = await historyStart(mirror.db);
+    if (start === null || o.instant < start)
+      throw new AsOfBeforeHistoryError(
+        `--as-of-time ${o.instant} is before the mirror's history begins (${start ?? 'no complete sync yet'}): the mirror did not know then what it holds; give a later instant, or leave --as-of-time out for its latest data`,
+      );
+    at = o.instant;
+    instant = o.instant;
+  } else instant = await latestDataInstant(mirror);
+  const asOf = formatDate(localDateOf(Date.parse(instant), config.timezone));
+  await checkOrgYear(mirror, o.orgId, o.year, at, instant);
+
+  const name = packetName(o.orgId, o.year, instant);
+  const final = join(o.outDir, name);
+  // The first folder it had to make, removed again on failure: nothing is left behind.
+  const made = await mkdir(o.outDir, { recursive: true }).catch((err: unknown) => {
+    throw new OutputError(
+      `--out ${o.outDir}: cannot make the folder (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
+  });
+  if (
+    await stat(final).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new OutputError(`${final}: the packet already exists; remove it or give another --out`);
+  const temp = join(o.outDir, `.${name}.tmp-${process.pid}`);
+  await mkdir(temp, { mode: 0o700 });
+  await chmod(temp, 0o700);
+  try {
+    const ran = await compliance.run({
+      db: mirror.db,
+      params: {
+        asOf,
+        asOfTimestamp: instant,
+        ...(at === undefined ? {} : { mirrorAsOf: at }),
+        orgIds: [o.orgId],
+        timezone: config.timezone,
+        options: { ...config.reports.options, year: o.year },
+      },
+    });
+    const csv: CsvSettings = config.reports.csv;
+    const detail: Row[] = [];
+    for await (const row of ran.detail.rows) detail.push(row);
+    const sheets = ran.summaries();
+    const ytd = (await rowsOf(sheets, 'YTD by org')).filter((r) => r.orgId === o.orgId);
+    const plan = await rowsOf(sheets, 'Catch-up');
+    const evidence = detail.map((r) => ({
+      ...r,
+      dataCheck: String(r.flags ?? '')
+        .split(';')
+        .includes('DATA_CHECK'),
+    }));
+    const policies = (await policyVersionsOf(mirror.db, o.orgId, at)).map((p) => ({
+      orgId: p.org_id,
+      program: p.program,
+      agency: p.agency,
+      rpMinDrug: p.rp_min_drug,
+      rpMinAlc: p.rp_min_alc,
+      dotRegistrationNumber: p.dot_registration_number,
+      parentOrgId: p.parent_org_id,
+      source: p.source,
+      validFrom: p.valid_from,
+      validTo: p.valid_to,
+      inForce: p.valid_to === null,
+    }));
+    const runs = await syncRuns(mirror, o.year, instant);
+    const warnings = ran.warnings().map((warning) => ({ warning }));
+    await writeCsv(join(temp, 'compliance.csv'), complianceColumns, detail, csv);
+    await writeCsv(join(temp, 'ytd.csv'), ytdColumns, ytd, csv);
+    await writeCsv(join(temp, 'evidence.csv'), evidenceColumns, evidence, csv);
+    await writeCsv(join(temp, 'policy.csv'), policyColumns, policies, csv);
+    await writeCsv(join(temp, 'catch-up.csv'), catchUpColumns, plan, csv);
+    await writeCsv(join(temp, 'sync-runs.csv'), syncRunColumns, runs, csv);
+    await writeCsv(
+      join(temp, 'warnings.csv'),
+      [{ key: 'warning', title: 'Warning', type: 'string' }],
+      warnings,
+      csv,
+    );
+    const html = coverPage({
+      orgId: o.orgId,
+      year: o.year,
+      instant,
+      read:
+        at === undefined
+          ? 'the present (the mirror’s latest data)'
+          : `the mirror as known at ${at} (its history)`,
+      detail,
+      ytd: ytd[0],
+      plan,
+      policies,
+      runs,
+      warnings: warnings.length,
+      files: packetFiles,
+    });
+    writeExclusive(join(temp, 'index.html'), html, 0o600);
+    const manifest = await manifestOf(
+      temp,
+      packetFiles.map(([f]) => f),
+    );
+    writeExclusive(join(temp, 'MANIFEST.sha256'), manifest, 0o600);
+    await rename(temp, final);
+  } catch (err) {
+    await rm(temp, { recursive: true, force: true });
+    if (made !== undefined) await rm(made, { recursive: true, force: true });
+    throw err;
+  }
+  return { dir: final, files: [...packetFiles.map(([f]) => join(final, f)), join(final, 'MANIFEST.sha256')] };
+}
+
+/**
+ * The org must have OrgMonth rows as known at the instant (else ORG_UNKNOWN), and one of the
+ * year (else YEAR_NOT_IN_MIRROR, naming the years it has).
+ */
+async function checkOrgYear(
+  mirror: Mirror,
+  orgId: number,
+  year: number,
+  at: string | undefined,
+  instant: string,
+): Promise<void> {
+  const rows = await orgMonthRows(mirror.db, [orgId], at);
+  if (rows.length === 0)
+    throw new PacketInputError(
+      'ORG_UNKNOWN',
+      `--org ${orgId}: no OrgMonth row of org ${orgId} in the mirror as known at ${instant}`,
+    );
+  const years = new Set(
+    rows.map((r) => parseMonthLabel(asText(r.label))?.year).filter((y): y is number => y !== undefined),
+  );
+  if (!years.has(year)) {
+    const list = [...years].sort();
+    throw new PacketInputError(
+      'YEAR_NOT_IN_MIRROR',
+      `--year ${year}: org ${orgId} has no OrgMonth row of ${year} as known at ${instant} (its rows cover ${list.length === 0 ? 'no readable month' : `${list[0]} to ${list.at(-1)}`})`,
+    );
+  }
+}
+
+const asText = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+
+/** The sync runs behind the figures: those that ended by the instant, since the year began. */
+async function syncRuns(mirror: Mirror, year: number, instant: string): Promise<Row[]> {
+  const rows = await mirror.db
+    .selectFrom('sync_run')
+    .select(['id', 'kind', 'mode', 'streams', 'started_at', 'ended_at', 'outcome', 'error_code', 'requests'])
+    .where('ended_at', '<=', instant)
+    .where('ended_at', '>=', `${year}-01-01`)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    runId: asInteger(r.id),
+    kind: r.kind,
+    mode: r.mode,
+    streams: r.streams,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    outcome: r.outcome,
+    errorCode: r.error_code,
+    requests: asInteger(r.requests),
+  }));
+}
+
+async function rowsOf(sheets: Sheet[], name: string): Promise<Row[]> {
+  const found = sheets.find((s) => s.name === name);
+  const out: Row[] = [];
+  if (found !== undefined) for await (const r of found.rows) out.push(r);
+  return out;
+}
+
+/** A CSV as the reports write it (CsvRenderer: the same cells, the file created 0600). */
+async function writeCsv(
+  file: string,
+  columns: Column[],
+  rows: readonly Row[],
+  settings: CsvSettings,
+): Promise<void> {
+  const r = new CsvRenderer(file, { name: 'packet', columns }, settings);
+  try {
+    for (const row of rows) await r.write(row);
+    await r.finish();
+  } catch (err) {
+    await r.abort();
+    throw err;
+  }
+}
+
+/** `sha256sum` format: `HEX  NAME`, one line per file, in name order. */
+async function manifestOf(dir: string, names: readonly string[]): Promise<string> {
+  const lines: string[] = [];
+  for (const n of [...names].sort())
+    lines.push(
+      `${createHash('sha256')
+        .update(await readFile(join(dir, n)))
+        .digest('hex')}  ${n}`,
+    );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,95 @@
+import type { Row } from '../../render/types.js';
+import { Collector } from '../compliance/collector.js';
+import { ASSUMED } from '../compliance/model.js';
+import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
+import { setup } from '../compliance/setup.js';
+import { OrgWalk, walkOrgs } from '../compliance/walk.js';
+import type { ReportDeclaration, ReportInput } from '../types.js';
+import { planRules } from './about.js';
+import { catchUpColumns, verdictColumns } from './columns.js';
+import { catchUpHtml } from './html.js';
+import { planRows, verdictOf, verdictOrder } from './plan.js';
+
+/**
+ * The catch-up plan (docs/reports.md): per employer and test type of the compliance year, the
+ * picks still needed, per selection period left, the year-end rate at the pace so far and a
+ * verdict, most urgent first. It runs the compliance report's own walk (walk.ts) with the same
+ * options, so its figures are the compliance report's, never computed another way.
+ */
+export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-up'> = {
+  name: 'catch-up',
+  title: 'Random testing catch-up plan',
+  description:
+    'Per employer and test type: random picks still needed for the annual target, per selection period left, the year-end rate at the pace so far, and a verdict (ON_PACE, NEEDS_MORE, CANNOT_MEET), most urgent first.',
+  options: complianceOptions,
+  streams: ['orgmonth', 'orderitem', 'invoice'],
+  build,
+  html: catchUpHtml,
+};
+
+async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
+  const warn = new Collector();
+  const s = await setup(db, common, opts, scope, warn, at);
+  const walk = new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn);
+  // The compliance detail is walked for its figures; only each org's last month is kept.
+  for await (const _ of walk.rows());
+  const rows = planRows(walk.lasts, s.year, opts.selectionPeriod);
+  const assumed = walk.lasts.filter((c) => c.rates.assumed).length;
+  const warnings = (): string[] => {
+    const first =
+      assumed === 0
+        ? []
+        : [
+            `${assumed} employer(s) planned on an assumed rate (no policy, or no agency): their verdicts read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE)`,
+          ];
+    for (const id of common.orgIds)
+      if (!walk.seen.has(id))
+        warn.warnings.push(`Org ${id} has no OrgMonth row for ${s.year} through month ${s.m}`);
+    return [...first, ...warn.lines()];
+  };
+  return {
+    detail: { name: 'Catch-up plan', columns: catchUpColumns, rows },
+    summaries: () => [{ name: 'By verdict', columns: verdictColumns, rows: verdictCounts(rows) }],
+    warnings,
+    about: () => ({
+      method: [
+        ['Year and months', `${s.year}, through month ${s.m} (${s.monthNote})`],
+        ['Default rates', s.defaultsNote],
+        ['Program filter', opts.program],
+        ...planRules(opts.selectionPeriod),
+        [
+          'Mirror read',
+          at === undefined
+            ? 'The present: OrgMonth rows as last synced; policies in force now'
+            : `As known at ${at}: OrgMonth rows and policies as the mirror held them then (its history)`,
+        ],
+      ] as [string, string][],
+      results: [
+        ['Employers', String(walk.lasts.length)],
+        ['Plan rows', String(rows.length)],
+        ['On an assumed rate', String(assumed)],
+      ] as [string, string][],
+    }),
+  };
+}
+
+/** Employers per test type and verdict (the By verdict sheet). */
+export function verdictCounts(rows: readonly Row[]): Row[] {
+  const out: Row[] = [];
+  for (const testType of ['drug', 'alcohol'])
+    for (const verdict of verdictOrder) {
+      const of = rows.filter((r) => r.testType === testType && verdictOf(r.verdict).verdict === verdict);
+      if (of.length === 0) continue;
+      out.push({
+        testType,
+        verdict,
+        employers: of.length,
+        assumed: of.filter((r) => verdictOf(r.verdict).assumed).length,
+        needed: of.reduce((a, r) => a + (typeof r.needed === 'number' ? r.needed : 0), 0),
+      });
+    }
+  return out;
+}
+
+export { catchUpColumns } from './columns.js';
+export { type PlanInput, periodsOf, planOf, planRows, type Selection, sortByUrgency } from './plan.js';
