@@ -13,6 +13,7 @@ export {
   pruneHistory,
 } from './history.js';
 export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';
+export { acquireLock } from './lock.js';
 export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations.js';
@@ -21,6 +22,7 @@ export { type PolicyVersion, policiesAsOf, writePolicy } from './policy-history.
 export { PgMirrorError } from './postgres/errors.js';
 export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';
+export { operationalTables, snapshotInto } from './snapshot.js';
 export {
   availableDrivers,
   chooseDriver,

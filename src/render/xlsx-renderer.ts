@@ -18,6 +18,7 @@ import {
   rawTextOf,
 } from './values.js';
 import { Subtotals } from './xlsx-subtotals.js';
+import type { XlsxValue } from './xlsx-value.js';
 
 /**
  * The xlsx of a report through exceljs's streaming writer, so a million rows fit in bounded
@@ -38,7 +39,6 @@ import { Subtotals } from './xlsx-subtotals.js';
  * TRUE/FALSE. Text is always written as a typed string cell, which no spreadsheet runs as a
  * formula, so it is stored as it is (the CSV, read by anything, is the file that neutralises).
  */
-export type XlsxValue = string | number | boolean | Date;
 type Convert = (value: string | number | boolean, place: CellPlace) => XlsxValue;
 
 /** Excel's limit on the text of one cell; longer text makes Excel "repair" the file. */
