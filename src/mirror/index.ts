@@ -16,7 +16,7 @@ export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.j
 export { acquireLock } from './lock.js';
 export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
-export { MigrationError } from './migrations.js';
+export { MigrationError } from './migrations/index.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
 export { type PolicyVersion, policiesAsOf, writePolicy } from './policy-history.js';
 export { PgMirrorError } from './postgres/errors.js';

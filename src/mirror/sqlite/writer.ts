@@ -292,8 +292,8 @@ export class SqliteStatements {
   /**
    * Starts a bulk load when the resource's table is empty: its secondary indexes are dropped
    * while it runs and built once at `endBulk` (about twice the insert rate), and each row is taken
-   * as new. If the process dies meanwhile, the next open rebuilds them (migrations'
-   * ensureSchema). Returns false (nothing done) for a table that is not empty.
+   * as new. If the process dies meanwhile, the next open rebuilds them (the upkeep
+   * after the migrations: migrations/schema-work.ts). Returns false (nothing done) for a table that is not empty.
    */
   beginBulk(resource: ResourceName): boolean {
     const def = tableOf(resource);
