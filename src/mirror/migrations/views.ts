@@ -6,6 +6,12 @@ import type { Database } from '../db-types.js';
  * inside raw `sql` goes through `sql.ref`, so it is quoted and camelCase survives PostgreSQL).
  */
 export async function createViews(db: Kysely<Database>): Promise<void> {
+  await createOrderViews(db);
+  await createPeopleViews(db);
+}
+
+/** The org names, order items and open invoices. */
+async function createOrderViews(db: Kysely<Database>): Promise<void> {
   const orgNames = db
     .selectFrom(
       db
@@ -60,6 +66,10 @@ export async function createViews(db: Kysely<Database>): Promise<void> {
         .where('i.balance', '<>', 0),
     )
     .execute();
+}
+
+/** Users, OrgMonth rows, vendors and applicants' info items. */
+async function createPeopleViews(db: Kysely<Database>): Promise<void> {
   await db.schema
     .createView('v_user')
     .as(
