@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Config } from '../config/index.js';
+import { parseInstant } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import type { ReportFormat } from '../render/index.js';
-import { parseInstant } from '../reports/dates.js';
 import type { ReportDefinition } from '../reports/index.js';
 import { mirrorInstant, writeReports } from './reports.js';
 

@@ -1,14 +1,13 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { endOfDay, today } from '../dates.js';
+import { endOfDay, parseInstant, today } from '../dates.js';
 import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
-import { parseInstant } from '../reports/dates.js';
 import type { ReportDefinition } from '../reports/index.js';
 import { ReportParamError, reports } from '../reports/index.js';
 import { mirrorIdentity, streamStates } from '../reports/sync-info.js';

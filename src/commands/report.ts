@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { runReports } from '../app/report-run.js';
 import { checkOptionNames } from '../app/reports.js';
-import { parseDate, today } from '../dates.js';
+import { parseDateFlag, today } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { reportByName, reports } from '../reports/index.js';
 import { didYouMean } from '../util/closest.js';
@@ -146,9 +146,9 @@ export function registerReport(program: Command): void {
       flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
       const asOf =
         flags.asOf !== undefined
-          ? parseDate(flags.asOf, '--as-of')
+          ? parseDateFlag(flags.asOf, '--as-of')
           : flags.asOfTime !== undefined
-            ? parseDate(flags.asOfTime.slice(0, 10), '--as-of-time')
+            ? parseDateFlag(flags.asOfTime.slice(0, 10), '--as-of-time')
             : today(config.timezone);
       const orgIds = (flags.org ?? []).map((o) => {
         if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);

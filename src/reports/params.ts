@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTimeZone, parseInstant, parseIsoDate, zonedToUtc } from './dates.js';
+import { isTimeZone, parseInstant, parseIsoDate, zonedToUtc } from '../dates.js';
 import { ReportParamError } from './errors.js';
 import type { CommonParams, ReportParams } from './types.js';
 

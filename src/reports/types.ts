@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import type { LocalDate } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
 import type { ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
-import type { LocalDate } from './dates.js';
 
 /** The common parameters, checked and read once. */
 export interface CommonParams {
