@@ -27,7 +27,7 @@ const inProcess = [
   'test/render/**/*.test.ts',
   'test/reports/{compliance,helpers,order-ageing,render,unpaid-invoices,workbook}.test.ts',
   'test/api/{operations,paging,resilience}.test.ts',
-  'test/sync/{chaos,full-sync,full-sync-more,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history,sweep}.test.ts',
+  'test/sync/{chaos,full-sync,full-sync-hang-and-repass,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history,sweep}.test.ts',
   'test/mirror/{engine-writes,pg-bi-role,pg-copy,pg-schema,pg-writer,seam}.test.ts',
   'test/writeback/{chaos,sim-faults}.test.ts',
 ];
