@@ -21,7 +21,8 @@ import { WriteContext } from '../write-context.js';
 import type { SqliteDatabase, SqliteDriverName } from './driver.js';
 import type { Exclusive } from './exclusive.js';
 import { acquireSqliteLock } from './locks.js';
-import { SqliteStatements, SqliteWriter } from './writer.js';
+import { SqliteWriter } from './mirror-writer.js';
+import { SqliteStatements } from './writer.js';
 
 type Statement = BetterSqlite3.Statement;
 
