@@ -6,10 +6,9 @@ import { LongestFirst } from './test/helpers/longest-first.js';
  * One forked worker per core, and one more when the machine is idle at the start (load average
  * under half the cores). Most files spend much of their time waiting (the sandbox over real HTTP,
  * child `ohs` processes, rate limits, PostgreSQL), so on an idle 2-core machine a third worker
- * fills those waits: the whole `npm test` went from 6 min 51 s to 6 min 12 s (2026-11-25). On a
- * loaded machine more workers than cores made every test slower (measured: 7 of 46 files tripped
- * their own child-process and rate timings at 3 workers under a load average of 20), hence the
- * load check. OHS_TEST_WORKERS overrides.
+ * fills those waits. On a loaded machine more workers than cores make every test slower (and
+ * files that time their own child processes trip), hence the load check. OHS_TEST_WORKERS
+ * overrides.
  */
 const cores = availableParallelism();
 const idle = (loadavg()[0] ?? cores) < cores / 2;
@@ -27,7 +26,7 @@ const inProcess = [
   'test/render/**/*.test.ts',
   'test/reports/{compliance,helpers,order-ageing,render,unpaid-invoices,workbook}.test.ts',
   'test/api/{operations,paging,resilience}.test.ts',
-  'test/sync/{chaos,full-sync,full-sync-more,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history,sweep}.test.ts',
+  'test/sync/{chaos,full-sync,full-sync-hang-and-repass,live-mutation,privacy,probe-bound,resume-and-probe,run-records,status-history,sweep}.test.ts',
   'test/mirror/{engine-writes,pg-bi-role,pg-copy,pg-schema,pg-writer,seam}.test.ts',
   'test/writeback/{chaos,sim-faults}.test.ts',
 ];

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { type Mirror, maskRecord, openMirror, tableOf } from '../src/mirror/index.js';
-import { migrate } from '../src/mirror/migrations.js';
+import { migrate } from '../src/mirror/migrations/index.js';
 import { connectPostgres, createPool } from '../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../src/mirror/postgres/ddl.js';
 import { type PageMethod, upsertPage } from '../src/mirror/postgres/page.js';

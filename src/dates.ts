@@ -1,8 +1,204 @@
 import { UsageError } from './errors.js';
 
-/** Dates of the reporting time zone, shared by the report command and the jobs. */
-/** A calendar date YYYY-MM-DD that exists (2025-02-30 does not). */
-export function parseDate(value: string, what: string): string {
+/**
+ * Dates of the reports: date-only values in one reporting time zone (docs/reports.md), instants in
+ * UTC. The service's strings are kept as received in the mirror; they are read here: ISO 8601
+ * (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM[:SS[.sss]][Z|±HH:MM]`) and US `MM/DD/YYYY [HH:MM[:SS]]`.
+ * A timestamp without an offset is wall time in the reporting time zone.
+ */
+export interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export { DAY, HOUR };
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    formatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall-clock fields of an instant in a time zone. */
+function wallClock(ms: number, timeZone: string): number[] {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(timeZone).formatToParts(new Date(ms))) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  }
+  return [
+    parts.year ?? 0,
+    parts.month ?? 1,
+    parts.day ?? 1,
+    parts.hour ?? 0,
+    parts.minute ?? 0,
+    parts.second ?? 0,
+  ];
+}
+
+/** Offset of the zone from UTC at an instant, milliseconds (whole seconds). */
+function offsetAt(ms: number, timeZone: string): number {
+  const [y, mo, d, h, mi, s] = wallClock(ms, timeZone) as [number, number, number, number, number, number];
+  const floored = Math.floor(ms / 1000) * 1000;
+  return Date.UTC(y, mo - 1, d, h, mi, s) - floored;
+}
+
+/** The instant of a wall-clock time in a zone (the earlier one when a DST change repeats it). */
+export function zonedToUtc(
+  date: LocalDate,
+  hour: number,
+  minute: number,
+  second: number,
+  millis: number,
+  timeZone: string,
+): number {
+  const guess = Date.UTC(date.year, date.month - 1, date.day, hour, minute, second, millis);
+  if (timeZone === 'UTC') return guess;
+  const first = offsetAt(guess, timeZone);
+  const t = guess - first;
+  const second2 = offsetAt(t, timeZone);
+  return second2 === first ? t : guess - second2;
+}
+
+/** The calendar date of an instant in a zone. */
+export function localDateOf(ms: number, timeZone: string): LocalDate {
+  const [year, month, day] = wallClock(ms, timeZone) as [number, number, number];
+  return { year, month, day };
+}
+
+function validDate(year: number, month: number, day: number): LocalDate | null {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  return { year, month, day };
+}
+
+export function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+const ISO =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const US = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+
+interface Parsed {
+  date: LocalDate;
+  time: [number, number, number, number] | null;
+  offsetMinutes: number | null;
+}
+
+function parse(text: string): Parsed | null {
+  const s = text.trim();
+  const iso = ISO.exec(s);
+  if (iso !== null) {
+    const date = validDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+    if (date === null) return null;
+    if (iso[4] === undefined) return { date, time: null, offsetMinutes: null };
+    const time: [number, number, number, number] = [
+      Number(iso[4]),
+      Number(iso[5]),
+      Number(iso[6] ?? 0),
+      Number((iso[7] ?? '0').padEnd(3, '0').slice(0, 3)),
+    ];
+    if (time[0] > 23 || time[1] > 59 || time[2] > 59) return null;
+    const zone = iso[8];
+    let offsetMinutes: number | null = null;
+    if (zone !== undefined) {
+      if (zone.toUpperCase() === 'Z') offsetMinutes = 0;
+      else {
+        const digits = zone.replace(':', '');
+        const sign = digits.startsWith('-') ? -1 : 1;
+        offsetMinutes = sign * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5)));
+      }
+    }
+    return { date, time, offsetMinutes };
+  }
+  const us = US.exec(s);
+  if (us !== null) {
+    const date = validDate(Number(us[3]), Number(us[1]), Number(us[2]));
+    if (date === null) return null;
+    if (us[4] === undefined) return { date, time: null, offsetMinutes: null };
+    const time: [number, number, number, number] = [Number(us[4]), Number(us[5]), Number(us[6] ?? 0), 0];
+    if (time[0] > 23 || time[1] > 59 || time[2] > 59) return null;
+    return { date, time, offsetMinutes: null };
+  }
+  return null;
+}
+
+/**
+ * A date-only value in the reporting zone: a date as written, or the local date of a timestamp
+ * (a timestamp with an offset is converted into the zone). Null when unreadable.
+ */
+export function parseDate(value: unknown, timeZone: string): LocalDate | null {
+  if (typeof value !== 'string') return null;
+  const p = parse(value);
+  if (p === null) return null;
+  if (p.time === null || p.offsetMinutes === null) return p.date;
+  return localDateOf(instantOf(p, timeZone), timeZone);
+}
+
+function instantOf(p: Parsed, timeZone: string): number {
+  const [h, mi, s, ms] = p.time ?? [0, 0, 0, 0];
+  if (p.offsetMinutes === null) return zonedToUtc(p.date, h, mi, s, ms, timeZone);
+  return Date.UTC(p.date.year, p.date.month - 1, p.date.day, h, mi, s, ms) - p.offsetMinutes * 60_000;
+}
+
+/** An instant (epoch milliseconds); a date alone is the start of that day in the zone. */
+export function parseInstant(value: unknown, timeZone: string): number | null {
+  if (typeof value !== 'string') return null;
+  const p = parse(value);
+  return p === null ? null : instantOf(p, timeZone);
+}
+
+/** `YYYY-MM-DD`. */
+export function formatDate(d: LocalDate): string {
+  return `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
+}
+
+/** ISO 8601 UTC to the second, `YYYY-MM-DDTHH:MM:SSZ`. */
+export function formatInstant(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
+/** Days since 1970-01-01 of a calendar date: differences are calendar days, whatever the zone. */
+export function dayNumber(d: LocalDate): number {
+  return Math.round(Date.UTC(d.year, d.month - 1, d.day) / DAY);
+}
+
+/** A strict `YYYY-MM-DD` (the as-of date of the parameters). */
+export function parseIsoDate(value: string): LocalDate | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  return m === null ? null : validDate(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
+// Dates given on the command line and of the jobs.
+
+/** A calendar date YYYY-MM-DD that exists (2025-02-30 does not), given as `what` (a flag). */
+export function parseDateFlag(value: string, what: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   const d = m === null ? Number.NaN : Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (m === null || Number.isNaN(d) || new Date(d).toISOString().slice(0, 10) !== value) {

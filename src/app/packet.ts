@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
+import { formatDate, localDateOf } from '../dates.js';
 import { OhsError, OutputError } from '../errors.js';
 import {
   AsOfBeforeHistoryError,
@@ -16,7 +17,6 @@ import { catchUpColumns } from '../reports/catch-up/columns.js';
 import { complianceColumns, ytdColumns } from '../reports/compliance/columns.js';
 import { parseMonthLabel } from '../reports/compliance/months.js';
 import { orgMonthRows } from '../reports/compliance/queries.js';
-import { formatDate, localDateOf } from '../reports/dates.js';
 import { reportNamed } from '../reports/index.js';
 import { asInteger } from '../reports/values.js';
 import { writeExclusive } from '../util/safe-file.js';

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { durationPattern } from '../config/monitor-schema.js';
-import { type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
+import { alive, type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
-import { alive } from '../sync/lock.js';
 import { streams } from '../sync/streams.js';
 
 export interface StatusReport {

@@ -9,6 +9,24 @@ import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
 import { jobLines, printClosingSummary, withSummary } from './summary.js';
 
+/** The configured schedules, with `--schedule JOB=CRON` overrides checked and applied. */
+function schedulesOf(
+  configured: Partial<Record<JobName, string>>,
+  overrides: readonly string[],
+): Partial<Record<JobName, string>> {
+  const schedules: Partial<Record<JobName, string>> = { ...configured };
+  for (const pair of overrides) {
+    const m = /^([a-z]+)=(.+)$/.exec(pair);
+    if (m === null || !(jobNames as string[]).includes(m[1] ?? '')) {
+      throw new UsageError(`--schedule '${pair}': expected JOB=CRON with JOB one of ${jobNames.join(', ')}`);
+    }
+    if (!cron.validate(m[2] ?? ''))
+      throw new UsageError(`--schedule '${pair}': '${m[2]}' is not a cron expression`);
+    schedules[m[1] as JobName] = m[2];
+  }
+  return schedules;
+}
+
 /**
  * `ohs cron`: the long-running worker. Schedules and time zone from the configuration (default:
  * nightly at 02:00); a tick while a run is still going is skipped and logged; SIGTERM/SIGINT
@@ -31,18 +49,7 @@ export function registerCron(program: Command): void {
       const { config, logger } = commandContext(cmd);
       // Each run ends with its summary (src/commands/summary.ts); every log line goes to logFile.
       withSummary();
-      const schedules: Partial<Record<JobName, string>> = { ...config.jobs.schedules };
-      for (const pair of flags.schedule ?? []) {
-        const m = /^([a-z]+)=(.+)$/.exec(pair);
-        if (m === null || !(jobNames as string[]).includes(m[1] ?? '')) {
-          throw new UsageError(
-            `--schedule '${pair}': expected JOB=CRON with JOB one of ${jobNames.join(', ')}`,
-          );
-        }
-        if (!cron.validate(m[2] ?? ''))
-          throw new UsageError(`--schedule '${pair}': '${m[2]}' is not a cron expression`);
-        schedules[m[1] as JobName] = m[2];
-      }
+      const schedules = schedulesOf(config.jobs.schedules, flags.schedule ?? []);
       const abort = new AbortController();
       let running: Promise<void> | undefined;
       /** Runs that threw (a mirror that could not be opened, say): counted in their log lines. */

@@ -1,27 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { sql } from 'kysely';
+import { claimForDemo, demoCounts, demoDefaults, startDemo } from '../app/demo.js';
 import { runJob } from '../app/jobs.js';
-import { today } from '../dates.js';
-import { OhsError } from '../errors.js';
-import { type Mirror, metaKeys, readMeta, redactTarget, writeMeta } from '../mirror/index.js';
-import { simOptionsSchema, startSim } from '../sim/index.js';
+import { redactTarget } from '../mirror/index.js';
+import { simOptionsSchema } from '../sim/index.js';
 import { printSummary } from '../terminal.js';
 import { commandContext, type GlobalFlags, mirrorMayExist, openMirrorFor } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
 import { jobLines, summaryLines, withSummary } from './summary.js';
-
-/** The mirror given to `ohs demo` holds data of a real service: the demo leaves it alone. */
-export class DemoMirrorInUseError extends OhsError {
-  override name = 'DemoMirrorInUseError';
-  override readonly exitCode = 2;
-  constructor(message: string) {
-    super('DEMO_MIRROR_IN_USE', message);
-  }
-}
 
 /** Names joined by ", " into lines of at most `width` characters. */
 function wrapNames(names: readonly string[], width: number): string[] {
@@ -36,29 +24,6 @@ function wrapNames(names: readonly string[], width: number): string[] {
   }
   if (line !== '') lines.push(line);
   return lines;
-}
-
-/** The demo's own files unless told otherwise: never the configured (real) mirror or out/. */
-export const demoDefaults = { db: 'demo.sqlite', out: 'demo-out' } as const;
-
-/**
- * Marks the mirror as the demo's, or refuses it when something else filled it (a sync recorded
- * its base URL, or, in a file older than mirror_meta, ran at all). The sandbox listens on a
- * random port each time, so the marker, not the URL, recognises the demo's own file.
- */
-async function claimForDemo(mirror: Mirror): Promise<void> {
-  if ((await readMeta(mirror.db, metaKeys.demoSandbox)) !== undefined) return;
-  const source = await readMeta(mirror.db, metaKeys.sourceBaseUrl);
-  const runs = await mirror.db
-    .selectFrom('sync_run')
-    .select(sql<number>`count(*)`.as('n'))
-    .executeTakeFirst();
-  if (source !== undefined || Number(runs?.n ?? 0) > 0) {
-    throw new DemoMirrorInUseError(
-      `${mirror.location} holds data synced from ${source ?? 'a service'}, not from the demo's sandbox: the demo will not write into it (leave out --db to use ${demoDefaults.db}, or give another file)`,
-    );
-  }
-  await writeMeta(mirror.db, metaKeys.demoSandbox, 'built-in sandbox (ohs demo)', true);
 }
 
 /**
@@ -97,38 +62,8 @@ export function registerDemo(program: Command): void {
           await existing.close();
         }
       }
-      const token = randomBytes(16).toString('hex');
       const started = Date.now();
-      const sim = await startSim({
-        port: 0,
-        token,
-        readonlyToken: randomBytes(16).toString('hex'),
-        scale: flags.scale,
-        anchorDate: today('UTC'),
-      });
-      // The sandbox's invoice, staff and applicant ids start where its data set says; a real
-      // user knows them from their own invoice numbers and sets sync.idStart once.
-      const first = (t: { all(): readonly { id: number | string }[] }) => t.all()[0]?.id ?? 1;
-      const config = {
-        ...base,
-        baseUrl: sim.url,
-        token,
-        api: { ...base.api, requestsPerSecond: 5000, concurrency: 8 },
-        sync: {
-          ...base.sync,
-          idStart: {
-            invoice: first(sim.tables.Invoice),
-            staff: first(sim.tables.Staff),
-            applicant: first(sim.tables.Applicant),
-          },
-        },
-        // The HTML pages and their dashboard too: the best first look at what the reports hold.
-        jobs: {
-          ...base.jobs,
-          outDir: flags.out,
-          formats: ['xlsx', 'csv', 'html'] as ('xlsx' | 'csv' | 'html')[],
-        },
-      };
+      const { sim, config } = await startDemo(base, flags.scale, flags.out);
       logger.info(
         { sandbox: sim.url, db: redactTarget(config.db) },
         'demo: sandbox started, running the nightly job',
@@ -146,16 +81,7 @@ export function registerDemo(program: Command): void {
         await claimForDemo(env.mirror);
         const r = await runJob('nightly', env, 'demo');
         if (r.error !== undefined) throw r.error;
-        const count = async (table: 'orderitem' | 'invoice' | 'orgmonth' | 'user') =>
-          Number(
-            (
-              await env.mirror.db
-                .selectFrom(table)
-                .select(sql<number>`count(*)`.as('n'))
-                .where('deleted_at', 'is', null)
-                .executeTakeFirst()
-            )?.n ?? 0,
-          );
+        const counts = await demoCounts(env.mirror);
         const pg = env.mirror.engine === 'postgres';
         const db = pg ? env.mirror.location : resolve(config.db);
         const mode = pg ? 'PostgreSQL' : `mode ${(statSync(db).mode & 0o777).toString(8)}`;
@@ -167,7 +93,7 @@ export function registerDemo(program: Command): void {
           '',
           `ohs demo: done in ${((Date.now() - started) / 1000).toFixed(1)} s against the built-in sandbox (${sim.url}, now stopped).`,
           '',
-          `Mirror   ${db}  (${mode}; ${await count('orderitem')} order items, ${await count('invoice')} invoices, ${await count('orgmonth')} OrgMonth rows, ${await count('user')} users)`,
+          `Mirror   ${db}  (${mode}; ${counts.orderitem} order items, ${counts.invoice} invoices, ${counts.orgmonth} OrgMonth rows, ${counts.user} users)`,
           `Reports  ${resolve(flags.out)}${sep} (${r.outputs.length} files)`,
           ...wrapNames(r.outputs.map((f) => basename(f)).sort(), 100).map((l) => `         ${l}`),
           '',

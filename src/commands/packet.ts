@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { writePacket } from '../app/packet.js';
+import { parseInstant } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { parseInstant } from '../reports/dates.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
 

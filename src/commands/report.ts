@@ -1,11 +1,9 @@
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
-import { sql } from 'kysely';
-import { checkOptionNames, mirrorInstant, writeReports } from '../app/reports.js';
-import { parseDate, today } from '../dates.js';
+import { runReports } from '../app/report-run.js';
+import { checkOptionNames } from '../app/reports.js';
+import { parseDateFlag, today } from '../dates.js';
 import { UsageError } from '../errors.js';
-import type { Mirror } from '../mirror/index.js';
-import { parseInstant } from '../reports/dates.js';
 import { reportByName, reports } from '../reports/index.js';
 import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
@@ -29,27 +27,6 @@ interface ReportFlags {
 }
 
 const formats = ['xlsx', 'csv', 'html'] as const;
-
-async function checkOrgs(mirror: Mirror, orgIds: number[]): Promise<void> {
-  for (const id of orgIds) {
-    const found = await mirror.db
-      .selectNoFrom((eb) =>
-        eb
-          .or([
-            eb.exists(eb.selectFrom('orderitem').select(sql`1`.as('x')).where('OrgId', '=', id)),
-            eb.exists(eb.selectFrom('invoice').select(sql`1`.as('x')).where('OrgId', '=', id)),
-            eb.exists(eb.selectFrom('orgmonth').select(sql`1`.as('x')).where('OrgId', '=', id)),
-            eb.exists(eb.selectFrom('org_policy').select(sql`1`.as('x')).where('org_id', '=', id)),
-          ])
-          .as('known'),
-      )
-      .executeTakeFirst();
-    if (!found?.known)
-      throw new UsageError(
-        `--org ${id}: no org ${id} in the mirror (not in any order item, invoice, OrgMonth or policy)`,
-      );
-  }
-}
 
 function parseOptions(pairs: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -169,9 +146,9 @@ export function registerReport(program: Command): void {
       flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
       const asOf =
         flags.asOf !== undefined
-          ? parseDate(flags.asOf, '--as-of')
+          ? parseDateFlag(flags.asOf, '--as-of')
           : flags.asOfTime !== undefined
-            ? parseDate(flags.asOfTime.slice(0, 10), '--as-of-time')
+            ? parseDateFlag(flags.asOfTime.slice(0, 10), '--as-of-time')
             : today(config.timezone);
       const orgIds = (flags.org ?? []).map((o) => {
         if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);
@@ -181,37 +158,16 @@ export function registerReport(program: Command): void {
       checkOptionNames(chosen, options);
       const mirror = await ctx.mirror('read');
       try {
-        let asOfMs: number | undefined;
-        if (flags.asOfTime !== undefined) {
-          const ms = parseInstant(flags.asOfTime, config.timezone);
-          if (ms === null)
-            throw new UsageError(
-              `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
-            );
-          asOfMs = ms;
-        }
-        const mirrorAsOf = await mirrorInstant(
-          mirror,
-          {
-            asOf,
-            present: flags.present,
-            ...(asOfMs === undefined ? { what: '--as-of' } : { asOfMs, what: '--as-of-time' }),
-          },
-          config.timezone,
-        );
-        await checkOrgs(mirror, orgIds);
-        const files = await writeReports(mirror, config, logger, chosen, {
+        const files = await runReports(mirror, config, logger, chosen, {
           asOf,
+          ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
+          present: flags.present,
           orgIds,
           options,
           outDir: flags.out ?? config.jobs.outDir,
           formats: flags.format ?? config.jobs.formats,
-          out: process.stderr,
           quiet: flags.quiet === true,
-          ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
-          ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
-          present: flags.present,
-          ...(flags.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
+          csvExcel: flags.csvExcel === true,
         });
         if (flags.quiet !== true) {
           // stdout lists the files (scripts read it); what to do next goes with the summary lines.

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../util/package-root.js';
+import type { ConfigLayer } from './layer.js';
 import { describeConfigIssue } from './messages.js';
 import { type Config, configSchema } from './schema.js';
 
@@ -19,12 +20,6 @@ export interface ConfigFlags {
 }
 
 type Json = { [key: string]: unknown };
-
-/** One source of configuration values, named as the user would know it (a file, a variable, a flag). */
-export interface ConfigLayer {
-  label: string;
-  data: Json;
-}
 
 function isPlainObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

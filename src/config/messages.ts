@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { closestName } from '../util/closest.js';
 import { maskText } from '../util/mask.js';
-import type { ConfigLayer } from './load.js';
+import type { ConfigLayer } from './layer.js';
 import { configSchema } from './schema.js';
 
 /**

@@ -4,7 +4,7 @@ import type { Database } from './db-types.js';
 /**
  * What the numbered migrations need to know of an engine: the type of each kind of column, how
  * a generated key is declared, and how to list what the schema holds. The migrations themselves
- * (src/mirror/migrations.ts) are shared; each engine's answers live in its folder
+ * (src/mirror/migrations/) are shared; each engine's answers live in its folder
  * (`sqlite/ddl.ts`, `postgres/ddl.ts`).
  */
 export type ColumnKind =

@@ -13,14 +13,16 @@ export {
   pruneHistory,
 } from './history.js';
 export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';
+export { acquireLock } from './lock.js';
 export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
-export { MigrationError } from './migrations.js';
+export { MigrationError } from './migrations/index.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
 export { type PolicyVersion, policiesAsOf, policyVersionsOf, writePolicy } from './policy-history.js';
 export { PgMirrorError } from './postgres/errors.js';
 export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';
+export { operationalTables, snapshotInto } from './snapshot.js';
 export {
   availableDrivers,
   chooseDriver,

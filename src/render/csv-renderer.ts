@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
+import { formatCents } from '../util/money.js';
 import { exclusiveStream } from '../util/safe-file.js';
 import type { CsvSettings, DetailLayout, Renderer } from './renderer.js';
 import { drained } from './streams.js';
@@ -128,14 +129,6 @@ function csvCell(
     case 'boolean':
       return (v, p) => (booleanOf(v, p) ? 'true' : 'false');
   }
-}
-
-/** Whole cents as units with two decimals, exactly (no floating point): -123456 -> "-1234.56". */
-export function formatCents(cents: number): string {
-  const abs = Math.abs(cents);
-  const units = Math.trunc(abs / 100);
-  const rest = abs - units * 100;
-  return `${cents < 0 ? '-' : ''}${units}.${rest < 10 ? '0' : ''}${rest}`;
 }
 
 /** toFixed without "-0.0" for a small negative that rounds to zero. */

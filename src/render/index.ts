@@ -14,7 +14,8 @@ import { forEachRow } from './streams.js';
 import type { ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
-export { CsvRenderer, formatCents } from './csv-renderer.js';
+export { formatCents } from '../util/money.js';
+export { CsvRenderer } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
 export { HTML_DETAIL_ROWS, HtmlRenderer } from './html/renderer.js';
 export type { ReportSummary, StatusCount } from './html/summary.js';

@@ -1,5 +1,5 @@
 import type { Sheet } from './types.js';
-import type { XlsxValue } from './xlsx-renderer.js';
+import type { XlsxValue } from './xlsx-value.js';
 
 /** Running subtotals of a detail sheet, in its row order (xlsx only). */
 export class Subtotals {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
+import { formatInstant, zonedToUtc } from '../dates.js';
 import type { Database } from '../mirror/index.js';
-import { formatInstant, zonedToUtc } from './dates.js';
 import type { CommonParams } from './params.js';
 import { reportDb } from './tables.js';
 

@@ -2,7 +2,7 @@ import { catchUpReport } from './catch-up/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
 import { defineReports } from './runner.js';
-import type { ReportDefinition } from './types.js';
+import type { ReportDefinition as Definition } from './types.js';
 import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
 /**
@@ -14,6 +14,9 @@ const declarations = [complianceReport, unpaidInvoicesReport, orderAgeingReport,
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
 export type ReportName = (typeof declarations)[number]['name'];
+
+/** A report of the registry, as the application runs it. */
+export type ReportDefinition = Definition<ReportName>;
 
 export const reports: ReportDefinition[] = defineReports<ReportName>(declarations);
 
@@ -30,4 +33,4 @@ export function reportNamed(name: ReportName): ReportDefinition {
 }
 
 export { ReportParamError } from './errors.js';
-export type { ReportContext, ReportDefinition, ReportParams } from './types.js';
+export type { ReportContext, ReportParams } from './types.js';

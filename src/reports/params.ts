@@ -1,18 +1,9 @@
 import { z } from 'zod';
-import { isTimeZone, type LocalDate, parseInstant, parseIsoDate, zonedToUtc } from './dates.js';
+import { isTimeZone, parseInstant, parseIsoDate, zonedToUtc } from '../dates.js';
 import { ReportParamError } from './errors.js';
-import type { ReportParams } from './types.js';
+import type { CommonParams, ReportParams } from './types.js';
 
-/** The common parameters, checked and read once. */
-export interface CommonParams {
-  asOf: LocalDate;
-  /** As given, `YYYY-MM-DD`. */
-  asOfText: string;
-  /** The as-of instant, epoch milliseconds. */
-  asOfMs: number;
-  orgIds: number[];
-  timezone: string;
-}
+export type { CommonParams };
 
 /**
  * Checks the parameters every report takes. An empty `asOfTimestamp` means the end of the as-of

@@ -33,6 +33,7 @@ export function defineReports<N extends string>(
     options: Object.keys(d.options.shape),
     streams: d.streams,
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
+    trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx.db, ctx.params, ends),
     html: d.html,
   }));
 }
@@ -79,7 +80,7 @@ async function inputOf<S extends z.ZodObject, N extends string>(
 }
 
 /** A report's Trend rows at the given month ends (none when it has no trend). */
-export async function trendRows<S extends z.ZodObject, N extends string>(
+async function trendRows<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
   db: Kysely<Database>,
   params: ReportParams,

@@ -1,11 +1,21 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import type { LocalDate } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
 import type { ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
-import type { ReportName } from './index.js';
-import type { CommonParams } from './params.js';
+
+/** The common parameters, checked and read once. */
+export interface CommonParams {
+  asOf: LocalDate;
+  /** As given, `YYYY-MM-DD`. */
+  asOfText: string;
+  /** The as-of instant, epoch milliseconds. */
+  asOfMs: number;
+  orgIds: number[];
+  timezone: string;
+}
 
 /** Parameters every report takes; a report may read more from `options`. */
 export interface ReportParams {
@@ -32,7 +42,7 @@ export interface ReportContext {
 }
 
 /** A report as the application runs it (runner.ts makes one of each declaration). */
-export interface ReportDefinition<N extends string = ReportName> {
+export interface ReportDefinition<N extends string = string> {
   name: N;
   title: string;
   description: string;
@@ -41,6 +51,8 @@ export interface ReportDefinition<N extends string = ReportName> {
   /** The streams it reads (the declaration's): a report over one never synced is refused. */
   streams: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
+  /** Its Trend rows at the given month ends (or any instants); none when it has no trend. */
+  trend(ctx: ReportContext, ends: readonly MonthEnd[]): Promise<Row[]>;
   /** Its HTML page's summary (the declaration's `html`); absent: the page shows the tables only. */
   html?: () => SummaryBuilder;
 }
@@ -98,7 +110,7 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
   html?: () => SummaryBuilder;
   /**
    * The rows of its Trend sheet at some month ends (or any instants of them), read on their own
-   * (runner.ts trendRows): what the nightly job draws and the history tests compare.
+   * (`ReportDefinition.trend`): what the nightly job draws and the history tests compare.
    */
   trend?(input: ReportInput<z.output<S>>, ends: readonly MonthEnd[]): Promise<Row[]>;
 }

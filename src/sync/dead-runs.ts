@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../mirror/index.js';
-import { alive, STALE_MS } from './lock.js';
+import { alive, STALE_MS } from '../mirror/index.js';
 
 /**
  * A run recorded as `running` whose process is gone (SIGKILL, a crash, a power cut) never wrote

@@ -1,5 +1,5 @@
+export { acquireLock } from '../mirror/index.js';
 export { type StreamEconomy, streamEconomy } from './economy.js';
-export { acquireLock } from './lock.js';
 export { streamNames, streams } from './streams.js';
 export {
   assertStreamNames,

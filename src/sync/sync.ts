@@ -4,6 +4,7 @@ import { newTypeIssueTally, type TypeIssueTally } from '../api/validate-record.j
 import { describeError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
+  acquireLock,
   displayBaseUrl,
   endRun,
   errorCode,
@@ -18,7 +19,6 @@ import { didYouMean } from '../util/closest.js';
 import { markDeadRuns } from './dead-runs.js';
 import { runIdStream } from './id-runner.js';
 import { runListStream } from './list-runner.js';
-import { acquireLock } from './lock.js';
 import { nowIso } from './passes.js';
 import { checkService, restartPasses } from './preflight.js';
 import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js';

@@ -14,8 +14,8 @@ import {
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror, OutboxState } from '../mirror/index.js';
+import { acquireLock } from '../mirror/index.js';
 import { operations } from '../schema/index.js';
-import { acquireLock } from '../sync/lock.js';
 import { maskText } from '../util/mask.js';
 import { beforeOf, Claims, type EvidenceRead, evidenceOnly, type OutboxItem, readsOf } from './claims.js';
 import { MirrorWriter } from './mirror-writes.js';

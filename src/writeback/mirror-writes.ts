@@ -3,7 +3,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type Mirror, writePolicy } from '../mirror/index.js';
 import type { ResourceName } from '../schema/index.js';
-import type { Json } from './ops/types.js';
+import type { Json } from './json.js';
 
 /**
  * What write-back changes in the mirror after the service answered: records it made or read,

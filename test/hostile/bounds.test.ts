@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { zipUnpackedSize } from '../../src/input/zip-size.js';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
@@ -37,7 +37,8 @@ describe('input bounds', { timeout: 300_000 }, () => {
   const plan = (file: string) =>
     runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env, timeoutMs: 120_000 });
 
-  it('syncs the invoices', async () => {
+  beforeAll(async () => {
+    // Setup: the invoices synced into the mirror the tests below plan against.
     ({ dir, db } = workdir(sim().url));
     await syncStreams(sim(), db, ['invoice']);
     invoice = openInvoices(sim())[0]?.id ?? '';

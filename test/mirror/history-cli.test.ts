@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import { monthEnds } from '../../src/reports/ar-trend.js';
-import { complianceTrendRows, orgStatus } from '../../src/reports/compliance/index.js';
-import { unpaidInvoicesTrend } from '../../src/reports/unpaid-invoices/index.js';
+import { orgStatus } from '../../src/reports/compliance/index.js';
+import { reportNamed } from '../../src/reports/index.js';
 import type { SimRecord } from '../../src/sim/store.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -270,9 +270,8 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(intervals.rows[1]?.valid_from !== undefined && intervals.rows[1].valid_from > at).toBe(true);
       expect(intervals.rows[1]?.valid_to).toBeNull();
       // The trend's one read of every version (asOfSpan), picked at T: the A/R the sandbox held then.
-      const [atT] = await unpaidInvoicesTrend(
-        m.db,
-        { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+      const [atT] = await reportNamed('unpaid-invoices').trend(
+        { db: m.db, params: { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} } },
         [
           {
             day: { year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8)) },
@@ -285,9 +284,8 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(atT?.note).toBeNull();
       // The compliance trend at a month end read as of T (the history holds no past month end
       // yet: the month end scored, the mirror read at T) equals the report run as of T.
-      const [compAtT] = await complianceTrendRows(
-        m.db,
-        { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+      const [compAtT] = await reportNamed('compliance').trend(
+        { db: m.db, params: { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} } },
         [{ day: lastEnd.day, instant: at }],
       );
       expect(compAtT?.note).toBeNull();

@@ -9,7 +9,7 @@ import {
   pruneHistory,
 } from '../../src/mirror/history.js';
 import { type Mirror, type MirrorOptions, openMirror } from '../../src/mirror/index.js';
-import { migrate, migrationsFor } from '../../src/mirror/migrations.js';
+import { migrate, migrationsFor } from '../../src/mirror/migrations/index.js';
 import { connectPostgres } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { sqliteDdl } from '../../src/mirror/sqlite/ddl.js';

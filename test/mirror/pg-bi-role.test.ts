@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, test } from 'vitest';
-import { migrate } from '../../src/mirror/migrations.js';
+import { migrate } from '../../src/mirror/migrations/index.js';
 import { connectPostgres, createPool } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { engines, withTargets } from '../helpers/engines.js';

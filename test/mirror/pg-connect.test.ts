@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { migrate } from '../../src/mirror/migrations.js';
+import { migrate } from '../../src/mirror/migrations/index.js';
 import { connectPostgres, createPool, pgError } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { PgMirrorError } from '../../src/mirror/postgres/errors.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { copyMirror, MirrorCopyError } from '../../src/mirror/copy.js';
 import type { Database } from '../../src/mirror/db-types.js';
 import { maskRecord, tableOf } from '../../src/mirror/index.js';
-import { migrate } from '../../src/mirror/migrations.js';
+import { migrate } from '../../src/mirror/migrations/index.js';
 import { connectPostgres } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { sqliteDdl } from '../../src/mirror/sqlite/ddl.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Database } from '../../src/mirror/db-types.js';
 import { dictionaryRows } from '../../src/mirror/dictionary.js';
 import { openMirror } from '../../src/mirror/index.js';
-import { migrate, migrationsFor, pendingMigrations } from '../../src/mirror/migrations.js';
+import { migrate, migrationsFor, pendingMigrations } from '../../src/mirror/migrations/index.js';
 import { connectPostgres } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import { sqliteDdl } from '../../src/mirror/sqlite/ddl.js';

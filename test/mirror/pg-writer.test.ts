@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { migrate } from '../../src/mirror/migrations.js';
+import { migrate } from '../../src/mirror/migrations/index.js';
 import { connectPostgres, createPool } from '../../src/mirror/postgres/connect.js';
 import { postgresDdl } from '../../src/mirror/postgres/ddl.js';
 import type { PgClientLike } from '../../src/mirror/postgres/page.js';

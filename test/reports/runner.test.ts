@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reports } from '../../src/reports/index.js';
 import { boolOption, intOption } from '../../src/reports/params.js';
-import { defineReports, trendRows } from '../../src/reports/runner.js';
+import { defineReports } from '../../src/reports/runner.js';
 import type { ReportDeclaration, ReportInput } from '../../src/reports/types.js';
 import { engines } from '../helpers/engines.js';
 import { params, policy, SYNC_TIME, syncState, tempMirrors, upsert } from './fixture.js';
@@ -129,11 +129,13 @@ describe.each(engines)('%s', (engine) => {
     const { declaration, seen } = probe();
     const ends = [{ day: { year: 2025, month: 5, day: 31 }, instant: '2025-05-31T23:59:59.999Z' }];
     expect(
-      await trendRows(declaration, m.db, params('2025-06-30', { count: 4 }, { orgIds: [7] }), ends),
+      await defineReports([declaration])[0]?.trend(
+        { db: m.db, params: params('2025-06-30', { count: 4 }, { orgIds: [7] }) },
+        ends,
+      ),
     ).toEqual([{ monthEnd: '2025-05-31T23:59:59.999Z', orgs: 4 }]);
     expect(seen[0]?.scope).toEqual(new Set([7]));
-    expect(await trendRows({ ...declaration, trend: undefined }, m.db, params('2025-06-30'), ends)).toEqual(
-      [],
-    );
+    const noTrend = defineReports([{ ...declaration, trend: undefined }])[0];
+    expect(await noTrend?.trend({ db: m.db, params: params('2025-06-30') }, ends)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -20,7 +20,8 @@ describe('write-back input', { timeout: 300_000 }, () => {
     let big = { id: '', balance: 0 };
     let small = { id: '', balance: 0 };
 
-    it('syncs the invoices', async () => {
+    beforeAll(async () => {
+      // Setup: the invoices synced into the mirror the tests below plan against.
       ({ dir, db } = workdir(sim().url, await target()));
       await syncStreams(sim(), db, ['invoice']);
       const open = openInvoices(sim()).sort((a, b) => b.balance - a.balance);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { exceljs } from '../../src/util/exceljs.js';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
@@ -44,7 +44,8 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
     const plan = (file: string) => runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
     const outbox = () => withMirror(db, (m) => listOutbox(m));
 
-    it('syncs the invoices', async () => {
+    beforeAll(async () => {
+      // Setup: the invoices synced into the mirror the tests below plan against.
       db = await target();
       ({ dir } = workdir(sim().url, db));
       await syncStreams(sim(), db, ['invoice']);

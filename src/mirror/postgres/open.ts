@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { migrate, pendingMigrations, schemaWork } from '../migrations.js';
+import { migrate, pendingMigrations, schemaWork } from '../migrations/index.js';
 import { MirrorOpenError, type MirrorOptions } from '../store.js';
 import { connectPostgres, pgError } from './connect.js';
 import { postgresDdl } from './ddl.js';

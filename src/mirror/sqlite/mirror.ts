@@ -19,15 +19,12 @@ import {
 } from '../store.js';
 import { WriteContext } from '../write-context.js';
 import type { SqliteDatabase, SqliteDriverName } from './driver.js';
+import type { Exclusive } from './exclusive.js';
 import { acquireSqliteLock } from './locks.js';
-import { SqliteStatements, SqliteWriter } from './writer.js';
+import { SqliteWriter } from './mirror-writer.js';
+import { SqliteStatements } from './writer.js';
 
 type Statement = BetterSqlite3.Statement;
-
-/** Runs `fn` with the one SQLite connection held: no Kysely query and no other write runs meanwhile. */
-export type Exclusive = <T>(
-  fn: (sqlite: SqliteDatabase, conn: Kysely<MirrorDb>) => T | Promise<T>,
-) => Promise<T>;
 
 /** A mirror's write transaction, while under way (`active`) in the async context that `writing` marks. */
 export interface WriteToken {

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { migrate, pendingMigrations, schemaWork } from '../migrations.js';
+import { migrate, pendingMigrations, schemaWork } from '../migrations/index.js';
 import { MirrorOpenError, type MirrorOptions, noMirror } from '../store.js';
 import { type SqliteDatabase, sqliteDriver } from './driver.js';
 import { SqliteMirror, sqliteKysely, type WriteToken } from './mirror.js';

@@ -1,4 +1,4 @@
-import { formatCents } from '../csv-renderer.js';
+import { formatCents } from '../../util/money.js';
 import type { Column } from '../types.js';
 import {
   booleanOf,

@@ -1,4 +1,4 @@
-import { formatCents } from '../csv-renderer.js';
+import { formatCents } from '../../util/money.js';
 import type { Column, Row } from '../types.js';
 import type { Chart } from './charts.js';
 import { groupDigits } from './escape.js';

@@ -1,12 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Database, PolicyVersion } from '../../mirror/index.js';
+import type { PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
-import type { MonthEnd } from '../ar-trend.js';
 import { trendRowsEach } from '../ar-trend.js';
 import { catchUpColumns } from '../catch-up/columns.js';
 import { planRows } from '../catch-up/plan.js';
-import { trendRows } from '../runner.js';
-import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
+import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
 import { Collector } from './collector.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
@@ -127,11 +124,6 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
     warnings,
     about,
   };
-}
-
-/** The Trend rows of the report's parameters at the given month ends (or any instants of them). */
-export function complianceTrendRows(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
-  return trendRows(complianceReport, db, params, ends);
 }
 
 export { parseMonthLabel } from './months.js';

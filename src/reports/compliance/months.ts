@@ -1,4 +1,4 @@
-import { daysInMonth } from '../dates.js';
+import { daysInMonth } from '../../dates.js';
 import { ReportParamError } from '../errors.js';
 import type { CommonParams } from '../params.js';
 import type { Collector } from './collector.js';

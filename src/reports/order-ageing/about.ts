@@ -1,4 +1,4 @@
-import { formatInstant } from '../dates.js';
+import { formatInstant } from '../../dates.js';
 import { ORG_NAMES_ABOUT } from '../org-names.js';
 import type { Classifier } from './classify.js';
 import type { OrderAgeingOptions } from './options.js';

@@ -1,4 +1,4 @@
-import { localDateOf, parseInstant } from '../dates.js';
+import { localDateOf, parseInstant } from '../../dates.js';
 import type { CommonParams } from '../params.js';
 
 /**

@@ -1,5 +1,5 @@
+import { formatInstant, HOUR, parseInstant } from '../../dates.js';
 import type { Row } from '../../render/types.js';
-import { formatInstant, HOUR, parseInstant } from '../dates.js';
 import { asBoolean, asInteger, asText } from '../values.js';
 import type { ItemRecord } from './query.js';
 

@@ -1,5 +1,5 @@
+import { HOUR } from '../../dates.js';
 import type { Row, Sheet } from '../../render/types.js';
-import { HOUR } from '../dates.js';
 import { externalSort } from '../external-sort.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines } from './about.js';

@@ -1,6 +1,6 @@
-import { formatCents } from '../../render/csv-renderer.js';
+import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from '../../dates.js';
 import type { Row } from '../../render/types.js';
-import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from '../dates.js';
+import { formatCents } from '../../util/money.js';
 import type { CommonParams } from '../params.js';
 import { asInteger, asText, compareOrgs, listSome, toCents } from '../values.js';
 import { type Bucket, CREDITS, isCancelled, VOID } from './buckets.js';

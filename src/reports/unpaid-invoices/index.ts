@@ -1,10 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../mirror/index.js';
 import type { Sheet } from '../../render/types.js';
-import { type MonthEnd, omittedNote, TREND_MONTHS } from '../ar-trend.js';
+import { omittedNote, TREND_MONTHS } from '../ar-trend.js';
 import { invoiceBalancesAsOf } from '../as-of-history.js';
-import { trendRows } from '../runner.js';
-import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
+import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
 import { asOfWarnings, classify } from './classify.js';
@@ -75,11 +72,6 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidI
     warnings: () => warnings,
     about: () => about,
   };
-}
-
-/** The Trend rows of the report's parameters at the given month ends (or any instants). */
-export function unpaidInvoicesTrend(db: Kysely<Database>, params: ReportParams, ends: readonly MonthEnd[]) {
-  return trendRows(unpaidInvoicesReport, db, params, ends);
 }
 
 export { agingBuckets, isCancelled } from './buckets.js';

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { formatDate } from '../../dates.js';
 import type { Database } from '../../mirror/index.js';
 import type { Column, Sheet } from '../../render/types.js';
 import {
@@ -9,7 +10,6 @@ import {
   trendNoteColumn,
   trendRows,
 } from '../ar-trend.js';
-import { formatDate } from '../dates.js';
 import type { CommonParams } from '../params.js';
 import { type Bucket, CREDITS } from './buckets.js';
 import { classify } from './classify.js';

@@ -2,9 +2,10 @@ import type { OhsClient } from '../../api/index.js';
 import type { CellValue } from '../../input/read-table.js';
 import type { Mirror } from '../../mirror/index.js';
 import type { ObjectSpec, OperationName } from '../../schema/index.js';
+import type { Json } from '../json.js';
 import type { MirrorWriter } from '../mirror-writes.js';
 
-export type Json = Record<string, unknown>;
+export type { Json };
 
 /** One outbox item as an operation sees it. */
 export interface Work {

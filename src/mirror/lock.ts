@@ -1,9 +1,7 @@
-import type { Mirror, MirrorLock } from '../mirror/index.js';
-
-export { alive, STALE_MS } from '../mirror/index.js';
+import type { Mirror, MirrorLock } from './store.js';
 
 /**
- * One sync (or apply) at a time per mirror: the engine's named lock (src/mirror/<engine>/locks.ts).
+ * One sync (or apply) at a time per mirror: the engine's named lock (`<engine>/locks.ts`).
  * Throws LockedError naming the holder while another live process holds it; a lock whose holder
  * died is taken over.
  */

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Database, DataDictionaryTable } from './db-types.js';
-import type { EngineDdl } from './ddl.js';
-import { dictionaryRows } from './dictionary.js';
-import { historyTableOf } from './history.js';
-import { sqliteDdl } from './sqlite/ddl.js';
-import { type ChildTableDef, type ColumnDef, columnKind, indexesOf, tableDefs } from './tables.js';
+import type { Database, DataDictionaryTable } from '../db-types.js';
+import type { EngineDdl } from '../ddl.js';
+import { dictionaryRows } from '../dictionary.js';
+import { historyTableOf } from '../history.js';
+import { sqliteDdl } from '../sqlite/ddl.js';
+import { type ChildTableDef, type ColumnDef, columnKind, indexesOf, tableDefs } from '../tables.js';
 
 /**
  * The upkeep after the numbered migrations (`migrate`): the columns the schema module has gained
@@ -15,7 +15,7 @@ type AnyDb = Kysely<Database>;
 export const pending = (w: SchemaWork): boolean =>
   w.columns.length > 0 || w.indexes.length > 0 || w.dictionaryStale;
 
-/** What `ensureSchema` would change: columns to add, indexes to recreate, a stale dictionary. */
+/** What the upkeep would change: columns to add, indexes to recreate, a stale dictionary. */
 export interface SchemaWork {
   columns: { table: string; column: ColumnDef }[];
   indexes: { table: string; name: string; column: string }[];
@@ -42,7 +42,7 @@ export async function schemaWork(db: AnyDb, ddl: EngineDdl = sqliteDdl): Promise
     add(def.table, def.columns);
     add(historyTableOf(def.table), def.columns);
     walk(def.children);
-    // Indexes a bulk load dropped and did not live to rebuild (see SqliteAdapter.bulkLoad).
+    // Indexes a bulk load dropped and did not live to rebuild (the SQLite mirror's `bulkLoad`: sqlite/writer.ts `beginBulk`).
     for (const ix of indexesOf(def))
       if (!indexNames.has(ix.name)) work.indexes.push({ table: def.table, ...ix });
   }
