@@ -7,10 +7,11 @@ import { describe, expect, it } from 'vitest';
  * Rooms of one concept: no source file over 600 lines and no function over 120, read with the
  * TypeScript compiler's own parser (a function: a declaration, method, accessor, constructor,
  * arrow function or function expression; its lines from its first to its last).
- * src/sim is left out until the sandbox is split.
+ * The sandbox (src/sim) is held to the function limit; its files may be longer (a route family
+ * or a resource's seed reads best whole).
  */
 const root = join(import.meta.dirname, '..');
-const excluded = ['src/sim/'];
+const longFilesAllowed = ['src/sim/'];
 const MAX_FILE_LINES = 600;
 const MAX_FUNCTION_LINES = 120;
 
@@ -22,9 +23,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const files = sourceFiles(join(root, 'src'))
-  .map((path) => ({ path, name: relative(root, path) }))
-  .filter((f) => !excluded.some((x) => f.name.startsWith(x)));
+const files = sourceFiles(join(root, 'src')).map((path) => ({ path, name: relative(root, path) }));
 
 function longFunctions(name: string, text: string): string[] {
   const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
@@ -48,6 +47,7 @@ function longFunctions(name: string, text: string): string[] {
 describe('code shape', () => {
   it(`has no source file over ${MAX_FILE_LINES} lines`, () => {
     const long = files
+      .filter((f) => !longFilesAllowed.some((x) => f.name.startsWith(x)))
       .map((f) => ({ name: f.name, lines: readFileSync(f.path, 'utf8').split('\n').length - 1 }))
       .filter((f) => f.lines > MAX_FILE_LINES)
       .map((f) => `${f.name}: ${f.lines} lines`);
