@@ -1,3 +1,4 @@
+import { arRollforwardReport } from './ar-rollforward/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
 import { defineReports } from './runner.js';
@@ -9,7 +10,12 @@ import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
  * runner (runner.ts). Adding a report: its folder, and one line here. Rendering is generic
  * (src/render); no report calls the API.
  */
-const declarations = [complianceReport, unpaidInvoicesReport, orderAgeingReport] as const;
+const declarations = [
+  complianceReport,
+  unpaidInvoicesReport,
+  orderAgeingReport,
+  arRollforwardReport,
+] as const;
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
 export type ReportName = (typeof declarations)[number]['name'];

@@ -14,6 +14,7 @@ import {
 import { Actions } from './actions.js';
 import { hugeErrorMessage, makeHostile, unquoteRawNumbers } from './hostile.js';
 import { badRequest, notFound, parseJsonBody, quotedRefusal, SimHttpError } from './http-error.js';
+import { invoiceAdmin } from './invoice-admin.js';
 import { type MutationSummary, Mutator } from './mutate.js';
 import {
   type FaultKind,
@@ -335,6 +336,7 @@ export async function startSim(input: StartSimOptions = {}): Promise<RunningSim>
       return [200, mutate(size)];
     }
     if (method === 'POST' && path === '/config') return [200, configure((body ?? {}) as Partial<SimOptions>)];
+    if (method === 'POST' && path === '/invoice') return [200, invoiceAdmin(tables, body)];
     if (method === 'POST' && path === '/reset-stats') {
       stats = freshStats();
       return [200, stats];

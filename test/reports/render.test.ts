@@ -26,6 +26,8 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'orgId, org, invoiceId, invoiceDate, dueDate, billingPeriod, daysPastDue, bucket, balance, lateFee, totalDue, flags',
   'order-ageing':
     'orderItemId, orgId, org, product, person, status, stage, createdAt, ageHours, ageBucket, statusSince, sinceIsLowerBound, timeInStatusHours, statusBucket, flag',
+  'ar-rollforward':
+    'invoiceId, orgId, org, invoiceDate, opening, new, increases, decreases, decreasesApplied, decreasesElsewhere, cancellations, restorations, removed, closing',
 };
 
 const outDirs: string[] = [];
@@ -70,7 +72,12 @@ function noFormulas(wb: ExcelJS.Workbook): void {
 
 describe('the report registry', () => {
   it('lists the three reports by name, each with its CSV keys first and in order', () => {
-    expect(reports.map((r) => r.name)).toEqual(['compliance', 'unpaid-invoices', 'order-ageing']);
+    expect(reports.map((r) => r.name)).toEqual([
+      'compliance',
+      'unpaid-invoices',
+      'order-ageing',
+      'ar-rollforward',
+    ]);
     expect(reportByName('order-ageing')?.title).toBe('Order status ageing');
     expect(reportByName('nope')).toBeUndefined();
   });

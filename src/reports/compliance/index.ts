@@ -3,6 +3,7 @@ import type { Database, PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { MonthEnd } from '../ar-trend.js';
 import { trendRowsEach } from '../ar-trend.js';
+import { ORG_ANCHORS } from '../org-names.js';
 import { trendRows } from '../runner.js';
 import type { ReportDeclaration, ReportInput, ReportParams } from '../types.js';
 import { compareOrgs } from '../values.js';
@@ -70,7 +71,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
         totals: 'none',
         wrap: true,
       },
-      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals] },
+      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals], anchors: ORG_ANCHORS },
     ];
     if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
     const mis = misRows(byOrg, year, m);
