@@ -1,3 +1,4 @@
+import { accountsAtRiskReport } from './accounts-at-risk/index.js';
 import { arRollforwardReport } from './ar-rollforward/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
@@ -15,6 +16,7 @@ const declarations = [
   unpaidInvoicesReport,
   orderAgeingReport,
   arRollforwardReport,
+  accountsAtRiskReport,
 ] as const;
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */

@@ -28,6 +28,8 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'orderItemId, orgId, org, product, person, status, stage, createdAt, ageHours, ageBucket, statusSince, sinceIsLowerBound, timeInStatusHours, statusBucket, flag',
   'ar-rollforward':
     'invoiceId, orgId, org, invoiceDate, opening, new, increases, decreases, decreasesApplied, decreasesElsewhere, cancellations, restorations, removed, closing',
+  'accounts-at-risk':
+    'orgId, org, kinds, kindCount, complianceStatus, complianceBasis, drugStatus, alcoholStatus, openBalance, balance91Plus, oldestDaysPastDue, openOrders, onHold, stuck, lastDrugAlcoholOrder, daysSinceLastOrder',
 };
 
 const outDirs: string[] = [];
@@ -77,6 +79,7 @@ describe('the report registry', () => {
       'unpaid-invoices',
       'order-ageing',
       'ar-rollforward',
+      'accounts-at-risk',
     ]);
     expect(reportByName('order-ageing')?.title).toBe('Order status ageing');
     expect(reportByName('nope')).toBeUndefined();
