@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import { engines } from '../helpers/engines.js';
@@ -17,6 +19,44 @@ import { csv, env, syncedSandbox } from './synced-sandbox.js';
  */
 const sim = withSim({ scale: 0.1 });
 const synced = syncedSandbox(sim);
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * A page opened in headless Chromium: its figures (label → text), the ids on it, and anything
+ * wrong (console errors, page errors, a request other than the file). Null without Chromium.
+ */
+async function inChromium(
+  file: string,
+): Promise<{ figures: Map<string, string>; problems: string[] } | null> {
+  if (!existsSync(CHROMIUM)) return null;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
+  try {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const url = pathToFileURL(file).href;
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => {
+      if (r.url() !== url) problems.push(`request ${r.url()}`);
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    const pairs = await page.$$eval('.figures div', (els) =>
+      els.map((e) => [e.querySelector('dt')?.textContent ?? '', e.querySelector('dd')?.textContent ?? '']),
+    );
+    return { figures: new Map(pairs as [string, string][]), problems };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Money as the page shows it (`$1,234.50`, `-$3.00`) in cents. */
+const pageCents = (text: string | undefined) => Math.round(Number(String(text).replace(/[$,]/g, '')) * 100);
 
 const cents = (v: unknown) => Math.round(Number(v) * 100);
 const sum = (rows: Record<string, string>[], key: string) => rows.reduce((s, r) => s + cents(r[key]), 0);
@@ -237,6 +277,26 @@ describe.each(engines)('%s: accounts-at-risk', (engine) => {
         `id="org-${first.orgId}"`,
       );
     }
+    // The verdict: Action needed when a kind rests on measured figures (or on A/R alone), else
+    // needs attention (assumed rates and the joined reports' warnings are never OK).
+    const verdict = JSON.parse(
+      readFileSync(join(dir, 'out-policies', `accounts-at-risk-${TEST_ANCHOR}.summary.json`), 'utf8'),
+    ) as { level: string };
+    const measured = rows.some(
+      (r) => r.kinds !== '' && (r.complianceBasis === 'measured' || r.kinds?.includes('TESTING_UNPAID')),
+    );
+    expect(verdict.level).toBe(measured ? 'bad' : 'warn');
+    // In Chromium: the CSV's figures, nothing fetched, no error.
+    const shown = await inChromium(join(dir, 'out-policies', `accounts-at-risk-${TEST_ANCHOR}.html`));
+    if (shown !== null) {
+      expect(shown.problems).toEqual([]);
+      expect(shown.figures.get('Employers')).toBe(String(rows.length));
+      expect(shown.figures.get('At risk')).toBe(String(rows.filter((r) => r.kinds !== '').length));
+      for (const kind of ['STOPPED_TESTING', 'TESTING_UNPAID', 'ON_HOLD_AND_BEHIND'])
+        expect(shown.figures.get(kind), kind).toBe(
+          String(rows.filter((r) => r.kinds?.split(';').includes(kind)).length),
+        );
+    }
   }, 300_000);
 });
 
@@ -366,5 +426,15 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
     expect(verdict.level).toBe('ok');
     expect(verdict.figures.find((f) => f.label === 'Reconciles to the cent')?.value).toBe('yes');
     expect(verdict.figures.find((f) => f.label === 'Payments applied: matched')?.value).toBe('1');
+    const shown = await inChromium(join(dir, 'rf', `ar-rollforward-${day}.html`));
+    if (shown !== null) {
+      expect(shown.problems).toEqual([]);
+      expect(pageCents(shown.figures.get('Opening A/R'))).toBe(line('opening'));
+      expect(pageCents(shown.figures.get('+ New invoices'))).toBe(line('new'));
+      expect(pageCents(shown.figures.get('− Decreases'))).toBe(line('decreases'));
+      expect(pageCents(shown.figures.get('− Cancellations'))).toBe(line('cancellations'));
+      expect(pageCents(shown.figures.get('+ Restorations'))).toBe(line('restorations'));
+      expect(pageCents(shown.figures.get('Closing A/R'))).toBe(line('closing'));
+    }
   }, 300_000);
 });

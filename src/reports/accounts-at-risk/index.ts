@@ -73,6 +73,16 @@ async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportB
     },
     summaries: () => [
       { name: 'Kinds', columns: kindCountColumns, rows: kindRows, totals: 'none' as const, wrap: true },
+      {
+        name: 'Joined reports',
+        columns: joinedColumns,
+        rows: [...joined.warningCounts].map(([report, warnings]) => ({
+          report,
+          file: stem(report),
+          warnings,
+        })),
+        totals: 'none' as const,
+      },
     ],
     warnings: () => joined.warnings,
     about: () => ({
