@@ -246,8 +246,8 @@ describe('mirror files', () => {
     // Its stderr holds the reports' row counts and data warnings, never a failure to write.
     expect(report.stderr).not.toMatch(/ohs: |readonly|read-only|SQLITE_/i);
     expect(report.code).toBe(0);
-    // Three reports in xlsx and csv, and the A/R trend's CSV.
-    expect(readdirSync(join(out, 'r'))).toHaveLength(8); // three workbooks, three CSVs, two trend CSVs
+    // Five reports in xlsx and csv, and the trend CSVs.
+    expect(readdirSync(join(out, 'r'))).toHaveLength(12); // five workbooks, five CSVs, two trend CSVs
     // Writing commands still fail, with a clear line (it is not theirs to write).
     const policy = await as(['policy', 'import', join(REPO, 'examples', 'org-policy.csv'), '--db', file]);
     expect(policy.code).not.toBe(0);

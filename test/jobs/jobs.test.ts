@@ -181,12 +181,12 @@ describe.each(engines)('%s: ohs demo', (engine) => {
         sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
       );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      // Three reports in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
+      // Five reports in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
       // and compliance, the dashboard: every file of the folder, and only those.
       expect((JSON.parse(run?.outputs ?? '[]') as string[]).map((f) => basename(f)).sort()).toEqual(
         files.map((f) => basename(f)).sort(),
       );
-      expect(files).toHaveLength(15);
+      expect(files).toHaveLength(23);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,

@@ -209,9 +209,15 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
       .filter((f) => f.endsWith('.csv'))
       .sort();
     expect(files).toEqual(
-      ['compliance', 'compliance-trend', 'order-ageing', 'unpaid-invoices', 'unpaid-invoices-trend'].map(
-        (n) => `${n}-${TEST_ANCHOR}.csv`,
-      ),
+      [
+        'accounts-at-risk',
+        'ar-rollforward',
+        'compliance',
+        'compliance-trend',
+        'order-ageing',
+        'unpaid-invoices',
+        'unpaid-invoices-trend',
+      ].map((n) => `${n}-${TEST_ANCHOR}.csv`),
     );
     for (const [i, other] of others.entries()) {
       const engine = engines[i + 1];

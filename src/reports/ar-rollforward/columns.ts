@@ -81,3 +81,6 @@ export const detailColumns: Column[] = [
 
 /** The period line of a default month cut at the history's start (the page says so). */
 export const SHORTENED = "Period (shortened: the month starts before the mirror's history)";
+
+/** The one line of a roll-forward the mirror cannot give (no history yet). */
+export const UNKNOWN_PERIOD = 'Period (no history: no figure)';

@@ -1,5 +1,5 @@
 import { count, level, money, num, type SummaryBuilder, sheet } from '../../render/html/summary.js';
-import { LINES, SHORTENED } from './columns.js';
+import { LINES, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
 import { RESULTS } from './payments.js';
 
 /**
@@ -13,6 +13,13 @@ export function arRollforwardHtml(): SummaryBuilder {
     build(sheets) {
       const lines = sheet(sheets, 'Roll-forward')?.rows ?? [];
       const payments = sheet(sheets, 'Payments applied')?.rows ?? [];
+      if (lines.some((r) => r.line === UNKNOWN_PERIOD))
+        return {
+          status: 'warn',
+          problems: ['no roll-forward: the mirror has no history yet'],
+          figures: [{ label: 'Roll-forward', value: 'not known' }],
+          charts: [],
+        };
       // Every check line must be zero, and all three must be there.
       const checks = lines.filter((r) => String(r.line).startsWith('Check:'));
       const off = checks.length !== 3 || checks.some((r) => num(r.amount) !== 0);

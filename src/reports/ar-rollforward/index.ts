@@ -1,12 +1,12 @@
 import type { Row, Sheet } from '../../render/types.js';
-import type { ReportDeclaration, ReportInput } from '../types.js';
+import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
 import { agingBuckets } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import { invoiceRows, invoiceVersions } from '../unpaid-invoices/queries.js';
 import { summarise } from '../unpaid-invoices/summary.js';
 import { compareOrgs, listSome } from '../values.js';
 import { aboutLines } from './about.js';
-import { detailColumns, LINES, lineColumns, SHORTENED } from './columns.js';
+import { detailColumns, LINES, lineColumns, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
 import { arRollforwardHtml } from './html.js';
 import {
   AgeingReader,
@@ -19,7 +19,7 @@ import {
 } from './movements.js';
 import { type ArRollforwardOptions, arRollforwardOptions } from './options.js';
 import { appliedPayments, paymentColumns, RESULTS, reconcile } from './payments.js';
-import { periodOf } from './period.js';
+import { type Period, periodOf } from './period.js';
 
 /**
  * The A/R roll-forward (docs/reports.md): from the invoice history, how the A/R of `from` became
@@ -53,6 +53,7 @@ async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: Age
 async function build(input: ReportInput<ArRollforwardOptions>) {
   const { db, common, opts, scope, names } = input;
   const period = await periodOf(db, common, opts);
+  if (period.unknown !== null) return unknownBody(period);
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const reader = new AgeingReader(common, opts, buckets, scope, names);
   const versions = await invoiceVersions(db, period.from, period.to, true);
@@ -173,6 +174,24 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
         payments: payments.length,
         versions: versions.length,
       }),
+  };
+}
+
+/** No history to read: one line saying so, no figure (the page: needs attention). */
+function unknownBody(period: Period): ReportBody {
+  return {
+    detail: { name: 'Invoice movements', columns: detailColumns, rows: [] },
+    summaries: () => [
+      {
+        name: 'Roll-forward',
+        columns: lineColumns,
+        rows: [{ line: UNKNOWN_PERIOD, amount: null, invoices: null, rule: period.note }],
+        totals: 'none',
+        wrap: true,
+      },
+    ],
+    warnings: () => [`NO ROLL-FORWARD: ${period.note}`],
+    about: () => ({ method: [['Period', period.note]], results: [] }),
   };
 }
 

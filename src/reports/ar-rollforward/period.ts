@@ -13,11 +13,15 @@ export interface Period {
   toMs: number;
   /** The default month started before the history: why the period is shorter; null otherwise. */
   shortened: string | null;
+  /** Why no figure can be given (the mirror has no history yet); null otherwise. */
+  unknown: string | null;
   /** How the period was chosen, for the About sheet. */
   note: string;
 }
 
 const REPORT = 'ar-rollforward';
+export const NO_HISTORY =
+  'not known: the mirror has no history yet (no complete sync since it began keeping one); run ohs sync';
 
 /**
  * The period: `from` and `to` as given (instants; a date alone is its start in the zone), or the
@@ -74,6 +78,10 @@ export async function periodOf(
       `the period's end ${iso(toMs)} is in the future (now ${iso(now)}): the mirror cannot know it yet`,
     );
   const from = iso(fromMs);
+  if (start === null && !given)
+    // `report all` and the nightly job on a mirror without history: a report saying so, not a
+    // failure of every report of the run.
+    return { from, to: iso(toMs), fromMs, toMs, shortened: null, unknown: NO_HISTORY, note: NO_HISTORY };
   if (start === null || from < start)
     throw new AsOfBeforeHistoryError(
       `ar-rollforward: the period starts ${from}, ${start === null ? 'and the mirror has no history yet (no complete sync since it began keeping one)' : `before the mirror's history begins (${start})`}: the opening A/R is not known then; give --from ${start ?? 'after the first sync'} or later`,
@@ -84,6 +92,7 @@ export async function periodOf(
     fromMs,
     toMs,
     shortened,
+    unknown: null,
     note:
       shortened ??
       (given
