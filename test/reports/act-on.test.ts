@@ -92,6 +92,46 @@ const admin = async (body: Record<string, unknown>) => {
   return r.body as Record<string, unknown>;
 };
 
+/** The CSV columns, in order (docs/reports.md). */
+const ACCOUNT_KEYS = [
+  'orgId',
+  'org',
+  'kinds',
+  'kindCount',
+  'complianceStatus',
+  'complianceBasis',
+  'drugStatus',
+  'alcoholStatus',
+  'openBalance',
+  'balance91Plus',
+  'oldestDaysPastDue',
+  'openOrders',
+  'onHold',
+  'stuck',
+  'lastDrugAlcoholOrder',
+  'daysSinceLastOrder',
+  'complianceEvidence',
+  'invoiceEvidence',
+  'orderEvidence',
+];
+const ROLLFORWARD_KEYS = [
+  'invoiceId',
+  'orgId',
+  'org',
+  'invoiceDate',
+  'opening',
+  'new',
+  'increases',
+  'decreases',
+  'decreasesApplied',
+  'decreasesElsewhere',
+  'cancellations',
+  'restorations',
+  'removed',
+  'closing',
+  'appliedPayments',
+];
+
 const rank: Record<string, number> = {
   NOT_MET: 0,
   BEHIND: 0,
@@ -195,6 +235,7 @@ async function checkAccounts(
   const expected = expectedRows(dir, out, `${out}-all-orders`);
   const rows = csv(join(dir, out, `accounts-at-risk-${TEST_ANCHOR}.csv`));
   expect(rows.length).toBe(expected.size);
+  expect(Object.keys(rows[0] ?? {})).toEqual(ACCOUNT_KEYS);
   for (const r of rows) {
     const e = expected.get(r.orgId as string) as Record<string, unknown>;
     const where = `org ${r.orgId}`;
@@ -397,6 +438,7 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
       'rf',
     );
     const rows = csv(join(dir, 'rf', `ar-rollforward-${day}.csv`));
+    expect(Object.keys(rows[0] ?? {})).toEqual(ROLLFORWARD_KEYS);
     const line = (key: string) => sum(rows, key);
     // By hand: what was done above.
     expect(line('opening')).toBe(opening);
