@@ -276,6 +276,16 @@ describe.each(engines)('%s: accounts-at-risk', (engine) => {
       .find((l) => l.startsWith('accounts-at-risk: ') && !/detail rows?,/.test(l));
     expect(said).toMatch(/^accounts-at-risk: (Needs attention|Action needed): /);
     expect(said).toContain('scored on an assumed rate');
+    // A bad threshold: one line naming the option and the value, exit 2, nothing written.
+    const bad = await runOhs(
+      ['report', 'accounts-at-risk', '--option', 'recentOrderDays=0', '--out', 'aar-bad'],
+      { cwd: dir, env },
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe(
+      'ohs: REPORT_PARAM_INVALID: accounts-at-risk: options.recentOrderDays: expected a whole number from 1 to 366, got `0`',
+    );
+    expect(existsSync(join(dir, 'aar-bad'))).toBe(false);
   }, 300_000);
 
   it('with policies and orders on hold: measured where a policy is, ON_HOLD_AND_BEHIND, links to the evidence rows', async () => {
