@@ -12,6 +12,7 @@ import {
   AgeingReader,
   blankMovement,
   gap,
+  type InvoiceMovement,
   invoiceMovements,
   type Movement,
   movementKeys,
@@ -74,7 +75,6 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
   const opening = await ageingTotal(input, reader, period.from);
   const closing = await ageingTotal(input, reader, period.to);
   const reconciliation = await reconcile(db, payments);
-  const count = (result: string) => reconciliation.filter((r) => r.result === result).length;
   const checks = {
     lines: gap(total),
     opening: total.opening - opening,
@@ -98,6 +98,43 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
       invoices: rows.filter((r) => r[key] !== 0).length,
       rule,
     })),
+    ...checkRows(period, opening, closing, checks),
+  ];
+  const warnings = warningsOf(period, checks, moves, reconciliation);
+  const sheets: Sheet[] = [
+    { name: 'Roll-forward', columns: lineColumns, rows: lineRows, totals: 'none', wrap: true },
+    { name: 'Payments applied', columns: paymentColumns, rows: reconciliation, totals: 'none' },
+  ];
+  return {
+    detail: {
+      name: 'Invoice movements',
+      columns: detailColumns,
+      rows,
+      subtotals: {
+        by: 'orgId',
+        label: 'org',
+        sum: [...movementKeys, 'decreasesApplied', 'decreasesElsewhere'],
+      },
+    },
+    summaries: () => sheets,
+    warnings: () => warnings,
+    about: () =>
+      aboutLines(period, opts, {
+        invoices: rows.length,
+        payments: payments.length,
+        versions: versions.length,
+      }),
+  };
+}
+
+/** The three checks (each must be 0) and the ageing's own totals they compare with. */
+function checkRows(
+  period: Period,
+  opening: number,
+  closing: number,
+  checks: { lines: number; opening: number; closing: number },
+): Row[] {
+  return [
     {
       line: 'Check: opening + new + increases − decreases − cancellations + restorations − removed − closing',
       amount: checks.lines,
@@ -129,6 +166,15 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
       rule: 'must be 0.00',
     },
   ];
+}
+
+/** The warnings: a reconciliation failure first (a report fault), then what needs a look. */
+function warningsOf(
+  period: Period,
+  checks: { lines: number; opening: number; closing: number },
+  moves: readonly InvoiceMovement[],
+  reconciliation: readonly Row[],
+): string[] {
   const warnings: string[] = period.shortened === null ? [] : [`PERIOD SHORTENED: ${period.shortened}`];
   if (checks.lines !== 0 || checks.opening !== 0 || checks.closing !== 0)
     warnings.push(
@@ -139,7 +185,7 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
     warnings.push(
       `${late.length} invoice(s) first seen in the period although dated before it, counted as new: ${listSome(late)}`,
     );
-  const unseen = count(RESULTS.notSeen);
+  const unseen = reconciliation.filter((r) => r.result === RESULTS.notSeen).length;
   if (unseen > 0)
     warnings.push(
       `${unseen} payment(s) applied by this tool not seen yet: no complete invoice sync after them`,
@@ -151,30 +197,7 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
     warnings.push(
       `${differ.length} payment(s) applied by this tool whose invoice changed by another amount after them: ${listSome(differ)}`,
     );
-  const sheets: Sheet[] = [
-    { name: 'Roll-forward', columns: lineColumns, rows: lineRows, totals: 'none', wrap: true },
-    { name: 'Payments applied', columns: paymentColumns, rows: reconciliation, totals: 'none' },
-  ];
-  return {
-    detail: {
-      name: 'Invoice movements',
-      columns: detailColumns,
-      rows,
-      subtotals: {
-        by: 'orgId',
-        label: 'org',
-        sum: [...movementKeys, 'decreasesApplied', 'decreasesElsewhere'],
-      },
-    },
-    summaries: () => sheets,
-    warnings: () => warnings,
-    about: () =>
-      aboutLines(period, opts, {
-        invoices: rows.length,
-        payments: payments.length,
-        versions: versions.length,
-      }),
-  };
+  return warnings;
 }
 
 /** No history to read: one line saying so, no figure (the page: needs attention). */
