@@ -24,6 +24,8 @@ interface ReportFlags {
   out?: string;
   option?: string[];
   quiet?: boolean;
+  from?: string;
+  to?: string;
 }
 
 const formats = ['xlsx', 'csv', 'html'] as const;
@@ -108,12 +110,17 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
+    .option(
+      '--from <instant>',
+      'ar-rollforward: start of the period (default: the start of the last full month)',
+    )
+    .option('--to <instant>', 'ar-rollforward: end of the period (default: the start of the as-of month)')
     .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out\n  ohs report all --format html,csv',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
@@ -155,6 +162,15 @@ export function registerReport(program: Command): void {
         return Number(o);
       });
       const options = parseOptions(flags.option ?? []);
+      for (const key of ['from', 'to'] as const) {
+        const value = flags[key];
+        if (value === undefined) continue;
+        if (!chosen.some((r) => r.options.includes(key)))
+          throw new UsageError(
+            `--${key}: only ar-rollforward takes a period (ohs report ar-rollforward --from DATE --to DATE)`,
+          );
+        options[key] = value;
+      }
       checkOptionNames(chosen, options);
       const mirror = await ctx.mirror('read');
       try {

@@ -10,6 +10,7 @@ export interface DetailLayout {
   subtotals?: Sheet['subtotals'];
   totals?: Sheet['totals'];
   print?: Sheet['print'];
+  anchors?: Sheet['anchors'];
 }
 
 /** How the files read: the same for every report of a run. */

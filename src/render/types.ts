@@ -37,6 +37,11 @@ export interface Column {
    * by `;`); the code stays in the cell's title, and the CSV and the xlsx keep the code.
    */
   words?: Record<string, string>;
+  /**
+   * HTML only: the key of a row value holding a link (a relative URL: another page's row of the
+   * same as-of); the cell is shown as that link. The CSV and the xlsx keep the cell's text.
+   */
+  link?: string;
 }
 
 /**
@@ -70,6 +75,11 @@ export interface Sheet {
    * frozen and repeated on every printed page.
    */
   print?: { columns: string[]; titleColumns: number };
+  /**
+   * HTML only: each row's id is `prefix` + its `key` value (`org-1001`), so another page can link
+   * to the row (`compliance-2026-06-30.html#org-1001`).
+   */
+  anchors?: { key: string; prefix: string };
 }
 
 export interface ReportResult {

@@ -1,3 +1,5 @@
+import { accountsAtRiskReport } from './accounts-at-risk/index.js';
+import { arRollforwardReport } from './ar-rollforward/index.js';
 import { catchUpReport } from './catch-up/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
@@ -10,7 +12,14 @@ import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
  * runner (runner.ts). Adding a report: its folder, and one line here. Rendering is generic
  * (src/render); no report calls the API.
  */
-const declarations = [complianceReport, unpaidInvoicesReport, orderAgeingReport, catchUpReport] as const;
+const declarations = [
+  complianceReport,
+  unpaidInvoicesReport,
+  orderAgeingReport,
+  catchUpReport,
+  arRollforwardReport,
+  accountsAtRiskReport,
+] as const;
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
 export type ReportName = (typeof declarations)[number]['name'];

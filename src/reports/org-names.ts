@@ -58,3 +58,6 @@ export async function orgNames(db: Kysely<Database>, at: string | undefined): Pr
   for (const r of invoices) consider(r.OrgId, r.c_org, r.seen, 0, 0);
   return new Map([...best].map(([id, c]) => [id, c.name]));
 }
+
+/** The anchors of an org's row on a page (`#org-1001`): the evidence links of accounts at risk. */
+export const ORG_ANCHORS = { key: 'orgId', prefix: 'org-' } as const;

@@ -91,6 +91,20 @@ async function trendRows<S extends z.ZodObject, N extends string>(
   return declaration.trend(input, ends);
 }
 
+/**
+ * A declaration run on its own for another report that joins its rows (accounts at risk): the
+ * same build, its own options only (so none is warned of as unknown).
+ */
+export function runDeclaration<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  db: Kysely<Database>,
+  params: ReportParams,
+): Promise<ReportResult> {
+  const keys = new Set(Object.keys(declaration.options.shape));
+  const options = Object.fromEntries(Object.entries(params.options).filter(([k]) => keys.has(k)));
+  return runReport(declaration, { db, params: { ...params, options } }, keys);
+}
+
 async function runReport<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
   { db, params }: ReportContext,

@@ -126,9 +126,10 @@ describe.each(engines)('%s: ohs demo', (engine) => {
       timeoutMs: 240_000,
     });
     expect(r.code, r.stderr).toBe(0);
-    // Short: the summary on stdout, at most 40 lines; nothing on stderr; where to look.
+    // Short: the summary on stdout, at most 45 lines (six reports' files and verdicts); nothing
+    // on stderr; where to look.
     expect(r.stderr).toBe('');
-    expect(r.stdout.trimEnd().split('\n').length, r.stdout).toBeLessThanOrEqual(40);
+    expect(r.stdout.trimEnd().split('\n').length, r.stdout).toBeLessThanOrEqual(45);
     expect(r.stdout).toMatch(/^attention/m);
     expect(r.stdout).toMatch(/^next: npx ohs status/m);
     const db = url ?? join(dir, 'demo.sqlite');
@@ -181,12 +182,12 @@ describe.each(engines)('%s: ohs demo', (engine) => {
         sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
       );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      // Four reports in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
+      // Six reports in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
       // and compliance, the dashboard: every file of the folder, and only those.
       expect((JSON.parse(run?.outputs ?? '[]') as string[]).map((f) => basename(f)).sort()).toEqual(
         files.map((f) => basename(f)).sort(),
       );
-      expect(files).toHaveLength(19);
+      expect(files).toHaveLength(27);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,

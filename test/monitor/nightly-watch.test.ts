@@ -148,8 +148,8 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(hook.received).toHaveLength(2);
     const success = hook.received[1]?.body;
-    // Four reports as xlsx and csv, and the Trend CSVs of unpaid-invoices and compliance.
-    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 10 });
+    // Six reports as xlsx and csv, and the Trend CSVs of unpaid-invoices and compliance.
+    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 14 });
     // The counts are the sync's: a first run inserts every order item of the sandbox.
     expect(success?.sync?.streams.orderitem).toMatchObject({
       outcome: 'ok',
@@ -262,9 +262,9 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
       expect(left).toContain('compliance-2024-01-31.csv');
       expect(left).toContain('notes.txt');
       expect(left).not.toContain('order-ageing-2099-01-01.csv');
-      // Tonight's ten (two Trend CSVs among them) and the ad-hoc compliance CSV with its Trend CSV.
+      // Tonight's fourteen (two Trend CSVs among them) and the ad-hoc compliance CSV with its Trend CSV.
       expect(left).toContain('compliance-trend-2024-01-31.csv');
-      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(12);
+      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(16);
     },
     300_000,
   );

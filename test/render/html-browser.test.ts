@@ -313,8 +313,9 @@ run(
 
         expect(dash.problems).toEqual([]);
         const links = await dash.page.$$eval('article h3 a', (as) => as.map((a) => a.getAttribute('href')));
+        // Every report's page: these three, and the two built on them (test/reports/act-on.test.ts).
         expect(links.sort()).toEqual(
-          Object.keys(charts)
+          [...Object.keys(charts), 'accounts-at-risk', 'ar-rollforward']
             .map((n) => `${n}-${TEST_ANCHOR}.html`)
             .sort(),
         );

@@ -28,6 +28,10 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'orderItemId, orgId, org, product, person, status, stage, createdAt, ageHours, ageBucket, statusSince, sinceIsLowerBound, timeInStatusHours, statusBucket, flag',
   'catch-up':
     'orgId, org, year, throughMonth, testType, verdict, perPeriod, needed, annualTarget, completedYtd, pending, selection, periodsLeft, pacePerPeriod, paceTests, paceRate, avgPool, rate, rateSource, assumedRate, reason',
+  'ar-rollforward':
+    'invoiceId, orgId, org, invoiceDate, opening, new, increases, decreases, decreasesApplied, decreasesElsewhere, cancellations, restorations, removed, closing',
+  'accounts-at-risk':
+    'orgId, org, kinds, kindCount, complianceStatus, complianceBasis, drugStatus, alcoholStatus, openBalance, balance91Plus, oldestDaysPastDue, openOrders, onHold, stuck, lastDrugAlcoholOrder, daysSinceLastOrder',
 };
 
 const outDirs: string[] = [];
@@ -72,7 +76,14 @@ function noFormulas(wb: ExcelJS.Workbook): void {
 
 describe('the report registry', () => {
   it('lists the reports by name, each with its CSV keys first and in order', () => {
-    expect(reports.map((r) => r.name)).toEqual(['compliance', 'unpaid-invoices', 'order-ageing', 'catch-up']);
+    expect(reports.map((r) => r.name)).toEqual([
+      'compliance',
+      'unpaid-invoices',
+      'order-ageing',
+      'catch-up',
+      'ar-rollforward',
+      'accounts-at-risk',
+    ]);
     expect(reportByName('order-ageing')?.title).toBe('Order status ageing');
     expect(reportByName('nope')).toBeUndefined();
   });

@@ -210,6 +210,8 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
       .sort();
     expect(files).toEqual(
       [
+        'accounts-at-risk',
+        'ar-rollforward',
         'catch-up',
         'compliance',
         'compliance-trend',

@@ -73,6 +73,7 @@ export function tableRow(
   places: CellPlace[],
   row: Row,
   rowNumber: number,
+  anchors?: { key: string; prefix: string },
 ): string {
   let out = '';
   const first = row[columns[0]?.key ?? ''];
@@ -91,11 +92,18 @@ export function tableRow(
       value === null || value === undefined ? '' : (cells[i] as (typeof cells)[number])(value, place);
     const alert = alertOf(column, value);
     const cls = [isNumeric(column) ? 'n' : '', alert ?? ''].filter((c) => c !== '').join(' ');
-    const body = alert === undefined ? text : `<span class="s" aria-hidden="true"></span>${text}`;
+    const href = column.link === undefined ? undefined : row[column.link];
+    const linked = typeof href === 'string' && href !== '' ? `<a href="${esc(href)}">${text}</a>` : text;
+    const body = alert === undefined ? linked : `<span class="s" aria-hidden="true"></span>${linked}`;
     const tag = i === 0 ? 'th scope="row"' : 'td';
     out += `<${tag}${cls === '' ? '' : ` class="${cls}"`}>${body}</${i === 0 ? 'th' : 'td'}>`;
   }
-  return `<tr${total ? ' class="total"' : ''}>${out}</tr>`;
+  const anchor = anchors === undefined ? undefined : row[anchors.key];
+  const id =
+    anchor === null || anchor === undefined || total
+      ? ''
+      : ` id="${esc(`${anchors?.prefix ?? ''}${String(anchor)}`)}"`;
+  return `<tr${id}${total ? ' class="total"' : ''}>${out}</tr>`;
 }
 
 /** The cell formatters and places of a table. */
@@ -115,8 +123,15 @@ export function tableHead(columns: Column[]): string {
 }
 
 /** A whole table of rows (summary sheets, the stuck list). */
-export function table(name: string, caption: string, columns: Column[], rows: Row[], id?: string): string {
+export function table(
+  name: string,
+  caption: string,
+  columns: Column[],
+  rows: Row[],
+  id?: string,
+  anchors?: { key: string; prefix: string },
+): string {
   const { cells, places } = tableCells(name, columns);
-  const body = rows.map((r, i) => tableRow(columns, cells, places, r, i + 1)).join('\n');
+  const body = rows.map((r, i) => tableRow(columns, cells, places, r, i + 1, anchors)).join('\n');
   return `<div class="scroll"><table${id === undefined ? '' : ` id="${esc(id)}"`}><caption>${esc(caption)}</caption>${tableHead(columns)}<tbody>\n${body}\n</tbody></table></div>`;
 }

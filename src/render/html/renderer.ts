@@ -69,7 +69,9 @@ export class HtmlRenderer implements Renderer {
   write(row: Row): undefined {
     this.rowNumber++;
     if (this.rows.length < HTML_DETAIL_ROWS)
-      this.rows.push(tableRow(this.columns, this.cells.cells, this.cells.places, row, this.rowNumber));
+      this.rows.push(
+        tableRow(this.columns, this.cells.cells, this.cells.places, row, this.rowNumber, this.detail.anchors),
+      );
     return undefined;
   }
 
@@ -91,7 +93,14 @@ export class HtmlRenderer implements Renderer {
         const tableHtml =
           shown.length === 0
             ? ''
-            : table(s.name, `${s.name}: ${shown.length} rows`, s.columns, shown, `table-sheet-${i}`);
+            : table(
+                s.name,
+                `${s.name}: ${shown.length} rows`,
+                s.columns,
+                shown,
+                `table-sheet-${i}`,
+                s.anchors,
+              );
         return `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${line}${tableHtml}</section>`;
       }),
       this.detailSection(),

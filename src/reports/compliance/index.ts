@@ -3,6 +3,7 @@ import type { Row, Sheet } from '../../render/types.js';
 import { trendRowsEach } from '../ar-trend.js';
 import { catchUpColumns } from '../catch-up/columns.js';
 import { planRows } from '../catch-up/plan.js';
+import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
 import { Collector } from './collector.js';
@@ -63,7 +64,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
         totals: 'none',
         wrap: true,
       },
-      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals] },
+      { name: 'YTD by org', columns: ytdColumns, rows: [...byOrg, ...totals], anchors: ORG_ANCHORS },
     ];
     if (rollups.length > 0) sheets.push({ name: 'Rollups', columns: rollupColumns, rows: rollups });
     const mis = misRows(byOrg, year, m);

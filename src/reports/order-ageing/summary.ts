@@ -1,4 +1,5 @@
 import type { Column, Row, Sheet } from '../../render/types.js';
+import { ORG_ANCHORS } from '../org-names.js';
 import { compareOrgs } from '../values.js';
 import { ageBuckets, bucketOf, type ClassifiedItem, type Flag, norm, type Stage } from './classify.js';
 
@@ -146,7 +147,7 @@ export class AgeingSummary {
   /** By org first (the sheet the workbook opens on: a grid of orgs by stage, STUCK in red). */
   sheets(): Sheet[] {
     return [
-      { name: 'By org', columns: this.orgColumns(), rows: this.orgRows() },
+      { name: 'By org', columns: this.orgColumns(), rows: this.orgRows(), anchors: ORG_ANCHORS },
       { name: 'By status', columns: statusColumns, rows: this.statusRows() },
     ];
   }

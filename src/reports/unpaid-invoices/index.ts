@@ -1,6 +1,7 @@
 import type { Sheet } from '../../render/types.js';
 import { omittedNote, TREND_MONTHS } from '../ar-trend.js';
 import { invoiceBalancesAsOf } from '../as-of-history.js';
+import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
@@ -48,7 +49,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidI
   ]);
   const columns = unpaidInvoicesColumnsFor(opts.agingBasis);
   const sheets: Sheet[] = [
-    { name: 'By org', columns: bucketColumnsFor(buckets, opts), rows: byOrg },
+    { name: 'By org', columns: bucketColumnsFor(buckets, opts), rows: byOrg, anchors: ORG_ANCHORS },
     { name: 'Buckets', columns: bucketSheetColumns, rows: bucketRows },
   ];
   if (voided.length > 0)

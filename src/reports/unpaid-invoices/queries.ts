@@ -39,13 +39,15 @@ const INVOICE_COLUMNS = [
   'dropInvoice',
 ] as const;
 
-/** invoiceRows for every instant from `from` to `to` at once: each version with its interval. */
-export function invoiceVersions(db: Kysely<Database>, from: string, to: string) {
-  return reportDb(db)
+/**
+ * invoiceRows for every instant from `from` to `to` at once: each version with its interval.
+ * `zeros`: versions with a zero balance too (the roll-forward follows an invoice paid to zero).
+ */
+export function invoiceVersions(db: Kysely<Database>, from: string, to: string, zeros = false) {
+  let q = reportDb(db)
     .selectFrom(asOfSpan(reportDb(db), 'invoice', from, to))
     .select([...INVOICE_COLUMNS, 'valid_from', 'valid_to'])
-    .select(rawWhereNull(SENT).as('sent'))
-    .where((eb) => eb.or([eb('balance', 'is', null), eb('balance', '<>', 0)]))
-    .execute()
-    .then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
+    .select(rawWhereNull(SENT).as('sent'));
+  if (!zeros) q = q.where((eb) => eb.or([eb('balance', 'is', null), eb('balance', '<>', 0)]));
+  return q.execute().then((rows) => rows.map(({ sent, ...r }) => withSentValues(r, sent, SENT)));
 }

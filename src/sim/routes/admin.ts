@@ -2,10 +2,11 @@ import type { ResourceName } from '../../schema/index.js';
 import { notFound } from '../http-error.js';
 import type { SimOptions } from '../options.js';
 import type { SimState } from '../state.js';
+import { invoiceAdmin } from './invoice-admin.js';
 
 /**
  * The admin and fault controls under `{prefix}/__sim/` (`hooks`): the truth, the stats, recorded
- * requests, live mutation and the switches that may change while running. `path` is the part
+ * requests, live mutation, hand-made invoice changes (invoice-admin.ts) and the switches that may change while running. `path` is the part
  * after `/__sim`.
  */
 export function adminHook(
@@ -26,6 +27,7 @@ export function adminHook(
   }
   if (method === 'POST' && path === '/config')
     return [200, state.configure((body ?? {}) as Partial<SimOptions>)];
+  if (method === 'POST' && path === '/invoice') return [200, invoiceAdmin(state.tables, body)];
   if (method === 'POST' && path === '/reset-stats') return [200, state.resetStats()];
   throw notFound(`no sandbox hook ${method} ${path}`);
 }

@@ -1,0 +1,39 @@
+import { ORG_NAMES_ABOUT } from '../org-names.js';
+import { LINES } from './columns.js';
+import type { ArRollforwardOptions } from './options.js';
+import type { Period } from './period.js';
+
+/** The About sheet: the period, each line's rule, and what the roll-forward can and cannot see. */
+export function aboutLines(
+  period: Period,
+  opts: ArRollforwardOptions,
+  n: { invoices: number; payments: number; versions: number },
+): { method: [string, string][]; results: [string, string][] } {
+  const method: [string, string][] = [
+    ['Period', period.note],
+    ...LINES.map((l): [string, string] => [l.label.replace(/^[\s+−]+/, ''), l.rule]),
+    [
+      'Identity',
+      "opening + new + increases − decreases − cancellations + restorations − removed = closing, in integer cents, checked invoice by invoice and in total; opening and closing are checked against the unpaid-invoices ageing's own total as of each instant (a difference is a report fault, shown as Action needed, never silently OK)",
+    ],
+    [
+      'Ageing',
+      `as the unpaid-invoices report with the same options (lateFeeInBalance = ${opts.lateFeeInBalance}, dropInvoice = ${opts.dropInvoice}): an invoice counts from its invoice date, aged to each instant's date in the zone`,
+    ],
+    [
+      'What the mirror sees',
+      'the invoice history holds a version per change a sync (or a write-back answer) observed: changes between two observations of an invoice net out (a late fee and a payment of the same amount between two syncs show as nothing); the service gives no payment or fee lines, only the balance',
+    ],
+    [
+      'Payments reconciliation',
+      'each payment write-back applied in the period (outbox state applied, at its settling instant), against its invoice as the mirror held it at the end of the first complete invoice sync started after it: matched (the balance read before sending dropped by the amount), not seen yet (no such sync), different (another change)',
+    ],
+    ORG_NAMES_ABOUT,
+  ];
+  const results: [string, string][] = [
+    ['Invoices with a movement or an open balance', String(n.invoices)],
+    ['Invoice versions read', String(n.versions)],
+    ['Payments applied by this tool in the period', String(n.payments)],
+  ];
+  return { method, results };
+}

@@ -1,0 +1,86 @@
+import type { Column } from '../../render/types.js';
+import type { Movement } from './movements.js';
+
+type LineKey = keyof Movement | 'decreasesApplied' | 'decreasesElsewhere';
+
+/** The lines of the roll-forward, in order, each with its rule (the About sheet says them too). */
+export const LINES: { key: LineKey; label: string; rule: string }[] = [
+  {
+    key: 'opening',
+    label: 'Opening A/R',
+    rule: "the ageing's net total as of the start (open invoices, credits netted, cancelled ones out)",
+  },
+  {
+    key: 'new',
+    label: '+ New invoices',
+    rule: 'invoices entering A/R for the first time in the period: first seen, or their invoice date reached',
+  },
+  {
+    key: 'increases',
+    label: '+ Increases',
+    rule: 'balance up on an invoice already in A/R (late fees, adjustments), or up from zero',
+  },
+  {
+    key: 'decreases',
+    label: '− Decreases',
+    rule: 'balance down on an invoice in A/R (payments, credits), paid to zero included',
+  },
+  {
+    key: 'decreasesApplied',
+    label: '   of which payments applied by this tool',
+    rule: "up to the invoice's decreases, the payments write-back applied on it in the period (outbox, state applied)",
+  },
+  {
+    key: 'decreasesElsewhere',
+    label: '   of which elsewhere',
+    rule: 'the rest of the decreases: payments and credits made in the service',
+  },
+  {
+    key: 'cancellations',
+    label: '− Cancellations',
+    rule: 'dropInvoice filled in the period: the balance before it leaves A/R',
+  },
+  {
+    key: 'restorations',
+    label: '+ Restorations',
+    rule: 'a cancelled invoice restored (dropInvoice cleared), or one gone from the service seen again: its balance returns',
+  },
+  {
+    key: 'removed',
+    label: '− Removed from the service',
+    rule: 'an invoice the sync found gone (deleted in the service): its balance leaves A/R',
+  },
+  { key: 'closing', label: 'Closing A/R', rule: "the ageing's net total as of the end" },
+];
+
+export const lineColumns: Column[] = [
+  { key: 'line', title: 'Line', type: 'string', width: 44 },
+  { key: 'amount', title: 'Amount', type: 'money', width: 16 },
+  { key: 'invoices', title: 'Invoices', type: 'integer', width: 9 },
+  { key: 'rule', title: 'How it is computed', type: 'string', width: 70 },
+];
+
+/** One row per invoice that moved or was open at either end: its lines reconcile on their own. */
+export const detailColumns: Column[] = [
+  { key: 'invoiceId', title: 'Invoice', type: 'string', width: 12 },
+  { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
+  { key: 'org', title: 'Org', type: 'string', width: 30 },
+  { key: 'invoiceDate', title: 'Invoice date', type: 'date', width: 12 },
+  { key: 'opening', title: 'Opening', type: 'money', width: 13 },
+  { key: 'new', title: 'New', type: 'money', width: 12 },
+  { key: 'increases', title: 'Increases', type: 'money', width: 12 },
+  { key: 'decreases', title: 'Decreases', type: 'money', width: 12 },
+  { key: 'decreasesApplied', title: 'Decreases: payments applied by this tool', type: 'money', width: 14 },
+  { key: 'decreasesElsewhere', title: 'Decreases: elsewhere', type: 'money', width: 12 },
+  { key: 'cancellations', title: 'Cancellations', type: 'money', width: 13 },
+  { key: 'restorations', title: 'Restorations', type: 'money', width: 13 },
+  { key: 'removed', title: 'Removed from the service', type: 'money', width: 12 },
+  { key: 'closing', title: 'Closing', type: 'money', width: 13 },
+  { key: 'appliedPayments', title: 'Payments applied by this tool (period)', type: 'money', width: 14 },
+];
+
+/** The period line of a default month cut at the history's start (the page says so). */
+export const SHORTENED = "Period (shortened: the month starts before the mirror's history)";
+
+/** The one line of a roll-forward the mirror cannot give (no history yet). */
+export const UNKNOWN_PERIOD = 'Period (no history: no figure)';
