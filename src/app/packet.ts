@@ -7,6 +7,7 @@ import { OhsError, OutputError } from '../errors.js';
 import {
   AsOfBeforeHistoryError,
   historyStart,
+  latestChange,
   type Mirror,
   policiesAsOf,
   policyVersionsOf,
@@ -115,38 +116,55 @@ export function packetName(orgId: number, year: number, instant: string): string
 }
 
 /**
- * The instant of the mirror's latest data: the end of its latest successful sync run, or the
- * latest policy version if later. A packet without --as-of-time is named for it and reads the
- * present (the same figures, as nothing was known later).
+ * The instant of the mirror's latest data: the end of its latest successful sync run, the latest
+ * policy version, or the latest change of the compliance report's inputs (a write-back answer
+ * after the last sync changes them too), whichever is last. A packet without --as-of-time is
+ * named for it and reads the mirror as known then, so the same arguments give the same bytes for
+ * as long as nothing newer arrives (and a later packet gets a new name).
  */
-async function latestDataInstant(mirror: Mirror): Promise<string> {
+async function latestDataInstant(mirror: Mirror, streams: readonly string[]): Promise<string> {
   const run = await mirror.db
     .selectFrom('sync_run')
     .select((eb) => eb.fn.max('ended_at').as('at'))
     .where('outcome', '=', 'ok')
     .executeTakeFirst();
   const policies = (await policiesAsOf(mirror.db, undefined)).map((p) => p.valid_from);
-  const times = [run?.at as string | null | undefined, ...policies].filter(
+  const changed = await latestChange(mirror.db, streams);
+  const times = [run?.at as string | null | undefined, ...policies, changed].filter(
     (t): t is string => typeof t === 'string',
   );
-  return new Date(Date.parse(times.sort().at(-1) ?? '')).toISOString();
+  const last = Math.max(...times.map((t) => Date.parse(t)));
+  return new Date(last).toISOString();
+}
+
+/**
+ * The packet's instant (`--as-of-time`, or the mirror's latest data) and the instant its files
+ * read the mirror at (undefined: the present, for a mirror without history).
+ */
+async function packetInstant(
+  mirror: Mirror,
+  given: string | undefined,
+  streams: readonly string[],
+): Promise<{ at: string | undefined; instant: string }> {
+  const start = await historyStart(mirror.db);
+  if (given !== undefined) {
+    if (start === null || given < start)
+      throw new AsOfBeforeHistoryError(
+        `--as-of-time ${given} is before the mirror's history begins (${start ?? 'no complete sync yet'}): the mirror did not know then what it holds; give a later instant, or leave --as-of-time out for its latest data`,
+      );
+    return { at: given, instant: given };
+  }
+  const instant = await latestDataInstant(mirror, streams);
+  // Read as known at that instant when the history answers for it (a mirror upgraded from before
+  // history and never synced since has none: it reads the present).
+  return { at: start === null ? undefined : instant, instant };
 }
 
 /** Makes the packet; returns its folder and files. Bad input is refused before anything is written. */
 export async function writePacket(mirror: Mirror, config: Config, o: PacketOptions): Promise<PacketResult> {
   const compliance = reportNamed('compliance');
   await checkSynced(mirror, [compliance]);
-  let at: string | undefined;
-  let instant: string;
-  if (o.instant !== undefined) {
-    const start = await historyStart(mirror.db);
-    if (start === null || o.instant < start)
-      throw new AsOfBeforeHistoryError(
-        `--as-of-time ${o.instant} is before the mirror's history begins (${start ?? 'no complete sync yet'}): the mirror did not know then what it holds; give a later instant, or leave --as-of-time out for its latest data`,
-      );
-    at = o.instant;
-    instant = o.instant;
-  } else instant = await latestDataInstant(mirror);
+  const { at, instant } = await packetInstant(mirror, o.instant, compliance.streams);
   const asOf = formatDate(localDateOf(Date.parse(instant), config.timezone));
   await checkOrgYear(mirror, o.orgId, o.year, at, instant);
 

@@ -185,6 +185,27 @@ export async function historyStart(db: Kysely<Database>): Promise<string | null>
   return pruned !== undefined && pruned > since ? pruned : since;
 }
 
+/**
+ * The latest instant at which any of these resources' history changed (a version began or ended:
+ * a sync or a write-back answer observed it), or null when none has a version. Names that are no
+ * resource table are passed over.
+ */
+export async function latestChange(db: Kysely<Database>, tables: readonly string[]): Promise<string | null> {
+  let latest: string | null = null;
+  for (const { table } of tableDefs.filter((d) => tables.includes(d.table))) {
+    const row = await db
+      .selectFrom(sql.raw(q(historyTableOf(table))).as('h'))
+      .select([
+        sql<string | null>`max(valid_from)`.as('began'),
+        sql<string | null>`max(valid_to)`.as('ended'),
+      ])
+      .executeTakeFirst();
+    for (const t of [row?.began, row?.ended])
+      if (typeof t === 'string' && (latest === null || Date.parse(t) > Date.parse(latest))) latest = t;
+  }
+  return latest;
+}
+
 /** Refuses an as-of instant the history cannot answer for (AS_OF_BEFORE_HISTORY), naming both instants. */
 export async function checkAsOf(db: Kysely<Database>, instant: string, what: string): Promise<void> {
   const start = await historyStart(db);

@@ -10,6 +10,7 @@ export {
   historyStart,
   historyTableOf,
   historyViewOf,
+  latestChange,
   pruneHistory,
 } from './history.js';
 export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';

@@ -243,7 +243,7 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
       // The closing summary: what the job did, what needs attention, the next step.
       expect(first.out()).toMatch(/^nightly job run 1 ok in [\d.]+ s$/m);
-      expect(first.out()).toMatch(/^reports: 10 files in .* \(csv, xlsx\)$/m);
+      expect(first.out()).toMatch(/^reports: 14 files in .* \(csv, xlsx\)$/m);
       expect(first.out()).toMatch(/^next: /m);
     }, 180_000);
 

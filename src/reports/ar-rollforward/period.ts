@@ -63,7 +63,20 @@ export async function periodOf(
     // said so; an explicit period before it is refused below.
     shortened = `the last full month (${iso(fromMs)} to ${iso(toMs)}) starts before the mirror's history (${start}): this period starts there instead`;
     fromMs = parseInstant(start, 'UTC') as number;
-    if (toMs <= fromMs) toMs = Math.max(fromMs + 1000, Math.floor(now / 1000) * 1000);
+    // A mirror younger than this month: from its history's start to now.
+    if (toMs <= fromMs) toMs = now;
+    if (toMs <= fromMs) {
+      const note = `the mirror's history begins ${start}, not before now: no period to roll forward yet`;
+      return {
+        from: iso(fromMs),
+        to: iso(fromMs),
+        fromMs,
+        toMs: fromMs,
+        shortened: null,
+        unknown: note,
+        note,
+      };
+    }
   }
   if (toMs <= fromMs)
     throw new ReportParamError(

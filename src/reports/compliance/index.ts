@@ -70,11 +70,8 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
     const mis = misRows(byOrg, year, m);
     if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
     // The catch-up plan of the same figures (report catch-up holds it on its own, with its rules).
-    sheets.push({
-      name: 'Catch-up',
-      columns: catchUpColumns,
-      rows: planRows(walk.lasts, year, opts.selectionPeriod),
-    });
+    const plan = planRows(walk.lasts, year, opts.selectionPeriod);
+    if (plan.length > 0) sheets.push({ name: 'Catch-up', columns: catchUpColumns, rows: plan });
     sheets.push(trend.sheet);
     return sheets;
   };
