@@ -95,3 +95,57 @@ export async function renderChart(chart: Chart): Promise<string> {
         `${root}<title id="${esc(chart.id)}-t">${esc(chart.title)}</title><desc id="${esc(chart.id)}-d">${esc(chart.description)}</desc>`,
     );
 }
+
+/** Employers counted per group (drug, alcohol) and category (a status, a verdict), of them on an assumed rate. */
+export interface BasisCount {
+  group: string;
+  category: string;
+  count: number;
+  assumed: number;
+}
+
+/**
+ * Bars of employers per group and category, the part on an assumed rate pale: the compliance
+ * status chart and the catch-up verdict chart. The field names are the data's own (e.g. program
+ * and status), `shown` the categories in order with their colours.
+ */
+export function basisBars(
+  counts: readonly BasisCount[],
+  o: { groupField: string; categoryField: string; shown: string[]; colours: string[] },
+): ChartSpec {
+  const values = counts.flatMap((c) =>
+    (
+      [
+        ['measured', c.count - c.assumed],
+        ['assumed rate', c.assumed],
+      ] as const
+    )
+      .filter(([, n]) => n > 0)
+      .map(([basis, orgs]) => ({ [o.groupField]: c.group, [o.categoryField]: c.category, basis, orgs })),
+  );
+  return {
+    data: { values },
+    width: 320,
+    height: { step: 18 },
+    mark: { type: 'bar' },
+    encoding: {
+      row: { field: o.groupField, type: 'nominal', title: null, sort: ['drug', 'alcohol'] },
+      y: { field: o.categoryField, type: 'nominal', sort: o.shown, title: null },
+      x: { field: 'orgs', type: 'quantitative', title: 'employers', stack: 'zero' },
+      color: {
+        field: o.categoryField,
+        type: 'nominal',
+        scale: { domain: o.shown, range: o.colours },
+        legend: null,
+      },
+      opacity: {
+        field: 'basis',
+        type: 'ordinal',
+        sort: ['measured', 'assumed rate'],
+        scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
+        title: 'rate',
+      },
+      order: { field: 'basis', sort: 'descending' },
+    },
+  };
+}

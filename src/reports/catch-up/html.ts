@@ -1,3 +1,4 @@
+import { basisBars } from '../../render/html/charts.js';
 import {
   type Chart,
   count,
@@ -114,21 +115,6 @@ export function catchUpHtml(): SummaryBuilder {
 /** Employers per test type and verdict, those on an assumed rate pale. */
 function verdictChart(counts: StatusCount[]): Chart {
   const shown = verdictOrder.map((v) => verdictWords[v] ?? v);
-  const values = counts.flatMap((c) =>
-    (
-      [
-        ['measured', c.count - c.assumed],
-        ['assumed rate', c.assumed],
-      ] as const
-    )
-      .filter(([, k]) => k > 0)
-      .map(([basis, orgs]) => ({
-        testType: c.group,
-        verdict: verdictWords[c.status] ?? c.status,
-        basis,
-        orgs,
-      })),
-  );
   return {
     id: 'chart-verdicts',
     title: 'Employers by catch-up verdict (pale: on an assumed rate)',
@@ -140,30 +126,14 @@ function verdictChart(counts: StatusCount[]): Chart {
         )
         .join(', ') || 'none'
     }.`,
-    spec: {
-      data: { values },
-      width: 320,
-      height: { step: 18 },
-      mark: { type: 'bar' },
-      encoding: {
-        row: { field: 'testType', type: 'nominal', title: null, sort: ['drug', 'alcohol'] },
-        y: { field: 'verdict', type: 'nominal', sort: shown, title: null },
-        x: { field: 'orgs', type: 'quantitative', title: 'employers', stack: 'zero' },
-        color: {
-          field: 'verdict',
-          type: 'nominal',
-          scale: { domain: shown, range: verdictOrder.map((v) => verdictColour[v] ?? palette.grey) },
-          legend: null,
-        },
-        opacity: {
-          field: 'basis',
-          type: 'ordinal',
-          sort: ['measured', 'assumed rate'],
-          scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
-          title: 'rate',
-        },
-        order: { field: 'basis', sort: 'descending' },
+    spec: basisBars(
+      counts.map((c) => ({ ...c, category: verdictWords[c.status] ?? c.status })),
+      {
+        groupField: 'testType',
+        categoryField: 'verdict',
+        shown,
+        colours: verdictOrder.map((v) => verdictColour[v] ?? palette.grey),
       },
-    },
+    ),
   };
 }

@@ -1,3 +1,4 @@
+import { basisBars } from '../../render/html/charts.js';
 import {
   type Chart,
   count,
@@ -127,16 +128,6 @@ function statusCounts(ytd: Row[]): StatusCount[] {
 }
 
 function statusChart(counts: StatusCount[]): Chart {
-  const values = counts.flatMap((c) =>
-    (
-      [
-        ['measured', c.count - c.assumed],
-        ['assumed rate', c.assumed],
-      ] as const
-    )
-      .filter(([, n]) => n > 0)
-      .map(([basis, orgs]) => ({ program: c.group, status: statusWords[c.status] ?? c.status, basis, orgs })),
-  );
   const shown = everyStatus.map((s) => statusWords[s] ?? s);
   return {
     id: 'chart-status',
@@ -147,34 +138,15 @@ function statusChart(counts: StatusCount[]): Chart {
           `${c.group} ${statusWords[c.status] ?? c.status} ${c.count}${c.assumed === 0 ? '' : ` (${c.assumed === c.count ? 'all' : c.assumed} on an assumed rate)`}`,
       )
       .join(', ')}.`,
-    spec: {
-      data: { values },
-      width: 320,
-      height: { step: 18 },
-      mark: { type: 'bar' },
-      encoding: {
-        row: { field: 'program', type: 'nominal', title: null, sort: ['drug', 'alcohol'] },
-        y: { field: 'status', type: 'nominal', sort: shown, title: null },
-        x: { field: 'orgs', type: 'quantitative', title: 'employers', stack: 'zero' },
-        color: {
-          field: 'status',
-          type: 'nominal',
-          scale: {
-            domain: shown,
-            range: everyStatus.map((s) => statusColour[s] ?? palette.grey),
-          },
-          legend: null,
-        },
-        opacity: {
-          field: 'basis',
-          type: 'ordinal',
-          sort: ['measured', 'assumed rate'],
-          scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
-          title: 'rate',
-        },
-        order: { field: 'basis', sort: 'descending' },
+    spec: basisBars(
+      counts.map((c) => ({ ...c, category: statusWords[c.status] ?? c.status })),
+      {
+        groupField: 'program',
+        categoryField: 'status',
+        shown,
+        colours: everyStatus.map((s) => statusColour[s] ?? palette.grey),
       },
-    },
+    ),
   };
 }
 
