@@ -59,7 +59,7 @@ export const RESULTS = { matched: 'matched', notSeen: 'not seen yet', different:
  * Each applied payment against the balance change seen on its invoice after it: the invoice as
  * the mirror held it at the end of the first complete sync of invoices that started after the
  * payment was applied. `matched`: the balance dropped by the amount; `not seen yet`: no such sync
- * yet; `different`: any other change (another payment, a fee, a credit in between, or none).
+ * yet; `different`: some other change (another payment, a fee, a credit in between, or none).
  */
 export async function reconcile(db: Kysely<Database>, payments: readonly AppliedPayment[]): Promise<Row[]> {
   const syncs = await db
