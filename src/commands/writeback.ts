@@ -5,7 +5,6 @@ import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
 import { textTable } from '../util/text-table.js';
 import {
-  ApplyIncompleteError,
   type ApplyReport,
   applyOutbox,
   applySettings,
@@ -13,13 +12,16 @@ import {
   listOutbox,
   maskDeep,
   type OpName,
+  type OutboxItem,
   opNames,
   outboxStates,
   type PlanReport,
   type PlanTotals,
   planFile,
   planSettings,
+  releaseHeld,
   resolveItem,
+  throwUnlessDone,
   unconfirmedDeletes,
 } from '../writeback/index.js';
 import { commandContext, shareRateBudget } from './context.js';
@@ -43,6 +45,7 @@ export function formatApply(report: ApplyReport): string {
   const c = report.counts;
   const parts = [
     `${c.applied} applied`,
+    ...(c.held > 0 ? [`${c.held} held`] : []),
     `${c.failed} failed`,
     `${c.unknown} unknown`,
     `${c.queued + c.sent + c.sending} still queued`,
@@ -51,6 +54,20 @@ export function formatApply(report: ApplyReport): string {
   if (report.orphans > 0) parts.push(`${report.orphans} left sending by a stopped apply, now unknown`);
   if (report.deletesWaiting > 0) parts.push(`${report.deletesWaiting} delete(s) not confirmed, not sent`);
   return `${rows.length > 0 ? textTable(['ID', 'OP', 'STATE', 'SUMMARY', 'NOTE'], rows) : 'nothing to send\n'}${parts.join(', ')}\n`;
+}
+
+const amount = (n: number | null) => (n === null ? 'none' : n.toFixed(2));
+
+/** The NOTE of an outbox line: a held item's both balances and reason, else its error, resolution or flags. */
+function noteOf(i: OutboxItem): string {
+  if (i.state === 'held') {
+    const balances =
+      i.op === 'payment'
+        ? `balance ${amount(i.balance_planned)} planned, ${amount(i.balance_before)} read now; `
+        : '';
+    return `${balances}${i.hold_reason ?? ''}`;
+  }
+  return i.error ?? i.resolution ?? (JSON.parse(i.flags) as string[]).join('; ');
 }
 
 /** Above the confirmation threshold: ask on a terminal, refuse elsewhere (the plan says how). */
@@ -118,9 +135,15 @@ function registerApply(program: Command): void {
     .command('apply')
     .description('send the queued changes of the outbox, reconcile unknown outcomes, re-read what changed')
     .option('--yes', 'confirm permanent person deletions without asking')
+    .option(
+      '--release <id...>',
+      'send these held items as they are (the change is meant although the target changed since the plan)',
+      (v: string, prev: number[] = []) => [...prev, intArg(1)(v)],
+    )
     .option('--db <db>', DB_OPTION_HELP)
-    .addHelpText('after', '\nExample: ohs apply --yes')
-    .action(async (flags: { yes?: boolean }, cmd: Command) => {
+    .addHelpText('after', '\nExamples: ohs apply --yes\n          ohs apply --release 12')
+    .action(async (flags: { yes?: boolean; release?: number[] }, cmd: Command) => {
+      const release = flags.release ?? [];
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
       const mirror = await ctx.mirror('write');
@@ -132,6 +155,7 @@ function registerApply(program: Command): void {
       const client = createClient(config, logger);
       try {
         await verifyService(client);
+        if (release.length > 0) await releaseHeld(mirror, release);
         const deletes = await unconfirmedDeletes(mirror);
         let confirmed = flags.yes === true;
         if (deletes.length > 0 && !confirmed) {
@@ -166,16 +190,7 @@ function registerApply(program: Command): void {
         });
         logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
         process.stdout.write(formatApply(report));
-        const open =
-          report.counts.failed +
-          report.counts.unknown +
-          report.counts.queued +
-          report.counts.sent +
-          report.counts.sending;
-        if (open > 0)
-          throw new ApplyIncompleteError(
-            `${report.counts.failed} failed, ${report.counts.unknown} unknown, ${report.counts.queued + report.counts.sent} still queued: see ohs outbox`,
-          );
+        throwUnlessDone(report);
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -223,7 +238,7 @@ function registerOutbox(program: Command): void {
               i.summary,
               String(i.attempts),
               `${i.file}:${i.row}`,
-              i.error ?? i.resolution ?? (JSON.parse(i.flags) as string[]).join('; '),
+              noteOf(i),
             ]),
           ),
         );
@@ -234,21 +249,26 @@ function registerOutbox(program: Command): void {
   outbox
     .command('resolve')
     .description(
-      'decide an item whose outcome is unknown: --applied (it was carried out) or --retry (send again)',
+      'decide an item: --applied (an unknown one was carried out), --retry (send again) or --abandon (a held, failed or queued one: never send it)',
     )
     .argument('<id>', 'outbox item id', intArg(1))
     .option('--applied', 'it was carried out: mark it applied')
     .option('--retry', 'it was not: queue it to be sent by the next apply')
+    .option('--abandon', 'it is not wanted any more: never send it (held, failed or queued items)')
     .option('--db <db>', DB_OPTION_HELP)
-    .action(async (id: number, flags: { applied?: boolean; retry?: boolean }, cmd: Command) => {
-      if ((flags.applied === true) === (flags.retry === true))
-        throw new UsageError('give exactly one of --applied or --retry');
-      const mirror = await commandContext(cmd).mirror('write');
-      try {
-        const item = await resolveItem(mirror, id, flags.applied === true ? 'applied' : 'retry');
-        process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);
-      } finally {
-        await mirror.close();
-      }
-    });
+    .action(
+      async (id: number, flags: { applied?: boolean; retry?: boolean; abandon?: boolean }, cmd: Command) => {
+        const chosen = (['applied', 'retry', 'abandon'] as const).filter((d) => flags[d] === true);
+        const decision = chosen[0];
+        if (chosen.length !== 1 || decision === undefined)
+          throw new UsageError('give exactly one of --applied, --retry or --abandon');
+        const mirror = await commandContext(cmd).mirror('write');
+        try {
+          const item = await resolveItem(mirror, id, decision);
+          process.stdout.write(`outbox #${item.id} (${item.summary}) is now ${item.state}\n`);
+        } finally {
+          await mirror.close();
+        }
+      },
+    );
 }

@@ -175,7 +175,15 @@ export interface JobRunTable {
 }
 
 /** `sending`: claimed by an apply, request about to leave or in flight; `sent`: rows of older versions. */
-export type OutboxState = 'queued' | 'sending' | 'sent' | 'applied' | 'failed' | 'unknown';
+export type OutboxState =
+  | 'queued'
+  | 'sending'
+  | 'sent'
+  | 'applied'
+  | 'failed'
+  | 'unknown'
+  | 'held'
+  | 'abandoned';
 
 export interface OutboxTable {
   id: Generated<number>;
@@ -222,6 +230,16 @@ export interface OutboxTable {
   unknown_run: string | null;
   /** JSON array of reconciliation reads: { at, run, evidence, verdict }. */
   evidence: string | null;
+  /** JSON: what the plan checked the item against (a payment's balance left, --allow-overpayment) (0014). */
+  planned: string | null;
+  /** Payments: the balance the plan counted on (the mirror's, less the payments queued before it). */
+  balance_planned: number | null;
+  /** Why an apply held the item instead of sending it, with both readings and what to do. */
+  hold_reason: string | null;
+  /** When a person released a held item (`ohs apply --release ID`): sent as it is, once. */
+  released_at: string | null;
+  /** When the body's personal values were replaced by masks (a terminal item keeps none). */
+  redacted_at: string | null;
 }
 
 /** Records kept although a field had the wrong type: per run, stream and field (0008). */

@@ -18,6 +18,7 @@ import { acquireLock } from '../mirror/index.js';
 import { operations } from '../schema/index.js';
 import { maskText } from '../util/mask.js';
 import { beforeOf, Claims, type EvidenceRead, evidenceOnly, type OutboxItem, readsOf } from './claims.js';
+import { ApplyHeldError, ApplyIncompleteError } from './errors.js';
 import { MirrorWriter } from './mirror-writes.js';
 import { type Json, type OpContext, type OpName, ops, type Work } from './ops/index.js';
 import { maskDeep } from './privacy.js';
@@ -27,6 +28,8 @@ import { maskDeep } from './privacy.js';
  * declaration under ops/ (lane, idempotency, send, read-back), and this file moves items through
  * their states, one apply per mirror at a time (the `apply` lock):
  *
+ *   queued --check at the moment of sending: the change became wrong--> held
+ *   held --ohs apply --release ID--> queued (sent as it is, once) | --re-plan--> queued | --abandon--> abandoned
  *   queued --claim--> sending --answer--> applied | failed
  *                        |--no answer that tells (5xx, 504, timeout, reset, lost reply)--> unknown
  *   unknown --read back: applied--> applied
@@ -36,7 +39,10 @@ import { maskDeep } from './privacy.js';
  * The claim is a conditional update committed before any byte leaves; an apply killed in
  * `sending` leaves the item there, and the next apply (holding the lock, so no live apply owns
  * it) turns it into `unknown`. Reads of an unknown outcome wait `settleMs` after it arose, happen
- * once per run, and are recorded on the item with their verdict.
+ * once per run, and are recorded on the item with their verdict. Before the claim, the op's
+ * `before` reads the target as the service shows it now and its `hold` decides on that read
+ * whether the change is still right (a payment's balance against its amount and the plan's):
+ * when not, the item is held, not claimed, and waits for a person.
  */
 export interface ApplyOptions {
   concurrency: number;
@@ -139,6 +145,8 @@ export class Applier {
         applied: 0,
         failed: 0,
         unknown: 0,
+        held: 0,
+        abandoned: 0,
       };
       const lines = [...this.lines.values()].sort((a, b) => a.id - b.id);
       for (const l of lines) counts[l.state]++;
@@ -167,7 +175,8 @@ export class Applier {
         state = (await this.claims.state(item.id)) ?? item.state;
         this.line(item, state, error);
       }
-      if (state !== 'applied' && state !== 'failed') blockedBy = item.id;
+      // A held payment leaves the balance as it was: the next one in its lane is checked on its own.
+      if (state !== 'applied' && state !== 'failed' && state !== 'held') blockedBy = item.id;
     }
   }
 
@@ -187,7 +196,21 @@ export class Applier {
   }
 
   private workOf(item: OutboxItem, before: Json | null): Work {
-    return { id: item.id, targetId: targetOf(item), body: JSON.parse(item.body) as Json, before };
+    const planned = item.planned === null ? null : (JSON.parse(item.planned) as Json);
+    return { id: item.id, targetId: targetOf(item), body: JSON.parse(item.body) as Json, before, planned };
+  }
+
+  /** The check at the moment of sending said no: held with what was read, not sent. */
+  private async hold(item: OutboxItem, before: Json | null, reason: string): Promise<OutboxState> {
+    const todo = `re-plan it (ohs sync, then ohs plan the corrected file), or ohs apply --release ${item.id} if it is meant`;
+    if (!(await this.claims.hold(item, before, `${reason}; ${todo}`))) {
+      const now = (await this.claims.state(item.id)) ?? item.state;
+      this.line(item, now, 'taken by another apply: not checked by this one');
+      return now;
+    }
+    this.options.logger?.warn({ outbox: item.id, reason }, 'write-back item held, not sent');
+    this.line(item, 'held', `held, not sent: ${reason}; ${todo}`);
+    return 'held';
   }
 
   private async send(item: OutboxItem): Promise<OutboxState> {
@@ -198,6 +221,9 @@ export class Applier {
       work.before = await this.work.add(() => read(this.ctx, work));
     }
     if (this.options.signal?.aborted === true) return item.state;
+    // Released by a person: sent as it is, once (still claimed); else the op's check decides.
+    const reason = item.released_at === null ? decl.hold?.(work) : undefined;
+    if (reason !== undefined) return this.hold(item, work.before, reason);
     if (!(await this.claims.claim(item, work.before, requestOf(item)))) {
       const now = (await this.claims.state(item.id)) ?? item.state;
       this.line(item, now, 'taken by another apply: not sent by this one');
@@ -207,12 +233,11 @@ export class Applier {
     try {
       const result = await this.work.add(() => decl.send(this.ctx, work));
       const check = result.check === undefined ? {} : { check: result.check };
-      await this.claims.finish(item.id, 'applied', {
+      // Sent and answered: the body is not needed any more, its personal data goes (finish).
+      await this.claims.finish(item, 'applied', {
         response: JSON.stringify(maskDeep(result.response)),
         result_id: result.resultId,
         verify: JSON.stringify({ before: maskDeep(evidenceOnly(work.before ?? {})), ...check }),
-        // Sent and answered: the body is not needed any more, its personal data goes.
-        body: JSON.stringify(maskDeep(work.body)),
       });
       this.line(item, 'applied', result.note);
       return 'applied';
@@ -225,7 +250,7 @@ export class Applier {
   private async failedSend(item: OutboxItem, idempotent: boolean, err: unknown): Promise<OutboxState> {
     const error = errorOf(item, err);
     const settle = async (state: Settled | 'queued', note: string) => {
-      await this.claims.finish(item.id, state, { error });
+      await this.claims.finish(item, state, { error });
       this.line(item, state, note);
       return state;
     };
@@ -279,11 +304,7 @@ export class Applier {
     if (reading.verdict === 'applied') {
       await this.claims.recordRead(item, read, {
         state: 'applied',
-        set: {
-          resolution: 'reconciled',
-          result_id: reading.resultId ?? item.result_id,
-          body: JSON.stringify(maskDeep(body)),
-        },
+        set: { resolution: 'reconciled', result_id: reading.resultId ?? item.result_id },
       });
       this.reconciled++;
       this.line(item, 'applied', `reconciled: ${reading.note}`);
@@ -334,6 +355,28 @@ function targetOf(item: OutboxItem): number | null {
 function requestOf(item: OutboxItem): Json {
   const def = operations[ops[item.op as OpName].operation];
   return { method: def.method, path: def.path.replace('{id}', String(item.target_id ?? '')) };
+}
+
+/**
+ * The end of an apply as a stable code: `APPLY_HELD` when it held an item (whatever else),
+ * `APPLY_INCOMPLETE` when an item ended failed, unknown or still queued; nothing when done.
+ * One line naming every count that is not done.
+ */
+export function throwUnlessDone(report: ApplyReport): void {
+  const c = report.counts;
+  const queued = c.queued + c.sent + c.sending;
+  const parts = [
+    c.held > 0
+      ? `${c.held} held (not sent: see ohs outbox --state held; re-plan, or ohs apply --release ID)`
+      : '',
+    c.failed > 0 ? `${c.failed} failed` : '',
+    c.unknown > 0 ? `${c.unknown} unknown` : '',
+    queued > 0 ? `${queued} still queued` : '',
+  ].filter((p) => p !== '');
+  if (parts.length === 0) return;
+  const line = `${parts.join(', ')}: see ohs outbox`;
+  if (c.held > 0) throw new ApplyHeldError(line);
+  throw new ApplyIncompleteError(line);
 }
 
 export async function applyOutbox(

@@ -1,6 +1,6 @@
 import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
 import type { Json, Reading } from './ops/types.js';
-import { maskDeep } from './privacy.js';
+import { maskDeep, redaction } from './privacy.js';
 
 /**
  * The outbox's state changes during an apply, each one conditional UPDATE in its own committed
@@ -70,9 +70,31 @@ export class Claims {
     return true;
   }
 
-  /** The answer came: applied (or refused: failed). Only from `sending`, only by its claimant. */
-  finish(id: number, state: 'applied' | 'failed' | 'queued', set: OutboxChange): Promise<boolean> {
-    return this.change(id, 'sending', { ...set, state }, this.claimant);
+  /**
+   * `queued -> held`: the check at the moment of sending found the change wrong. The evidence
+   * read is recorded as a claim's would be (both balances stay on the item); not sent.
+   */
+  async hold(item: OutboxItem, before: Json | null, reason: string): Promise<boolean> {
+    const set: OutboxChange = {
+      state: 'held',
+      balance_before: typeof before?.balance === 'number' ? before.balance : null,
+      verify: before === null ? null : JSON.stringify({ before: maskDeep(evidenceOnly(before)) }),
+      hold_reason: reason,
+      error: null,
+      ...redaction(item.body, this.now()),
+    };
+    const ok = await this.change(item.id, 'queued', set);
+    if (ok) Object.assign(item, set);
+    return ok;
+  }
+
+  /**
+   * The answer came: applied (or refused: failed). Only from `sending`, only by its claimant.
+   * Either is terminal: the body keeps no personal values.
+   */
+  finish(item: OutboxItem, state: 'applied' | 'failed' | 'queued', set: OutboxChange): Promise<boolean> {
+    const redacted = state === 'queued' ? {} : redaction(item.body, this.now());
+    return this.change(item.id, 'sending', { ...redacted, ...set, state }, this.claimant);
   }
 
   /** No answer that tells: the outcome is unknown, produced by this run. */
@@ -117,6 +139,7 @@ export class Claims {
   ): Promise<boolean> {
     const reads = [...readsOf(item), { ...read, evidence: maskDeep(read.evidence) as Json }];
     const ok = await this.change(item.id, 'unknown', {
+      ...(next.state === 'applied' ? redaction(item.body, this.now()) : {}),
       ...next.set,
       state: next.state,
       evidence: JSON.stringify(reads),

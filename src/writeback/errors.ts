@@ -26,3 +26,16 @@ export class ConfirmationNeededError extends OhsError {
     super('CONFIRMATION_NEEDED', message);
   }
 }
+
+/**
+ * `ohs apply` held items instead of sending them: the check at the moment of sending found the
+ * change wrong (a payment above the balance read, an invoice cancelled, a target deleted). Exit
+ * status 5, like APPLY_INCOMPLETE: the outbox is not done; a person decides (re-plan or release).
+ */
+export class ApplyHeldError extends OhsError {
+  override name = 'ApplyHeldError';
+  override readonly exitCode = 5;
+  constructor(message: string, detail?: unknown) {
+    super('APPLY_HELD', message, { detail });
+  }
+}

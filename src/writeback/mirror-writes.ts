@@ -87,6 +87,16 @@ export class MirrorWriter {
     });
   }
 
+  /** When the mirror found a person or applicant deleted (its own delete, or a sync); null: it is not. */
+  async deletedAt(table: 'person' | 'applicant', id: number): Promise<string | null> {
+    const row = await this.mirror.db
+      .selectFrom(table)
+      .select('deleted_at')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.deleted_at ?? null;
+  }
+
   /** A read after a change that succeeded: its failure does not undo the change. */
   async reread<T>(read: () => Promise<T>): Promise<T | undefined> {
     try {

@@ -1,9 +1,32 @@
+import { basename } from 'node:path';
 import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
 import { OutboxItemError } from './errors.js';
 import { opNames, ops } from './ops/index.js';
+import { redaction } from './privacy.js';
 
-/** `ohs outbox`: list items; `ohs outbox resolve ID --applied|--retry`: decide an unknown one. */
-export const outboxStates = ['queued', 'sending', 'sent', 'applied', 'failed', 'unknown'] as const;
+/**
+ * `ohs outbox`: list items; `ohs outbox resolve ID --applied|--retry|--abandon`: decide an unknown,
+ * failed or held one; `ohs apply --release ID`: send a held one as it is.
+ */
+export const outboxStates = [
+  'queued',
+  'sending',
+  'sent',
+  'applied',
+  'failed',
+  'unknown',
+  'held',
+  'abandoned',
+] as const;
+
+type Decision = 'applied' | 'retry' | 'abandon';
+/** The states each decision may settle, and the state it leaves. */
+const decisions: Record<Decision, { from: OutboxState[]; to: OutboxState }> = {
+  applied: { from: ['unknown', 'sent'], to: 'applied' },
+  retry: { from: ['unknown', 'sent', 'failed'], to: 'queued' },
+  // Not unknown: a change that may have been carried out is settled by --applied or --retry.
+  abandon: { from: ['held', 'failed', 'queued'], to: 'abandoned' },
+};
 
 export type OutboxItem = OutboxTable & { id: number };
 
@@ -14,37 +37,84 @@ export async function listOutbox(mirror: Mirror, state?: OutboxState): Promise<O
 }
 
 /**
- * Settles an item by hand: `applied` (someone checked the service and it was carried out) or
- * `retry` (it was not: back to queued, sent by the next apply). Only unknown items, failed ones
- * (retry only) and sent ones (older versions) can be decided; an item `sending` belongs to an
- * apply (a stopped one's become unknown when the next apply starts).
+ * Settles an item by hand: `applied` (someone checked the service and it was carried out),
+ * `retry` (it was not: back to queued, sent by the next apply) or `abandon` (a held, failed or
+ * queued change that is not wanted any more: never sent). Only unknown items, failed ones and sent
+ * ones (older versions) can be retried or marked applied; an item `sending` belongs to an apply (a
+ * stopped one's become unknown when the next apply starts). Applied and abandoned are terminal:
+ * the body keeps no personal values, and an item whose values were removed is not retried (its
+ * file is planned again).
  */
 export async function resolveItem(
   mirror: Mirror,
   id: number,
-  decision: 'applied' | 'retry',
+  decision: Decision,
   now = new Date().toISOString(),
 ): Promise<OutboxItem> {
-  const item = (await mirror.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()) as
-    | OutboxItem
-    | undefined;
-  if (item === undefined) throw new OutboxItemError(`no outbox item ${id}`);
-  const allowed: OutboxState[] = decision === 'applied' ? ['unknown', 'sent'] : ['unknown', 'sent', 'failed'];
-  if (!allowed.includes(item.state))
+  const item = await itemOf(mirror, id);
+  const { from, to } = decisions[decision];
+  if (!from.includes(item.state))
     throw new OutboxItemError(
-      `outbox item ${id} is ${item.state}: only ${allowed.join(' or ')} items can be marked ${decision}`,
+      `outbox item ${id} is ${item.state}: only ${from.join(', ')} items can be marked ${decision === 'abandon' ? 'abandoned' : decision}`,
     );
-  const state: OutboxState = decision === 'applied' ? 'applied' : 'queued';
+  if (to === 'queued' && item.redacted_at !== null)
+    throw new OutboxItemError(
+      `outbox item ${id}: its personal values were removed when it ${item.state === 'held' ? 'was held' : 'failed'}; plan its row again (from a copy of ${basename(item.file)} with another name)`,
+    );
+  const set = {
+    state: to,
+    resolution: `manual-${decision}`,
+    updated_at: now,
+    ...(to === 'queued' ? {} : redaction(item.body, now)),
+  };
   // Conditional on the state read: an apply settling it meanwhile wins, and this says so.
   const r = await mirror.db
     .updateTable('outbox')
-    .set({ state, resolution: `manual-${decision}`, updated_at: now })
+    .set(set)
     .where('id', '=', id)
     .where('state', '=', item.state)
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1)
     throw new OutboxItemError(`outbox item ${id} changed meanwhile (an apply settled it): see ohs outbox`);
-  return { ...item, state, resolution: `manual-${decision}` };
+  return { ...item, ...set };
+}
+
+async function itemOf(mirror: Mirror, id: number): Promise<OutboxItem> {
+  const item = (await mirror.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()) as
+    | OutboxItem
+    | undefined;
+  if (item === undefined) throw new OutboxItemError(`no outbox item ${id}`);
+  return item;
+}
+
+/**
+ * `ohs apply --release ID`: held items a person says are meant, queued to be sent as they are
+ * by this apply (once: still claimed; the check at the moment of sending is not made again).
+ * All or none: an id that is not held is refused before anything is released.
+ */
+export async function releaseHeld(mirror: Mirror, ids: number[], now = new Date().toISOString()) {
+  const items = await Promise.all(ids.map((id) => itemOf(mirror, id)));
+  for (const item of items) {
+    if (item.state !== 'held')
+      throw new OutboxItemError(`outbox item ${item.id} is ${item.state}: only held items can be released`);
+    if (item.redacted_at !== null)
+      throw new OutboxItemError(
+        `outbox item ${item.id}: its personal values were removed when it was held; plan its row again`,
+      );
+  }
+  await mirror.db.transaction().execute(async (trx) => {
+    for (const item of items) {
+      const r = await trx
+        .updateTable('outbox')
+        .set({ state: 'queued', released_at: now, resolution: 'released', updated_at: now })
+        .where('id', '=', item.id)
+        .where('state', '=', 'held')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1)
+        throw new OutboxItemError(`outbox item ${item.id} changed meanwhile: see ohs outbox`);
+    }
+  });
+  return items;
 }
 
 /** The ops whose declaration says they are permanent (person.delete). */

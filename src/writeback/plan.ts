@@ -4,7 +4,7 @@ import type { InputLimits } from '../input/read-table.js';
 import { readTable } from '../input/read-table.js';
 import type { Mirror } from '../mirror/index.js';
 import { ConfirmationNeededError } from './errors.js';
-import { moneyText, type OpName, ops, type PlanChecks, type PlanContext } from './ops/index.js';
+import { type Json, moneyText, type OpName, ops, type PlanChecks, type PlanContext } from './ops/index.js';
 import { checkRows, throwProblems, type ValidRow } from './validate.js';
 
 /**
@@ -126,12 +126,26 @@ async function planChecks(
   return checksOf;
 }
 
-/** Queues the new items in one transaction, noting each one's outbox id on its plan line. */
+/**
+ * Queues the new items in one transaction, noting each one's outbox id on its plan line, and
+ * queues again the held items planned again (only while still held: an item released or
+ * abandoned meanwhile is left as it is).
+ */
 async function insertItems(
   db: Mirror['db'],
   toInsert: { line: PlanLine; values: Parameters<typeof insertValues>[0] }[],
+  rearm: { id: number; values: Parameters<typeof insertValues>[0] }[],
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    for (const item of rearm) {
+      const { idempotency_key: _k, created_at: _c, ...v } = insertValues(item.values);
+      await trx
+        .updateTable('outbox')
+        .set({ ...v, hold_reason: null, released_at: null, redacted_at: null })
+        .where('id', '=', item.id)
+        .where('state', '=', 'held')
+        .execute();
+    }
     for (const item of toInsert) {
       const { id } = await trx
         .insertInto('outbox')
@@ -159,6 +173,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
   const occurrences = new Map<string, number>();
   const firstRow = new Map<string, number>();
   const toInsert: { line: PlanLine; values: Parameters<typeof insertValues>[0] }[] = [];
+  const rearm: { id: number; values: Parameters<typeof insertValues>[0] }[] = [];
   const totals: PlanTotals = { rows: 0, amount: 0 };
 
   for (const r of valid) {
@@ -192,15 +207,31 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
 
     const existing = await db
       .selectFrom('outbox')
-      .select(['id'])
+      .select(['id', 'state'])
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
-    if (existing !== undefined) {
+    if (existing !== undefined && existing.state !== 'held') {
       line.status = 'queued';
       line.outboxId = existing.id;
       lines.push(line);
       continue;
     }
+    const values = {
+      key,
+      content,
+      row: r,
+      file,
+      summary: line.summary,
+      flags,
+      now,
+      planned: verdict.planned,
+    };
+    if (existing !== undefined) {
+      // A held item planned again: checked again above, queued again with what this plan saw.
+      flags.push(`held #${existing.id} planned again`);
+      line.outboxId = existing.id;
+      rearm.push({ id: existing.id, values });
+    } else toInsert.push({ line, values });
     const twin = await db
       .selectFrom('outbox')
       .select(['id', 'file'])
@@ -212,7 +243,6 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
     lines.push(line);
     totals.rows++;
     totals.amount += ops[r.op].amount?.(r.body) ?? 0;
-    toInsert.push({ line, values: { key, content, row: r, file, summary: line.summary, flags, now } });
   }
 
   throwProblems(file, problems);
@@ -223,7 +253,7 @@ export async function planFile(mirror: Mirror, file: string, options: PlanOption
       `${file}: ${totals.rows} new item(s), payments totalling $${moneyText(totals.amount)}: above the confirmation threshold (writeback.confirmRows ${options.confirmRows}, writeback.confirmAmount ${options.confirmAmount}); pass --yes to queue them, nothing was planned`,
     );
 
-  await insertItems(db, toInsert);
+  await insertItems(db, toInsert, rearm);
   const counts = { new: 0, queued: 0, skipped: 0 };
   for (const l of lines) counts[l.status]++;
   return { file, totals, lines, counts };
@@ -237,7 +267,9 @@ function insertValues(v: {
   summary: string;
   flags: string[];
   now: string;
+  planned: Json | undefined;
 }) {
+  const planned = v.planned ?? null;
   return {
     idempotency_key: v.key,
     content_key: v.content,
@@ -256,6 +288,11 @@ function insertValues(v: {
     resolution: null,
     result_id: null,
     confirmed_at: null,
+    planned: planned === null ? null : JSON.stringify(planned),
+    balance_planned: typeof planned?.balance === 'number' ? planned.balance : null,
+    hold_reason: null,
+    released_at: null,
+    redacted_at: null,
     file: v.file,
     row: v.row.row,
     created_at: v.now,

@@ -28,6 +28,17 @@ export function maskDeep(value: unknown): unknown {
   return out;
 }
 
+/**
+ * The change that leaves an item's stored body without personal values (a terminal item: applied,
+ * failed, held, abandoned): every sensitive field masked as the mirror masks it (`***6789`,
+ * `1961-**-**`), the fields' names and everything else kept, and `redacted_at` set when anything
+ * was masked (such an item cannot be sent again as it is: it is planned again from its file).
+ */
+export function redaction(body: string, at: string): { body: string; redacted_at?: string } {
+  const masked = JSON.stringify(maskDeep(JSON.parse(body)));
+  return masked === JSON.stringify(JSON.parse(body)) ? { body } : { body: masked, redacted_at: at };
+}
+
 /** Whether a JSON value holds a sensitive field anywhere. */
 export function holdsSensitive(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSensitive);

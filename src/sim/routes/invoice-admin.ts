@@ -7,6 +7,8 @@ import type { SimRecord, SimTables } from '../store.js';
  * - `{"action": "lateFee", "id", "amount"}`: a late fee added to the balance and to `lateFee`;
  * - `{"action": "cancel", "id"}`: `dropInvoice` filled (the void document's address);
  * - `{"action": "restore", "id"}`: `dropInvoice` cleared;
+ * - `{"action": "balance", "id", "balance"}`: the balance set as given, `null` included (paid or
+ *   changed through another channel; a balance the service does not show);
  * - `{"action": "create", "OrgId", "amount", "date"}`: a new invoice above the highest id, copying
  *   an invoice of the org.
  * Answers the invoice after the change.
@@ -45,6 +47,10 @@ export function invoiceAdmin(t: SimTables, body: unknown): SimRecord {
   } else if (b.action === 'cancel')
     t.Invoice.update(id, { dropInvoice: `https://files.example/invoice/${id}/void.pdf` });
   else if (b.action === 'restore') t.Invoice.update(id, { dropInvoice: null });
-  else throw badRequest('action: one of lateFee, cancel, restore, create');
+  else if (b.action === 'balance') {
+    if (b.balance !== null && (typeof b.balance !== 'number' || !Number.isFinite(b.balance)))
+      throw badRequest('balance: a number or null');
+    t.Invoice.update(id, { balance: b.balance === null ? null : Math.round(b.balance * 100) / 100 });
+  } else throw badRequest('action: one of lateFee, cancel, restore, balance, create');
   return t.Invoice.get(id) as SimRecord;
 }

@@ -1,5 +1,6 @@
+import { NotFoundError } from '../../api/index.js';
 import { requests } from '../../schema/index.js';
-import { targetCheck } from './target-check.js';
+import { targetCheck, targetGone, targetState } from './target-check.js';
 import { fieldCheck, hasNestedArray, type Json, type OpDeclaration, somethingToChange } from './types.js';
 
 /**
@@ -24,10 +25,18 @@ export const applicantUpdate: OpDeclaration = {
   idempotent: (b) => !hasNestedArray(b),
 
   async before(ctx, work) {
-    if (!hasNestedArray(work.body)) return {};
-    const rec = await ctx.client.getApplicant(Number(work.targetId), 'all');
-    return { info: infoCount(rec as Json) };
+    const state = await targetState(ctx, 'applicant', work);
+    if (state.deletedAt !== null || !hasNestedArray(work.body)) return state;
+    try {
+      const rec = await ctx.client.getApplicant(Number(work.targetId), 'all');
+      return { ...state, info: infoCount(rec as Json) };
+    } catch (err) {
+      if (err instanceof NotFoundError) return { deletedAt: 'not found on the service' };
+      throw err;
+    }
   },
+
+  hold: targetGone('applicant'),
 
   async send(ctx, work) {
     const target = Number(work.targetId);

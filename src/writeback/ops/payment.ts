@@ -1,3 +1,4 @@
+import { NotFoundError } from '../../api/index.js';
 import type { Mirror } from '../../mirror/index.js';
 import { requests } from '../../schema/index.js';
 import { parseAmount } from '../amount.js';
@@ -11,6 +12,7 @@ import {
   type PlanContext,
   parseRaw,
   round2,
+  type Work,
 } from './types.js';
 
 /**
@@ -135,9 +137,35 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
           );
       }
       left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
-      return { flags, target, problems };
+      // Checked again against the service's balance when it is sent (`hold` below).
+      const planned = { balance: round2(balance), allowOverpayment: ctx.allowOverpayment };
+      return { flags, target, problems, planned };
     },
   };
+}
+
+/**
+ * The check at the moment of sending: the balance just read decides. Not sent when the invoice
+ * is cancelled, cannot be read, shows no balance (never read as 0), fell since the plan (paid
+ * elsewhere, or the same payment planned on another mirror: the plan did not count it) or is
+ * below the amount beyond a cent, unless `--allow-overpayment` was given at plan time and the
+ * balance is still the one planned against.
+ */
+export function holdReason(work: Work): string | undefined {
+  const id = String(work.body.InvoiceId);
+  const b = work.before ?? {};
+  const amount = Number(work.body.amountToPay);
+  const planned = typeof work.planned?.balance === 'number' ? work.planned.balance : null;
+  const then = planned === null ? '' : ` (${money(planned)} when planned)`;
+  if (typeof b.unreadable === 'string') return `invoice ${id} cannot be read: ${b.unreadable}`;
+  if (b.cancelled === true) return `invoice ${id} was cancelled since${then}`;
+  if (typeof b.balance !== 'number') return `invoice ${id} shows no balance (null, not read as 0)${then}`;
+  const now = b.balance;
+  if (planned !== null && planned - now > 0.005)
+    return `balance of invoice ${id} fell to ${money(now)} from ${money(planned)} when planned: paid elsewhere or planned twice?`;
+  if (amount - now <= 0.005) return undefined;
+  if (work.planned?.allowOverpayment === true && planned !== null && near(planned, now)) return undefined;
+  return `balance of invoice ${id} is ${money(now)}${then}, below the amount ${money(amount)}`;
 }
 
 export const payment: OpDeclaration = {
@@ -156,36 +184,60 @@ export const payment: OpDeclaration = {
   idempotent: () => false,
 
   async before(ctx, work) {
-    // Stored in the mirror with the balance after the payment, once it is answered.
-    const invoice = await ctx.client.getInvoice(String(work.body.InvoiceId));
-    return { balance: Number(invoice.balance ?? 0), invoice: invoice as Json };
+    const id = String(work.body.InvoiceId);
+    let invoice: Json;
+    try {
+      invoice = (await ctx.client.getInvoice(id)) as Json;
+    } catch (err) {
+      if (err instanceof NotFoundError) return { balance: null, unreadable: 'not found on the service' };
+      throw err;
+    }
+    // An observation: the invoice as the service shows it now, a version in its history.
+    await ctx.mirror.store('Invoice', [invoice]);
+    return {
+      balance: typeof invoice.balance === 'number' ? invoice.balance : null,
+      cancelled: typeof invoice.dropInvoice === 'string' && invoice.dropInvoice !== '',
+      invoice,
+    };
   },
 
+  hold: holdReason,
+
   async send(ctx, work) {
-    const rec = await ctx.client.createPayment(work.body);
-    const before = Number(work.before?.balance ?? 0);
-    const expected = round2(before - Number(work.body.amountToPay));
-    // The service answered: the balance is the one read before, less the amount.
-    const invoice = work.before?.invoice;
+    const id = String(work.body.InvoiceId);
+    const rec = (await ctx.client.createPayment(work.body)) as Json;
+    const before = typeof work.before?.balance === 'number' ? work.before.balance : null;
+    const amount = Number(work.body.amountToPay);
+    const expected = before === null ? null : round2(before - amount);
+    // What the service shows after it: the answer's balance when it gives one (the interface
+    // leaves the answer open), else the invoice read back; stored as the next version.
+    const read = work.before?.invoice;
+    let invoice: Json | undefined =
+      typeof rec.balance === 'number' && typeof read === 'object' && read !== null
+        ? { ...(read as Json), balance: rec.balance }
+        : undefined;
+    invoice ??= (await ctx.mirror.reread(() => ctx.client.getInvoice(id))) as Json | undefined;
+    const after = typeof invoice?.balance === 'number' ? invoice.balance : null;
     await ctx.mirror.storeAll([
       ['Payment', [rec]],
-      [
-        'Invoice',
-        typeof invoice === 'object' && invoice !== null ? [{ ...(invoice as Json), balance: expected }] : [],
-      ],
+      ['Invoice', invoice === undefined ? [] : [invoice]],
     ]);
+    const moved = `${before === null ? 'unknown' : money(before)} -> ${after === null ? 'not read' : money(after)}`;
+    const differs = after !== null && expected !== null && !near(after, expected);
     return {
       resultId: rec.id === undefined ? null : String(rec.id),
       response: rec,
-      note: `paid; balance ${money(before)} -> ${money(expected)}`,
-      check: { balanceBefore: before, amount: Number(work.body.amountToPay), expected },
+      note: `paid; balance ${moved}${differs ? ` (expected ${money(expected)}: changed upstream meanwhile)` : ''}`,
+      check: { balanceBefore: before, amount, expected, balanceAfter: after },
     };
   },
 
   async readBack(ctx, work) {
     const invoice = await ctx.client.getInvoice(String(work.body.InvoiceId));
     await ctx.mirror.store('Invoice', [invoice]);
-    const after = Number(invoice.balance ?? 0);
+    if (typeof invoice.balance !== 'number')
+      return { verdict: 'unclear', evidence: { balance: null }, note: 'the invoice shows no balance' };
+    const after = invoice.balance;
     const amount = Number(work.body.amountToPay);
     const raw = work.before?.balance;
     if (typeof raw !== 'number')

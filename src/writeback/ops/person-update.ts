@@ -1,5 +1,5 @@
 import { requests } from '../../schema/index.js';
-import { targetCheck } from './target-check.js';
+import { targetCheck, targetGone, targetState } from './target-check.js';
 import { fieldCheck, hasNestedArray, type OpDeclaration, somethingToChange } from './types.js';
 
 /**
@@ -18,6 +18,8 @@ export const personUpdate: OpDeclaration = {
   describe: (b, t) => `update person ${String(t)}: ${Object.keys(b).join(', ')}`,
   lane: (_b, t) => `person:${String(t)}`,
   idempotent: (b) => !hasNestedArray(b),
+  before: (ctx, work) => targetState(ctx, 'person', work),
+  hold: targetGone('person'),
 
   async send(ctx, work) {
     const target = Number(work.targetId);

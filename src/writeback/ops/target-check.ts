@@ -1,5 +1,6 @@
 import type { ObjectSpec } from '../../schema/index.js';
-import { type PlanChecks, type PlanContext, parseRaw } from './types.js';
+import type { OpContext, PlanChecks, PlanContext, Work } from './types.js';
+import { parseRaw } from './types.js';
 
 /**
  * The plan check of an operation on a mirrored record (column `id`): a target missing from the
@@ -32,4 +33,20 @@ export function targetCheck(
       return same ? { flags, outcome: 'skip' } : { flags };
     },
   });
+}
+
+/**
+ * The check at the moment of sending of a change to a person or applicant: the mirror found the
+ * target deleted (by this tool's own delete, or by a sync) after the change was planned. An
+ * update of a deleted record would be refused at best: it is held instead.
+ */
+export async function targetState(ctx: OpContext, table: 'person' | 'applicant', work: Work) {
+  return { deletedAt: await ctx.mirror.deletedAt(table, Number(work.targetId)) };
+}
+
+export function targetGone(table: 'person' | 'applicant'): (work: Work) => string | undefined {
+  return (work) => {
+    const at = work.before?.deletedAt;
+    return typeof at === 'string' ? `${table} ${String(work.targetId)} was deleted (${at})` : undefined;
+  };
 }

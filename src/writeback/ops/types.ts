@@ -14,6 +14,8 @@ export interface Work {
   body: Json;
   /** What `before` read just ahead of the claim (recorded with it); null if the op reads nothing. */
   before: Json | null;
+  /** What the plan checked the item against (its verdict's `planned`); null when it recorded none. */
+  planned: Json | null;
 }
 
 export interface SendResult {
@@ -79,6 +81,11 @@ export interface PlanVerdict {
   outcome?: 'skip' | 'drop';
   /** Problems found against the mirror (`field: what`): they refuse the whole file. */
   problems?: string[];
+  /**
+   * What the row was checked against (a payment: the balance it counts on, and whether an
+   * overpayment was allowed), stored on the item for the check at the moment of sending (`hold`).
+   */
+  planned?: Json;
 }
 
 /** An operation's checks of a plan against the mirror; one instance per plan (it may cache reads). */
@@ -126,6 +133,14 @@ export interface OpDeclaration {
   idempotent(body: Json): boolean;
   /** The evidence read before the claim, recorded with it (e.g. the invoice's balance). */
   before?(ctx: OpContext, work: Work): Promise<Json>;
+  /**
+   * The check at the moment of sending, on what `before` has just read and what the plan
+   * recorded (`work.planned`): a reason when the change has become wrong since it was planned
+   * (the invoice paid, cancelled or unreadable; the target deleted). The runner then holds the
+   * item instead of claiming it (`held`, with the reason, until re-planned or released); absent
+   * or undefined: send. A released item is sent without it.
+   */
+  hold?(work: Work): string | undefined;
   /** Sends the change; throws the client's errors as they are. */
   send(ctx: OpContext, work: Work): Promise<SendResult>;
   /** Reads the effect of an unknown outcome back; absent: only a person can tell (`ohs outbox resolve`). */
