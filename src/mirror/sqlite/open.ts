@@ -74,6 +74,9 @@ async function openReadWrite(
     if (!options.readonly) sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 10000');
+    // A row rewritten or deleted leaves no old bytes in its page (an outbox body whose personal
+    // values were masked): zeroed where that costs no extra write (docs/security.md).
+    if (!options.readonly) sqlite.pragma('secure_delete = FAST');
   } catch (err) {
     throw new MirrorOpenError(`cannot open ${file} as SQLite: ${(err as Error).message}`, err);
   }
