@@ -146,7 +146,9 @@ describe.each(engines)('payments checked when sent (%s)', { timeout: 300_000 }, 
     const [a, b] = await items(db);
     expect(a?.state).toBe('applied');
     expect(b?.state).toBe('held');
-    expect(b?.hold_reason).toContain(`is ${(moved.balance + 10).toFixed(2)} (${moved.balance.toFixed(2)} when planned)`);
+    expect(b?.hold_reason).toContain(
+      `is ${(moved.balance + 10).toFixed(2)} (${moved.balance.toFixed(2)} when planned)`,
+    );
   });
 
   it('a held item planned again after a sync is checked again and queued with the new balance', async () => {
