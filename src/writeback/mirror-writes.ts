@@ -97,6 +97,40 @@ export class MirrorWriter {
     return row?.deleted_at ?? null;
   }
 
+  /**
+   * Dollars of the payments on `invoice` a plan counted on before item `id` (the queued ones it names in
+   * `counted`, and the rows above it in its file, queued by the same plan) that will not be sent
+   * as things stand: held, failed or abandoned.
+   */
+  async countedNotSent(id: number, invoice: string, counted: number[]): Promise<number> {
+    const db = this.mirror.db;
+    const self = await db
+      .selectFrom('outbox')
+      .select(['file', 'created_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (self === undefined) return 0;
+    const rows = await db
+      .selectFrom('outbox')
+      .select(['body'])
+      .where('op', '=', 'payment')
+      .where('id', '<', id)
+      .where('state', 'in', ['held', 'failed', 'abandoned'])
+      .where((eb) =>
+        eb.or([
+          ...(counted.length > 0 ? [eb('id', 'in', counted)] : []),
+          eb.and([eb('file', '=', self.file), eb('created_at', '=', self.created_at)]),
+        ]),
+      )
+      .execute();
+    let sum = 0;
+    for (const r of rows) {
+      const body = JSON.parse(r.body) as Json;
+      if (String(body.InvoiceId) === invoice) sum += Number(body.amountToPay ?? 0);
+    }
+    return Math.round(sum * 100) / 100;
+  }
+
   /** A read after a change that succeeded: its failure does not undo the change. */
   async reread<T>(read: () => Promise<T>): Promise<T | undefined> {
     try {

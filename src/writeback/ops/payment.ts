@@ -26,19 +26,22 @@ interface InvoiceSeen {
   deletedAt: string | null;
 }
 
-/** Dollars per invoice already in the outbox and not settled. */
-async function pendingPayments(db: Mirror['db']): Promise<Map<string, number>> {
+/** Payments per invoice already in the outbox and not settled (held ones are not counted). */
+async function pendingPayments(db: Mirror['db']): Promise<Map<string, { ids: number[]; sum: number }>> {
   const rows = await db
     .selectFrom('outbox')
-    .select(['body'])
+    .select(['id', 'body'])
     .where('op', '=', 'payment')
     .where('state', 'in', ['queued', 'sending', 'sent', 'unknown'])
     .execute();
-  const out = new Map<string, number>();
+  const out = new Map<string, { ids: number[]; sum: number }>();
   for (const q of rows) {
     const b = JSON.parse(q.body) as { InvoiceId?: string; amountToPay?: number };
     const id = String(b.InvoiceId);
-    out.set(id, (out.get(id) ?? 0) + (b.amountToPay ?? 0));
+    const seen = out.get(id) ?? { ids: [], sum: 0 };
+    seen.ids.push(q.id);
+    seen.sum += b.amountToPay ?? 0;
+    out.set(id, seen);
   }
   return out;
 }
@@ -86,7 +89,7 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       ? 'the mirror holds no invoices: run ohs sync (with sync.idStart.invoice on a first sync)'
       : `the mirror holds ${n} invoices: check the id, or run ohs sync if the invoice is newer than the last sync`;
   };
-  let pending: Promise<Map<string, number>> | undefined;
+  let pending: ReturnType<typeof pendingPayments> | undefined;
   /** Balance left per invoice: mirror balance, less queued payments, less rows above. */
   const left = new Map<string, number>();
   const ratio = ctx.centsRatio;
@@ -124,7 +127,8 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       if (inv === undefined || inv.deletedAt !== null) return { flags, target, outcome: 'drop' }; // a problem
       if (inv.cancelled) flags.push('invoice cancelled');
       pending ??= pendingPayments(ctx.db);
-      const balance = left.get(invoiceId) ?? inv.balance - ((await pending).get(invoiceId) ?? 0);
+      const queued = (await pending).get(invoiceId);
+      const balance = left.get(invoiceId) ?? inv.balance - (queued?.sum ?? 0);
       const amount = r.body.amountToPay as number;
       const problems: string[] = [];
       if (amount - balance > 0.005) {
@@ -138,7 +142,13 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       }
       left.set(invoiceId, Math.round((balance - amount) * 100) / 100);
       // Checked again against the service's balance when it is sent (`hold` below).
-      const planned = { balance: round2(balance), allowOverpayment: ctx.allowOverpayment };
+      // `counted`: the queued payments the balance left counts on (the rows above are found by
+      // file and plan time): one of them never sent (held, failed, abandoned) adds back.
+      const planned = {
+        balance: round2(balance),
+        allowOverpayment: ctx.allowOverpayment,
+        counted: queued?.ids ?? [],
+      };
       return { flags, target, problems, planned };
     },
   };
@@ -155,7 +165,9 @@ export function holdReason(work: Work): string | undefined {
   const id = String(work.body.InvoiceId);
   const b = work.before ?? {};
   const amount = Number(work.body.amountToPay);
-  const planned = typeof work.planned?.balance === 'number' ? work.planned.balance : null;
+  // The balance the plan counted on, plus the payments it counted that were never sent.
+  const unsent = typeof b.unsent === 'number' ? b.unsent : 0;
+  const planned = typeof work.planned?.balance === 'number' ? round2(work.planned.balance + unsent) : null;
   const then = planned === null ? '' : ` (${money(planned)} when planned)`;
   if (typeof b.unreadable === 'string') return `invoice ${id} cannot be read: ${b.unreadable}`;
   if (b.cancelled === true) return `invoice ${id} was cancelled since${then}`;
@@ -194,7 +206,9 @@ export const payment: OpDeclaration = {
     }
     // An observation: the invoice as the service shows it now, a version in its history.
     await ctx.mirror.store('Invoice', [invoice]);
+    const counted = Array.isArray(work.planned?.counted) ? (work.planned.counted as number[]) : [];
     return {
+      unsent: await ctx.mirror.countedNotSent(work.id, id, counted),
       balance: typeof invoice.balance === 'number' ? invoice.balance : null,
       cancelled: typeof invoice.dropInvoice === 'string' && invoice.dropInvoice !== '',
       invoice,
