@@ -17,7 +17,7 @@ const tableDocs: Record<string, string> = {
   job_run:
     'One row per job run (nightly, sync, reports): trigger, start, end, outcome, error, files written.',
   outbox:
-    'Write-back: one row per planned change (ohs plan), its state (queued, sent, applied, failed, unknown), request, response, re-read check; see ohs outbox.',
+    'Write-back: one row per planned change (ohs plan), its state (queued, sending, applied, failed, unknown, held, abandoned), request, response, re-read check, what the plan checked it against and why it was held; see ohs outbox.',
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
   h_org_policy:
