@@ -1,12 +1,12 @@
 import { RateMeter } from '../api/rate/meter.js';
 import type { ResourceName } from '../schema/index.js';
 import { Actions } from './actions.js';
+import { SharedCpu } from './cpu.js';
 import { makeHostile } from './hostile.js';
 import { badRequest } from './http-error.js';
 import { TokenBucket } from './load.js';
 import { type MutationSummary, Mutator } from './mutate.js';
 import { liveOptionKeys, type SimOptions, simOptionsSchema } from './options.js';
-import { SharedCpu } from './cpu.js';
 import { WorkerQueue } from './queue.js';
 import { Rng } from './rng.js';
 import { isoDate, seedData } from './seed.js';

@@ -43,9 +43,7 @@ describe('alternating latency per connection', () => {
     // together, not one after another.
     s.resetStats();
     const started = Date.now();
-    await Promise.all(
-      Array.from({ length: 8 }, () => call(s, 'POST', pathOf('queryRole'), { pageSize: 1 })),
-    );
+    await Promise.all(Array.from({ length: 8 }, () => call(s, 'POST', pathOf('queryRole'), { pageSize: 1 })));
     expect(Date.now() - started).toBeLessThan(8 * 600);
     expect(s.stats.inFlight.peak).toBeGreaterThanOrEqual(2);
   });
