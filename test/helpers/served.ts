@@ -85,7 +85,7 @@ export function drive(
       limits.push(limit.limit);
     }
     answers++;
-    limit.add('get', next.done - next.sent, 0, flying.length + 1, now);
+    limit.add('get', next.done - next.sent, flying.length + 1, now);
     idle.push(next.connection);
     fill();
   }

@@ -27,8 +27,9 @@
  * - A window in which fewer than APP_LIMITED of the limit were in flight on average (the process
  *   asked for less) proves nothing: a probe in it is undone, startup waits.
  *
- * A latency holds this process's own event-loop delay (ClientLag), taken off first. Pure and
- * clock-free: the transport feeds it answers and reads `limit`.
+ * A latency is taken whole, this process's own delay in noticing the answer included: it is part
+ * of what a request in flight costs (Little's law counts it). Pure and clock-free: the transport
+ * feeds it answers and reads `limit`.
  */
 export const CONCURRENCY = {
   /** Answers per window (and at least WINDOW_MS, and ROUNDS round trips). */
@@ -47,6 +48,8 @@ export const CONCURRENCY = {
   SHARE: 0.4,
   /** Latency this many times the baseline (each kind's, weighted) is inflated: probe down. */
   INFLATED: 1.25,
+  /** Answers of a kind a window needs for its mean to set that kind's baseline (its first window's sets it whatever). */
+  BASE_ANSWERS: 4,
   /** A kind's baseline latency expires after this long, ms. */
   BASE_MS: 2000,
   /** A window with fewer than this share of the limit in flight on average is app-limited. */
@@ -65,6 +68,8 @@ export interface ConcurrencySnapshot {
 interface Kind {
   base: number;
   baseAt: number;
+  /** Set from fewer than BASE_ANSWERS answers: the next window of enough replaces it. */
+  provisional: boolean;
 }
 
 /** Answers counted over a span: per kind, how many and their summed latency. */
@@ -131,12 +136,12 @@ export class ConcurrencyLimit {
   }
 
   /**
-   * A clean answer of `kind` that took `ms` (less `lagMs` of this process's own delay), with
-   * `inFlight` requests in flight when it came. Answers whether the limit changed.
+   * A clean answer of `kind` that took `ms`, with `inFlight` requests in flight when it came.
+   * Answers whether the limit changed.
    */
-  add(kind: string, ms: number, lagMs: number, inFlight: number, now: number): boolean {
+  add(kind: string, ms: number, inFlight: number, now: number): boolean {
     if (now < this.settleUntil) return false;
-    const own = Math.max(0.01, ms - lagMs);
+    const own = Math.max(0.01, ms);
     const w = this.window;
     if (this.windowStart < 0) this.windowStart = now;
     w.n.set(kind, (w.n.get(kind) ?? 0) + 1);
@@ -191,15 +196,18 @@ export class ConcurrencyLimit {
       const mean = (w.own.get(kind) ?? 0) / n;
       const k = this.kinds.get(kind);
       if (k === undefined) {
-        this.kinds.set(kind, { base: mean, baseAt: now });
+        this.kinds.set(kind, { base: mean, baseAt: now, provisional: n < CONCURRENCY.BASE_ANSWERS });
         continue;
       }
       const stale = now - k.baseAt > CONCURRENCY.BASE_MS;
+      // A mean of a few answers is noise (one fast answer would be the baseline for seconds).
+      if (n < CONCURRENCY.BASE_ANSWERS) continue;
       // At the floor no window has fewer in flight: there a stale baseline is renewed as it is.
-      if (mean <= k.base || (stale && (this.phase === 'down' || this.value <= this.min))) {
+      if (k.provisional || mean <= k.base || (stale && (this.phase === 'down' || this.value <= this.min))) {
         k.base = mean;
         k.baseAt = now;
-      } else if (stale && n >= CONCURRENCY.WINDOW / 4) expired = true;
+        k.provisional = false;
+      } else if (stale) expired = true;
     }
     return expired;
   }
