@@ -38,7 +38,7 @@ export const CONCURRENCY = {
   ROUNDS: 2,
   /** Startup ends when `delivered` has not grown by FULL_GROWTH in FULL_WINDOWS windows. */
   FULL_GROWTH: 1.25,
-  FULL_WINDOWS: 2,
+  FULL_WINDOWS: 3,
   /** Windows at the limit between probes. */
   CRUISE_WINDOWS: 2,
   /** A probe's limit, over the limit in force: up, and down. */
@@ -46,6 +46,8 @@ export const CONCURRENCY = {
   DOWN: 0.8,
   /** A probe is kept when it moved `delivered` by at least (up) or at most (down) this share of the change in flight. */
   SHARE: 0.4,
+  /** A probe down is kept only when latency fell by at least this share of the cut in flight. */
+  FALL: 0.6,
   /** Latency this many times the baseline (each kind's, weighted) is inflated: probe down. */
   INFLATED: 1.25,
   /** Answers of a kind a window needs for its mean to set that kind's baseline (its first window's sets it whatever). */
@@ -256,7 +258,8 @@ export class ConcurrencyLimit {
     if (this.phase === 'up') kept = change > 0.05 && gain >= CONCURRENCY.SHARE * change;
     else {
       const faster = this.inflation(ref) / Math.max(1e-9, this.inflation(w)) - 1;
-      kept = change < -0.05 && gain >= CONCURRENCY.SHARE * change && faster >= -CONCURRENCY.SHARE * change;
+      // Latency must fall by more than half the cut (a queue drained), not by noise.
+      kept = change < -0.05 && gain >= CONCURRENCY.SHARE * change && faster >= -CONCURRENCY.FALL * change;
     }
     if (this.appLimited(w, this.value)) kept = false;
     const up = this.phase === 'up';
