@@ -11,6 +11,7 @@ import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
 import { queueCases } from './rate-queue.js';
+import { sweepCases } from './rate-sweep.js';
 import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
 
 /**
@@ -32,7 +33,9 @@ import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
  * runs only the cases named (nolimit: both latencies, latency: only the 20 ms one; latency200: 150 req/s behind 200 ms of
  * latency; faults: 40 req/s with and without 10% faults; writeback: ohs apply of 200 payments
  * with and without 10% faults at 40 req/s); queue, queue150, queue20: the same against a sandbox
- * that queues like a server (bench/rate-queue.ts).
+ * that queues like a server (bench/rate-queue.ts); sweep (or sweep-timer, sweep-fifo,
+ * sweep-alternating, sweep-cpu, sweep-150, sweep-20): the adaptive concurrency against the best
+ * fixed one, per server model (bench/rate-sweep.ts).
  */
 export const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -576,6 +579,7 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
     if (run('writeback')) lines.push(await writebackWithFaults(0.3 * scale, dir, 40));
     lines.push(...(await queueCases(scale, dir, run)));
+    lines.push(...(await sweepCases(scale, dir, only)));
     return lines.join('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });

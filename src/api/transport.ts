@@ -6,7 +6,6 @@ import { lazyRequire } from '../util/lazy-require.js';
 import { RequestDeadline } from './deadline.js';
 import { ApiMetrics } from './metrics.js';
 import {
-  ClientLag,
   type Clock,
   ConcurrencyLimit,
   type RateBudgetStore,
@@ -128,7 +127,6 @@ export class Transport {
       queue: this.queue,
       circuit,
       clock,
-      lag: (now) => ClientLag.get().ms(now),
     });
     this.send = retryLayer(metricsLayer(rated, this.metrics, o.logger), {
       ...o,

@@ -81,10 +81,13 @@ function flagOf(key: string, field: z.ZodType): Option {
       break;
     case 'array': {
       const element = (t as z.ZodArray<z.ZodType>).element;
+      const items = (raw: string) => raw.split(',').map((s) => s.trim());
       const split =
         element.def.type === 'enum'
           ? listArg((element as z.ZodEnum).options.map(String))
-          : (raw: string) => raw.split(',').map((s) => s.trim());
+          : element.def.type === 'number'
+            ? (raw: string) => items(raw).map(Number)
+            : items;
       option = new Option(`--${name} <list>`, description).argParser(checkedBy(t, split));
       break;
     }

@@ -246,6 +246,21 @@ export const simOptionsSchema = z
       .describe(
         'Time a request holds its worker, ms, for an answer of up to 100 records; a bigger page holds it proportionally longer (250 records: 2.5x). Unlike latencyMs (network time) it queues behind --workers (0: none).',
       ),
+    latencyCycleMs: z
+      .array(z.number().int().min(0).max(60_000))
+      .default([])
+      .describe(
+        "Latency of each answer on a connection in turn, ms, cycling (e.g. 3,44,8,47: a server writing an answer's head and body apart, met by delayed acknowledgements), added to latencyMs; no queue (empty: off).",
+      ),
+    cpuMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'CPU time a request takes, ms, for an answer of up to 100 records (a bigger page proportionally more), every request in progress sharing --cpus cores: a big page slows the small ones beside it, and latency grows with the work in progress (0: none).',
+      ),
+    cpus: z.number().int().min(1).default(1).describe('Cores the requests in progress share (--cpu-ms).'),
 
     mutateEveryMs: z
       .number()
@@ -330,6 +345,9 @@ export const liveOptionKeys = [
   'latencyJitterMs',
   'workers',
   'serviceMs',
+  'latencyCycleMs',
+  'cpuMs',
+  'cpus',
   'trickleMs',
   'trickleBytes',
   'missingOps',

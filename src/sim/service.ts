@@ -8,7 +8,7 @@ import { serviceTime } from './queue.js';
 import { readBody, send, sendError, trickle, truncate } from './respond.js';
 import { execute, isWrite, type Route, recordsIn, routeFor } from './routes/index.js';
 import type { SimState } from './state.js';
-import { bump } from './stats.js';
+import { bump, countInFlight } from './stats.js';
 
 /** One service request on its way through the sandbox: what it is and what became of it. */
 interface Exchange {
@@ -57,6 +57,7 @@ export async function serveOperation(
     seq: 0,
     rateHeaders: {},
   };
+  countInFlight(state.stats.inFlight, 1);
   try {
     const admitted = await admit(state, ex);
     await stall(state, ex, admitted);
@@ -67,6 +68,7 @@ export async function serveOperation(
     ex.status = e.status;
     sendError(res, state.options, e);
   } finally {
+    countInFlight(state.stats.inFlight, -1);
     settle(state, ex);
   }
 }
@@ -122,8 +124,20 @@ async function stall(state: SimState, ex: Exchange, { route, raw, recentRate }: 
   const delay =
     options.latencyMs +
     (options.latencyJitterMs > 0 ? state.faultRng.int(0, options.latencyJitterMs) : 0) +
+    cycleLatency(options.latencyCycleMs, ex.req) +
     loadLatency(options, recentRate);
   if (delay > 0) await sleep(delay);
+}
+
+/** Answers so far on each connection (`latencyCycleMs`). */
+const turns = new WeakMap<object, number>();
+
+/** This answer's turn of `cycle` on its connection: fast and slow in turn per connection, as delayed acknowledgements make them. */
+function cycleLatency(cycle: number[], req: IncomingMessage): number {
+  if (cycle.length === 0) return 0;
+  const turn = turns.get(req.socket) ?? 0;
+  turns.set(req.socket, turn + 1);
+  return cycle[turn % cycle.length] ?? 0;
 }
 
 /**
@@ -189,7 +203,7 @@ function lateWrite(state: SimState, ex: Exchange, route: Route, input: unknown):
   throw new SimHttpError(504, 'GATEWAY_TIMEOUT', 'gateway timeout (injected late write)');
 }
 
-/** The work: body checks, write faults, the operation behind the server queue, then the answer. */
+/** The work: body checks, write faults, the operation behind the server queue and on the shared CPU, then the answer. */
 async function perform(state: SimState, ex: Exchange, { route, raw, writes }: Admitted): Promise<void> {
   const { options } = state;
   const input = parseJsonBody(raw, ex.req, route.op.method !== 'GET');
@@ -201,13 +215,17 @@ async function perform(state: SimState, ex: Exchange, { route, raw, writes }: Ad
   // The server's work: a worker is held (after waiting for one) for the answer's service time.
   const worker = await state.queue.acquire();
   let answer: [number, unknown];
+  let records = 0;
   try {
     answer = execute(state, route, ex.path, ex.url, input);
-    const service = serviceTime(options.serviceMs, recordsIn(route, answer[1], options.envelopeKey));
+    records = recordsIn(route, answer[1], options.envelopeKey);
+    const service = serviceTime(options.serviceMs, records);
     if (service > 0) await sleep(service);
   } finally {
     worker.release();
   }
+  // The CPU, shared with every request in progress (no line: all of them run, slower).
+  await state.cpu.run(serviceTime(options.cpuMs, records));
   const [status, body] = answer;
   ex.status = status;
   if (writes) bump(state.stats.writesApplied, route.name);

@@ -1,6 +1,7 @@
 import { RateMeter } from '../api/rate/meter.js';
 import type { ResourceName } from '../schema/index.js';
 import { Actions } from './actions.js';
+import { SharedCpu } from './cpu.js';
 import { makeHostile } from './hostile.js';
 import { badRequest } from './http-error.js';
 import { TokenBucket } from './load.js';
@@ -62,6 +63,8 @@ export class SimState {
   /** Service requests per second, recently (`loadKnee`). */
   readonly load = new RateMeter();
   readonly queue: WorkerQueue;
+  /** The cores every request in progress shares (`cpuMs`, `cpus`). */
+  readonly cpu = new SharedCpu(() => this.options.cpus);
   /** With `recordRequests`: the service requests received, to replay them (bench/rate.ts). */
   recorded: RecordedRequest[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -124,7 +127,11 @@ export class SimState {
   }
 
   resetStats(): SimStats {
+    // Requests still in progress stay counted: they end after the reset.
+    const now = this.stats.inFlight.now;
     this.stats = freshStats();
+    this.stats.inFlight.now = now;
+    this.stats.inFlight.at = Date.now();
     return this.stats;
   }
 
@@ -133,6 +140,7 @@ export class SimState {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     this.queue.drain();
+    this.cpu.drain();
   }
 
   /** Live mutation every `mutateEveryMs`, rescheduled whenever the switches change. */

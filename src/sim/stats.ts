@@ -20,6 +20,8 @@ export interface SimStats {
   mutations: number;
   /** The server queue (`workers`, `serviceMs`): peak depth, busy and waiting time. */
   queue: QueueStats;
+  /** Service requests in progress at once: the most, and the time-weighted mean while any were. */
+  inFlight: InFlightStats;
   /** The last (up to 10) exceptions the sandbox itself threw while answering (its own 500s). */
   internalErrors: string[];
 }
@@ -31,6 +33,31 @@ export interface RequestInfo {
   status: number;
   ms: number;
   fault?: FaultKind;
+}
+
+/** Requests in progress, counted as each starts and ends. */
+export interface InFlightStats {
+  now: number;
+  peak: number;
+  /** Requests times ms, and the ms with at least one in progress: their ratio is the mean. */
+  requestMs: number;
+  busyMs: number;
+  mean: number;
+  /** When `now` last changed (epoch ms). */
+  at: number;
+}
+
+/** One request more (+1) or fewer (-1) in progress. */
+export function countInFlight(s: InFlightStats, delta: 1 | -1): void {
+  const now = Date.now();
+  if (s.now > 0) {
+    s.requestMs += s.now * (now - s.at);
+    s.busyMs += now - s.at;
+  }
+  s.at = now;
+  s.now += delta;
+  s.peak = Math.max(s.peak, s.now);
+  s.mean = s.busyMs > 0 ? Math.round((s.requestMs / s.busyMs) * 10) / 10 : 0;
 }
 
 export function freshStats(): SimStats {
@@ -47,6 +74,7 @@ export function freshStats(): SimStats {
     writesApplied: {},
     mutations: 0,
     queue: freshQueueStats(),
+    inFlight: { now: 0, peak: 0, requestMs: 0, busyMs: 0, mean: 0, at: 0 },
     internalErrors: [],
   };
 }

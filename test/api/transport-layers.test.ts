@@ -68,7 +68,6 @@ function stack(script: Step[], options: { maxRetries?: number; maxRateLimitRetri
     queue,
     circuit,
     clock,
-    lag: () => 0,
   });
   const sendNow = retryLayer(metricsLayer(rated, metrics, undefined), {
     maxRetries: options.maxRetries ?? apiDefaults.maxRetries,
@@ -375,7 +374,7 @@ describe('the rate layer', () => {
       clock,
     });
     const queue = new PQueue({ concurrency: inFlight.limit });
-    return { circuit, inFlight, limiter, queue, clock, lag: () => 0 };
+    return { circuit, inFlight, limiter, queue, clock };
   };
   const call = (): Call => ({ req: get, payload: undefined, attempt: 1, sentAt: 0 });
   const through = (p: ReturnType<typeof parts>, step: Step, sent: Call[] = []) =>
@@ -465,7 +464,7 @@ describe('one signal, one controller (the rate layer against a queueing server, 
     });
     const send = rateLayer(
       classifyLayer(async () => answer({ ms: await server.serve() }), circuit),
-      { limiter, inFlight, queue, circuit, clock, lag: () => 0 },
+      { limiter, inFlight, queue, circuit, clock },
     );
     let next = 0;
     const limits: number[] = [];

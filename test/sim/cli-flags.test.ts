@@ -37,6 +37,7 @@ const chosen: Record<string, unknown> = {
   anchorDate: '2026-01-15',
   scale: 0.01,
   mutateEveryMs: 600_000,
+  latencyCycleMs: [3, 44],
 };
 
 function otherValue(key: string, field: z.ZodType): unknown {

@@ -71,7 +71,7 @@ const BURST_503 = { MIN: 5, WINDOW: 12 } as const;
  *
  * Only evidence of throttling cuts the rate: a 429, a throttling answer, a burst of 503s; and
  * RateLimit headers set it (a spent quota holds the client until its reset). Latency never
- * does: how many requests are in flight follows latency (concurrency.ts), and that alone.
+ * does: how many requests are in flight follows the answers a second they bring (concurrency.ts).
  */
 export class RateControl {
   private readonly controller: CubicRate;

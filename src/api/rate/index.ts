@@ -4,7 +4,6 @@ export * from './concurrency.js';
 export * from './control.js';
 export * from './cubic.js';
 export * from './headers.js';
-export * from './lag.js';
 export * from './limiter.js';
 export * from './meter.js';
 export * from './shared.js';

@@ -36,8 +36,8 @@ const rounded = (n: number): number | null => (Number.isFinite(n) && n > 0 ? Mat
  * The client's rate: the RateControl state machine (control.ts) on a clock, and, with a shared
  * budget, its tokens leased in batches from the schedule every process on the mirror shares
  * (shared.ts). The transport calls `acquire()` before each request and `observe()` after it;
- * how many requests are in flight is the transport's concurrency limit's, which follows latency
- * (concurrency.ts), per process; the rate is shared, and only throttles move it.
+ * how many requests are in flight is the transport's concurrency limit's, which follows the
+ * answers a second they bring (concurrency.ts), per process; the rate is shared, and only throttles move it.
  */
 export class RateLimiter {
   readonly key: string;

@@ -6,15 +6,13 @@ import { type Answer, type Dispatch, type Outcome, requestKind } from './types.j
 export interface RateLayerOptions {
   /** The rate: only throttles (429s, throttling answers, a burst of 503s, RateLimit headers) move it. */
   limiter: RateLimiter;
-  /** Requests in flight, following latency (per process; the rate is shared). */
+  /** Requests in flight, following the answers a second they bring (per process; the rate is shared). */
   inFlight: ConcurrencyLimit;
   /** The slots: its concurrency follows `inFlight`'s limit. */
   queue: PQueue;
   circuit: Circuit;
   /** The limiter's clock: when an attempt left, and the concurrency limit's windows. */
   clock: Clock;
-  /** This process's own delay in noticing an answer at `now`, ms (taken off each latency). */
-  lag: (now: number) => number;
 }
 
 /**
@@ -22,8 +20,8 @@ export interface RateLayerOptions {
  * limiter (rate), and leaves only if the client has not stopped meanwhile. Each answer's head is
  * shown to the limiter (throttles, Retry-After, RateLimit headers) and a clean one's latency to
  * the concurrency limit, before a streamed body is poured (still in the slot); each fault's error
- * code to the limiter, after. One signal, one controller: latency sets how many are in flight,
- * throttling the rate.
+ * code to the limiter, after. One signal, one controller: the answers a second that more in
+ * flight brings set how many are in flight, throttling the rate.
  */
 export function rateLayer(inner: Dispatch<Outcome>, o: RateLayerOptions): Dispatch<Outcome> {
   const observe = (kind: string, a: Answer, sentAt: number) => {
@@ -36,7 +34,7 @@ export function rateLayer(inner: Dispatch<Outcome>, o: RateLayerOptions): Dispat
     });
     if (seen.signal !== 'clean') return;
     const now = o.clock.now();
-    if (o.inFlight.add(kind, a.ms, o.lag(now), o.queue.pending, now)) o.queue.concurrency = o.inFlight.limit;
+    if (o.inFlight.add(kind, a.ms, o.queue.pending, now)) o.queue.concurrency = o.inFlight.limit;
   };
   return async (call) => {
     const kind = requestKind(call.req);
