@@ -128,9 +128,16 @@ async function createWhole(file: string, driver: ReturnType<typeof sqliteDriver>
     const db = sqliteKysely(sqlite, { active: false });
     try {
       await migrate(db);
+      // Folded into the file now (no reader here to wait for), where an error is seen (a full
+      // disk: SQLITE_FULL), not by the close, which would leave it in the -wal file.
+      const [done] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (done?.busy !== 0)
+        throw new MirrorOpenError(`cannot create ${file}: its first checkpoint did not complete`);
     } finally {
-      await db.destroy(); // closes the handle: the WAL folded into the file, -wal and -shm removed
+      await db.destroy(); // closes the handle: -wal and -shm removed
     }
+    if (existsSync(`${temp}-wal`) && lstatSync(`${temp}-wal`).size > 0)
+      throw new MirrorOpenError(`cannot create ${file}: its write-ahead log was not folded into it`);
     try {
       linkSync(temp, file);
     } catch (err) {
