@@ -60,6 +60,8 @@ describe('probing for new ids ends on evidence', () => {
         const r = await sync(hostile.url, 'invoice');
         const seconds = (Date.now() - started) / 1000;
         hostile.use(undefined);
+        if (process.env.OHS_TEST_FIGURES !== undefined)
+          console.info(JSON.stringify({ engine, case: _, seconds, madeUp: behaviour.made() }));
         expect(r.code, r.stderr).toBe(0);
         // Before: probing went on to sync.probeMaxIds (1,000,000 ids), for hours.
         expect(seconds).toBeLessThan(120);
