@@ -1,8 +1,9 @@
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../api/index.js';
-import type { MirrorWriter, ResourceTableName, SeenState } from '../mirror/index.js';
+import type { MirrorWriter, ResourceTableName } from '../mirror/index.js';
 import { displayBaseUrl, seenState, tableOf } from '../mirror/index.js';
 import { crashPoint } from './crash.js';
-import { type IdLayout, idLayout } from './id-layout.js';
+import { idLayout } from './id-layout.js';
+import { probeUpward } from './id-probe.js';
+import { type FailureBudget, failureBudget, fetchOne, writeBatch } from './id-read.js';
 import { ID_PAGE, readWindow, settleBoth } from './id-window.js';
 import {
   finishPass,
@@ -15,7 +16,6 @@ import {
 } from './passes.js';
 import { type IdStreamDecl, InterruptedError, type StreamContext } from './types.js';
 
-type IR = IdStreamDecl['resource'];
 /** Moves the rotating re-read cursor, in the transaction that starts the pass. */
 type Advance = (w: MirrorWriter) => Promise<void>;
 
@@ -24,7 +24,8 @@ const byId = (a: string, b: string) => Number(a) - Number(b) || (a < b ? -1 : a 
 /**
  * Id streams (Invoice, Staff, Applicant have no list operation): ids come from the mirror (known
  * rows and ids other tables refer to), from files, and from probing upward past the highest
- * known id until `probeWindow` consecutive 404s (within a guard: see probeUpward).
+ * known id until `probeWindow` consecutive 404s, or until an answer shows the service answers ids
+ * it does not hold, within a reach (id-probe.ts).
  * - full: every known row is re-read; ranges the mirror knows empty are not asked (the id
  *   layout, gaps and stride, is learnt from what is mirrored).
  * - incremental: rows that can still change (unpaid invoices), ids a run failed to read, and a
@@ -306,8 +307,6 @@ async function witness(
 /** Known ids asked, at most, for a witness that the route answers. */
 const WITNESSES = 3;
 
-type Fetched = Awaited<ReturnType<typeof fetchOne>>;
-
 /**
  * Reads the ids through a sliding window: as many in flight as the client may have (its adaptive
  * concurrency, 16 at least), a new one asked as soon as one answers, never waiting for the slowest
@@ -327,71 +326,6 @@ async function readBatches(
     (id) => fetchOne(decl, ctx, id, failures),
     (page) => writeBatch(decl, ctx, page),
   );
-}
-
-/** Notes each outcome of a page of ids with the records staged. */
-async function writeBatch(
-  decl: IdStreamDecl,
-  ctx: StreamContext,
-  page: [string, Fetched][],
-  /** How a 404 is noted: a known id's (`missing`), or a probe's (`hole`). */
-  notFound: SeenState = seenState.missing,
-): Promise<void> {
-  const found: Record<string, unknown>[] = [];
-  const missing: string[] = [];
-  const failed: string[] = [];
-  for (const [id, r] of page) {
-    if (r === undefined) missing.push(id);
-    else if (r === 'failed') failed.push(id);
-    else found.push(r);
-  }
-  await stagePage(ctx, decl.name, decl.resource, found, {
-    also: async (w) => {
-      await w.markSeen(decl.name, missing, notFound);
-      await w.markSeen(decl.name, failed, seenState.failed);
-    },
-  });
-  ctx.progress.add(page.length);
-}
-
-interface FailureBudget {
-  left: number;
-  errors: Map<string, string>;
-}
-
-/**
- * How many ids a pass may fail to read before the stream fails: one unlucky record must not stop
- * 3,000, but a service failing everything must not be asked 3,000 times 7 times over.
- */
-const failureBudget = (n: number): FailureBudget => ({
-  left: Math.max(10, Math.ceil(n * 0.05)),
-  errors: new Map(),
-});
-
-/** The record, undefined on 404, 'failed' when it could not be read after the client's retries. */
-async function fetchOne(
-  decl: IdStreamDecl,
-  ctx: StreamContext,
-  id: string,
-  failures: FailureBudget,
-): Promise<Record<string, unknown> | undefined | 'failed'> {
-  try {
-    const key = decl.resource === 'Invoice' ? id : Number(id);
-    const record = await ctx.client.get(decl.resource as IR, key, 'all');
-    ctx.evidence.live.add(decl.resource);
-    return record;
-  } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    // Credentials do not heal by the next id: those fail the stream at once.
-    if (err instanceof UnauthorizedError || err instanceof ForbiddenError) throw err;
-    if (--failures.left < 0) throw err;
-    failures.errors.set(id, err instanceof Error ? err.message : String(err));
-    ctx.logger.warn(
-      { id, error: err instanceof Error ? err.message : String(err) },
-      'could not read a record; asked again next run',
-    );
-    return 'failed';
-  }
 }
 
 /** Keeps the ids this pass could not read for the next run; forgets those it read. */
@@ -485,89 +419,6 @@ async function rotation(
   // Moved in the transaction that starts the pass, so a crash before it loses no share.
   const advance: Advance = (w) => w.setRereadCursor(decl.name, last, wrapped ? nowIso() : null);
   return { ids, advance };
-}
-
-/**
- * Probes ids above the highest known one (on the learnt stride) until `probeWindow` consecutive
- * 404s. The service gives new ids above the highest it has held, so a 404 can only turn into a
- * record if the id was asked before the service got there: with ids asked at once, or one after
- * another, a record created just after its 404 is followed by higher ones that are found, and
- * probing goes on above it. So once probing ends, the 404s it left below the highest id found
- * (within the window) are asked again. Those 404s are noted in the pass (as holes), so a run
- * killed before asking them again leaves them to the run that resumes the pass, which asks them
- * again with its own.
- * Probing goes on as long as it keeps finding records: only `probeWindow` consecutive 404s end
- * it. The one other stop is `sync.probeMaxIds` ids asked above the highest known id in one run,
- * the guard against a service answering 200 for every id: the stream is then recorded incomplete
- * (with what is missing and what to do), and the next run goes on from the highest id found.
- */
-async function probeUpward(
-  decl: IdStreamDecl,
-  ctx: StreamContext,
-  table: ResourceTableName,
-  failures: FailureBudget,
-  known?: IdLayout,
-): Promise<void> {
-  const layout = known ?? (await idLayout(ctx, table));
-  const start = Number(ctx.options.idStart[decl.name]);
-  const window = ctx.options.probeWindow;
-  const step = layout.stride;
-  // Records this pass found are staged, not yet in the table: a resumed pass probes above them
-  // instead of asking them again.
-  let staged: number | undefined;
-  for (const id of await ctx.mirror.seenIds(decl.name, seenState.seen)) {
-    const n = Number(id);
-    if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
-  }
-  let top = Math.max(layout.top ?? start - step, staged ?? Number.NEGATIVE_INFINITY);
-  const bound = top + ctx.options.probeMaxIds * step;
-  /** Ids within the probe window below `highest`: where a 404 may have become a record since. */
-  const belowWithin = (highest: number) => (id: number) => id < highest && id > highest - window * step;
-  // The 404s a killed run's probing left below what it found (noted as holes): a record may have
-  // been created there after its 404, and probing goes on above them, so they are asked again
-  // now or never.
-  const carried = (await ctx.mirror.seenIds(decl.name, seenState.hole)).map(Number).filter(belowWithin(top));
-  const holes: number[] = [];
-  // Every id up to `window` steps above the highest found is asked, through the sliding window: the
-  // ids asked are those of probing batch by batch (a run finding nothing asks `window` ids), but
-  // none waits for the slowest of a batch. Written in the order asked, as batches were: a resumed
-  // pass probes on above the highest id written, so every id below it must be written too.
-  let next = top + step;
-  let bounded = false;
-  const source = (): string | undefined => {
-    if (bounded || next > top + window * step) return undefined;
-    if (next > bound) {
-      const missing = `ids above ${bound} not asked: probing stopped after sync.probeMaxIds (${ctx.options.probeMaxIds}) ids, still finding records`;
-      ctx.logger.warn({ bound, found: top }, `${missing}; run ohs sync again to go on from there`);
-      ctx.stats.probeBounded = true;
-      ctx.stats.incomplete = `${missing}: run ohs sync again to go on from there, or raise sync.probeMaxIds`;
-      bounded = true;
-      return undefined;
-    }
-    const id = next;
-    next += step;
-    return String(id);
-  };
-  const probe = async (id: string): Promise<Fetched> => {
-    const r = await fetchOne(decl, ctx, id, failures);
-    if (typeof r === 'object') top = Math.max(top, Number(id));
-    else holes.push(Number(id));
-    return r;
-  };
-  await readWindow(ctx, source, probe, (page) => writeBatch(decl, ctx, page, seenState.hole), true);
-  const again = [...new Set([...carried, ...holes.filter(belowWithin(top))])]
-    .sort((a, b) => a - b)
-    .map(String);
-  await readWindow(
-    ctx,
-    again,
-    (id) => fetchOne(decl, ctx, id, failures),
-    async (page) => {
-      const found = page.map(([, r]) => r).filter((r): r is Record<string, unknown> => typeof r === 'object');
-      await stagePage(ctx, decl.name, decl.resource, found);
-      ctx.progress.add(page.length);
-    },
-  );
 }
 
 export { type IdLayout, idLayout } from './id-layout.js';

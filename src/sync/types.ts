@@ -85,8 +85,13 @@ export interface StreamStats {
   records: number;
   /** Ids the stream could not read this run (asked again next run). */
   failedIds: number;
-  /** Probing upward stopped at `sync.probeMaxIds` rather than at `probeWindow` 404s. */
+  /** Probing upward stopped at its reach (id-probe.ts probeReach) rather than at `probeWindow` 404s. */
   probeBounded: boolean;
+  /**
+   * Probing upward stopped on evidence that the service answers ids it does not hold (an answer
+   * failing the record checks): which id answered what.
+   */
+  probeEvidence?: string;
   /**
    * What this run left unread when a stream stopped at a bound (and what to do): the stream is
    * recorded `incomplete` in sync_stream_run, its error column holding this text.

@@ -200,3 +200,27 @@ export function rewriteText(
     return true;
   };
 }
+
+/**
+ * A service answering 200 for every id: the sandbox's answer where it holds the record, and where
+ * it answers 404, a 200 with `answer(id)` instead (a bare `{id}`, another id's record, or a
+ * made-up one). `made()` counts those answers.
+ */
+export function anyId(
+  match: (r: HostileRequest) => boolean,
+  answer: (id: string) => unknown,
+): Behaviour & { made(): number } {
+  let made = 0;
+  const behaviour: Behaviour = async (req, res) => {
+    if (!match(req)) return false;
+    const up = await req.upstream();
+    if (up.status !== 404) {
+      res.writeHead(up.status, { 'content-type': up.contentType || 'application/json' }).end(up.text);
+      return true;
+    }
+    made++;
+    json(res, 200, answer(/\/([^/?]+)(\?|$)/.exec(req.path)?.[1] ?? ''));
+    return true;
+  };
+  return Object.assign(behaviour, { made: () => made });
+}

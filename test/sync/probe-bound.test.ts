@@ -11,10 +11,12 @@ import { engines, withTargets } from '../helpers/engines.js';
 import { one, silentLogger } from '../helpers/mirror.js';
 
 /**
- * A hostile service answering 200 with a record for every staff id. Probing upward goes on while
- * it finds records; the guard `sync.probeMaxIds` (500 here) stops it, says so, records the stream
- * incomplete, and the table grows by at most that per run instead of without end. It answers the
- * role query of the run's service check as the service does, and 404 to anything else.
+ * A hostile service answering 200 with a made-up record for every staff id, one that passes
+ * every record check (its own id, fields). Probing upward goes on while it finds records; its
+ * reach stops it (src/sync/id-probe.ts probeReach: as many ids as the stream holds records, at
+ * least `sync.probeMinIds`, at most `sync.probeMaxIds`), says so, records the stream incomplete,
+ * and the table grows by at most that per run instead of without end. It answers the role query
+ * of the run's service check as the service does, and 404 to anything else.
  */
 describe('probing upward against a service answering 200 for every id', () => {
   let server: Server;
@@ -46,7 +48,10 @@ describe('probing upward against a service answering 200 for every id', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  async function run(file: string) {
+  async function run(
+    file: string,
+    probe: { probeMinIds?: number; probeMaxIds?: number } = { probeMaxIds: 500 },
+  ) {
     const client = new OhsClient(
       clientOptions({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 }),
     );
@@ -57,7 +62,7 @@ describe('probing upward against a service answering 200 for every id', () => {
         streams: ['staff'],
         idStart: { ...defaults.sync.idStart, staff: 1 },
         probeWindow: 5,
-        probeMaxIds: 500,
+        ...probe,
         progress: false,
       });
       const rows = (await one(mirror, sql`SELECT count(*) AS n, max(id) AS top FROM staff`)) as {
@@ -92,6 +97,22 @@ describe('probing upward against a service answering 200 for every id', () => {
       expect(second.report.streams[0]!.stats.probeBounded).toBe(true);
       // At most 500 more above 500.
       expect(second.rows.top).toBe(1000);
+    });
+
+    it('reaches as far as the stream holds records, at least sync.probeMinIds', async () => {
+      const file = await target();
+      const tops: number[] = [];
+      for (let k = 0; k < 3; k++) {
+        const r = await run(file, { probeMinIds: 100 });
+        expect(r.report.outcome, String(r.report.error)).toBe('ok');
+        expect(r.report.streams[0]!.stats.probeBounded).toBe(true);
+        expect(r.report.streams[0]!.incomplete).toMatch(
+          /^ids above \d+ not asked: probing stopped after \d+ ids above the highest known id, still finding records/,
+        );
+        tops.push(r.rows.top);
+      }
+      // Nothing held: 100 (the floor); 100 held: 100 more; 200 held: 200 more.
+      expect(tops).toEqual([100, 200, 400]);
     });
   });
 });

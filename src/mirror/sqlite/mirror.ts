@@ -161,7 +161,14 @@ export class SqliteMirror implements Mirror {
     return acquireSqliteLock(this.exclusive, this.location, name);
   }
 
+  /**
+   * Closes the handle. The last connection to close a WAL mirror checkpoints and removes the WAL
+   * holding the file's exclusive lock, which a reader opening then meets (`database is locked`,
+   * in prepare): a PASSIVE checkpoint first (it never waits for nor locks out a reader) leaves
+   * that close nothing to copy, so the lock lasts as long as removing the WAL file.
+   */
   async close(): Promise<void> {
+    if (!this.readonly) await this.maintain().catch(() => undefined);
     await this.db.destroy(); // closes the better-sqlite3 handle too
   }
 }

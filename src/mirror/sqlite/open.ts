@@ -5,11 +5,14 @@ import {
   existsSync,
   fchmodSync,
   fstatSync,
+  linkSync,
   lstatSync,
   openSync,
   readSync,
+  renameSync,
+  rmSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { migrate, pendingMigrations, schemaWork } from '../migrations/index.js';
 import { MirrorOpenError, type MirrorOptions, noMirror } from '../store.js';
@@ -61,8 +64,10 @@ async function openReadWrite(
   options: MirrorOptions,
   driver: ReturnType<typeof sqliteDriver>,
 ): Promise<SqliteMirror> {
-  if (!options.readonly) claimFile(file);
-  else if (!existsSync(file)) {
+  if (!options.readonly) {
+    if (!existsSync(file)) await createWhole(file, driver);
+    claimFile(file);
+  } else if (!existsSync(file)) {
     throw noMirror(file);
   }
   let sqlite: SqliteDatabase;
@@ -100,6 +105,55 @@ async function openReadWrite(
     token,
     options.history !== false,
   );
+}
+
+/**
+ * A new mirror is made whole under a private name beside its path (created exclusively, 0600),
+ * switched to WAL and migrated there, closed, and only then given its name (a hard link, which
+ * fails rather than replace a mirror another process made meanwhile). A BI reader polling the
+ * path thus finds no file or a whole mirror in WAL mode: never the empty file in rollback mode
+ * whose switch to WAL and first migrations held the write lock readers met (`database is
+ * locked`, in prepare, 14 to 86 refusals in the first seconds of a first sync).
+ */
+async function createWhole(file: string, driver: ReturnType<typeof sqliteDriver>): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.new-${process.pid}-${Date.now().toString(36)}`);
+  const parts = [temp, `${temp}-wal`, `${temp}-shm`, `${temp}-journal`];
+  refuseLinks(temp);
+  claimFile(temp);
+  try {
+    let sqlite: SqliteDatabase;
+    try {
+      sqlite = new driver.Database(temp, { fileMustExist: true });
+      sqlite.pragma('journal_mode = WAL');
+    } catch (err) {
+      throw new MirrorOpenError(`cannot create ${file} as SQLite: ${(err as Error).message}`, err);
+    }
+    const db = sqliteKysely(sqlite, { active: false });
+    try {
+      await migrate(db);
+      // Folded into the file now (no reader here to wait for), where an error is seen (a full
+      // disk: SQLITE_FULL), not by the close, which would leave it in the -wal file.
+      const [done] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (done?.busy !== 0)
+        throw new MirrorOpenError(`cannot create ${file}: its first checkpoint did not complete`);
+    } finally {
+      await db.destroy(); // closes the handle: -wal and -shm removed
+    }
+    if (existsSync(`${temp}-wal`) && lstatSync(`${temp}-wal`).size > 0)
+      throw new MirrorOpenError(`cannot create ${file}: its write-ahead log was not folded into it`);
+    try {
+      linkSync(temp, file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Made by another process meanwhile: that one is opened. A filesystem without hard links:
+      // renamed into place instead, when the name is still free.
+      if (code === 'EEXIST') return;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw cannotCreate(file, err);
+      if (!existsSync(file)) renameSync(temp, file);
+    }
+  } finally {
+    for (const f of parts) rmSync(f, { force: true });
+  }
 }
 
 /** True when this process may write the file and create its -wal and -shm files beside it. */

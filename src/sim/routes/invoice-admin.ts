@@ -9,9 +9,9 @@ import type { SimRecord, SimTables } from '../store.js';
  * - `{"action": "restore", "id"}`: `dropInvoice` cleared;
  * - `{"action": "balance", "id", "balance"}`: the balance set as given, `null` included (paid or
  *   changed through another channel; a balance the service does not show);
- * - `{"action": "create", "OrgId", "amount", "date"}`: a new invoice above the highest id, copying
- *   an invoice of the org.
- * Answers the invoice after the change.
+ * - `{"action": "create", "OrgId", "amount", "date", "count"}`: `count` (default 1) new invoices
+ *   on consecutive ids above the highest, copying an invoice of the org.
+ * Answers the invoice after the change (the last one created).
  */
 export function invoiceAdmin(t: SimTables, body: unknown): SimRecord {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -23,16 +23,16 @@ export function invoiceAdmin(t: SimTables, body: unknown): SimRecord {
     const template = t.Invoice.all().find((i) => i.OrgId === b.OrgId);
     if (template === undefined) throw notFound(`no invoice of org ${String(b.OrgId)} to copy`);
     const date = typeof b.date === 'string' ? b.date : String(template.date);
-    const id = String(Number(t.Invoice.maxId() ?? template.id) + 1);
-    t.Invoice.insert({
-      ...template,
-      id,
-      balance: cents(b.amount) / 100,
-      date,
-      dateDue: date,
-      lateFee: null,
-      dropInvoice: null,
-    });
+    const count = b.count ?? 1;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 100_000)
+      throw badRequest('count: a whole number from 1 to 100000');
+    const balance = cents(b.amount) / 100;
+    // `count` new invoices on consecutive ids above the highest (a busy day's invoicing run).
+    let id = '';
+    for (let k = 0; k < count; k++) {
+      id = String(Number(t.Invoice.maxId() ?? template.id) + 1);
+      t.Invoice.insert({ ...template, id, balance, date, dateDue: date, lateFee: null, dropInvoice: null });
+    }
     return t.Invoice.get(id) as SimRecord;
   }
   const id = String(b.id);
