@@ -98,6 +98,19 @@ function withoutBoundKeys(this: Logger, args: unknown[]): unknown[] {
   return [obj, ...rest];
 }
 
+/** Where a logger's lines are shown: pretty or NDJSON on stderr (or the given destination). */
+function screenDestination(options: LoggerOptions): DestinationStream {
+  const tty = process.stderr.isTTY === true;
+  const usePretty = options.pretty ?? (options.format === undefined ? tty : options.format === 'pretty');
+  if (usePretty) {
+    const destination =
+      options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;
+    return pinoPretty()({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' });
+  }
+  if (options.destination !== undefined) return options.destination;
+  return tty ? terminalStream() : pino.destination({ dest: 2, sync: true });
+}
+
 /** A pino logger: NDJSON when not a TTY, pretty on a TTY, secrets and personal fields redacted. */
 export function createLogger(options: LoggerOptions): Logger {
   const base = {
@@ -109,23 +122,15 @@ export function createLogger(options: LoggerOptions): Logger {
       },
     },
   };
-  const tty = process.stderr.isTTY === true;
   if (options.format === 'text') return pino(base, terminalDestination(options.file ?? null));
-  if (options.format === 'json' && options.file != null) {
-    const file = logFileDestination(options.file);
-    const err = pino.destination({ dest: 2, sync: true });
-    const both = (line: string) => {
-      err.write(line);
+  const screen = screenDestination(options);
+  if (options.file == null) return pino(base, screen);
+  // Every line as JSON to the log file too, whatever the terminal shows (json or pretty).
+  const file = logFileDestination(options.file);
+  return pino(base, {
+    write(line: string) {
+      screen.write(line);
       file.write(line);
-    };
-    return pino(base, { write: both });
-  }
-  const usePretty = options.pretty ?? (options.format === undefined ? tty : options.format === 'pretty');
-  if (usePretty) {
-    const destination =
-      options.destination instanceof Writable ? options.destination : tty ? terminalStream() : 2;
-    return pino(base, pinoPretty()({ destination, colorize: tty, sync: true, ignore: 'pid,hostname' }));
-  }
-  if (options.destination !== undefined) return pino(base, options.destination);
-  return pino(base, tty ? terminalStream() : pino.destination({ dest: 2, sync: true }));
+    },
+  });
 }

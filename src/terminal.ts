@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
+import { openLogFile as openSafely } from './util/safe-file.js';
 
 /**
  * The terminal of a command in the `text` log format (config `logFormat`, the default): log lines
@@ -83,7 +84,8 @@ function take(line: string): void {
 }
 
 function openLogFile(file: string | null): void {
-  if (file !== null && state.file === undefined) state.file = openSync(file, 'a', 0o600);
+  // Through the one file gate: no link followed, 0600, another user's file refused.
+  if (file !== null && state.file === undefined) state.file = openSafely(file);
 }
 
 /** The destination of a text-format logger (see above); `file` gets every line as JSON. */

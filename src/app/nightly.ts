@@ -31,7 +31,9 @@ export async function nightlyJob(env: JobEnv): Promise<JobResult> {
   if (removed.length > 0) env.logger.info({ removed: removed.length }, 'old report files removed');
   // With HTML pages, the folder's index.html: headlines, freshness, the last run of each job.
   if (env.config.jobs.formats.includes('html'))
-    written.outputs.push(await dashboardFor(env.mirror, env.config.jobs.outDir, env.config.monitor.maxAge));
+    written.outputs.push(
+      await dashboardFor(env.mirror, env.config.jobs.outDir, env.config.monitor.maxAge, env.logger),
+    );
   return {
     outputs: written.outputs,
     ...(synced.syncRunId === undefined ? {} : { syncRunId: synced.syncRunId }),

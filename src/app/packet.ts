@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import { formatDate, localDateOf } from '../dates.js';
@@ -20,7 +20,7 @@ import { parseMonthLabel } from '../reports/compliance/months.js';
 import { orgMonthRows } from '../reports/compliance/queries.js';
 import { reportNamed } from '../reports/index.js';
 import { asInteger } from '../reports/values.js';
-import { writeExclusive } from '../util/safe-file.js';
+import { PrivateFolder, writeExclusive } from '../util/safe-file.js';
 import { coverPage } from './packet-cover.js';
 import { checkSynced } from './reports.js';
 
@@ -176,17 +176,20 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
       `--out ${o.outDir}: cannot make the folder (${(err as NodeJS.ErrnoException).code ?? err})`,
     );
   });
+  // lstat: a link at the final name, dangling or not, is something there too.
   if (
-    await stat(final).then(
+    await lstat(final).then(
       () => true,
       () => false,
     )
   )
     throw new OutputError(`${final}: the packet already exists; remove it or give another --out`);
-  const temp = join(o.outDir, `.${name}.tmp-${process.pid}`);
-  await mkdir(temp, { mode: 0o700 });
-  await chmod(temp, 0o700);
+  // The folder is made, checked before each file and before the rename without following links
+  // (src/util/safe-file.ts PrivateFolder): one swapped by another process is refused.
+  let folder: PrivateFolder | undefined;
   try {
+    folder = await PrivateFolder.make(join(o.outDir, `.${name}.tmp-${process.pid}`));
+    const temp = folder.path;
     const ran = await compliance.run({
       db: mirror.db,
       params: {
@@ -225,12 +228,19 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     }));
     const runs = await syncRuns(mirror, o.year, instant);
     const warnings = ran.warnings().map((warning) => ({ warning }));
+    folder.check();
     await writeCsv(join(temp, 'compliance.csv'), complianceColumns, detail, csv);
+    folder.check();
     await writeCsv(join(temp, 'ytd.csv'), ytdColumns, ytd, csv);
+    folder.check();
     await writeCsv(join(temp, 'evidence.csv'), evidenceColumns, evidence, csv);
+    folder.check();
     await writeCsv(join(temp, 'policy.csv'), policyColumns, policies, csv);
+    folder.check();
     await writeCsv(join(temp, 'catch-up.csv'), catchUpColumns, plan, csv);
+    folder.check();
     await writeCsv(join(temp, 'sync-runs.csv'), syncRunColumns, runs, csv);
+    folder.check();
     await writeCsv(
       join(temp, 'warnings.csv'),
       [{ key: 'warning', title: 'Warning', type: 'string' }],
@@ -253,15 +263,17 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
       warnings: warnings.length,
       files: packetFiles,
     });
+    folder.check();
     writeExclusive(join(temp, 'index.html'), html, 0o600);
     const manifest = await manifestOf(
       temp,
       packetFiles.map(([f]) => f),
     );
+    folder.check();
     writeExclusive(join(temp, 'MANIFEST.sha256'), manifest, 0o600);
-    await rename(temp, final);
+    await folder.publish(final);
   } catch (err) {
-    await rm(temp, { recursive: true, force: true });
+    await folder?.remove();
     if (made !== undefined) await rm(made, { recursive: true, force: true });
     throw err;
   }

@@ -20,7 +20,7 @@ export function registerDashboard(program: Command): void {
       try {
         const dir = flags.out ?? config.jobs.outDir;
         mkdirSync(dir, { recursive: true });
-        const file = await dashboardFor(mirror, dir, config.monitor.maxAge);
+        const file = await dashboardFor(mirror, dir, config.monitor.maxAge, ctx.logger);
         process.stdout.write(`${file}\n`);
       } finally {
         await mirror.close();

@@ -6,7 +6,7 @@ import type { InputConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
 import { exceljs } from '../util/exceljs.js';
 import { printable } from '../util/printable.js';
-import { zeroHeightRows } from './xlsx-rows.js';
+import { firstSheetLayout, type SheetLayout } from './xlsx-rows.js';
 import { zipUnpackedSize } from './zip-size.js';
 
 /**
@@ -60,12 +60,36 @@ export function csvDelimiter(text: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
+/**
+ * A CSV row of more or fewer fields than its header is refused, never cut or padded: under
+ * `InvoiceId,amountToPay`, `240019,12,50` (a decimal comma written unquoted) would otherwise be
+ * read as 12 to pay. The row is the record's number (the header is 1), which is its line unless
+ * a quoted field spans lines.
+ */
+function fieldCountError(
+  file: string,
+  row: number,
+  fields: number,
+  expected: number,
+  text: string,
+): InputError {
+  const comma = csvDelimiter(text) === ',';
+  const hint =
+    fields > expected && comma
+      ? ': a decimal comma or a comma inside a value must be quoted ("12,50"), or separate the fields with ;'
+      : ': every row has one field per header column';
+  return new InputError(
+    `${file}:${row}: ${fields} field${fields === 1 ? '' : 's'}, header has ${expected}${hint}`,
+  );
+}
+
 async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
   const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let records: string[][];
   try {
     records = parse(text, {
       delimiter: csvDelimiter(text),
+      // Counted below, row by row, to name the row and both counts (csv-parse would name a line).
       relax_column_count: true,
       skip_empty_lines: false,
       // A record far over the field bound stops the parse there (checkBounds names the field otherwise).
@@ -83,6 +107,7 @@ async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
   const rows: InputRow[] = [];
   body.forEach((rec, i) => {
     if (rec.every((c) => c.trim() === '')) return;
+    if (rec.length !== header.length) throw fieldCountError(file, i + 2, rec.length, header.length, text);
     const values: Record<string, CellValue> = {};
     columns.forEach((c, k) => {
       if (c !== '') values[c] = cell(rec[k]);
@@ -104,31 +129,44 @@ function isFormula(value: unknown): boolean {
   return typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
 }
 
+/** The first merge over a named column (header or data), refused: it reads as one value in every cell it covers. */
+function checkMerges(place: string, columns: string[], layout: SheetLayout): void {
+  for (const m of layout.merges) {
+    const named = columns.slice(m.left - 1, m.right).find((c) => c !== undefined && c !== '');
+    if (named === undefined) continue;
+    const rows = m.top === m.bottom ? `row ${m.top}` : `rows ${m.top} to ${m.bottom}`;
+    throw new InputError(
+      `${place}: cells ${printable(m.ref, 40)} are merged (${rows}, column ${printable(named, 100)}): a merged cell reads as the same value in every cell it covers; unmerge it and give each row its own value`,
+    );
+  }
+}
+
 /**
  * The first sheet of a workbook, read as a person sees it: what is hidden cannot be read, since
  * nobody checked it. A hidden first sheet, a hidden row or a hidden column holding a named
- * column, and a formula cell (its cached value is what the formula last gave, and a formula can
- * show 20.00 while its value is 2000) are each refused, naming the sheet, row and column.
+ * column (hidden, of zero size, or hidden by the sheet's defaults or a collapsed outline: the
+ * workbook's XML decides, `firstSheetLayout`), a merged range over a named column, and a formula
+ * cell (its cached value is what the formula last gave, and a formula can show 20.00 while its
+ * value is 2000) are each refused, naming the sheet, row and column.
  */
-function readSheet(file: string, sheet: ExcelJS.Worksheet, flat: Set<number>): InputTable {
-  const place = `${file}: sheet '${printable(sheet.name, 100)}'`;
-  if (sheet.state !== 'visible')
+function readSheet(file: string, sheet: ExcelJS.Worksheet, layout: SheetLayout): InputTable {
+  const place = `${file}: sheet '${printable(layout.name, 100)}'`;
+  if (layout.state !== 'visible')
     throw new InputError(
-      `${place} is ${sheet.state}: the first sheet is read and must be visible; unhide it or move a visible sheet first`,
+      `${place} is ${layout.state}: the first sheet is read and must be visible; unhide it or move a visible sheet first`,
     );
   const columns: string[] = [];
   sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
     columns[col - 1] = String(cell(c.value) ?? '').trim();
   });
   columns.forEach((c, k) => {
-    const col = sheet.getColumn(k + 1);
-    // A column of zero width is as unseen as a hidden one.
-    const unseen = col.hidden ? 'hidden' : col.width !== undefined && col.width < 0.5 ? 'of zero width' : '';
-    if (c !== '' && unseen !== '')
+    const unseen = layout.columnHidden(k + 1);
+    if (c !== undefined && c !== '' && unseen !== undefined)
       throw new InputError(
         `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is ${unseen}: unhide it or delete it`,
       );
   });
+  checkMerges(place, columns, layout);
   const rows: InputRow[] = [];
   sheet.eachRow({ includeEmpty: false }, (r, n) => {
     r.eachCell({ includeEmpty: false }, (c, col) => {
@@ -137,18 +175,19 @@ function readSheet(file: string, sheet: ExcelJS.Worksheet, flat: Set<number>): I
           `${place} cell ${columnLetter(col)}${n} (row ${n}, column ${printable(columns[col - 1] || columnLetter(col), 100)}): a formula: paste its values instead`,
         );
     });
-    if (n === 1) return;
     const values: Record<string, CellValue> = {};
     columns.forEach((c, k) => {
-      if (c !== '') values[c] = cell(r.getCell(k + 1).value);
+      if (c !== undefined && c !== '') values[c] = cell(r.getCell(k + 1).value);
     });
     if (Object.values(values).every((v) => v === null)) return;
-    if (r.hidden) throw new InputError(`${place} row ${n} is hidden: unhide it or delete it`);
-    if (flat.has(n))
-      throw new InputError(`${place} row ${n} is of zero height (unseen): unhide it or delete it`);
-    rows.push({ row: n, values });
+    const unseen = layout.rowHidden(n);
+    if (unseen !== undefined)
+      throw new InputError(
+        `${place} row ${n}${n === 1 ? ' (the header)' : ''} is ${unseen}: unhide it or delete it`,
+      );
+    if (n > 1) rows.push({ row: n, values });
   });
-  return { file, columns: columns.filter((c) => c !== ''), rows };
+  return { file, columns: columns.filter((c) => c !== undefined && c !== ''), rows };
 }
 
 async function readXlsx(file: string, limits: InputLimits): Promise<InputTable> {
@@ -158,11 +197,17 @@ async function readXlsx(file: string, limits: InputLimits): Promise<InputTable> 
   } catch (err) {
     throw new InputError(`${file}: not a readable XLSX file: ${(err as Error).message}`);
   }
-  const sheet = wb.worksheets[0];
+  const layout = await firstSheetLayout(file);
+  if (layout === undefined)
+    throw new InputError(
+      `${file}: the first sheet's layout (hidden rows, columns, merged cells) cannot be read from the workbook: save it again from a spreadsheet program`,
+    );
+  // The first tab by the workbook's order (exceljs numbers sheets by their id, which may differ).
+  const sheet = wb.worksheets.find((w) => w.name === layout.name);
   if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
   if (sheet.rowCount > limits.maxRows + 1)
     throw new InputError(`${file}: ${sheet.rowCount - 1} rows, over input.maxRows (${limits.maxRows})`);
-  return readSheet(file, sheet, await zeroHeightRows(file));
+  return readSheet(file, sheet, layout);
 }
 
 function objectRow(file: string, row: number, value: unknown): InputRow {

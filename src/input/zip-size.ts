@@ -79,7 +79,8 @@ function zip64Size(dir: Buffer, from: number, length: number): number {
 
 /**
  * One entry of a zip file unpacked (stored or deflated), found by name in the central directory;
- * undefined when absent or in a form this reader does not take (ZIP64 offsets, another method).
+ * undefined when absent, present twice, or in a form this reader does not take (ZIP64 offsets,
+ * another method).
  * Callers bound the unpacked size first (`zipUnpackedSize`).
  */
 export async function zipEntry(file: string, name: string): Promise<Buffer | undefined> {
@@ -94,6 +95,7 @@ export async function zipEntry(file: string, name: string): Promise<Buffer | und
     if (dirOffset + dirSize > size) return undefined;
     const dir = Buffer.alloc(dirSize);
     await fh.read(dir, 0, dirSize, dirOffset);
+    let found: { method: number; packed: number; local: number } | undefined;
     for (let n = 0, p = 0; n < entries && p + 46 <= dir.length; n++) {
       const method = dir.readUInt16LE(p + 10);
       const packed = dir.readUInt32LE(p + 20);
@@ -102,18 +104,22 @@ export async function zipEntry(file: string, name: string): Promise<Buffer | und
       const commentLength = dir.readUInt16LE(p + 32);
       const local = dir.readUInt32LE(p + 42);
       if (dir.toString('utf8', p + 46, p + 46 + nameLength) === name) {
-        if (packed === 0xffffffff || local === 0xffffffff || (method !== 0 && method !== 8)) return undefined;
-        const head = Buffer.alloc(30);
-        await fh.read(head, 0, 30, local);
-        if (head.readUInt32LE(0) !== 0x04034b50) return undefined;
-        const start = local + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
-        const data = Buffer.alloc(packed);
-        await fh.read(data, 0, packed, start);
-        return method === 0 ? data : inflateRawSync(data);
+        // Two entries of one name: which one a reader takes is its own choice; neither is trusted.
+        if (found !== undefined) return undefined;
+        found = { method, packed, local };
       }
       p += 46 + nameLength + extraLength + commentLength;
     }
-    return undefined;
+    if (found === undefined) return undefined;
+    const { method, packed, local } = found;
+    if (packed === 0xffffffff || local === 0xffffffff || (method !== 0 && method !== 8)) return undefined;
+    const head = Buffer.alloc(30);
+    await fh.read(head, 0, 30, local);
+    if (head.readUInt32LE(0) !== 0x04034b50) return undefined;
+    const start = local + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+    const data = Buffer.alloc(packed);
+    await fh.read(data, 0, packed, start);
+    return method === 0 ? data : inflateRawSync(data);
   } finally {
     await fh.close();
   }

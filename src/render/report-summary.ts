@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { count, type Level, levelText, type PageSummary, type ReportSummary } from './html/summary.js';
 
 /**
@@ -39,26 +40,51 @@ export function summaryFileOf(dir: string, stem: string): string {
   return join(dir, `${stem}.summary.json`);
 }
 
-const levels = new Set<string>(['ok', 'warn', 'bad']);
+/** A verdict file as the dashboard and the summaries read it back: what they use is required. */
+const summaryFile = z.object({
+  report: z.string(),
+  title: z.string(),
+  asOf: z.string(),
+  instant: z.string().optional(),
+  level: z.enum(['ok', 'warn', 'bad']),
+  verdict: z.string(),
+  figures: z.array(z.object({ label: z.string(), value: z.string() })),
+  counts: z
+    .array(z.object({ group: z.string(), status: z.string(), count: z.number(), assumed: z.number() }))
+    .default([]),
+  problems: z.array(z.string()),
+  rows: z.number().default(0),
+  warnings: z.number().default(0),
+});
 
-/** Reads a verdict file back (the dashboard); undefined when it is not one. */
-export async function readSummaryFile(file: string): Promise<ReportSummary | undefined> {
+/**
+ * Reads a verdict file back, or says in one line why it is not one (bad JSON, a field missing or
+ * of another type: `problems: expected array, received undefined`). Never throws: a reader of
+ * the tool's own files goes on with the others.
+ */
+export async function readSummaryChecked(
+  file: string,
+): Promise<{ summary: ReportSummary; problem?: undefined } | { summary?: undefined; problem: string }> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return {
+      problem: code === undefined ? `not valid JSON (${(err as Error).message})` : `cannot read it (${code})`,
+    };
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const s = parsed as Partial<ReportSummary>;
-  if (
-    typeof s.report !== 'string' ||
-    typeof s.title !== 'string' ||
-    typeof s.asOf !== 'string' ||
-    typeof s.verdict !== 'string' ||
-    !levels.has(String(s.level)) ||
-    !Array.isArray(s.figures)
-  )
-    return undefined;
-  return s as ReportSummary;
+  const checked = summaryFile.safeParse(parsed);
+  if (checked.success) {
+    const { instant, ...rest } = checked.data;
+    return { summary: { ...rest, ...(instant === undefined ? {} : { instant }) } };
+  }
+  const issue = checked.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? 'the file' : issue.path.join('.');
+  return { problem: `not a report verdict (${where}: ${issue?.message ?? 'invalid'})` };
+}
+
+/** Reads a verdict file back; undefined when it is not one. */
+export async function readSummaryFile(file: string): Promise<ReportSummary | undefined> {
+  return (await readSummaryChecked(file)).summary;
 }

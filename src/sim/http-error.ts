@@ -19,6 +19,64 @@ export const notFound = (message: string) => new SimHttpError(404, 'NOT_FOUND', 
 export const quotedRefusal = (raw: Buffer, authorization: string | undefined) =>
   badRequest(`rejected ${raw.toString('utf8')} auth=${authorization ?? ''}`);
 
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** How a service paraphrasing a value might quote it: dates in other notations, SSNs regrouped, text in upper case. */
+export function rewordings(value: unknown): string[] {
+  if (typeof value === 'number') return [String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',')];
+  if (typeof value !== 'string' || value.length < 4) return [];
+  const date = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (date !== null) {
+    const [, y = '', m = '', d = ''] = date;
+    const month = MONTHS[Number(m) - 1] ?? 'January';
+    return [
+      `${month} ${Number(d)}, ${y}`,
+      `${d}-${month.slice(0, 3).toUpperCase()}-${y.slice(2)}`,
+      `${m}/${d}/${y.slice(2)}`,
+      `${Number(d)} ${month.slice(0, 3)} ${y}`,
+    ];
+  }
+  const digits = value.replace(/\D/g, '');
+  if (/^\d{3}-?\d{2}-?\d{4}$/.test(value))
+    return [
+      `${digits.slice(0, 3)}.${digits.slice(3, 5)}.${digits.slice(5)}`,
+      `${digits.slice(0, 3)}-${digits.slice(3)}`,
+    ];
+  return [value.toUpperCase()];
+}
+
+/**
+ * A refusal quoting every value of the request reworded (`rewordErrors`): a birth date as
+ * `July 4, 1961`, `04-JUL-61`, `07/04/61` and `4 Jul 1961`, an SSN as `987.65.4321` and
+ * `987-654321`, other text in upper case, as services that paraphrase what they refuse do.
+ */
+export function rewordedRefusal(body: unknown): SimHttpError {
+  const parts: string[] = [];
+  const walk = (field: string, v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(field, x);
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) walk(k, x);
+    else {
+      const forms = rewordings(v);
+      if (forms.length > 0) parts.push(`${field} ${forms.join(' or ')}`);
+    }
+  };
+  walk('', body);
+  return badRequest(`could not accept the record: ${parts.join('; ')}`);
+}
+
 /** A request body parsed as JSON (undefined when empty); 415 without a JSON type where one is needed. */
 export function parseJsonBody(raw: Buffer, req: IncomingMessage, needsJsonType: boolean): unknown {
   if (raw.length === 0) return undefined;

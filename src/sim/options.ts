@@ -289,6 +289,12 @@ export const simOptionsSchema = z
       .describe(
         'Refuse every write with 400 quoting its request body and Authorization header in the message, as services that echo what they refuse do.',
       ),
+    rewordErrors: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Refuse every write with 400 quoting its values reworded (a date as July 4, 1961 or 04-JUL-61, an SSN as 987.65.4321, text in upper case), as services that paraphrase what they refuse do.',
+      ),
 
     hostile: z
       .boolean()
@@ -352,6 +358,7 @@ export const liveOptionKeys = [
   'trickleBytes',
   'missingOps',
   'quoteRefusals',
+  'rewordErrors',
   'mutateEveryMs',
   'mutateEveryRequests',
   'mutationSize',

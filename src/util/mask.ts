@@ -91,10 +91,17 @@ export function rememberSecret(secret: string): void {
 export interface TextMasking {
   /**
    * The request the text answers (a write's body): every value it carried, whatever its field's
-   * name, is masked where the text quotes it (as is, or as JSON escapes it).
+   * name, is masked where the text quotes it: as is, as JSON escapes it, and in any letter case
+   * or with other separators between its letters and digits (`ZEBULON QUARTZ`, `D-1234-567`).
    */
   carried?: unknown;
-  /** Mask SSN- and birth-date-shaped strings too (text from the service). */
+  /**
+   * Text from the service: besides the carried values, every date-like token (`July 4, 1961`,
+   * `04-JUL-61`, `02/03/71`, `3 Feb 1971`, `1961-07-04`) becomes `[date]` and every number-like
+   * token of four digits or more (`987.65.4321`, `987-654321`, `D1234567`) `[number]`, whatever
+   * was sent: a service that rewords what it refuses quotes no personal value. Kept: words,
+   * field names, codes, statuses (three digits), and the ids of records the request named.
+   */
   shapes?: boolean;
 }
 
@@ -102,17 +109,74 @@ export interface TextMasking {
 const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=:-]{8,}/gi;
 const AUTH_HEADER = /\b(authorization|x-api-key|api[-_]?key)("?\s*[:=]\s*"?)(?!(Bearer|Basic)\s)[^\s",;}]+/gi;
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
-const SSN_SHAPE = /(?<![\d-])\d{3}([- ]?)\d{2}\1\d{4}(?![\d-])/g;
-const ISO_DATE = /(?<!\d)(\d{4})([-/.]?)(0[1-9]|1[0-2])\2(0[1-9]|[12]\d|3[01])(?!\d)/g;
-const US_DATE =
-  /(?<!\d)(0?[1-9]|1[0-2]|[12]\d|3[01])([/.-])(0?[1-9]|1[0-2]|[12]\d|3[01])\2((19|20)\d{2})(?!\d)/g;
+
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
+const SEP = '[\\s,\\-/.]*';
+/** Dates with a month's name, in any order and case: `July 4, 1961`, `4 Jul 1961`, `04-JUL-61`, `July 1961`. */
+const NAMED_DATE = new RegExp(
+  `(?<![A-Za-z0-9])(?:${MONTH}${SEP}${DAY}${SEP}\\d{2,4}|${DAY}${SEP}${MONTH}${SEP}\\d{2,4}|${MONTH}${SEP}\\d{4})(?![A-Za-z0-9])`,
+  'gi',
+);
+/** Dates of three numbers: `1961-07-04`, `02/03/71`, `4.7.1961`. */
+const NUMERIC_DATE = /(?<![A-Za-z0-9])\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?![A-Za-z0-9])/g;
+/** A token holding digits: letters and digits, joined by `.`, `-` or `/`; or digit groups joined by a space or comma. */
+const NUMBER_TOKEN = /[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[./-][A-Za-z0-9]+)*|\d+(?:[ ,]\d+)+/g;
+
+/** Private-use brackets around a masked carried value while the shapes are removed (so `***4321` stays). */
+const HOLD_OPEN = '\uE000';
+const HOLD_CLOSE = '\uE001';
+
+/** A pattern finding `value` in any letter case, with up to three other characters between its letters and digits. */
+function loosePattern(value: string): RegExp | undefined {
+  const chars = value.replace(/[^A-Za-z0-9]/g, '');
+  if (chars.length < 4 || value.length > 200) return undefined;
+  return new RegExp(`(?<![A-Za-z0-9])${[...chars].join('[^A-Za-z0-9]{0,3}')}(?![A-Za-z0-9])`, 'gi');
+}
+
+/** Every carried value masked where the text quotes it, in any form; the masks held aside by `held`. */
+function maskCarried(text: string, carried: unknown, held: string[]): string {
+  const values: [string, string][] = [];
+  collectLeaves('', carried, values);
+  // Longest first, so a value holding a shorter one is masked whole.
+  values.sort((a, b) => b[1].length - a[1].length);
+  const hold = (masked: string) => {
+    held.push(masked);
+    return `${HOLD_OPEN}${held.length - 1}${HOLD_CLOSE}`;
+  };
+  let out = text;
+  for (const [field, value] of values) {
+    const masked = String(maskValue(field, value));
+    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)]))
+      if (out.includes(form)) out = out.split(form).join(hold(masked));
+    const loose = loosePattern(value);
+    if (loose !== undefined) out = out.replace(loose, () => hold(masked));
+  }
+  return out;
+}
+
+/** A mask this gate made before (`***4321`, `1979-**-**`): text masked twice stays as masked once. */
+const alreadyMasked = (text: string, at: number, length: number) =>
+  text.slice(Math.max(0, at - 3), at) === '***' || text.startsWith('-**-**', at + length);
+
+/** Every date-like token, and every number-like token of four digits or more but the ids in `kept`. */
+function maskShapes(text: string, kept: Set<string>): string {
+  return text
+    .replace(NAMED_DATE, '[date]')
+    .replace(NUMERIC_DATE, '[date]')
+    .replace(NUMBER_TOKEN, (m, at: number, whole: string) =>
+      m.replace(/\D/g, '').length < 4 || kept.has(m) || alreadyMasked(whole, at, m.length) ? m : '[number]',
+    );
+}
 
 /**
  * Free text (a service's error message, a refusal reason, anything thrown) made fit to print, log
  * or store: the process's secrets and any `Authorization`/`Bearer` value become `[secret]`, a
  * URL's password `***`; with `carried`, every value of the request the text answers is masked as
- * the record's field would be (`***6789`, `1980-**-**`); with `shapes`, SSN- and
- * birth-date-shaped strings too. Field names, codes and statuses stay: the text stays useful.
+ * the record's field would be (`***6789`, `1980-**-**`), in any case or spacing; with `shapes`,
+ * every date-like and number-like token too (see `TextMasking`). Field names, codes and statuses
+ * stay: the text stays useful.
  */
 export function maskText(text: string, masking: TextMasking = {}): string {
   let out = text;
@@ -121,25 +185,28 @@ export function maskText(text: string, masking: TextMasking = {}): string {
     .replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} [secret]`)
     .replace(AUTH_HEADER, (_m, name: string, sep: string) => `${name}${sep}[secret]`)
     .replace(URL_PASSWORD, (_m, user: string) => `${user}:***@`);
-  if (masking.carried !== undefined) {
-    const values: [string, string][] = [];
-    collectLeaves('', masking.carried, values);
-    // Longest first, so a value holding a shorter one is masked whole.
-    values.sort((a, b) => b[1].length - a[1].length);
-    for (const [field, value] of values) {
-      const masked = String(maskValue(field, value));
-      for (const form of new Set([value, JSON.stringify(value).slice(1, -1)]))
-        if (out.includes(form)) out = out.split(form).join(masked);
-    }
-  }
-  if (masking.shapes === true) {
-    out = out
-      .replace(SSN_SHAPE, (m) => String(maskValue('ssn', m)))
-      .replace(ISO_DATE, (_m, year: string) => `${year}-**-**`)
-      .replace(US_DATE, (_m, _d, _s, _m2, year: string) => `${year}-**-**`);
-  }
+  const held: string[] = [];
+  if (masking.carried !== undefined) out = maskCarried(out, masking.carried, held);
+  if (masking.shapes === true) out = maskShapes(out, recordIds(masking.carried));
+  if (held.length > 0)
+    out = out.replace(
+      new RegExp(`${HOLD_OPEN}(\\d+)${HOLD_CLOSE}`, 'g'),
+      (m, n: string) => held[Number(n)] ?? m,
+    );
   return out;
 }
+
+/** The ids of records a request names (`InvoiceId`, `OrgId`): no personal data, and what a refusal is about. */
+function recordIds(value: unknown, field = '', into = new Set<string>()): Set<string> {
+  if (typeof value === 'number' && isRecordId(field)) into.add(String(value));
+  else if (typeof value === 'string' && isRecordId(field) && /^\d+$/.test(value)) into.add(value);
+  else if (Array.isArray(value)) for (const v of value) recordIds(v, field, into);
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) recordIds(v, k, into);
+  return into;
+}
+
+const isRecordId = (field: string) => /(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field);
 
 /** Every string of a JSON value (an error body) through `maskText`, and its fields masked by name. */
 export function maskTextDeep(value: unknown, masking: TextMasking = {}): unknown {
@@ -182,7 +249,7 @@ function collectLeaves(field: string, value: unknown, into: [string, string][]):
     if (value.length >= 4 && !structural(field, value)) into.push([field, value]);
   } else if (typeof value === 'number' || typeof value === 'bigint') {
     // A record's id (invoiceId) names what was refused and is no personal data: kept.
-    if (/(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field)) return;
+    if (isRecordId(field)) return;
     const text = String(value);
     if (text.replace(/\D/g, '').length >= 6) into.push([field, text]);
   } else if (Array.isArray(value)) {

@@ -3,6 +3,7 @@ import {
   constants,
   createWriteStream,
   fchmodSync,
+  fstatSync,
   lstatSync,
   openSync,
   renameSync,
@@ -10,7 +11,7 @@ import {
   type WriteStream,
   writeFileSync,
 } from 'node:fs';
-import { lstat, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { printable } from './printable.js';
@@ -132,5 +133,134 @@ export async function writeFileSafely(file: string, data: string | Uint8Array, m
   } catch (err) {
     await rm(temp, { force: true });
     throw err;
+  }
+}
+
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/**
+ * Opens the log file (`logFile`) for appending, the one file the tool keeps open rather than
+ * writing whole: never through a symbolic link (`O_NOFOLLOW`: a link planted at its name refuses
+ * the open, its target untouched), created 0600; an existing file must be a regular file of this
+ * user (another owner's file is refused: it would be appended to with our lines), and a mode
+ * wider than 0600 is tightened to 0600 on the open descriptor (the file is ours, and its lines may
+ * name records; an older version created it 0644). Returns the descriptor.
+ */
+export function openLogFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, APPEND, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP')
+      throw new OutputError(
+        `logFile ${printable(path, 300)}: is a symbolic link: not followed; remove it or log elsewhere`,
+        { cause: err },
+      );
+    throw new OutputError(`logFile ${printable(path, 300)}: cannot open it: ${code ?? String(err)}`, {
+      cause: err,
+    });
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile()) throw new OutputError(`logFile ${printable(path, 300)}: not a regular file`);
+    if (uid !== undefined && st.uid !== uid)
+      throw new OutputError(
+        `logFile ${printable(path, 300)}: belongs to another user (uid ${st.uid}): not appended to; log elsewhere`,
+      );
+    if ((st.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+    return fd;
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** A folder's identity: a folder swapped for another (or a link) under the same name has another. */
+interface FolderId {
+  dev: number;
+  ino: number;
+}
+
+const OPEN_DIR = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/**
+ * A private folder made to be filled and then renamed whole (the audit packet's): created 0700
+ * (`mkdir` never follows a link at its name: anything there refuses it), opened with
+ * `O_DIRECTORY | O_NOFOLLOW` to take its device and inode, and checked against them, without
+ * following links, before each file is written into it (`check`) and before and after the final
+ * rename (`publish`): a folder swapped for a symbolic link or another folder by another process
+ * is found before anything more is written or published. Every refusal is `OUTPUT_INVALID`.
+ */
+export class PrivateFolder {
+  private constructor(
+    readonly path: string,
+    private readonly id: FolderId,
+  ) {}
+
+  static async make(path: string): Promise<PrivateFolder> {
+    try {
+      await mkdir(path, { mode: 0o700 });
+    } catch (err) {
+      throw refused(path, err);
+    }
+    let fd: number;
+    try {
+      fd = openSync(path, OPEN_DIR);
+    } catch (err) {
+      throw refused(path, err);
+    }
+    try {
+      fchmodSync(fd, 0o700);
+      const st = fstatSync(fd);
+      return new PrivateFolder(path, { dev: st.dev, ino: st.ino });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Refuses when the name no longer holds this folder (a link, another folder, nothing). */
+  check(name = this.path): void {
+    let st: ReturnType<typeof lstatSync> | undefined;
+    try {
+      st = lstatSync(name);
+    } catch {
+      st = undefined;
+    }
+    if (st === undefined || !st.isDirectory() || st.dev !== this.id.dev || st.ino !== this.id.ino)
+      throw new OutputError(
+        `${printable(name, 300)}: the folder being written was replaced (by a symbolic link or another folder) while it was written: nothing published; check who else writes there`,
+      );
+  }
+
+  /** Renames the folder to `final` (refused when anything is there, a link included), checked before and after. */
+  async publish(final: string): Promise<void> {
+    if (exists(final))
+      throw new OutputError(
+        `${printable(final, 300)}: something is there already (a folder, a file or a symbolic link): not replaced; remove it or write elsewhere`,
+      );
+    this.check();
+    try {
+      await rename(this.path, final);
+    } catch (err) {
+      throw refused(final, err);
+    }
+    this.check(final);
+  }
+
+  /** Removes the folder (a link at its name is removed, never followed). */
+  async remove(): Promise<void> {
+    await rm(this.path, { recursive: true, force: true });
+  }
+}
+
+/** Whether anything is at `path`, a dangling link included. */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -58,10 +58,14 @@ function fieldSchema(name: string, spec: FieldSpec, coerce: boolean): z.ZodType 
     return coerce ? z.preprocess((v) => (typeof v === 'number' ? String(v) : v), s) : s;
   }
   if (spec.type === 'number' && spec.money === true)
-    return z.preprocess(
-      (v) => parseAmount(v) ?? (v === undefined ? v : Number.NaN),
-      z.number({ error: AMOUNT_RULE }),
-    );
+    // The value read is shown: `amountToPay: "12,50" is not an amount: ...` (an amount is no personal value).
+    return z.unknown().transform((v, ctx) => {
+      if (v === undefined) return v;
+      const amount = parseAmount(v);
+      if (amount !== undefined) return amount;
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(printable(String(v)))} is ${AMOUNT_RULE}` });
+      return z.NEVER;
+    });
   if (spec.type === 'number') {
     let n = z.number({ error: 'expected a number' });
     if (isIdField(name)) n = n.int('expected a whole number');

@@ -77,7 +77,9 @@ export function writeCsv(file: string, header: string[], rows: (string | number)
     const s = String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  writeFileSync(file, `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\n')}\n`);
+  // A short row gets its empty trailing cells, as a spreadsheet exports it (a row of fewer fields than the header is refused).
+  const full = rows.map((r) => [...r, ...Array<string>(Math.max(0, header.length - r.length)).fill('')]);
+  writeFileSync(file, `${[header, ...full].map((r) => r.map(cell).join(',')).join('\n')}\n`);
   return file;
 }
 

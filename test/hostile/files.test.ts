@@ -1,6 +1,18 @@
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OutputError } from '../../src/errors.js';
+import { PrivateFolder } from '../../src/util/safe-file.js';
 import { runOhs } from '../helpers/cli.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
 import { reportCli } from '../helpers/report-cli.js';
@@ -18,8 +30,105 @@ describe('mirror and output paths', () => {
   const sim = withSim({ scale: 0.02 });
   const tmp = withTmpDir('ohs-files-');
 
-  const sync = (db: string, dir: string) =>
-    runOhs(['sync', '--db', db, '--config', cliConfig(dir)], { env: cliEnv(sim()), timeoutMs: 90_000 });
+  const sync = (db: string, dir: string, ...more: string[]) =>
+    runOhs(['sync', '--db', db, '--config', cliConfig(dir), ...more], {
+      env: cliEnv(sim()),
+      timeoutMs: 90_000,
+    });
+
+  it('the log file: a planted link refused, 0600 whatever was there, another user refused, pretty writes it too', async () => {
+    const dir = dirname(tmp());
+    const db = join(dir, 'log.sqlite');
+    const victim = join(dir, 'victim.log');
+    writeFileSync(victim, 'theirs\n', { mode: 0o644 });
+    const link = join(dir, 'ohs.log');
+    symlinkSync(victim, link);
+    const linked = await sync(db, dir, '--log-file', link);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr.trim().split('\n')[0]).toMatch(
+      /^ohs: OUTPUT_INVALID: logFile .*ohs\.log: is a symbolic link/,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('theirs\n');
+    expect(mode(victim)).toBe(0o644);
+
+    // An existing 0644 log is tightened to 0600, and the pretty format writes it too (as JSON).
+    const log = join(dir, 'pretty.log');
+    writeFileSync(log, '', { mode: 0o644 });
+    const pretty = await sync(db, dir, '--log-format', 'pretty', '--log-level', 'info', '--log-file', log);
+    expect(pretty.code, pretty.stderr).toBe(0);
+    expect(mode(log)).toBe(0o600);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
+    // A new log file is created 0600.
+    const fresh = join(dir, 'fresh.log');
+    expect((await sync(db, dir, '--log-file', fresh)).code).toBe(0);
+    expect(mode(fresh)).toBe(0o600);
+
+    // Another user's file is not appended to (root can hand a file to another user to show it).
+    if (process.getuid?.() === 0) {
+      const other = join(dir, 'other.log');
+      writeFileSync(other, 'not ours\n', { mode: 0o600 });
+      chownSync(other, 65534, 65534);
+      const r = await sync(db, dir, '--log-file', other);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/OUTPUT_INVALID: logFile .*other\.log: belongs to another user/);
+      expect(readFileSync(other, 'utf8')).toBe('not ours\n');
+    }
+  });
+
+  it("the packet's folder: a link at its temporary or final name, or the folder swapped, is OUTPUT_INVALID and nothing is written through it", async () => {
+    const dir = join(dirname(tmp()), 'packets');
+    mkdirSync(dir);
+    const theirs = join(dirname(tmp()), 'theirs');
+    mkdirSync(theirs);
+    const refusal = (f: () => unknown) =>
+      Promise.resolve()
+        .then(f)
+        .then(
+          () => 'done',
+          (err: unknown) =>
+            err instanceof OutputError ? `${err.code}: ${err.message}` : `other: ${String(err)}`,
+        );
+
+    // A link planted at the temporary name: refused, not followed.
+    const planted = join(dir, '.packet.tmp-1');
+    symlinkSync(theirs, planted);
+    expect(await refusal(() => PrivateFolder.make(planted))).toMatch(
+      /^OUTPUT_INVALID: .*packet\.tmp-1: cannot create it/,
+    );
+
+    // Made 0700; swapped for a link to another folder before a write: found, nothing written there.
+    const folder = await PrivateFolder.make(join(dir, '.packet.tmp-2'));
+    expect(mode(folder.path)).toBe(0o700);
+    folder.check();
+    renameSync(folder.path, join(dir, 'moved-away'));
+    symlinkSync(theirs, folder.path);
+    expect(await refusal(() => folder.check())).toMatch(/^OUTPUT_INVALID: .*was replaced/);
+    expect(await refusal(() => folder.publish(join(dir, 'packet-final')))).toMatch(
+      /^OUTPUT_INVALID: .*was replaced/,
+    );
+    expect(existsSync(join(dir, 'packet-final'))).toBe(false);
+    // Swapped for another real folder: found the same way (its inode differs).
+    const second = await PrivateFolder.make(join(dir, '.packet.tmp-3'));
+    renameSync(second.path, join(dir, 'moved-too'));
+    mkdirSync(second.path);
+    expect(await refusal(() => second.publish(join(dir, 'packet-final')))).toMatch(
+      /^OUTPUT_INVALID: .*was replaced/,
+    );
+
+    // A link planted at the final name: refused, left as it was; the folder published elsewhere.
+    const third = await PrivateFolder.make(join(dir, '.packet.tmp-4'));
+    const final = join(dir, 'packet-linked');
+    symlinkSync(theirs, final);
+    expect(await refusal(() => third.publish(final))).toMatch(
+      /^OUTPUT_INVALID: .*packet-linked: something is there already/,
+    );
+    await third.publish(join(dir, 'packet-ok'));
+    expect(statSync(join(dir, 'packet-ok')).isDirectory()).toBe(true);
+    // Nothing was ever written into the other folder.
+    expect(readdirSync(theirs)).toEqual([]);
+  });
 
   it('refuses a mirror path that is a symbolic link, live or dangling: nothing followed, nothing chmodded', async () => {
     const dir = dirname(tmp());

@@ -92,6 +92,83 @@ describe.each(engines)('service text through the masking gate (%s)', { timeout: 
     expect(leaked(readFileSync(path).toString('latin1'), [MIDDLE])).toEqual([]);
   });
 
+  it('a service that rewords what it refuses leaks no date, SSN or name in any spelling into output, the outbox or the mirror', async () => {
+    const db = await target();
+    const { dir } = workdir(sim().url, db);
+    await syncStreams(sim(), db, ['applicant']);
+    const org = sim().truth().Org[0];
+    const licence = 'd9876543';
+    const file = writeCsv(
+      join(dir, 'people.csv'),
+      ['op', 'nameFirst', 'nameLast', 'OrgId', 'dateOfBirth', 'nameMiddle', 'streetSecondary', 'applicant'],
+      [
+        [
+          'person.create',
+          'Quinn',
+          'Reworded',
+          String(org?.id),
+          '1961-07-04',
+          MIDDLE,
+          licence,
+          `[{"ssn":"${SSN}"}]`,
+        ],
+        ['person.create', 'Rita', 'Reworded', String(org?.id), '1971-02-03', '', '', ''],
+      ],
+    );
+    const planned = await runOhs(['plan', file], { cwd: dir, env });
+    expect(planned.code, planned.stderr).toBe(0);
+
+    sim().configure({ rewordErrors: true });
+    const applied = await runOhs(['apply', '--log-level', 'debug'], { cwd: dir, env });
+    sim().configure({ rewordErrors: false });
+    // Every spelling the service used (src/sim/http-error.ts rewordings), and the values as sent.
+    const reworded = [
+      'July 4, 1961',
+      '04-JUL-61',
+      '07/04/61',
+      '4 Jul 1961',
+      'February 3, 1971',
+      '03-FEB-71',
+      '02/03/71',
+      '3 Feb 1971',
+      '987.65.4321',
+      '987-654321',
+      MIDDLE.toUpperCase(),
+      licence.toUpperCase(),
+    ];
+    const sent = ['1961-07-04', '1971-02-03', SSN, MIDDLE, licence];
+    const found = (text: string, forms: string[], anyCase = true) =>
+      forms.filter((f) => (anyCase ? text.toLowerCase().includes(f.toLowerCase()) : text.includes(f)));
+    const printed = applied.stdout + applied.stderr;
+    // The service did answer, reworded: its refusal reached the output with its code and status.
+    expect(printed).toContain('INVALID_REQUEST 400: could not accept the record');
+    expect(found(printed, [...reworded, ...sent])).toEqual([]);
+
+    const outbox = await runOhs(['outbox', '--json'], { cwd: dir, env });
+    expect(outbox.code, outbox.stderr).toBe(0);
+    const items = JSON.parse(outbox.stdout) as { state: string; error: string | null }[];
+    expect(items.map((i) => i.state)).toEqual(['failed', 'failed']);
+    for (const i of items) {
+      expect(i.error).toMatch(/^INVALID_REQUEST 400: could not accept the record: /);
+      // Field names stay, the values do not.
+      expect(i.error).toContain('dateOfBirth [date]');
+      expect(found(String(i.error), [...reworded, ...sent])).toEqual([]);
+    }
+    // The items' payloads are shown with their sensitive fields masked (a middle name is not one).
+    expect(found(outbox.stdout, reworded, false)).toEqual([]);
+    expect(found(outbox.stdout, ['1961-07-04', '1971-02-03', SSN])).toEqual([]);
+
+    // The mirror: no reworded form anywhere in its bytes (the values as sent stay only in the
+    // request bodies kept for a retry); the stored errors and answers hold none in any form.
+    expect(found(mirrorBytes(db), reworded, false)).toEqual([]);
+    const stored = await withMirror(db, async (m) =>
+      (await m.db.selectFrom('outbox').select(['error', 'response']).execute())
+        .map((r) => `${r.error} ${r.response}`)
+        .join('\n'),
+    );
+    expect(found(stored, [...reworded, ...sent])).toEqual([]);
+  });
+
   it("the write-back's claiming connection commits durably, read back from the engine", async () => {
     const db = await target();
     const client = clientFor(sim(), { concurrency: 2, requestsPerSecond: 5000 });

@@ -76,7 +76,7 @@ describe('write-back input', { timeout: 300_000 }, () => {
         ),
       );
       expect(r.stderr).toContain(`${file}:3: InvoiceId: invoice 999999999 is not in the mirror`);
-      expect(r.stderr).toContain(`${file}:3: amountToPay: not an amount`);
+      expect(r.stderr).toContain(`${file}:3: amountToPay: "abc" is not an amount`);
       // The ratio is configuration: off, the same row is only flagged above the balance.
       configure(dir, { writeback: { centsRatio: 0 } });
       const ok = join(dir, 'cents-ok.csv');

@@ -43,14 +43,14 @@ describe('ohs plan', () => {
         `${file}:1: colour: unknown column`,
         `${file}:3: InvoiceId: required`,
         `${file}:3: amountToPay: must be greater than 0`,
-        `${file}:4: amountToPay: not an amount: digits, an optional point and at most two decimals`,
+        `${file}:4: amountToPay: "abc" is not an amount: digits, an optional point and at most two decimals`,
         `${file}:5: nameLast: required`,
         `${file}:5: OrgId: expected a whole number`,
         `${file}:5: staff: expected a JSON array of objects`,
         `${file}:6: id: required`,
         `${file}:7: op: 'teleport' is not one of`,
         `${file}:8: id: not used by payment`,
-        `${file}:8: amountToPay: not an amount`,
+        `${file}:8: amountToPay: "1.234" is not an amount`,
       ]) {
         expect(
           lines.some((l) => l.startsWith(expected)),

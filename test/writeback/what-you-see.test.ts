@@ -114,8 +114,9 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
       writeFileSync(file, `InvoiceId,amountToPay\n${loose.map((a) => `${inv.id},"${a}"`).join('\n')}\n`);
       const r = await plan(file);
       expect(r.code).toBe(2);
-      loose.forEach((_, i) => {
-        expect(r.stderr).toContain(`${file}:${i + 2}: amountToPay: not an amount`);
+      loose.forEach((a, i) => {
+        // The value read is shown, so the row can be found and fixed.
+        expect(r.stderr).toContain(`${file}:${i + 2}: amountToPay: "${a}" is not an amount`);
       });
       expect(await outbox()).toEqual([]);
     });

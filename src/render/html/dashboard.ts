@@ -1,7 +1,7 @@
 import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileSafely } from '../../util/safe-file.js';
-import { readSummaryFile } from '../report-summary.js';
+import { readSummaryChecked } from '../report-summary.js';
 import { esc } from './escape.js';
 import { pageShell, statusBadge } from './page.js';
 import type { Level, ReportSummary } from './summary.js';
@@ -25,34 +25,48 @@ export interface JobState {
 /** A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`. */
 const verdictFile = /^(.+)-(\d{4}-\d{2}-\d{2})(?:-at-(\d{8}T\d{6}Z))?\.summary\.json$/;
 
+/** A verdict file the dashboard could not read: its name and why, one line. */
+export interface UnreadableVerdict {
+  file: string;
+  problem: string;
+}
+
 /**
  * The newest page of each report in `dir` (by as-of date, then instant, then modification time),
  * with its verdict: the JSON file written with the page (writeReport), the object the page itself
- * shows, never a second reading of the page.
+ * shows, never a second reading of the page. A verdict file that is not one (bad JSON, a field
+ * missing or null) is named in `unreadable` and the others go on.
  */
-export async function latestPages(dir: string): Promise<{ file: string; summary: ReportSummary }[]> {
+export async function latestPages(
+  dir: string,
+): Promise<{ pages: { file: string; summary: ReportSummary }[]; unreadable: UnreadableVerdict[] }> {
   const best = new Map<string, { stem: string; key: string; mtime: number }>();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = verdictFile.exec(name);
     if (m === null) continue;
     const stem = name.slice(0, -'.summary.json'.length);
-    const mtime = (await stat(join(dir, name))).mtimeMs;
+    const mtime = await stat(join(dir, name)).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
     const prev = best.get(m[1] ?? '');
     const key = `${m[2] ?? ''} ${m[3] ?? ''}`;
     if (prev === undefined || key > prev.key || (key === prev.key && mtime > prev.mtime))
       best.set(m[1] ?? '', { stem, key, mtime });
   }
-  const out: { file: string; summary: ReportSummary }[] = [];
+  const pages: { file: string; summary: ReportSummary }[] = [];
+  const unreadable: UnreadableVerdict[] = [];
   for (const { stem } of [...best.values()].sort((a, b) => a.stem.localeCompare(b.stem))) {
     const file = `${stem}.html`;
     const present = await access(join(dir, file)).then(
       () => true,
       () => false,
     );
-    const summary = await readSummaryFile(join(dir, `${stem}.summary.json`));
-    if (present && summary !== undefined) out.push({ file, summary });
+    const read = await readSummaryChecked(join(dir, `${stem}.summary.json`));
+    if (read.summary === undefined) unreadable.push({ file: `${stem}.summary.json`, problem: read.problem });
+    else if (present) pages.push({ file, summary: read.summary });
   }
-  return out;
+  return { pages, unreadable };
 }
 
 function age(iso: string | null, now: number): string {
@@ -77,10 +91,14 @@ export async function writeDashboard(
   dir: string,
   state: { mirror: string; streams: StreamFreshness[]; jobs: JobState[]; maxAgeMs: number },
   now = Date.now(),
-): Promise<string> {
-  const pages = await latestPages(dir);
+): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
+  const { pages, unreadable } = await latestPages(dir);
+  const notShown =
+    unreadable.length === 0
+      ? ''
+      : `\n<p class="bad">Not shown, their verdict file unreadable: ${unreadable.map((u) => `<code>${esc(u.file)}</code> (${esc(u.problem)})`).join('; ')}. Run the report again.</p>`;
   const reports =
-    pages.length === 0
+    (pages.length === 0 && unreadable.length === 0
       ? '<p>No HTML report in this folder yet: <code>ohs report all --format html</code>.</p>'
       : pages
           .map(
@@ -92,7 +110,7 @@ export async function writeDashboard(
 ${h.problems.length === 0 ? '' : `<ul class="verdict">${h.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`}
 <dl class="figures">${h.figures.map((f) => `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`).join('')}</dl></article>`,
           )
-          .join('\n');
+          .join('\n')) + notShown;
   const streams = state.streams
     .map((s) => {
       const stale = s.last_success_at === null || now - Date.parse(s.last_success_at) > state.maxAgeMs;
@@ -122,5 +140,5 @@ ${jobs === '' ? '<tr><td colspan="5">No job run yet.</td></tr>' : jobs}
 </main>`;
   const file = join(dir, 'index.html');
   await writeFileSafely(file, pageShell('OHS mirror: reports and freshness', body), 0o600);
-  return file;
+  return { file, unreadable };
 }
