@@ -112,9 +112,12 @@ export function registerReport(program: Command): void {
     )
     .option(
       '--from <instant>',
-      'ar-rollforward: start of the period (default: the start of the last full month)',
+      'ar-rollforward: start of the period (default: the start of the month the period ends in)',
     )
-    .option('--to <instant>', 'ar-rollforward: end of the period (default: the start of the as-of month)')
+    .option(
+      '--to <instant>',
+      'ar-rollforward: end of the period (default: --as-of-time; with --from alone, now; else the start of the as-of month)',
+    )
     .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
