@@ -120,6 +120,9 @@ const ACCOUNT_KEYS = [
   'complianceEvidence',
   'invoiceEvidence',
   'orderEvidence',
+  'decidingOrderId',
+  'decidingOrderProduct',
+  'decidingOrderCreated',
 ];
 const ROLLFORWARD_KEYS = [
   'invoiceId',
@@ -206,7 +209,10 @@ function expectedRows(dir: string, out: string, allOrders: string): Map<string, 
   for (const r of csv(join(dir, allOrders, `order-ageing-${TEST_ANCHOR}.csv`))) {
     if (r.family !== 'drug' && r.family !== 'alcohol') continue;
     const o = of(r.orgId as string);
-    if (o.last === null || String(r.createdAt) > String(o.last)) o.last = r.createdAt;
+    if (o.last === null || String(r.createdAt) > String(o.last)) {
+      o.last = r.createdAt;
+      o.lastOrder = [r.orderItemId, r.product, r.createdAt];
+    }
   }
   for (const o of orgs.values()) {
     const behind = BEHIND.includes(String(o.status));
@@ -257,6 +263,12 @@ async function checkAccounts(
     expect(r.oldestDaysPastDue, where).toBe(e.oldest === null ? '' : String(e.oldest));
     expect([r.openOrders, r.onHold, r.stuck].map(Number), where).toEqual([e.open, e.onHold, e.stuck]);
     expect(r.lastDrugAlcoholOrder, where).toBe(e.last === null ? '' : String(e.last));
+    // The order deciding STOPPED_TESTING or TESTING_UNPAID is cited: the last drug or alcohol
+    // order in the order ageing with terminal items (it may be completed: in no open-items file).
+    const decides = /STOPPED_TESTING|TESTING_UNPAID/.test(String(e.kinds));
+    expect([r.decidingOrderId, r.decidingOrderProduct, r.decidingOrderCreated], where).toEqual(
+      decides && e.lastOrder !== undefined ? e.lastOrder : ['', '', ''],
+    );
     // The keys of its evidence rows in the three reports of the same as-of.
     if (e.status !== null)
       expect(r.complianceEvidence).toMatch(
