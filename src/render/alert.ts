@@ -11,6 +11,10 @@ export function alertOf(column: Column, value: unknown): 'bad' | 'warn' | undefi
   if (typeof value === 'string') {
     if (a.red?.includes(value)) return 'bad';
     if (a.amber?.includes(value)) return 'warn';
+    // A code with a qualifier ("BEHIND (assumed rate)") is an exception all the same, but not a
+    // measured one: amber, never red.
+    const code = value.replace(/ \([^()]*\)$/, '');
+    if (code !== value && (a.red?.includes(code) || a.amber?.includes(code))) return 'warn';
     return undefined;
   }
   if (typeof value !== 'number') return undefined;

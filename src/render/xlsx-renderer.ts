@@ -479,18 +479,30 @@ class SheetWriter {
       const ref = `${letter}2:${letter}${this.sheetRows}`;
       const rules: ExcelJS.ConditionalFormattingRule[] = [];
       let priority = 1;
+      const first = `${letter}2`;
+      const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
       const equal = (texts: string[] | undefined, style: Partial<ExcelJS.Style>) => {
         for (const t of texts ?? [])
           rules.push({
             type: 'cellIs',
             operator: 'equal',
-            formulae: [`"${t.replace(/"/g, '""')}"`],
+            formulae: [quote(t)],
             style,
             priority: priority++,
           });
       };
       equal(c.alert.red, RED);
       equal(c.alert.amber, AMBER);
+      // A code with a qualifier after it ("BEHIND (assumed rate)"): amber, as alertOf reads it.
+      for (const t of [...(c.alert.red ?? []), ...(c.alert.amber ?? [])]) {
+        const qualified = quote(`${t} (`);
+        rules.push({
+          type: 'expression',
+          formulae: [`LEFT(${first},LEN(${qualified}))=${qualified}`],
+          style: AMBER,
+          priority: priority++,
+        });
+      }
       if (c.alert.positive !== undefined)
         rules.push({
           type: 'cellIs',
@@ -503,7 +515,7 @@ class SheetWriter {
         // Blank cells (lines that are no check) are no exception: only a number but 0.
         rules.push({
           type: 'expression',
-          formulae: [`AND(ISNUMBER(${letter}2),${letter}2<>0)`],
+          formulae: [`AND(ISNUMBER(${first}),${first}<>0)`],
           style: c.alert.nonZero === 'red' ? RED : AMBER,
           priority: priority++,
         });

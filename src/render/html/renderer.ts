@@ -167,7 +167,10 @@ export class HtmlRenderer implements Renderer {
       hidden === 0
         ? rowsNote
         : `${rowsNote}<p class="note">The main columns are shown; ${hidden} more (the same measures in other units, and details) ${hidden === 1 ? 'is' : 'are'} in the CSV and the workbook.</p>`;
-    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(this.detail.name)}</h2>${note}<div class="scroll" tabindex="0" role="region" aria-label="${esc(this.detail.name)}, scrolls in its box"><table id="table-detail"><caption>${esc(this.detail.name)}: ${plural(this.rowNumber, 'row')}</caption>${tableHead(this.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
+    // Never the page's title twice: a detail named like its report is headed as the rows it lists.
+    const heading =
+      this.detail.name === this.info.title ? `${this.detail.name}, row by row` : this.detail.name;
+    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(heading)}</h2>${note}<div class="scroll" tabindex="0" role="region" aria-label="${esc(this.detail.name)}, scrolls in its box"><table id="table-detail"><caption>${esc(this.detail.name)}: ${plural(this.rowNumber, 'row')}</caption>${tableHead(this.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
   }
 
   async abort(): Promise<void> {
