@@ -82,7 +82,8 @@ export async function periodOf(
     // The default month on a young mirror (nightly jobs, `report all`): from the history's start,
     // said so; a --from before it is refused below.
     const asked = `${iso(fromMs)} to ${iso(toMs)}`;
-    fromMs = parseInstant(start, 'UTC') as number;
+    // Up to the whole second (the history holds every later instant): a short file name.
+    fromMs = Math.ceil((parseInstant(start, 'UTC') as number) / 1000) * 1000;
     // A mirror younger than the default month: to the run's instant.
     if (defaultTo && toMs <= fromMs) toMs = runMs;
     shortened = `the period ${asked} starts before the mirror's history (${start}): it starts there instead, and ends ${iso(toMs)}`;
