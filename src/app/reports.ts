@@ -270,10 +270,12 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
 
 /**
  * A report file of the registry's reports: `NAME[-trend]-YYYY-MM-DD[-at-INSTANT].xlsx|csv|html`,
- * and the verdict beside a page (`.summary.json`).
+ * or named by a period `NAME-FROM-TO` (the roll-forward; each end a date or a UTC instant), and
+ * the verdict beside a page (`.summary.json`).
  */
+const END = '(?:\\d{4}-\\d{2}-\\d{2}|\\d{8}T\\d{6}(?:\\.\\d{3})?Z)';
 const reportFile = new RegExp(
-  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-\\d{4}-\\d{2}-\\d{2}(?:-at-\\d{8}T\\d{6}Z)?\\.(xlsx|csv|html|summary\\.json)$`,
+  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-(?:\\d{4}-\\d{2}-\\d{2}(?:-at-\\d{8}T\\d{6}Z)?|${END}-${END})\\.(xlsx|csv|html|summary\\.json)$`,
 );
 
 /**

@@ -80,6 +80,10 @@ function reclaimName(name: string | undefined, flags: ReportFlags): string | und
   return found;
 }
 
+const FROM_HELP = 'ar-rollforward: start of the period (default: the start of the month the period ends in)';
+const TO_HELP =
+  'ar-rollforward: end of the period (default: --as-of-time; with --from alone, now; else the start of the as-of month)';
+
 /** `ohs report NAME|all`: runs reports on the mirror and writes Excel, CSV and HTML pages. */
 export function registerReport(program: Command): void {
   program
@@ -110,11 +114,8 @@ export function registerReport(program: Command): void {
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
     )
-    .option(
-      '--from <instant>',
-      'ar-rollforward: start of the period (default: the start of the last full month)',
-    )
-    .option('--to <instant>', 'ar-rollforward: end of the period (default: the start of the as-of month)')
+    .option('--from <instant>', FROM_HELP)
+    .option('--to <instant>', TO_HELP)
     .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)

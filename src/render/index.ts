@@ -102,7 +102,10 @@ export async function writeReport(
 ): Promise<WriteReportResult> {
   const formats = checkOptions(opts);
   await outputFolder(opts.outDir);
-  const stem = reportStem(opts.name, opts.asOf, opts.instant);
+  const stem =
+    result.fileName === undefined
+      ? reportStem(opts.name, opts.asOf, opts.instant)
+      : `${opts.name}-${result.fileName}`;
   const targets = formats.map((format) => {
     const file = join(opts.outDir, `${stem}.${format}`);
     return { format, file, temp: temporaryName(file) };

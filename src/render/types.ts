@@ -28,10 +28,12 @@ export interface Column {
    */
   decimals?: number;
   /**
-   * xlsx conditional formatting of the column's cells: text equal to one of `red` / `amber`
-   * (e.g. NOT_MET, STUCK / WARN), or, with `positive`, any number above 0 (the 91+ bucket).
+   * The column's exceptions, coloured red / amber in the xlsx (a fill on the cell, and the same
+   * rule as conditional formatting) and on the page (a dot and the class): text equal to one of
+   * `red` / `amber` (e.g. NOT_MET, STUCK / WARN), with `positive` any number above 0 (the 91+
+   * bucket), with `nonZero` any number but 0 (a reconciliation check).
    */
-  alert?: { red?: string[]; amber?: string[]; positive?: 'red' | 'amber' };
+  alert?: { red?: string[]; amber?: string[]; positive?: 'red' | 'amber'; nonZero?: 'red' | 'amber' };
   /**
    * HTML only: the words a page shows for the column's codes (a cell may hold several, separated
    * by `;`); the code stays in the cell's title, and the CSV and the xlsx keep the code.
@@ -83,6 +85,11 @@ export interface Sheet {
 }
 
 export interface ReportResult {
+  /**
+   * The files' name after the report's when the report decides it (the roll-forward: its
+   * period's two ends); absent: the as-of date (and instant) the caller gives.
+   */
+  fileName?: string;
   /** The detail rows: the CSV, and the xlsx sheet after the summaries. */
   detail: Sheet;
   /**

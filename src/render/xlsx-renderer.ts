@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type ExcelJS from 'exceljs';
 import { exceljs } from '../util/exceljs.js';
 import { exclusiveStream } from '../util/safe-file.js';
+import { alertOf } from './alert.js';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
 import { drained, type Emitter, forEachRow } from './streams.js';
 import type { Column, Row, Sheet } from './types.js';
@@ -330,6 +331,8 @@ class SheetWriter {
   private readonly converts: Convert[];
   private readonly styles: Partial<ExcelJS.Style>[];
   private readonly boldStyles: Partial<ExcelJS.Style>[];
+  /** Per alerting column: its style with the red / amber fill (exception cells carry it). */
+  private readonly alertStyles: ({ bad: Partial<ExcelJS.Style>; warn: Partial<ExcelJS.Style> } | null)[];
   private readonly places: CellPlace[];
   private sample: (XlsxValue | undefined)[][] | null = [];
   /** Column widths, once the header is written. */
@@ -355,6 +358,11 @@ class SheetWriter {
     });
     this.boldStyles = this.styles.map((st) => ({ ...st, font: { bold: true } }));
     if (options.keyColumn) this.styles[0] = KEY_STYLE;
+    this.alertStyles = columns.map((c, i) =>
+      c.alert === undefined
+        ? null
+        : { bad: { ...this.styles[i], ...RED }, warn: { ...this.styles[i], ...AMBER } },
+    );
     this.places = columns.map((column) => ({ sheet: ws.name, row: 0, column }));
     this.labelColumn = columns.findIndex((c) => c.type === 'string');
     this.sub =
@@ -440,6 +448,13 @@ class SheetWriter {
     const styles = bold ? this.boldStyles : this.styles;
     for (let i = 0; i < values.length; i++) {
       if (values[i] !== undefined || bold) added.getCell(i + 1).style = styles[i]!;
+      // An exception is filled red or amber on the cell itself, so every reader sees it (the
+      // conditional formatting below keeps the rule for a cell edited later).
+      const alerting = bold ? null : this.alertStyles[i];
+      if (alerting != null) {
+        const level = alertOf(this.columns[i] as Column, values[i]);
+        if (level !== undefined) added.getCell(i + 1).style = alerting[level];
+      }
     }
     if (this.options.wrap) {
       // Wrapped text gets the height of its lines: Excel does not grow a row it reads with no
@@ -464,24 +479,44 @@ class SheetWriter {
       const ref = `${letter}2:${letter}${this.sheetRows}`;
       const rules: ExcelJS.ConditionalFormattingRule[] = [];
       let priority = 1;
+      const first = `${letter}2`;
+      const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
       const equal = (texts: string[] | undefined, style: Partial<ExcelJS.Style>) => {
         for (const t of texts ?? [])
           rules.push({
             type: 'cellIs',
             operator: 'equal',
-            formulae: [`"${t.replace(/"/g, '""')}"`],
+            formulae: [quote(t)],
             style,
             priority: priority++,
           });
       };
       equal(c.alert.red, RED);
       equal(c.alert.amber, AMBER);
+      // A code with a qualifier after it ("BEHIND (assumed rate)"): amber, as alertOf reads it.
+      for (const t of [...(c.alert.red ?? []), ...(c.alert.amber ?? [])]) {
+        const qualified = quote(`${t} (`);
+        rules.push({
+          type: 'expression',
+          formulae: [`LEFT(${first},LEN(${qualified}))=${qualified}`],
+          style: AMBER,
+          priority: priority++,
+        });
+      }
       if (c.alert.positive !== undefined)
         rules.push({
           type: 'cellIs',
           operator: 'greaterThan',
           formulae: ['0'],
           style: c.alert.positive === 'red' ? RED : AMBER,
+          priority: priority++,
+        });
+      if (c.alert.nonZero !== undefined)
+        // Blank cells (lines that are no check) are no exception: only a number but 0.
+        rules.push({
+          type: 'expression',
+          formulae: [`AND(ISNUMBER(${first}),${first}<>0)`],
+          style: c.alert.nonZero === 'red' ? RED : AMBER,
           priority: priority++,
         });
       if (rules.length > 0) this.ws.addConditionalFormatting({ ref, rules });

@@ -77,6 +77,11 @@ export interface ReportInput<O> {
 
 /** What a report's `build` returns: its sheets, warnings and About lines. */
 export interface ReportBody {
+  /**
+   * The files' name after the report's, when the report names them by something other than its
+   * as-of (the roll-forward: both ends of its period); absent: `ASOF[-at-INSTANT]`.
+   */
+  fileName?: string;
   detail: Sheet;
   /** Summary sheets, first in the workbook; read once the detail is done. */
   summaries: () => Sheet[];

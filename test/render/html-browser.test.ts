@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/index.js';
+import { alertOf } from '../../src/render/alert.js';
+import { type ReportName, reportNamed } from '../../src/reports/index.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
@@ -29,7 +33,20 @@ const charts: Record<string, string[]> = {
   'unpaid-invoices': ['chart-buckets', 'chart-largest'],
   'order-ageing': ['chart-stages'],
   'catch-up': ['chart-verdicts'],
+  'ar-rollforward': ['chart-waterfall'],
+  'accounts-at-risk': ['chart-kinds'],
 };
+
+/**
+ * A report's file of an extension in `files`: `NAME-ASOF.EXT`, or for the roll-forward, named
+ * by its period, `ar-rollforward-FROM-TO.EXT`.
+ */
+function fileOf(files: string[], name: string, ext: string): string {
+  const exact = `${name}-${TEST_ANCHOR}.${ext}`;
+  if (name !== 'ar-rollforward') return exact;
+  const period = new RegExp(`^ar-rollforward-[0-9T.Z-]+\\.${ext}$`);
+  return files.find((f) => period.test(f)) ?? exact;
+}
 
 /** A figure as the CSV writes it: thousands separators, % and the $ sign dropped. */
 const bare = (text: string) => text.replace(/[$,%]/g, '').trim();
@@ -38,6 +55,64 @@ const cents = (text: string) => {
   if (m === null) throw new Error(`not money: ${text}`);
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 100 + Number(m[3]));
 };
+
+/**
+ * Run in the page at its width: the document's width, text elements overflowing their own box or
+ * passing the window outside a scrolling box, each scrolling box (wide or not, its header sticky),
+ * the headings and captions, the charts drawn, the page's text. A string: the test's TypeScript
+ * has no DOM types.
+ */
+const MEASURE = `(() => {
+            const root = document.documentElement;
+            const edge = root.clientWidth;
+            const cut = [];
+            const say = (e) =>
+              \`\${e.tagName.toLowerCase()} "\${(e.textContent ?? '').trim().slice(0, 60)}"\`;
+            // Text elements: none overflows its own box; outside a scrolling box, none passes the window.
+            for (const e of document.querySelectorAll(
+              'h1,h2,h3,p,li,dt,dd,caption,figcaption,th,td,a,span',
+            )) {
+              if ((e.textContent ?? '').trim() === '') continue;
+              if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) cut.push(\`overflows: \${say(e)}\`);
+              if (e.closest('.scroll') === null && e.getBoundingClientRect().right > edge + 1)
+                cut.push(\`past the window: \${say(e)}\`);
+            }
+            // A table wider than its box scrolls in it, header kept (sticky); a table of long text fits.
+            const boxes = [...document.querySelectorAll('.scroll')].map((box) => {
+              const table = box.querySelector('table');
+              const th = table?.querySelector('thead th');
+              return {
+                id: table?.id ?? '',
+                wrap: table?.classList.contains('wrap') === true,
+                wide: box.scrollWidth > box.clientWidth + 1,
+                scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+                sticky: th === null || th === undefined ? true : getComputedStyle(th).position === 'sticky',
+                right: box.getBoundingClientRect().right,
+              };
+            });
+            const headings = [...document.querySelectorAll('h1,h2,h3,caption')].map((h) =>
+              (h.textContent ?? '').trim(),
+            );
+            return {
+              scrollWidth: root.scrollWidth,
+              edge,
+              cut,
+              boxes,
+              headings,
+              svgs: document.querySelectorAll('.charts svg[role="img"]').length,
+              text: document.body.innerText,
+            };
+          })()`;
+
+interface Measured {
+  scrollWidth: number;
+  edge: number;
+  cut: string[];
+  boxes: { id: string; wrap: boolean; wide: boolean; scrolls: boolean; sticky: boolean; right: number }[];
+  headings: string[];
+  svgs: number;
+  text: string;
+}
 
 /** A fresh profile (--user-data-dir) per run, removed with the browser. */
 async function launch(profile: string): Promise<BrowserContext> {
@@ -106,6 +181,7 @@ run(
     let context: BrowserContext;
     let files: string[] = [];
     let xssOrg = 0;
+    let db = '';
 
     beforeAll(async () => {
       // An org with unpaid invoices is renamed to markup, as a hostile or careless user could.
@@ -116,7 +192,7 @@ run(
       sim().tables.Org.update(xssOrg, { name: XSS });
       for (const table of [sim().tables.Invoice, sim().tables.OrderItem])
         for (const r of table.all()) if (Number(r.OrgId) === xssOrg) table.update(r.id, { c_org: XSS });
-      const db = await target();
+      db = await target();
       const config = cliConfig(join(tmp(), '..'));
       const env = cliEnv(sim());
       const sync = await runOhs(['sync', '--db', db, '--config', config], { env, timeoutMs: 240_000 });
@@ -155,14 +231,14 @@ run(
 
     it('writes one page per report beside the CSV and the workbook, mode 0600', () => {
       for (const name of Object.keys(charts))
-        for (const ext of ['html', 'csv', 'xlsx']) expect(files).toContain(`${name}-${TEST_ANCHOR}.${ext}`);
+        for (const ext of ['html', 'csv', 'xlsx']) expect(files).toContain(fileOf(files, name, ext));
       expect(files).toContain('index.html');
     });
 
     it.each(Object.keys(charts))(
       '%s: no console error, no request out, no script, the CSP, every chart with its text alternative',
       async (name) => {
-        const file = join(out, `${name}-${TEST_ANCHOR}.html`);
+        const file = join(out, fileOf(files, name, 'html'));
         const html = readFileSync(file, 'utf8');
         // No script, and no attribute that would fetch (a URL in the text, e.g. the mirror's source
         // on the About lines, is only text; the browser check below proves nothing is requested).
@@ -205,9 +281,9 @@ run(
     it.each(Object.keys(charts))(
       '%s: the detail table holds the CSV, cell by cell, to the cent (codes shown in words keep the code in the title)',
       async (name) => {
-        const csv = parse(readFileSync(join(out, `${name}-${TEST_ANCHOR}.csv`)), { bom: true }) as string[][];
+        const csv = parse(readFileSync(join(out, fileOf(files, name, 'csv'))), { bom: true }) as string[][];
         const [header = [], ...rows] = csv;
-        const { page } = await open(context, join(out, `${name}-${TEST_ANCHOR}.html`));
+        const { page } = await open(context, join(out, fileOf(files, name, 'html')));
         try {
           const heads = await page.$$eval('#table-detail thead th', (ths) =>
             ths.map((t) => t.getAttribute('title') ?? ''),
@@ -315,8 +391,8 @@ run(
         const links = await dash.page.$$eval('article h3 a', (as) => as.map((a) => a.getAttribute('href')));
         // Every report's page: these three, and the two built on them (test/reports/act-on.test.ts).
         expect(links.sort()).toEqual(
-          [...Object.keys(charts), 'accounts-at-risk', 'ar-rollforward']
-            .map((n) => `${n}-${TEST_ANCHOR}.html`)
+          Object.keys(charts)
+            .map((n) => fileOf(files, n, 'html'))
             .sort(),
         );
         for (const href of links) expect(existsSync(join(out, href ?? ''))).toBe(true);
@@ -359,10 +435,79 @@ run(
       }
     });
 
+    it.each(Object.keys(charts))(
+      '%s: fits a 1280 px window with no text cut, draws a chart, heads nothing twice, counts agree with their words',
+      async (name) => {
+        const { page, problems } = await open(context, join(out, fileOf(files, name, 'html')), 1280);
+        try {
+          expect(problems).toEqual([]);
+          const seen = (await page.evaluate(MEASURE)) as Measured;
+          expect(seen.scrollWidth, name).toBeLessThanOrEqual(1280);
+          expect(seen.cut, name).toEqual([]);
+          for (const b of seen.boxes) {
+            expect(b.right, `${name} ${b.id}`).toBeLessThanOrEqual(seen.edge + 1);
+            if (b.wrap) expect(b.wide, `${name} ${b.id}: a table of long text fits`).toBe(false);
+            if (b.wide)
+              expect([b.scrolls, b.sticky], `${name} ${b.id} scrolls, header kept`).toEqual([true, true]);
+          }
+          expect(seen.svgs, name).toBeGreaterThanOrEqual(1);
+          const twice = seen.headings.filter((h, i) => seen.headings.indexOf(h) !== i);
+          expect(twice, name).toEqual([]);
+          // "1 warning", never "1 warnings" (nor rows, employers, payments, invoices).
+          expect(seen.text).not.toMatch(
+            /(^|[^\d.,])1 (warnings|rows|detail rows|employers|payments|invoices|orders)\b/m,
+          );
+        } finally {
+          await page.close();
+        }
+      },
+    );
+
+    it('every workbook colours its exceptions: each cell an alerting column flags is filled red or amber, no other', async () => {
+      const fills = { bad: 'FFFFC7CE', warn: 'FFFFEB9C' } as const;
+      const found: Record<string, number> = {};
+      const mirror = await openMirror(db);
+      try {
+        for (const name of Object.keys(charts)) {
+          // The report's own columns (their alerts), from the same mirror as the files.
+          const result = await reportNamed(name as ReportName).run({
+            db: mirror.db,
+            params: { asOf: TEST_ANCHOR, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} },
+          });
+          for await (const _ of result.detail.rows as AsyncIterable<unknown> & Iterable<unknown>) void _;
+          const sheets = [result.detail, ...result.summaries()];
+          const wb = new ExcelJS.Workbook();
+          await wb.xlsx.readFile(join(out, fileOf(files, name, 'xlsx')));
+          found[name] = 0;
+          for (const s of sheets) {
+            const ws = wb.getWorksheet(s.name);
+            if (ws === undefined) continue;
+            s.columns.forEach((c, i) => {
+              if (c.alert === undefined) return;
+              ws.eachRow((row, n) => {
+                const cell = row.getCell(i + 1);
+                if (n === 1 || cell.font?.bold === true) return;
+                const level = alertOf(c, cell.value);
+                const fill = cell.fill?.type === 'pattern' ? cell.fill.fgColor?.argb : undefined;
+                const where = `${name} / ${s.name}!${cell.address} ${JSON.stringify(cell.value)}`;
+                expect(fill, where).toBe(level === undefined ? undefined : fills[level]);
+                if (level !== undefined) found[name] = (found[name] ?? 0) + 1;
+              });
+            });
+          }
+        }
+      } finally {
+        await mirror.close();
+      }
+      // The sandbox has 91+ invoices, stuck orders and employers behind: those workbooks show them.
+      for (const name of ['compliance', 'unpaid-invoices', 'order-ageing', 'catch-up', 'accounts-at-risk'])
+        expect(found[name], name).toBeGreaterThan(0);
+    });
+
     it('screenshots at desktop and phone width (test-artifacts/html/); on a phone the page fits the screen, tables scroll in their box', async () => {
       mkdirSync(ARTIFACTS, { recursive: true });
       for (const name of [...Object.keys(charts), 'index']) {
-        const file = join(out, name === 'index' ? 'index.html' : `${name}-${TEST_ANCHOR}.html`);
+        const file = join(out, name === 'index' ? 'index.html' : fileOf(files, name, 'html'));
         for (const [label, width] of [
           ['desktop', 1280],
           ['phone', 390],

@@ -189,3 +189,42 @@ describe('xlsx renderer', () => {
     await wb.commit();
   });
 });
+
+describe('xlsx exceptions', () => {
+  it('fills an exception cell red or amber itself (a reconciliation check not zero, a status), leaving the others and blank cells alone', async () => {
+    const checks: Sheet = {
+      name: 'Checks',
+      columns: [
+        { key: 'line', title: 'Line', type: 'string' },
+        { key: 'check', title: 'Check', type: 'money', alert: { nonZero: 'red' } },
+        {
+          key: 'result',
+          title: 'Result',
+          type: 'string',
+          alert: { red: ['different'], amber: ['not seen yet'] },
+        },
+      ],
+      rows: [
+        { line: 'Opening', check: null, result: 'matched' },
+        { line: 'Check: lines', check: 0, result: 'not seen yet' },
+        { line: 'Check: closing', check: -125, result: 'different' },
+      ],
+      totals: 'none',
+    };
+    const { files } = await writeReport(report({ summaries: [checks] }), {
+      outDir: outDir(),
+      name: 'ar-rollforward',
+      asOf: '2025-06-30',
+      title: 'A/R roll-forward',
+      formats: ['xlsx'],
+      csv: defaults.reports.csv,
+    });
+    const ws = (await readXlsx(files[0]!)).getWorksheet('Checks')!;
+    const fillOf = (row: number, column: number) => {
+      const f = ws.getRow(row).getCell(column).fill as ExcelJS.FillPattern | undefined;
+      return f?.type === 'pattern' ? f.fgColor?.argb : undefined;
+    };
+    expect([fillOf(2, 2), fillOf(3, 2), fillOf(4, 2)]).toEqual([undefined, undefined, 'FFFFC7CE']);
+    expect([fillOf(2, 3), fillOf(3, 3), fillOf(4, 3)]).toEqual([undefined, 'FFFFEB9C', 'FFFFC7CE']);
+  });
+});

@@ -55,6 +55,13 @@ async function inChromium(
   }
 }
 
+/** An instant as the roll-forward's file name writes a period's end (UTC, milliseconds after a dot). */
+const fileEnd = (iso: string) => {
+  const basic = iso.slice(0, 19).replace(/[-:]/g, '');
+  const millis = iso.slice(20, 23);
+  return `${basic}${millis === '000' ? '' : `.${millis}`}Z`;
+};
+
 /** Money as the page shows it (`$1,234.50`, `-$3.00`) in cents. */
 const pageCents = (text: string | undefined) => Math.round(Number(String(text).replace(/[$,]/g, '')) * 100);
 
@@ -113,6 +120,9 @@ const ACCOUNT_KEYS = [
   'complianceEvidence',
   'invoiceEvidence',
   'orderEvidence',
+  'decidingOrderId',
+  'decidingOrderProduct',
+  'decidingOrderCreated',
 ];
 const ROLLFORWARD_KEYS = [
   'invoiceId',
@@ -121,6 +131,8 @@ const ROLLFORWARD_KEYS = [
   'invoiceDate',
   'opening',
   'new',
+  'found',
+  'lateFees',
   'increases',
   'decreases',
   'decreasesApplied',
@@ -197,7 +209,10 @@ function expectedRows(dir: string, out: string, allOrders: string): Map<string, 
   for (const r of csv(join(dir, allOrders, `order-ageing-${TEST_ANCHOR}.csv`))) {
     if (r.family !== 'drug' && r.family !== 'alcohol') continue;
     const o = of(r.orgId as string);
-    if (o.last === null || String(r.createdAt) > String(o.last)) o.last = r.createdAt;
+    if (o.last === null || String(r.createdAt) > String(o.last)) {
+      o.last = r.createdAt;
+      o.lastOrder = [r.orderItemId, r.product, r.createdAt];
+    }
   }
   for (const o of orgs.values()) {
     const behind = BEHIND.includes(String(o.status));
@@ -248,6 +263,12 @@ async function checkAccounts(
     expect(r.oldestDaysPastDue, where).toBe(e.oldest === null ? '' : String(e.oldest));
     expect([r.openOrders, r.onHold, r.stuck].map(Number), where).toEqual([e.open, e.onHold, e.stuck]);
     expect(r.lastDrugAlcoholOrder, where).toBe(e.last === null ? '' : String(e.last));
+    // The order deciding STOPPED_TESTING or TESTING_UNPAID is cited: the last drug or alcohol
+    // order in the order ageing with terminal items (it may be completed: in no open-items file).
+    const decides = /STOPPED_TESTING|TESTING_UNPAID/.test(String(e.kinds));
+    expect([r.decidingOrderId, r.decidingOrderProduct, r.decidingOrderCreated], where).toEqual(
+      decides && e.lastOrder !== undefined ? e.lastOrder : ['', '', ''],
+    );
     // The keys of its evidence rows in the three reports of the same as-of.
     if (e.status !== null)
       expect(r.complianceEvidence).toMatch(
@@ -403,18 +424,16 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
       '--out',
       'rf-before',
     );
-    const beforeRows = csv(
-      join(dir, 'rf-before', `ar-rollforward-${new Date().toISOString().slice(0, 10)}.csv`),
-    );
+    // Both ends of the period name the files.
+    const beforeStem = join(dir, 'rf-before', `ar-rollforward-${fileEnd(from)}-${fileEnd(before)}`);
+    const beforeRows = csv(`${beforeStem}.csv`);
     expect(sum(beforeRows, 'decreasesApplied')).toBe(5000);
-    const verdictBefore = JSON.parse(
-      readFileSync(
-        join(dir, 'rf-before', `ar-rollforward-${new Date().toISOString().slice(0, 10)}.summary.json`),
-        'utf8',
-      ),
-    ) as { level: string; problems: string[] };
+    const verdictBefore = JSON.parse(readFileSync(`${beforeStem}.summary.json`, 'utf8')) as {
+      level: string;
+      problems: string[];
+    };
     expect(verdictBefore.level).toBe('warn');
-    expect(verdictBefore.problems.join()).toContain('1 payment(s) applied not seen by a sync yet');
+    expect(verdictBefore.problems.join()).toContain('1 payment applied not seen by a sync yet');
 
     // Changes in the service: a late fee, a cancellation, a restoration, a new invoice, a payment.
     await admin({ action: 'lateFee', id: fee, amount: 25 });
@@ -433,7 +452,6 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
     const to = new Date().toISOString();
     const closing = truthTotal();
 
-    const day = new Date().toISOString().slice(0, 10);
     await ohs(
       dir,
       'report',
@@ -447,13 +465,17 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
       '--out',
       'rf',
     );
-    const rows = csv(join(dir, 'rf', `ar-rollforward-${day}.csv`));
+    const stem = join(dir, 'rf', `ar-rollforward-${fileEnd(from)}-${fileEnd(to)}`);
+    const rows = csv(`${stem}.csv`);
     expect(Object.keys(rows[0] ?? {})).toEqual(ROLLFORWARD_KEYS);
     const line = (key: string) => sum(rows, key);
     // By hand: what was done above.
     expect(line('opening')).toBe(opening);
     expect(line('new')).toBe(12345);
-    expect(line('increases')).toBe(2500);
+    // The late fee on a line of its own (the lateFee field's rise).
+    expect(line('lateFees')).toBe(2500);
+    expect(line('increases')).toBe(0);
+    expect(line('found')).toBe(0);
     expect(line('decreases')).toBe(6000);
     expect(line('decreasesApplied')).toBe(5000);
     expect(line('decreasesElsewhere')).toBe(1000);
@@ -466,7 +488,7 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
     const row = (id: unknown) => rows.find((r) => r.invoiceId === String(id)) ?? {};
     expect(cents(row(paid).decreasesApplied)).toBe(5000);
     expect(cents(row(elsewhere).decreasesElsewhere)).toBe(1000);
-    expect(cents(row(fee).increases)).toBe(2500);
+    expect(cents(row(fee).lateFees)).toBe(2500);
     expect(cents(row(cancelled).cancellations)).toBe(cancelledBalance);
     expect(cents(row(restored?.id).restorations)).toBe(restoredBalance);
     expect(cents(row(created.id).new)).toBe(12345);
@@ -474,13 +496,14 @@ describe.each(engines)('%s: ar-rollforward', (engine) => {
     expect(await ageingTotal(dir, from, 'ageing-from')).toBe(opening);
     expect(await ageingTotal(dir, to, 'ageing-to')).toBe(closing);
     // The payment applied is matched with the drop the sync saw; the verdict is OK.
-    const verdict = JSON.parse(
-      readFileSync(join(dir, 'rf', `ar-rollforward-${day}.summary.json`), 'utf8'),
-    ) as { level: string; figures: { label: string; value: string }[] };
+    const verdict = JSON.parse(readFileSync(`${stem}.summary.json`, 'utf8')) as {
+      level: string;
+      figures: { label: string; value: string }[];
+    };
     expect(verdict.level).toBe('ok');
     expect(verdict.figures.find((f) => f.label === 'Reconciles to the cent')?.value).toBe('yes');
     expect(verdict.figures.find((f) => f.label === 'Payments applied: matched')?.value).toBe('1');
-    const shown = await inChromium(join(dir, 'rf', `ar-rollforward-${day}.html`));
+    const shown = await inChromium(`${stem}.html`);
     if (shown !== null) {
       expect(shown.problems).toEqual([]);
       expect(pageCents(shown.figures.get('Opening A/R'))).toBe(line('opening'));

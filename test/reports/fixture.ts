@@ -176,13 +176,15 @@ async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, det
       formats: ['csv', 'xlsx'],
       csv: defaults.reports.csv,
     });
-    const csv = parse(readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8'), {
+    // A report named by its period (the roll-forward) says its files' name.
+    const stem = `${def.name}-${result.fileName ?? p.asOf}`;
+    const csv = parse(readFileSync(join(dir, `${stem}.csv`), 'utf8'), {
       columns: true,
       bom: true,
     }) as Record<string, string>[];
     expect(csv).toHaveLength(detail.length);
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf}.xlsx`));
+    await wb.xlsx.readFile(join(dir, `${stem}.xlsx`));
     const sheet = wb.getWorksheet(result.detail.name);
     // The xlsx detail may hold subtotal rows (A/R per org); the data rows are the others.
     const dataRows: number[] = [];

@@ -42,11 +42,18 @@ async function workbook(def: ReportDefinition, m: Mirror, p: ReportParams): Prom
   return wb;
 }
 
-/** Conditional-formatting texts of a sheet: the formulae of its rules. */
+/**
+ * Conditional-formatting texts of a sheet: the formulae of its rules, the codes matched exactly;
+ * each code's qualified form ("BEHIND (assumed rate)", amber) has a rule of its own, checked here.
+ */
 function alertTexts(ws: ExcelJS.Worksheet): string[] {
   const cfs = (ws as unknown as { conditionalFormattings?: { rules: { formulae?: string[] }[] }[] })
     .conditionalFormattings;
-  return (cfs ?? []).flatMap((cf) => cf.rules.flatMap((r) => r.formulae ?? []));
+  const all = (cfs ?? []).flatMap((cf) => cf.rules.flatMap((r) => r.formulae ?? []));
+  const exact = all.filter((f) => !f.startsWith('LEFT('));
+  for (const code of exact.filter((f) => f.startsWith('"')))
+    expect(all.some((f) => f.startsWith('LEFT(') && f.endsWith(`=${code.slice(0, -1)} ("`))).toBe(true);
+  return exact;
 }
 
 function checkPrint(wb: ExcelJS.Workbook, report: string, asOf: string): void {

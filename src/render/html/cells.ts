@@ -67,19 +67,4 @@ export function htmlCell(column: Column): (value: string | number | boolean, pla
 /** Numbers right-aligned (tabular figures), text left. */
 export const isNumeric = (c: Column) => ['integer', 'number', 'percent', 'money'].includes(c.type);
 
-/**
- * The status class of a cell from the column's `alert` (the xlsx's red/amber): the page shows the
- * colour beside the text, never instead of it.
- */
-export function alertOf(column: Column, value: unknown): 'bad' | 'warn' | undefined {
-  const a = column.alert;
-  if (a === undefined || value === null || value === undefined) return undefined;
-  if (typeof value === 'string') {
-    if (a.red?.includes(value)) return 'bad';
-    if (a.amber?.includes(value)) return 'warn';
-    return undefined;
-  }
-  if (a.positive !== undefined && typeof value === 'number' && value > 0)
-    return a.positive === 'red' ? 'bad' : 'warn';
-  return undefined;
-}
+export { alertOf } from '../alert.js';

@@ -22,8 +22,24 @@ export interface JobState {
   ended_at?: string | null;
 }
 
-/** A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`. */
+/**
+ * A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`, or for a
+ * report named by its period `NAME-FROM-TO.summary.json` (each end a date or a UTC instant).
+ */
 const verdictFile = /^(.+)-(\d{4}-\d{2}-\d{2})(?:-at-(\d{8}T\d{6}Z))?\.summary\.json$/;
+const END = '(\\d{4}-\\d{2}-\\d{2}|\\d{8}T\\d{6}(?:\\.\\d{3})?Z)';
+const periodFile = new RegExp(`^(.+?)-${END}-${END}\\.summary\\.json$`);
+
+/** A file's report name and its sort key (newest last), or null when it is no verdict file. */
+function verdictOf(name: string): { report: string; key: string } | null {
+  const period = periodFile.exec(name);
+  // The period's end orders the pages (a date's end before an instant of the same day).
+  if (period !== null) return { report: period[1] ?? '', key: endKey(period[3] ?? '') };
+  const m = verdictFile.exec(name);
+  return m === null ? null : { report: m[1] ?? '', key: `${m[2] ?? ''} ${m[3] ?? ''}` };
+}
+
+const endKey = (end: string) => (end.includes('T') ? end : `${end.replace(/-/g, '')}T000000Z`);
 
 /** A verdict file the dashboard could not read: its name and why, one line. */
 export interface UnreadableVerdict {
@@ -42,17 +58,17 @@ export async function latestPages(
 ): Promise<{ pages: { file: string; summary: ReportSummary }[]; unreadable: UnreadableVerdict[] }> {
   const best = new Map<string, { stem: string; key: string; mtime: number }>();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
-    const m = verdictFile.exec(name);
+    const m = verdictOf(name);
     if (m === null) continue;
     const stem = name.slice(0, -'.summary.json'.length);
     const mtime = await stat(join(dir, name)).then(
       (s) => s.mtimeMs,
       () => 0,
     );
-    const prev = best.get(m[1] ?? '');
-    const key = `${m[2] ?? ''} ${m[3] ?? ''}`;
+    const prev = best.get(m.report);
+    const { key } = m;
     if (prev === undefined || key > prev.key || (key === prev.key && mtime > prev.mtime))
-      best.set(m[1] ?? '', { stem, key, mtime });
+      best.set(m.report, { stem, key, mtime });
   }
   const pages: { file: string; summary: ReportSummary }[] = [];
   const unreadable: UnreadableVerdict[] = [];

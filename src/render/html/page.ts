@@ -20,16 +20,18 @@ h1{font-size:1.5rem;margin:16px 0 4px}h2{font-size:1.2rem;margin:24px 0 8px;bord
 .meta{color:var(--muted);margin:0 0 12px;overflow-wrap:anywhere}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px;margin:0 0 12px;padding:0}
 .figures div{border:1px solid var(--line);border-radius:6px;padding:8px}
-.figures dt{color:var(--muted);font-size:.8rem}.figures dd{margin:0;font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}
+.figures dt,.figures dd{overflow-wrap:anywhere}.figures dt{color:var(--muted);font-size:.8rem}.figures dd{margin:0;font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:16px}
 figure{margin:0;break-inside:avoid}figcaption{font-size:.85rem;color:var(--muted)}
 svg{max-width:100%;height:auto}
-.scroll{overflow-x:auto;max-width:100%;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/10px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/10px 100% no-repeat scroll}
+.scroll{overflow:auto;max-width:100%;max-height:85vh;background:linear-gradient(to right,#fff 30%,#fff0) left/32px 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/32px 100% no-repeat local,radial-gradient(farthest-side at 0 50%,#0003,#0000) left/10px 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0003,#0000) right/10px 100% no-repeat scroll}
 .scroll::-webkit-scrollbar{height:10px}.scroll::-webkit-scrollbar-thumb{background:#bbb;border-radius:5px}.scroll::-webkit-scrollbar-track{background:#f3f3f3}
 table{border-collapse:collapse;font-size:12px;margin:4px 0 12px}
 caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border-bottom:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;white-space:nowrap}
-thead th{position:sticky;top:0;background:#f3f3f3;border-bottom:2px solid var(--ink);white-space:normal;vertical-align:bottom;min-width:5em;max-width:12em}
+thead th{position:sticky;top:0;z-index:2;background:#f3f3f3;border-bottom:2px solid var(--ink);white-space:normal;vertical-align:bottom;min-width:5em;max-width:12em}
+tbody th[scope=row]{position:sticky;left:0;z-index:1;background:#fff}thead th:first-child{left:0;z-index:3}
+table.wrap td{white-space:normal;min-width:8em;max-width:40em}table.wrap th[scope=row]{white-space:normal;max-width:24em}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 tr.total th,tr.total td{font-weight:700;border-top:2px solid var(--ink)}
 .s{display:inline-block;width:.8em;height:.8em;border-radius:50%;margin-right:4px;vertical-align:-1px;border:1px solid #0006}
@@ -39,7 +41,7 @@ td.bad{font-weight:600}
 .note{color:var(--muted);font-size:.85rem}
 nav a{margin-right:12px}
 @media (max-width:600px){body{padding:0 8px 24px;font-size:15px}.charts{grid-template-columns:1fr}h1{font-size:1.25rem}}
-@media print{body{max-width:none;padding:0}section.page{break-before:page}thead{display:table-header-group}tr,figure{break-inside:avoid}thead th{position:static}.scroll{overflow:visible}}
+@media print{body{max-width:none;padding:0}section.page{break-before:page}thead{display:table-header-group}tr,figure{break-inside:avoid}thead th,tbody th[scope=row]{position:static}.scroll{overflow:visible;max-height:none}}
 `;
 
 /** A status: a colour dot and the word (never the colour alone). */
@@ -130,8 +132,10 @@ export function table(
   rows: Row[],
   id?: string,
   anchors?: { key: string; prefix: string },
+  wrap = false,
 ): string {
   const { cells, places } = tableCells(name, columns);
   const body = rows.map((r, i) => tableRow(columns, cells, places, r, i + 1, anchors)).join('\n');
-  return `<div class="scroll"><table${id === undefined ? '' : ` id="${esc(id)}"`}><caption>${esc(caption)}</caption>${tableHead(columns)}<tbody>\n${body}\n</tbody></table></div>`;
+  // A sheet of long text (rules, notes) wraps its cells so it fits the page; others scroll in their box.
+  return `<div class="scroll"><table${id === undefined ? '' : ` id="${esc(id)}"`}${wrap ? ' class="wrap"' : ''}><caption>${esc(caption)}</caption>${tableHead(columns)}<tbody>\n${body}\n</tbody></table></div>`;
 }

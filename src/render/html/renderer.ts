@@ -6,7 +6,7 @@ import type { Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
-import { coveredMonthEnds, type PageSummary, type ReadSheet, type ReportSummary } from './summary.js';
+import { coveredMonthEnds, type PageSummary, plural, type ReadSheet, type ReportSummary } from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -81,7 +81,7 @@ export class HtmlRenderer implements Renderer {
     const verdict = tail.summary;
     const summary = tail.page;
     const body = [
-      `<header><h1>${esc(this.info.title)}</h1><p class="meta">As of ${esc(verdict.instant ?? this.info.asOf)} · ${statusBadge(verdict.level)} · ${groupDigits(String(this.rowNumber))} detail rows · ${tail.warnings.length} warnings</p></header>`,
+      `<header><h1>${esc(this.info.title)}</h1><p class="meta">As of ${esc(verdict.instant ?? this.info.asOf)} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
       '<main>',
       await this.summarySection(verdict, summary),
       ...sheets.map((s, i) => {
@@ -95,11 +95,12 @@ export class HtmlRenderer implements Renderer {
             ? ''
             : table(
                 s.name,
-                `${s.name}: ${shown.length} rows`,
+                `${s.name}: ${plural(shown.length, 'row')}`,
                 s.columns,
                 shown,
                 `table-sheet-${i}`,
                 s.anchors,
+                s.wrap === true,
               );
         return `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${line}${tableHtml}</section>`;
       }),
@@ -134,10 +135,11 @@ export class HtmlRenderer implements Renderer {
     const figures = `${said}<dl class="figures">${verdict.figures
       .map((f) => `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`)
       .join('')}</dl>`;
+    // The list shown first is headed by its table's caption alone (a heading above it said it twice).
     const first =
       summary?.first === undefined
         ? ''
-        : `<h3>${esc(summary.first.title)}</h3>${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first')}${
+        : `${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first')}${
             summary.first.more > 0
               ? `<p class="note">${groupDigits(String(summary.first.more))} more in the detail below and in the CSV.</p>`
               : summary.first.rows.length === 0
@@ -158,14 +160,17 @@ export class HtmlRenderer implements Renderer {
     const shown = this.rows.length;
     const rowsNote =
       shown < this.rowNumber
-        ? `<p class="note">The first ${groupDigits(String(shown))} of ${groupDigits(String(this.rowNumber))} rows; every row is in the CSV and the workbook.</p>`
+        ? `<p class="note">The first ${groupDigits(String(shown))} of ${plural(this.rowNumber, 'row')}; every row is in the CSV and the workbook.</p>`
         : '';
     const hidden = this.detail.columns.length - this.columns.length;
     const note =
       hidden === 0
         ? rowsNote
-        : `${rowsNote}<p class="note">The main columns are shown; ${hidden} more (the same measures in other units, and details) are in the CSV and the workbook.</p>`;
-    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(this.detail.name)}</h2>${note}<div class="scroll"><table id="table-detail"><caption>${esc(this.detail.name)}: ${groupDigits(String(this.rowNumber))} rows</caption>${tableHead(this.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
+        : `${rowsNote}<p class="note">The main columns are shown; ${hidden} more (the same measures in other units, and details) ${hidden === 1 ? 'is' : 'are'} in the CSV and the workbook.</p>`;
+    // Never the page's title twice: a detail named like its report is headed as the rows it lists.
+    const heading =
+      this.detail.name === this.info.title ? `${this.detail.name}, row by row` : this.detail.name;
+    return `<section class="page" aria-labelledby="detail"><h2 id="detail">${esc(heading)}</h2>${note}<div class="scroll" tabindex="0" role="region" aria-label="${esc(this.detail.name)}, scrolls in its box"><table id="table-detail"><caption>${esc(this.detail.name)}: ${plural(this.rowNumber, 'row')}</caption>${tableHead(this.columns)}<tbody>\n${this.rows.join('\n')}\n</tbody></table></div></section>`;
   }
 
   async abort(): Promise<void> {

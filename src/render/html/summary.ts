@@ -85,6 +85,13 @@ export const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) 
 export const money = (cents: unknown) => `$${groupDigits(formatCents(num(cents)))}`;
 /** A count with thousands separators. */
 export const count = (n: number) => groupDigits(String(n));
+/**
+ * A count and its noun agreeing: "1 warning", "2 warnings", "1,200 rows" (`many` for nouns that
+ * do not take an s: "1 employer's", "2 classes").
+ */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
 /** The summary sheet of a name, if the report made one. */
 export const sheet = (sheets: ReadSheet[], name: string) => sheets.find((s) => s.name === name);
 /** A total row's label ("Total", "Total (all orgs)"). */

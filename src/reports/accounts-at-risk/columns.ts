@@ -52,6 +52,11 @@ export function accountsColumns(oldLabel: string): Column[] {
     },
     { key: 'invoiceEvidence', title: 'Unpaid invoice rows', type: 'string', width: 36, link: 'invoiceHref' },
     { key: 'orderEvidence', title: 'Order ageing rows', type: 'string', width: 36, link: 'orderHref' },
+    // The order that decides STOPPED_TESTING or TESTING_UNPAID (the last drug or alcohol order):
+    // it may be completed, so in no open-items file; named here.
+    { key: 'decidingOrderId', title: 'Deciding order', type: 'integer', width: 11 },
+    { key: 'decidingOrderProduct', title: 'Deciding order: product', type: 'string', width: 24 },
+    { key: 'decidingOrderCreated', title: 'Deciding order: created', type: 'datetime', width: 22 },
   ];
 }
 

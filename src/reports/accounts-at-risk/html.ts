@@ -1,4 +1,15 @@
-import { count, level, money, num, type SummaryBuilder, sheet } from '../../render/html/summary.js';
+import type { Chart } from '../../render/html/charts.js';
+import {
+  count,
+  level,
+  money,
+  num,
+  palette,
+  plural,
+  type SummaryBuilder,
+  sheet,
+} from '../../render/html/summary.js';
+import { kindWords } from './columns.js';
 import { KINDS } from './kinds.js';
 
 /**
@@ -48,9 +59,9 @@ export function accountsAtRiskHtml(): SummaryBuilder {
             `${count(c.count)} ${k}${c.assumed === 0 ? '' : ` (${c.assumed === c.count ? 'all' : count(c.assumed)} on an assumed rate)`}`,
           ];
         }),
-        ...(assumed > 0 ? [`${count(assumed)} employer(s) scored on an assumed rate`] : []),
-        ...(none > 0 ? [`${count(none)} employer(s) with no compliance row (not measured)`] : []),
-        ...(joinedWarnings > 0 ? [`${count(joinedWarnings)} warning(s) of the joined reports`] : []),
+        ...(assumed > 0 ? [`${plural(assumed, 'employer')} scored on an assumed rate`] : []),
+        ...(none > 0 ? [`${plural(none, 'employer')} with no compliance row (not measured)`] : []),
+        ...(joinedWarnings > 0 ? [`${plural(joinedWarnings, 'warning')} of the joined reports`] : []),
       ];
       return {
         status: level(measured, onAssumed || assumed > 0 || none > 0),
@@ -67,8 +78,50 @@ export function accountsAtRiskHtml(): SummaryBuilder {
           ...Object.values(KINDS).map((k) => ({ label: k, value: count(kinds.get(k)?.count ?? 0) })),
           { label: 'Oldest bucket, employers at risk', value: money(overdue) },
         ],
-        charts: [],
+        charts: [kindChart(kinds)],
       };
+    },
+  };
+}
+
+/** Employers per kind of risk, the part resting on an assumed rate pale. */
+function kindChart(kinds: Map<string, { count: number; assumed: number }>): Chart {
+  const shown = Object.values(KINDS).map((k) => kindWords[k] ?? k);
+  const values = Object.values(KINDS).flatMap((k) => {
+    const c = kinds.get(k) ?? { count: 0, assumed: 0 };
+    return [
+      { kind: kindWords[k] ?? k, basis: 'measured', employers: c.count - c.assumed },
+      { kind: kindWords[k] ?? k, basis: 'assumed rate', employers: c.assumed },
+    ];
+  });
+  const said = Object.values(KINDS)
+    .map((k) => {
+      const c = kinds.get(k) ?? { count: 0, assumed: 0 };
+      return `${kindWords[k] ?? k}: ${plural(c.count, 'employer')}${c.assumed === 0 ? '' : `, ${count(c.assumed)} on an assumed rate`}`;
+    })
+    .join('; ');
+  return {
+    id: 'chart-kinds',
+    title: 'Employers per kind of risk',
+    description: `${said}. An employer may show several kinds.`,
+    spec: {
+      data: { values },
+      width: 320,
+      height: { step: 24 },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'kind', type: 'nominal', sort: shown, title: null },
+        x: { field: 'employers', type: 'quantitative', title: 'employers', stack: 'zero' },
+        color: { value: palette.vermillion },
+        opacity: {
+          field: 'basis',
+          type: 'ordinal',
+          sort: ['measured', 'assumed rate'],
+          scale: { domain: ['measured', 'assumed rate'], range: [1, 0.4] },
+          title: 'rate',
+        },
+        order: { field: 'basis', sort: 'descending' },
+      },
     },
   };
 }

@@ -102,6 +102,10 @@ async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportB
           'each row names the rows that back it in the three reports of the same as-of (file and keys: orgId, and year and month for compliance); on the HTML page each links to that org\u2019s row on the other page (#org-ID)',
         ] as [string, string],
         [
+          'Deciding order',
+          'on STOPPED_TESTING and TESTING_UNPAID rows, the last drug or alcohol order (order item id, product, created) that decides them: it may be completed or cancelled, so it is named here rather than in the open items of the order ageing; blank on a STOPPED_TESTING row when the employer has no drug or alcohol order at all',
+        ] as [string, string],
+        [
           'Sort',
           'by the number of kinds, then the oldest bucket\u2019s balance, descending; then org name',
         ] as [string, string],
@@ -123,6 +127,9 @@ function rowOf(
   const c = f.compliance;
   const inv = f.invoices;
   const anchor = `#org-${f.orgId}`;
+  // The last drug or alcohol order decides the two kinds that read orders: cited on their rows.
+  const decided = k.kinds.includes(KINDS.STOPPED_TESTING) || k.kinds.includes(KINDS.TESTING_UNPAID);
+  const deciding = decided ? f.orders.lastOrder : null;
   return {
     orgId: f.orgId,
     org: names.get(f.orgId) ?? f.org,
@@ -150,6 +157,9 @@ function rowOf(
     complianceHref: c === null ? null : `${stem('compliance')}.html${anchor}`,
     invoiceHref: inv === null ? null : `${stem('unpaid-invoices')}.html${anchor}`,
     orderHref: f.orders.open === 0 ? null : `${stem('order-ageing')}.html${anchor}`,
+    decidingOrderId: deciding?.id ?? null,
+    decidingOrderProduct: deciding?.product ?? null,
+    decidingOrderCreated: deciding === null ? null : f.orders.lastDrugAlcohol,
   };
 }
 

@@ -27,7 +27,14 @@ export interface OrgFacts {
     month: number;
   } | null;
   invoices: { open: number; oldBucket: number; oldestDays: number | null; count: number } | null;
-  orders: { open: number; onHold: number; stuck: number; lastDrugAlcohol: string | null };
+  orders: {
+    open: number;
+    onHold: number;
+    stuck: number;
+    lastDrugAlcohol: string | null;
+    /** That last drug or alcohol order (it decides STOPPED_TESTING and TESTING_UNPAID). */
+    lastOrder: { id: number | null; product: string | null } | null;
+  };
 }
 
 export interface Joined {
@@ -91,7 +98,7 @@ export async function joinReports(
         org: null,
         compliance: null,
         invoices: null,
-        orders: { open: 0, onHold: 0, stuck: 0, lastDrugAlcohol: null },
+        orders: { open: 0, onHold: 0, stuck: 0, lastDrugAlcohol: null, lastOrder: null },
       };
       orgs.set(orgId, f);
     }
@@ -156,7 +163,13 @@ export async function joinReports(
     }
     if ((r.family === 'drug' || r.family === 'alcohol') && typeof r.createdAt === 'string') {
       const last = f.orders.lastDrugAlcohol;
-      if (last === null || r.createdAt > last) f.orders.lastDrugAlcohol = r.createdAt;
+      if (last === null || r.createdAt > last) {
+        f.orders.lastDrugAlcohol = r.createdAt;
+        f.orders.lastOrder = {
+          id: typeof r.orderItemId === 'number' ? r.orderItemId : null,
+          product: typeof r.product === 'string' ? r.product : null,
+        };
+      }
     }
   });
   // The order ageing's warnings of terminal items are not the default report's: only its own

@@ -1,5 +1,5 @@
 import { ORG_NAMES_ABOUT } from '../org-names.js';
-import { LINES } from './columns.js';
+import { LINES, NO_WRITE_OFF } from './columns.js';
 import type { ArRollforwardOptions } from './options.js';
 import type { Period } from './period.js';
 
@@ -14,7 +14,7 @@ export function aboutLines(
     ...LINES.map((l): [string, string] => [l.label.replace(/^[\s+−]+/, ''), l.rule]),
     [
       'Identity',
-      "opening + new + increases − decreases − cancellations + restorations − removed = closing, in integer cents, checked invoice by invoice and in total; opening and closing are checked against the unpaid-invoices ageing's own total as of each instant (a difference is a report fault, shown as Action needed, never silently OK)",
+      "opening + new + found + late fees + other increases − decreases − cancellations + restorations − removed = closing, in integer cents, checked invoice by invoice and in total; opening and closing, and their credit balances, are checked against the unpaid-invoices ageing's own totals as of each instant (a difference is a report fault, coloured red and shown as Action needed, never silently OK)",
     ],
     [
       'Ageing',
@@ -22,12 +22,13 @@ export function aboutLines(
     ],
     [
       'What the mirror sees',
-      'the invoice history holds a version per change a sync (or a write-back answer) observed: changes between two observations of an invoice net out (a late fee and a payment of the same amount between two syncs show as nothing); the service gives no payment or fee lines, only the balance',
+      'the invoice history holds a version per change a sync observed, and the balance a payment write-back read just before sending and the answer after it: a late fee landing before a payment is a late fee and the payment shows whole; between two observations a rise of the lateFee field is a late fee and the rest of the change an increase or a decrease; other changes between two observations net out; the service gives no payment or fee lines, only the balance and lateFee',
     ],
     [
       'Payments reconciliation',
       'each payment write-back applied in the period (outbox state applied, at its settling instant), against its invoice as the mirror held it at the end of the first complete invoice sync started after it: matched (the balance read before sending dropped by the amount), not seen yet (no such sync), different (another change)',
     ],
+    ['Write-offs', NO_WRITE_OFF],
     ORG_NAMES_ABOUT,
   ];
   const results: [string, string][] = [

@@ -1,7 +1,14 @@
 import type { Column } from '../../render/types.js';
 import type { Movement } from './movements.js';
 
-type LineKey = keyof Movement | 'decreasesApplied' | 'decreasesElsewhere';
+type LineKey =
+  | keyof Movement
+  | 'decreasesApplied'
+  | 'decreasesElsewhere'
+  | 'openingOwed'
+  | 'openingCredits'
+  | 'closingOwed'
+  | 'closingCredits';
 
 /** The lines of the roll-forward, in order, each with its rule (the About sheet says them too). */
 export const LINES: { key: LineKey; label: string; rule: string }[] = [
@@ -11,19 +18,39 @@ export const LINES: { key: LineKey; label: string; rule: string }[] = [
     rule: "the ageing's net total as of the start (open invoices, credits netted, cancelled ones out)",
   },
   {
+    key: 'openingOwed',
+    label: '   of which owed',
+    rule: 'the invoices with a balance above zero at the start (what customers owe)',
+  },
+  {
+    key: 'openingCredits',
+    label: '   of which credit balances',
+    rule: "the invoices below zero at the start (owed to customers; the ageing's Credits column)",
+  },
+  {
     key: 'new',
     label: '+ New invoices',
-    rule: 'invoices entering A/R for the first time in the period: first seen, or their invoice date reached',
+    rule: 'invoices entering A/R for the first time in the period: dated in it (or their invoice date reached)',
+  },
+  {
+    key: 'found',
+    label: '+ Found, dated earlier',
+    rule: 'invoices first seen in the period although dated before it: older invoices the mirror had not seen, not new business',
+  },
+  {
+    key: 'lateFees',
+    label: '+ Late fees',
+    rule: "the rise of an invoice's lateFee field while it is in A/R",
   },
   {
     key: 'increases',
-    label: '+ Increases',
-    rule: 'balance up on an invoice already in A/R (late fees, adjustments), or up from zero',
+    label: '+ Other increases',
+    rule: 'balance up on an invoice already in A/R beyond its late fees (adjustments), or up from zero',
   },
   {
     key: 'decreases',
     label: '− Decreases',
-    rule: 'balance down on an invoice in A/R (payments, credits), paid to zero included',
+    rule: 'balance down on an invoice in A/R (payments, credits, write-offs), paid to zero included',
   },
   {
     key: 'decreasesApplied',
@@ -33,7 +60,7 @@ export const LINES: { key: LineKey; label: string; rule: string }[] = [
   {
     key: 'decreasesElsewhere',
     label: '   of which elsewhere',
-    rule: 'the rest of the decreases: payments and credits made in the service',
+    rule: 'the rest of the decreases: payments, credits and write-offs made in the service (it records no write-off of its own: one shows here)',
   },
   {
     key: 'cancellations',
@@ -51,12 +78,50 @@ export const LINES: { key: LineKey; label: string; rule: string }[] = [
     rule: 'an invoice the sync found gone (deleted in the service): its balance leaves A/R',
   },
   { key: 'closing', label: 'Closing A/R', rule: "the ageing's net total as of the end" },
+  {
+    key: 'closingOwed',
+    label: '   of which owed',
+    rule: 'the invoices with a balance above zero at the end',
+  },
+  {
+    key: 'closingCredits',
+    label: '   of which credit balances',
+    rule: "the invoices below zero at the end (the ageing's Credits column)",
+  },
 ];
+
+/** The movement lines drawn as steps of the waterfall (the "of which" lines are parts of them). */
+export const STEPS: LineKey[] = [
+  'new',
+  'found',
+  'lateFees',
+  'increases',
+  'decreasesApplied',
+  'decreasesElsewhere',
+  'cancellations',
+  'restorations',
+  'removed',
+];
+
+/** Lines taken away from A/R (shown with a minus; the waterfall steps them down). */
+export const DOWN = new Set<string>([
+  'decreases',
+  'decreasesApplied',
+  'decreasesElsewhere',
+  'cancellations',
+  'removed',
+]);
+
+/** The sentence every roll-forward carries: the service has no write-off of its own. */
+export const NO_WRITE_OFF =
+  'The service records no write-off: a balance written off there shows as a decrease elsewhere, like a payment or a credit.';
 
 export const lineColumns: Column[] = [
   { key: 'line', title: 'Line', type: 'string', width: 44 },
   { key: 'amount', title: 'Amount', type: 'money', width: 16 },
   { key: 'invoices', title: 'Invoices', type: 'integer', width: 9 },
+  // A check's difference, apart from the amounts: coloured when it is not zero.
+  { key: 'check', title: 'Check (must be 0.00)', type: 'money', width: 12, alert: { nonZero: 'red' } },
   { key: 'rule', title: 'How it is computed', type: 'string', width: 70 },
 ];
 
@@ -68,7 +133,9 @@ export const detailColumns: Column[] = [
   { key: 'invoiceDate', title: 'Invoice date', type: 'date', width: 12 },
   { key: 'opening', title: 'Opening', type: 'money', width: 13 },
   { key: 'new', title: 'New', type: 'money', width: 12 },
-  { key: 'increases', title: 'Increases', type: 'money', width: 12 },
+  { key: 'found', title: 'Found, dated earlier', type: 'money', width: 12 },
+  { key: 'lateFees', title: 'Late fees', type: 'money', width: 12 },
+  { key: 'increases', title: 'Other increases', type: 'money', width: 12 },
   { key: 'decreases', title: 'Decreases', type: 'money', width: 12 },
   { key: 'decreasesApplied', title: 'Decreases: payments applied by this tool', type: 'money', width: 14 },
   { key: 'decreasesElsewhere', title: 'Decreases: elsewhere', type: 'money', width: 12 },

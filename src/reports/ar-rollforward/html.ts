@@ -1,11 +1,23 @@
-import { count, level, money, num, type SummaryBuilder, sheet } from '../../render/html/summary.js';
-import { LINES, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
+import type { Chart } from '../../render/html/charts.js';
+import {
+  count,
+  level,
+  money,
+  num,
+  palette,
+  plural,
+  type ReadSheet,
+  type SummaryBuilder,
+  sheet,
+} from '../../render/html/summary.js';
+import { DOWN, LINES, NO_WRITE_OFF, SHORTENED, STEPS, UNKNOWN_PERIOD } from './columns.js';
 import { RESULTS } from './payments.js';
 
 /**
  * The roll-forward page's summary: the lines as figures (read from the Roll-forward sheet, the
- * workbook's own rows), the reconciliation checks and the payments' results. Action needed when a
- * check is not zero (a report fault); needs attention when a payment is not seen yet or differs.
+ * workbook's own rows), a waterfall from opening to closing, the reconciliation checks and the
+ * payments' results. Action needed when a check is not zero (a report fault); needs attention
+ * when a payment is not seen yet or differs, or the period was shortened.
  */
 export function arRollforwardHtml(): SummaryBuilder {
   return {
@@ -18,11 +30,11 @@ export function arRollforwardHtml(): SummaryBuilder {
           status: 'warn',
           problems: ['no roll-forward: the mirror has no history yet'],
           figures: [{ label: 'Roll-forward', value: 'not known' }],
-          charts: [],
+          charts: [waterfall(lines)],
         };
-      // Every check line must be zero, and all three must be there.
+      // Every check line must be zero, and all of them must be there.
       const checks = lines.filter((r) => String(r.line).startsWith('Check:'));
-      const off = checks.length !== 3 || checks.some((r) => num(r.amount) !== 0);
+      const off = checks.length < 5 || checks.some((r) => num(r.check) !== 0);
       const lineOf = (label: string) => lines.find((r) => r.line === label);
       const shortened = lineOf(SHORTENED) !== undefined;
       const n = (result: string) => payments.filter((p) => p.result === result).length;
@@ -31,11 +43,13 @@ export function arRollforwardHtml(): SummaryBuilder {
       const problems = [
         ...(off ? ["the roll-forward does not reconcile with the ageing's totals (a report fault)"] : []),
         ...(differ > 0
-          ? [`${count(differ)} payment(s) applied whose invoice changed by another amount`]
+          ? [`${plural(differ, 'payment')} applied whose invoice changed by another amount`]
           : []),
-        ...(unseen > 0 ? [`${count(unseen)} payment(s) applied not seen by a sync yet`] : []),
-        ...(shortened ? ["the period is shortened: the month starts before the mirror's history"] : []),
+        ...(unseen > 0 ? [`${plural(unseen, 'payment')} applied not seen by a sync yet`] : []),
+        ...(shortened ? ["the period is shortened: it starts at the mirror's history"] : []),
       ];
+      const amount = (key: string) =>
+        lines.find((r) => r.line === LINES.find((l) => l.key === key)?.label)?.amount;
       return {
         status: level(off, differ > 0 || unseen > 0 || shortened),
         problems,
@@ -46,12 +60,92 @@ export function arRollforwardHtml(): SummaryBuilder {
           assumed: 0,
         })),
         figures: [
-          ...LINES.map((l) => ({ label: l.label.trim(), value: money(lineOf(l.label)?.amount) })),
+          // The lines as they read; the "of which" parts named on their own.
+          ...LINES.filter((l) => !l.label.startsWith(' ')).map((l) => ({
+            label: l.label.trim(),
+            value: money(lineOf(l.label)?.amount),
+          })),
+          { label: 'Decreases applied by this tool', value: money(amount('decreasesApplied')) },
+          { label: 'Credit balances at the start', value: money(amount('openingCredits')) },
+          { label: 'Credit balances at the end', value: money(amount('closingCredits')) },
           { label: 'Reconciles to the cent', value: off ? 'no' : 'yes' },
           { label: 'Payments applied: matched', value: count(n(RESULTS.matched)) },
         ],
-        charts: [],
+        charts: [waterfall(lines)],
       };
+    },
+  };
+}
+
+/**
+ * The roll-forward as a waterfall: opening, each movement as a step up or down from where the
+ * last one ended, closing. Amounts in dollars (the lines' cents / 100); lines of 0 are left out.
+ */
+function waterfall(lines: ReadSheet['rows']): Chart {
+  const amountOf = (key: string) =>
+    num(lines.find((r) => r.line === LINES.find((l) => l.key === key)?.label)?.amount);
+  const labelOf = (key: string) =>
+    (LINES.find((l) => l.key === key)?.label ?? key).replace(/^\s*(of which\s*)?/, '').trim();
+  const opening = amountOf('opening');
+  const values: { step: string; start: number; end: number; kind: string; amount: string }[] = [
+    { step: 'Opening A/R', start: 0, end: opening / 100, kind: 'balance', amount: money(opening) },
+  ];
+  let level = opening;
+  for (const key of STEPS) {
+    const cents = amountOf(key);
+    if (cents === 0) continue;
+    const next = DOWN.has(key) ? level - cents : level + cents;
+    const label =
+      key === 'decreasesApplied'
+        ? 'Payments applied here'
+        : key === 'decreasesElsewhere'
+          ? 'Decreases elsewhere'
+          : labelOf(key);
+    values.push({
+      step: label,
+      start: level / 100,
+      end: next / 100,
+      kind: DOWN.has(key) ? 'down' : 'up',
+      amount: `${DOWN.has(key) ? '−' : '+'}${money(cents)}`,
+    });
+    level = next;
+  }
+  const closing = amountOf('closing');
+  values.push({ step: 'Closing A/R', start: 0, end: closing / 100, kind: 'balance', amount: money(closing) });
+  const moves = values.slice(1, -1).map((v) => `${v.step} ${v.amount}`);
+  return {
+    id: 'chart-waterfall',
+    title: 'From opening to closing A/R',
+    description: `Opening A/R ${money(opening)}; ${moves.length === 0 ? 'no movement' : moves.join('; ')}; closing A/R ${money(closing)}. ${NO_WRITE_OFF}`,
+    spec: {
+      data: { values },
+      width: 520,
+      height: 220,
+      mark: { type: 'bar' },
+      encoding: {
+        x: {
+          field: 'step',
+          type: 'ordinal',
+          sort: null,
+          title: null,
+          axis: { labelAngle: -30, labelLimit: 140 },
+        },
+        y: { field: 'start', type: 'quantitative', title: 'A/R ($)' },
+        y2: { field: 'end' },
+        color: {
+          field: 'kind',
+          type: 'nominal',
+          title: null,
+          scale: {
+            domain: ['balance', 'up', 'down'],
+            range: [palette.blue, palette.orange, palette.green],
+          },
+        },
+        tooltip: [
+          { field: 'step', type: 'nominal' },
+          { field: 'amount', type: 'nominal' },
+        ],
+      },
     },
   };
 }

@@ -1,18 +1,18 @@
+import { plural } from '../../render/html/summary.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
-import { agingBuckets } from '../unpaid-invoices/buckets.js';
+import { agingBuckets, CREDITS } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import { invoiceRows, invoiceVersions } from '../unpaid-invoices/queries.js';
 import { summarise } from '../unpaid-invoices/summary.js';
 import { compareOrgs, listSome } from '../values.js';
 import { aboutLines } from './about.js';
-import { detailColumns, LINES, lineColumns, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
+import { detailColumns, LINES, lineColumns, NO_WRITE_OFF, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
 import { arRollforwardHtml } from './html.js';
 import {
   AgeingReader,
   blankMovement,
   gap,
-  type InvoiceMovement,
   invoiceMovements,
   type Movement,
   movementKeys,
@@ -20,7 +20,7 @@ import {
 } from './movements.js';
 import { type ArRollforwardOptions, arRollforwardOptions } from './options.js';
 import { appliedPayments, paymentColumns, RESULTS, reconcile } from './payments.js';
-import { type Period, periodOf } from './period.js';
+import { fileEnd, type Period, periodOf } from './period.js';
 
 /**
  * The A/R roll-forward (docs/reports.md): from the invoice history, how the A/R of `from` became
@@ -41,20 +41,27 @@ export const arRollforwardReport: ReportDeclaration<typeof arRollforwardOptions,
   html: arRollforwardHtml,
 };
 
-/** The unpaid-invoices ageing's net total as of an instant: its own query, classify and summary. */
+/** The unpaid-invoices ageing as of an instant, its own query, classify and summary: net total and credits. */
 async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: AgeingReader, instant: string) {
   const { db, scope, names, opts } = input;
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const c = classify(await invoiceRows(db, instant), scope, names, reader.at(instant), opts, buckets);
   const { byOrg } = summarise(c.open, [], buckets, 'total');
   const grand = byOrg[byOrg.length - 1];
-  return typeof grand?.total === 'number' ? grand.total : 0;
+  const total = typeof grand?.total === 'number' ? grand.total : 0;
+  const credits = typeof grand?.[CREDITS.key] === 'number' ? (grand[CREDITS.key] as number) : 0;
+  return { total, credits };
 }
 
-async function build(input: ReportInput<ArRollforwardOptions>) {
-  const { db, common, opts, scope, names } = input;
-  const period = await periodOf(db, common, opts);
-  if (period.unknown !== null) return unknownBody(period);
+async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody> {
+  const { db, common, opts, scope, names, params } = input;
+  const period = await periodOf(db, common, opts, {
+    explicit: params.asOfTimestamp !== '',
+    mirrorAsOf: params.mirrorAsOf,
+  });
+  // Both ends in the file name: two periods of one day never overwrite each other.
+  const fileName = `${fileEnd(period.fromMs, common.timezone)}-${fileEnd(period.toMs, common.timezone)}`;
+  if (period.unknown !== null) return unknownBody(period, fileName);
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const reader = new AgeingReader(common, opts, buckets, scope, names);
   const versions = await invoiceVersions(db, period.from, period.to, true);
@@ -66,46 +73,35 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
   moves.sort((a, b) => compareOrgs(a, b) || Number(a.id) - Number(b.id) || (a.id < b.id ? -1 : 1));
   const rows = moves.map((m) => movementRow(m, toolBy.get(m.id) ?? 0));
 
-  const total: Movement = blankMovement();
-  let applied = 0;
-  for (const r of rows) {
-    for (const k of movementKeys) total[k] += r[k] as number;
-    applied += r.decreasesApplied as number;
-  }
+  const total = lineTotals(rows);
   const opening = await ageingTotal(input, reader, period.from);
   const closing = await ageingTotal(input, reader, period.to);
   const reconciliation = await reconcile(db, payments);
   const checks = {
     lines: gap(total),
-    opening: total.opening - opening,
-    closing: total.closing - closing,
+    opening: total.opening - opening.total,
+    closing: total.closing - closing.total,
+    openingCredits: total.openingCredits - opening.credits,
+    closingCredits: total.closingCredits - closing.credits,
   };
   const lineRows: Row[] = [
-    {
-      line: period.shortened === null ? 'Period' : SHORTENED,
-      amount: null,
-      invoices: null,
-      rule: period.note,
-    },
+    { line: period.shortened === null ? 'Period' : SHORTENED, rule: period.note },
     ...LINES.map(({ key, label, rule }) => ({
       line: label,
-      amount:
-        key === 'decreasesApplied'
-          ? applied
-          : key === 'decreasesElsewhere'
-            ? total.decreases - applied
-            : total[key],
-      invoices: rows.filter((r) => r[key] !== 0).length,
+      amount: total[key],
+      invoices: rows.filter((r) => r[key] !== 0 && r[key] !== undefined).length,
       rule,
     })),
+    { line: 'Write-offs', rule: NO_WRITE_OFF },
     ...checkRows(period, opening, closing, checks),
   ];
-  const warnings = warningsOf(period, checks, moves, reconciliation);
+  const warnings = warningsOf(period, checks, rows, reconciliation);
   const sheets: Sheet[] = [
     { name: 'Roll-forward', columns: lineColumns, rows: lineRows, totals: 'none', wrap: true },
     { name: 'Payments applied', columns: paymentColumns, rows: reconciliation, totals: 'none' },
   ];
   return {
+    fileName,
     detail: {
       name: 'Invoice movements',
       columns: detailColumns,
@@ -127,43 +123,92 @@ async function build(input: ReportInput<ArRollforwardOptions>) {
   };
 }
 
-/** The three checks (each must be 0) and the ageing's own totals they compare with. */
+type Totals = Movement & {
+  decreasesApplied: number;
+  decreasesElsewhere: number;
+  openingOwed: number;
+  openingCredits: number;
+  closingOwed: number;
+  closingCredits: number;
+};
+
+/** Each line's total over the invoices' rows; opening and closing split into owed and credits. */
+function lineTotals(rows: readonly Row[]): Totals {
+  const total: Totals = {
+    ...blankMovement(),
+    decreasesApplied: 0,
+    decreasesElsewhere: 0,
+    openingOwed: 0,
+    openingCredits: 0,
+    closingOwed: 0,
+    closingCredits: 0,
+  };
+  for (const r of rows) {
+    for (const k of movementKeys) total[k] += r[k] as number;
+    total.decreasesApplied += r.decreasesApplied as number;
+    total.decreasesElsewhere += r.decreasesElsewhere as number;
+    const opening = r.opening as number;
+    const closing = r.closing as number;
+    if (opening > 0) total.openingOwed += opening;
+    else total.openingCredits += opening;
+    if (closing > 0) total.closingOwed += closing;
+    else total.closingCredits += closing;
+  }
+  return total;
+}
+
+interface Checks {
+  lines: number;
+  opening: number;
+  closing: number;
+  openingCredits: number;
+  closingCredits: number;
+}
+
+/** The checks (each must be 0, coloured when not) and the ageing's own totals they compare with. */
 function checkRows(
   period: Period,
-  opening: number,
-  closing: number,
-  checks: { lines: number; opening: number; closing: number },
+  opening: { total: number; credits: number },
+  closing: { total: number; credits: number },
+  checks: Checks,
 ): Row[] {
+  const at = (end: string, instant: string) =>
+    `the ageing's own query, classification and total as of ${end} (${instant})`;
   return [
     {
-      line: 'Check: opening + new + increases − decreases − cancellations + restorations − removed − closing',
-      amount: checks.lines,
-      invoices: null,
-      rule: 'must be 0.00: the lines reconcile to the cent',
+      line: 'Check: opening + every line − closing',
+      check: checks.lines,
+      rule: 'opening + new + found + late fees + other increases − decreases − cancellations + restorations − removed − closing: the lines reconcile to the cent',
     },
     {
       line: 'Ageing net total as of the start (unpaid-invoices)',
-      amount: opening,
-      invoices: null,
-      rule: `the ageing's own query, classification and total as of ${period.from}`,
+      amount: opening.total,
+      rule: at('the start', period.from),
     },
     {
       line: 'Check: opening − the ageing as of the start',
-      amount: checks.opening,
-      invoices: null,
-      rule: 'must be 0.00',
+      check: checks.opening,
+      rule: 'the opening is the ageing',
+    },
+    {
+      line: "Check: opening credit balances − the ageing's Credits",
+      check: checks.openingCredits,
+      rule: "the credit balances at the start are the ageing's Credits column",
     },
     {
       line: 'Ageing net total as of the end (unpaid-invoices)',
-      amount: closing,
-      invoices: null,
-      rule: `the ageing's own query, classification and total as of ${period.to}`,
+      amount: closing.total,
+      rule: at('the end', period.to),
     },
     {
       line: 'Check: closing − the ageing as of the end',
-      amount: checks.closing,
-      invoices: null,
-      rule: 'must be 0.00',
+      check: checks.closing,
+      rule: 'the closing is the ageing',
+    },
+    {
+      line: "Check: closing credit balances − the ageing's Credits",
+      check: checks.closingCredits,
+      rule: "the credit balances at the end are the ageing's Credits column",
     },
   ];
 }
@@ -171,44 +216,48 @@ function checkRows(
 /** The warnings: a reconciliation failure first (a report fault), then what needs a look. */
 function warningsOf(
   period: Period,
-  checks: { lines: number; opening: number; closing: number },
-  moves: readonly InvoiceMovement[],
+  checks: Checks,
+  rows: readonly Row[],
   reconciliation: readonly Row[],
 ): string[] {
   const warnings: string[] = period.shortened === null ? [] : [`PERIOD SHORTENED: ${period.shortened}`];
-  if (checks.lines !== 0 || checks.opening !== 0 || checks.closing !== 0)
+  if (Object.values(checks).some((c) => c !== 0))
     warnings.push(
-      `RECONCILIATION FAILED: the lines are off by ${checks.lines} cent(s), the opening differs from the ageing by ${checks.opening} and the closing by ${checks.closing}: a fault of this report, not of the data; do not use these figures`,
+      `RECONCILIATION FAILED: the lines are off by ${checks.lines} cent(s), the opening differs from the ageing by ${checks.opening}, the closing by ${checks.closing}, the credit balances by ${checks.openingCredits} and ${checks.closingCredits}: a fault of this report, not of the data; do not use these figures`,
     );
-  const late = moves.filter((m) => m.newBeforePeriod).map((m) => m.id);
-  if (late.length > 0)
+  const found = rows.filter((r) => r.found !== 0).map((r) => String(r.invoiceId));
+  if (found.length > 0)
     warnings.push(
-      `${late.length} invoice(s) first seen in the period although dated before it, counted as new: ${listSome(late)}`,
+      `${plural(found.length, 'invoice')} first seen in the period although dated before it (found, dated earlier; not counted as new): ${listSome(found)}`,
     );
   const unseen = reconciliation.filter((r) => r.result === RESULTS.notSeen).length;
   if (unseen > 0)
     warnings.push(
-      `${unseen} payment(s) applied by this tool not seen yet: no complete invoice sync after them`,
+      `${plural(unseen, 'payment')} applied by this tool not seen yet: no complete invoice sync after ${unseen === 1 ? 'it' : 'them'}`,
     );
   const differ = reconciliation
     .filter((r) => r.result === RESULTS.different)
     .map((r) => `outbox ${r.outboxId} (invoice ${r.invoiceId})`);
   if (differ.length > 0)
     warnings.push(
-      `${differ.length} payment(s) applied by this tool whose invoice changed by another amount after them: ${listSome(differ)}`,
+      `${plural(differ.length, 'payment')} applied by this tool whose invoice changed by another amount after ${differ.length === 1 ? 'it' : 'them'}: ${listSome(differ)}`,
     );
   return warnings;
 }
 
 /** No history to read: one line saying so, no figure (the page: needs attention). */
-function unknownBody(period: Period): ReportBody {
+function unknownBody(period: Period, fileName: string): ReportBody {
   return {
+    fileName,
     detail: { name: 'Invoice movements', columns: detailColumns, rows: [] },
     summaries: () => [
       {
         name: 'Roll-forward',
         columns: lineColumns,
-        rows: [{ line: UNKNOWN_PERIOD, amount: null, invoices: null, rule: period.note }],
+        rows: [
+          { line: UNKNOWN_PERIOD, rule: period.note },
+          { line: 'Write-offs', rule: NO_WRITE_OFF },
+        ],
         totals: 'none',
         wrap: true,
       },

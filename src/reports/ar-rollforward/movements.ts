@@ -14,6 +14,8 @@ interface State {
   kind: Kind;
   /** Cents the ageing counts in its net total (0 unless open). */
   amount: number;
+  /** The invoice's `lateFee` field, cents (0 unless open). */
+  fee: number;
 }
 
 export type Version = InvoiceRecord & { valid_from: string; valid_to: string | null };
@@ -22,6 +24,10 @@ export type Version = InvoiceRecord & { valid_from: string; valid_to: string | n
 export interface Movement {
   opening: number;
   new: number;
+  /** First seen in the period although dated before it: new to the mirror, not to the service. */
+  found: number;
+  /** The `lateFee` field's rise on an invoice in A/R. */
+  lateFees: number;
   increases: number;
   decreases: number;
   cancellations: number;
@@ -33,6 +39,8 @@ export interface Movement {
 export const movementKeys = [
   'opening',
   'new',
+  'found',
+  'lateFees',
   'increases',
   'decreases',
   'cancellations',
@@ -45,6 +53,8 @@ export function blankMovement(): Movement {
   return {
     opening: 0,
     new: 0,
+    found: 0,
+    lateFees: 0,
     increases: 0,
     decreases: 0,
     cancellations: 0,
@@ -54,10 +64,19 @@ export function blankMovement(): Movement {
   };
 }
 
-/** opening + new + increases − decreases − cancellations + restorations − removed − closing: 0 when it reconciles. */
+/** opening + new + found + late fees + increases − decreases − cancellations + restorations − removed − closing: 0 when it reconciles. */
 export function gap(m: Movement): number {
   return (
-    m.opening + m.new + m.increases - m.decreases - m.cancellations + m.restorations - m.removed - m.closing
+    m.opening +
+    m.new +
+    m.found +
+    m.lateFees +
+    m.increases -
+    m.decreases -
+    m.cancellations +
+    m.restorations -
+    m.removed -
+    m.closing
   );
 }
 
@@ -66,8 +85,6 @@ export interface InvoiceMovement extends Movement {
   orgId: number | null;
   org: string | null;
   invoiceDate: string | null;
-  /** Entered A/R as new in the period although dated before it (first seen late). */
-  newBeforePeriod: boolean;
 }
 
 /**
@@ -99,14 +116,14 @@ export class AgeingReader {
   }
 
   state(v: Version | null, instant: string): State {
-    if (v === null) return { kind: 'absent', amount: 0 };
+    if (v === null) return { kind: 'absent', amount: 0, fee: 0 };
     const c = classify([v], this.scope, this.names, this.at(instant), this.opts, this.buckets);
     const open = c.open[0];
-    if (open !== undefined) return { kind: 'open', amount: open.totalDue };
-    if (c.voided.length > 0) return { kind: 'void', amount: 0 };
-    if (c.future > 0) return { kind: 'future', amount: 0 };
-    if (c.unreadable > 0) return { kind: 'unreadable', amount: 0 };
-    return { kind: 'zero', amount: 0 };
+    if (open !== undefined) return { kind: 'open', amount: open.totalDue, fee: open.lateFee };
+    if (c.voided.length > 0) return { kind: 'void', amount: 0, fee: 0 };
+    if (c.future > 0) return { kind: 'future', amount: 0, fee: 0 };
+    if (c.unreadable > 0) return { kind: 'unreadable', amount: 0, fee: 0 };
+    return { kind: 'zero', amount: 0, fee: 0 };
   }
 }
 
@@ -166,7 +183,6 @@ function walk(id: string, list: Version[], from: string, to: string, reader: Age
     orgId,
     org: asText(last.c_org),
     invoiceDate: typeof last.date === 'string' ? last.date.slice(0, 10) : null,
-    newBeforePeriod: false,
   };
   const startDay = reader.at(from).asOfText;
   let prev = reader.state(points[0]?.v ?? null, from);
@@ -175,12 +191,11 @@ function walk(id: string, list: Version[], from: string, to: string, reader: Age
   let known =
     prev.kind === 'open' || prev.kind === 'void' || prev.kind === 'zero' || prev.kind === 'unreadable';
   let seen = prev.kind !== 'absent';
+  // Dated before the period: when first seen in it, found (the service had it), not new.
+  const early = m.invoiceDate !== null && m.invoiceDate < startDay;
   for (const p of points.slice(1)) {
     const next = reader.state(p.v, p.at);
-    step(m, prev, next, known, seen);
-    // New, but dated before the period: first seen late (counted as new all the same, and listed).
-    if (next.kind === 'open' && prev.kind !== 'open' && prev.kind !== 'void' && !known && !seen)
-      m.newBeforePeriod = m.invoiceDate !== null && m.invoiceDate < startDay;
+    step(m, prev, next, known, seen, early);
     if (next.kind !== 'absent') seen = true;
     if (next.kind === 'open') known = true;
     prev = next;
@@ -189,14 +204,19 @@ function walk(id: string, list: Version[], from: string, to: string, reader: Age
   return m;
 }
 
-function step(m: Movement, prev: State, next: State, known: boolean, seen: boolean): void {
+function step(m: Movement, prev: State, next: State, known: boolean, seen: boolean, early: boolean): void {
   if (next.kind === 'open') {
     if (prev.kind === 'open') {
-      const delta = next.amount - prev.amount;
+      // The lateFee field's rise is a late fee; the rest of the change an increase or a decrease
+      // (a fee and a payment between two observations: both, never their net).
+      const fee = Math.max(0, next.fee - prev.fee);
+      m.lateFees += fee;
+      const delta = next.amount - prev.amount - fee;
       if (delta > 0) m.increases += delta;
       else m.decreases -= delta;
     } else if (prev.kind === 'void' || (prev.kind === 'absent' && seen)) m.restorations += next.amount;
     else if (known) m.increases += next.amount;
+    else if (early && !seen) m.found += next.amount;
     else m.new += next.amount;
     return;
   }
@@ -216,6 +236,8 @@ export function movementRow(m: InvoiceMovement, tool: number): Row {
     invoiceDate: m.invoiceDate,
     opening: m.opening,
     new: m.new,
+    found: m.found,
+    lateFees: m.lateFees,
     increases: m.increases,
     decreases: m.decreases,
     decreasesApplied: toolPart,

@@ -11,7 +11,7 @@ export interface Period {
   to: string;
   fromMs: number;
   toMs: number;
-  /** The default month started before the history: why the period is shorter; null otherwise. */
+  /** The start was moved to the history's start (no `--from` given): why; null otherwise. */
   shortened: string | null;
   /** Why no figure can be given (the mirror has no history yet); null otherwise. */
   unknown: string | null;
@@ -19,23 +19,35 @@ export interface Period {
   note: string;
 }
 
+/** The instant a run reads as of: how the caller asked for it. */
+export interface RunInstant {
+  /** `--as-of-time` was given (params.asOfTimestamp): common.asOfMs is that instant. */
+  explicit: boolean;
+  /** The instant the mirror is read at (a past as-of date's end); undefined: the present. */
+  mirrorAsOf: string | undefined;
+}
+
 const REPORT = 'ar-rollforward';
 export const NO_HISTORY =
   'not known: the mirror has no history yet (no complete sync since it began keeping one); run ohs sync';
 
 /**
- * The period: `from` and `to` as given (instants; a date alone is its start in the zone), or the
- * last full month before the as-of date's month. Refused: an unreadable instant, `to` not after
- * `from`, `to` in the future, and (AS_OF_BEFORE_HISTORY) a `from` before the mirror's history.
+ * The period (docs/reports.md, "The period"). The closing instant `to`: `--to`, else
+ * `--as-of-time`, else with `--from` alone the run's instant, else the start of the as-of month
+ * (the last full month). The opening instant `from`: `--from`, else the start of the month in
+ * which the period ends (the month before when `to` is a month's start). A default start before
+ * the mirror's history moves to the history's start (said so); if the default end is then not
+ * after it, the period ends at the run's instant. Refused: an unreadable instant, `to` not after
+ * `from`, `to` in the future, and (AS_OF_BEFORE_HISTORY) a `--from` before the history.
  */
 export async function periodOf(
   db: Kysely<Database>,
   common: CommonParams,
   opts: ArRollforwardOptions,
+  run: RunInstant,
   now = Date.now(),
 ): Promise<Period> {
-  const read = (name: 'from' | 'to', value: string | undefined, fallback: number): number => {
-    if (value === undefined) return fallback;
+  const read = (name: 'from' | 'to', value: string): number => {
     const ms = parseInstant(value, common.timezone);
     if (ms === null)
       throw new ReportParamError(
@@ -45,28 +57,38 @@ export async function periodOf(
       );
     return ms;
   };
+  // The run's instant: the one asked (--as-of-time), the end of a past as-of date the mirror is
+  // read at, or now (to the whole second, so the file name's end reproduces it).
+  const runMs = run.explicit
+    ? common.asOfMs
+    : run.mirrorAsOf !== undefined
+      ? (parseInstant(run.mirrorAsOf, 'UTC') as number)
+      : Math.floor(now / 1000) * 1000;
   const monthStart = (d: LocalDate) =>
     zonedToUtc({ year: d.year, month: d.month, day: 1 }, 0, 0, 0, 0, common.timezone);
-  const thisMonth = monthStart(common.asOf);
-  const lastMonth = monthStart(
-    common.asOf.month === 1
-      ? { year: common.asOf.year - 1, month: 12, day: 1 }
-      : { year: common.asOf.year, month: common.asOf.month - 1, day: 1 },
-  );
-  let fromMs = read('from', opts.from, lastMonth);
-  let toMs = read('to', opts.to, thisMonth);
+  const defaultTo = opts.to === undefined && !run.explicit && opts.from === undefined;
+  let toMs =
+    opts.to !== undefined
+      ? read('to', opts.to)
+      : run.explicit || opts.from !== undefined
+        ? runMs
+        : monthStart(common.asOf);
+  // The start of the month the period ends in: the month of the instant just before `to`.
+  let fromMs =
+    opts.from !== undefined ? read('from', opts.from) : monthStart(localDateOf(toMs - 1, common.timezone));
   const start = await historyStart(db);
-  const given = opts.from !== undefined || opts.to !== undefined;
   let shortened: string | null = null;
-  if (!given && start !== null && iso(fromMs) < start) {
-    // The default month (nightly jobs, `report all`) on a young mirror: from the history's start,
-    // said so; an explicit period before it is refused below.
-    shortened = `the last full month (${iso(fromMs)} to ${iso(toMs)}) starts before the mirror's history (${start}): this period starts there instead`;
-    fromMs = parseInstant(start, 'UTC') as number;
-    // A mirror younger than this month: from its history's start to now.
-    if (toMs <= fromMs) toMs = now;
+  if (opts.from === undefined && start !== null && iso(fromMs) < start) {
+    // The default month on a young mirror (nightly jobs, `report all`): from the history's start,
+    // said so; a --from before it is refused below.
+    const asked = `${iso(fromMs)} to ${iso(toMs)}`;
+    // Up to the whole second (the history holds every later instant): a short file name.
+    fromMs = Math.ceil((parseInstant(start, 'UTC') as number) / 1000) * 1000;
+    // A mirror younger than the default month: to the run's instant.
+    if (defaultTo && toMs <= fromMs) toMs = runMs;
+    shortened = `the period ${asked} starts before the mirror's history (${start}): it starts there instead, and ends ${iso(toMs)}`;
     if (toMs <= fromMs) {
-      const note = `the mirror's history begins ${start}, not before now: no period to roll forward yet`;
+      const note = `the mirror's history begins ${start}, not before the period's end ${iso(toMs)}: no period to roll forward yet`;
       return {
         from: iso(fromMs),
         to: iso(fromMs),
@@ -81,7 +103,7 @@ export async function periodOf(
   if (toMs <= fromMs)
     throw new ReportParamError(
       REPORT,
-      'options.to',
+      opts.to === undefined ? 'options.from' : 'options.to',
       `the period's end ${iso(toMs)} is not after its start ${iso(fromMs)}`,
     );
   if (toMs > now)
@@ -91,7 +113,7 @@ export async function periodOf(
       `the period's end ${iso(toMs)} is in the future (now ${iso(now)}): the mirror cannot know it yet`,
     );
   const from = iso(fromMs);
-  if (start === null && !given)
+  if (start === null && opts.from === undefined)
     // `report all` and the nightly job on a mirror without history: a report saying so, not a
     // failure of every report of the run.
     return { from, to: iso(toMs), fromMs, toMs, shortened: null, unknown: NO_HISTORY, note: NO_HISTORY };
@@ -99,6 +121,12 @@ export async function periodOf(
     throw new AsOfBeforeHistoryError(
       `ar-rollforward: the period starts ${from}, ${start === null ? 'and the mirror has no history yet (no complete sync since it began keeping one)' : `before the mirror's history begins (${start})`}: the opening A/R is not known then; give --from ${start ?? 'after the first sync'} or later`,
     );
+  const how = defaultTo
+    ? `the last full month before ${formatDate(localDateOf(toMs, common.timezone))} (${common.timezone})`
+    : [
+        opts.from === undefined ? `from the start of the month the period ends in` : 'from --from',
+        opts.to !== undefined ? 'to --to' : run.explicit ? 'to --as-of-time' : "to the run's instant",
+      ].join(', ');
   return {
     from,
     to: iso(toMs),
@@ -106,14 +134,24 @@ export async function periodOf(
     toMs,
     shortened,
     unknown: null,
-    note:
-      shortened ??
-      (given
-        ? `from ${from} to ${iso(toMs)} (as given)`
-        : `from ${from} to ${iso(toMs)}: the last full month before ${formatDate(localDateOf(thisMonth, common.timezone))} (${common.timezone})`),
+    note: shortened ?? `from ${from} to ${iso(toMs)}: ${how}`,
   };
 }
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/**
+ * One end of the period in a file name: the date (`2026-10-01`) when it is the start of that
+ * day in the zone, else the UTC instant to the second (`20261128T172233Z`, milliseconds after a
+ * dot when there are any), so two periods of one day never share a name.
+ */
+export function fileEnd(ms: number, timezone: string): string {
+  const day = localDateOf(ms, timezone);
+  if (zonedToUtc(day, 0, 0, 0, 0, timezone) === ms) return formatDate(day);
+  const text = iso(ms);
+  const basic = text.slice(0, 19).replace(/[-:]/g, '');
+  const millis = text.slice(20, 23);
+  return `${basic}${millis === '000' ? '' : `.${millis}`}Z`;
 }
