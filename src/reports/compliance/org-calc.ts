@@ -80,5 +80,5 @@ export function computeOrg(
     flags.push(...rates.flags);
     months.push({ month: i, pool, exposure, flags, input, drug, alcohol, picksNotCompleted });
   }
-  return { orgId, org, rates, months };
+  return { orgId, org, rates, months, firstMonth: Math.min(first, m) };
 }
