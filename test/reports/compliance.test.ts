@@ -450,6 +450,70 @@ describe.each(engines)('%s', (engine) => {
       );
     });
 
+    it('a policy scores the months from its effective date; earlier months keep the version effective for them, or the defaults (assumed)', async () => {
+      const m = await mirror();
+      await orgMonths(m, 1029, 2026, range(1, 11, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+      // Imported in February, effective from 1 January: FAA (25%) for the whole year.
+      await policy(m, [
+        {
+          org_id: 1029,
+          agency: 'FAA',
+          dot_registration_number: '1029',
+          updated_at: '2026-02-01T00:00:00.000Z',
+          effective_from: '2026-01-01',
+        },
+      ]);
+      const asked = params('2026-12-01', {}, { mirrorAsOf: '2026-11-28T00:00:00.000Z' });
+      const before = await runReport(compliance, m, asked);
+      expect(at(before.detail, 1029, 11)).toMatchObject({ drugRate: 25, drugAnnualTarget: 3 });
+      // Imported on 28 November as FMCSA (50%), effective from 1 November only.
+      await policy(m, [
+        {
+          org_id: 1029,
+          agency: 'FMCSA',
+          dot_registration_number: '1029',
+          updated_at: '2026-11-28T12:00:00.000Z',
+          effective_from: '2026-11-01',
+        },
+      ]);
+      const now = await runReport(compliance, m, params('2026-12-01'));
+      // January to October stay FAA 25%, November is FMCSA 50%: Σ rate × pool = 25 + 5, and the
+      // projected December at November's rate 5: ceil(35 / 12) = 3; expected to date 30 / 12.
+      expect(at(now.detail, 1029, 10)).toMatchObject({ drugRate: 25 });
+      expect(at(now.detail, 1029, 11)).toMatchObject({
+        drugRate: 50,
+        drugAnnualTarget: 3,
+        drugStatus: 'MET',
+      });
+      expect(at(now.detail, 1029, 11).drugExpectedToDate as number).toBeCloseTo(2.5, 12);
+      const ytd = (await now.summary('YTD by org')).find((r) => r.orgId === 1029);
+      expect(ytd?.rateSource).toBe('agency:FMCSA; months 1-10 agency:FAA');
+      // The report as of an instant before the second import is unchanged.
+      expect((await runReport(compliance, m, asked)).detail).toEqual(before.detail);
+
+      // A policy effective from July only: January to June on the default rates, assumed and flagged.
+      await orgMonths(m, 1030, 2026, range(1, 11, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+      await policy(m, [
+        {
+          org_id: 1030,
+          agency: 'FAA',
+          dot_registration_number: '1030',
+          updated_at: '2026-11-28T12:00:00.000Z',
+          effective_from: '2026-07-01',
+        },
+      ]);
+      const later = await runReport(compliance, m, params('2026-12-01'));
+      expect(at(later.detail, 1030, 6)).toMatchObject({ drugRate: 50 });
+      expect(String(at(later.detail, 1030, 6).flags)).toContain('NO_POLICY');
+      // Σ 50% × 10 × 6 + 25% × 10 × 5 + 25% × 10 × 1 (December projected) = 30 + 12.5 + 2.5: 4.
+      expect(at(later.detail, 1030, 11)).toMatchObject({
+        drugRate: 25,
+        drugAnnualTarget: 4,
+        drugStatus: 'MET (assumed rate)',
+      });
+      expect(String(at(later.detail, 1030, 11).rateSource)).toBe('agency:FAA; months 1-6 default:FMCSA');
+    });
+
     it('a DATA_CHECK month counts at most its picks toward completed: 2 results of 1 pick read 1 of 2, not MET', async () => {
       const m = await mirror();
       // Pool 4 all year at 50%: a target of 2. March reports 2 results of 1 pick.

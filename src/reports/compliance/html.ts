@@ -18,8 +18,8 @@ import {
 import type { Row } from '../../render/types.js';
 import { verdictOf } from '../catch-up/plan.js';
 import { statusWords } from './columns.js';
-import { employersWithProblems } from './problems.js';
 import { ASSUMED } from './model.js';
+import { employersWithProblems } from './problems.js';
 
 /**
  * The summary of the compliance report (docs/html-reports.md): employers behind or at risk per

@@ -52,6 +52,10 @@ export interface MonthCalc {
   alcohol: KindCalc;
   /** Picks of the month (drug and alcohol) without a result. */
   picksNotCompleted: number;
+  /** The month's own rates (rate units), when months are scored by the policy in force for each. */
+  units?: { drug: bigint | null; alcohol: bigint | null };
+  /** Σ rate units × pool of months 1..this one, per kind (a month without a rate adds 0). */
+  weighted?: { drug: bigint; alcohol: bigint };
 }
 
 export interface OrgCalc {
