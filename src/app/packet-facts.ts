@@ -76,7 +76,7 @@ const verdictWords: Record<string, string> = {
 };
 
 /** Where a rate comes from, in words: the employer's policy, its agency's minimum, or the default. */
-export function rateBasisWords(rateSource: string, agency: string | null, year: number): string {
+function rateBasisWords(rateSource: string, agency: string | null, year: number): string {
   const parts: string[] = [];
   if (rateSource.includes('policy:')) parts.push('the employer’s own policy rate');
   if (agency !== null && (rateSource.includes('agency') || rateSource.includes('default')))

@@ -135,7 +135,7 @@ export function packetName(orgId: number, year: number, instant: string): string
 }
 
 /** An instant rounded up to the whole second, ISO 8601 UTC with milliseconds. */
-export function upToSecond(instant: string): string {
+function upToSecond(instant: string): string {
   return new Date(Math.ceil(Date.parse(instant) / 1000) * 1000).toISOString();
 }
 

@@ -6,7 +6,13 @@ import type { Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
-import { coveredMonthEnds, figureHtml, type PageSummary, type ReadSheet, type ReportSummary } from './summary.js';
+import {
+  coveredMonthEnds,
+  figureHtml,
+  type PageSummary,
+  type ReadSheet,
+  type ReportSummary,
+} from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;

@@ -22,7 +22,7 @@ const monthEnd = (year: number, month: number) =>
   `${year}-${String(month).padStart(2, '0')}-${String(daysInMonth(year, month)).padStart(2, '0')}`;
 
 /** The version in force for a month: the latest known whose effective date has come by its end. */
-export function versionFor(
+function versionFor(
   versions: readonly PolicyVersion[],
   year: number,
   month: number,

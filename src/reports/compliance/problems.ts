@@ -15,7 +15,7 @@ export type { NamedProblem };
  * completed, a month without a covered-employee list) are named too and keep a report from OK,
  * but the figures stand.
  */
-export type ProblemCode =
+type ProblemCode =
   | 'DATA_GAP'
   | 'UNREADABLE_LABEL'
   | 'NO_SELECTION'
@@ -78,9 +78,6 @@ export function namedProblems(calc: OrgCalc): readonly NamedProblem[] {
     });
   return out;
 }
-
-/** Whether any of the problems is a data problem (a plan line reads NEEDS_REVIEW). */
-export const needsReview = (problems: readonly NamedProblem[]): boolean => problems.some((p) => p.review);
 
 /** The `problems` cell of a row: the problems in words, `; `-separated, or null when none. */
 export function problemsCell(problems: readonly NamedProblem[]): string | null {
