@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { type Figure, figureHtml } from '../../src/render/html/summary.js';
+import { catchUpHtml } from '../../src/reports/catch-up/html.js';
 import { periodsOf, planOf, sortByUrgency } from '../../src/reports/catch-up/index.js';
 
 /**
@@ -227,5 +229,32 @@ describe('catch-up plan: the pure computation', () => {
       },
     ];
     expect(sortByUrgency(rows).map((r) => r.orgId)).toEqual([5, 4, 2, 6, 1, 3]);
+  });
+});
+
+describe('catch-up page figures', () => {
+  it('picks still needed say, under the number, how many rest on assumed rates', () => {
+    const b = catchUpHtml();
+    const line = (orgId: number, needed: number, assumed: boolean) => ({
+      orgId,
+      testType: 'drug',
+      verdict: assumed ? 'NEEDS_MORE (assumed rate)' : 'NEEDS_MORE',
+      needed,
+      perPeriod: 1,
+      annualTarget: needed,
+      assumedRate: assumed,
+      problems: null,
+    });
+    for (const r of [line(1, 1394, true), line(2, 770, false)]) b.onRow(r);
+    const figure = b.build([]).figures.find((f) => f.label === 'Drug picks still needed');
+    expect(figure).toEqual({
+      label: 'Drug picks still needed',
+      value: '2,164',
+      note: '1,394 on assumed rates',
+    });
+    // The page and the dashboard draw the qualifier under the value, never inside it.
+    expect(figureHtml(figure as Figure, String)).toBe(
+      '<div><dt>Drug picks still needed</dt><dd>2,164</dd><dd class="qualifier">1,394 on assumed rates</dd></div>',
+    );
   });
 });
