@@ -55,6 +55,8 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
           dot_registration_number: '123456',
           parent_org_id: null,
           source: 'import',
+          // No effectiveFrom: the first day of the year it is imported in (UTC here).
+          effective_from: `${new Date().getUTCFullYear()}-01-01`,
         },
         {
           org_id: 1002,
@@ -65,6 +67,7 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
           dot_registration_number: null,
           parent_org_id: 1001,
           source: 'import',
+          effective_from: `${new Date().getUTCFullYear()}-01-01`,
         },
       ]);
     } finally {
@@ -77,8 +80,9 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
     const file = join(d, 'policy.xlsx');
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Policies');
-    ws.addRow(['orgId', 'program', 'agency', 'rpMinDrug', 'rpMinAlc']);
-    ws.addRow([2001, 'dot', 'faa', 25, 10]);
+    ws.addRow(['orgId', 'program', 'agency', 'rpMinDrug', 'rpMinAlc', 'effectiveFrom']);
+    // A spreadsheet date cell: the policy scores the months from 1 March 2026.
+    ws.addRow([2001, 'dot', 'faa', 25, 10, new Date(Date.UTC(2026, 2, 1))]);
     await wb.xlsx.writeFile(file);
     const mirror = await openMirror(await target());
     try {
@@ -99,6 +103,10 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
         ['NON_DOT', null, true],
       ]);
       expect(versions[0]?.valid_to).toBe(versions[1]?.valid_from);
+      expect(versions.map((v) => v.effective_from)).toEqual([
+        '2026-03-01',
+        `${new Date().getUTCFullYear()}-01-01`,
+      ]);
       expect((await policiesAsOf(mirror.db, versions[0]?.valid_from))[0]).toMatchObject({ agency: 'FAA' });
       expect((await policiesAsOf(mirror.db, undefined))[0]).toMatchObject({ program: 'NON_DOT' });
       // The same file again changes nothing: no new version.
@@ -114,19 +122,20 @@ describe.each(engines)('%s: ohs policy import', (engine) => {
     const file = join(d, 'bad.csv');
     writeFileSync(
       file,
-      'orgId,program,agency,rpMinDrug,color\n1001,DOT,FMCSA,50,red\nabc,MAYBE,NASA,150,\n1001,,,,\n',
+      'orgId,program,agency,rpMinDrug,color,effectiveFrom\n1001,DOT,FMCSA,50,red,\nabc,MAYBE,NASA,150,,1 March\n1001,,,,,\n',
     );
     const db = await newMirror();
     const r = await runOhs(['policy', 'import', file, '--db', db]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).toBe(`ohs: INPUT_INVALID: ${file}: 6 problem(s), nothing imported`);
+    expect(lines[0]).toBe(`ohs: INPUT_INVALID: ${file}: 7 problem(s), nothing imported`);
     expect(lines.slice(1).map((l) => l.trim())).toEqual([
-      `${file}:1: unknown column(s) color (expected orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)`,
+      `${file}:1: unknown column(s) color (expected orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId, effectiveFrom)`,
       `${file}:3: orgId: required, a whole number`,
       `${file}:3: program: expected DOT or NON_DOT`,
       `${file}:3: agency: expected one of FMCSA, FTA, FAA, FRA, PHMSA, USCG`,
       `${file}:3: rpMinDrug: expected a percent from 0 to 100`,
+      `${file}:3: effectiveFrom: expected a date YYYY-MM-DD`,
       `${file}:4: orgId: 1001 is already on row 2`,
     ]);
     const mirror = await openMirror(db);

@@ -1,5 +1,6 @@
 import { esc } from '../render/html/escape.js';
 import type { Row } from '../render/types.js';
+import { NOT_GIVEN } from './packet-facts.js';
 
 /** What the cover page of an audit packet summarises (packet.ts). */
 export interface CoverFacts {
@@ -11,6 +12,8 @@ export interface CoverFacts {
   detail: Row[];
   ytd: Row | undefined;
   plan: Row[];
+  /** One per test type (packet-facts.ts verdictRows). */
+  verdicts: Row[];
   policies: Row[];
   runs: Row[];
   warnings: number;
@@ -53,9 +56,19 @@ export function coverPage(f: CoverFacts): string {
   const lastOk = [...f.runs].reverse().find((r) => r.outcome === 'ok');
   const ytd = f.ytd;
   const kinds = ['drug', 'alcohol'] as const;
+  const pct = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(1)}%` : 'n/a (no pool)');
+  const quarters = f.verdicts[0]?.quartersWithoutSelection;
   const sections = [
     `<h1>Audit packet: ${esc(org ?? 'org')} (${f.orgId}), ${f.year}</h1>`,
     `<p>As of ${second(f.instant)}: ${esc(f.read)}. Through month ${cell(ytd?.throughMonth ?? months)}. Every figure here is in the CSV files beside this page; MANIFEST.sha256 holds their checksums.</p>`,
+    '<h2>Verdict</h2>',
+    `<ul>${f.verdicts
+      .map(
+        (v) =>
+          `<li><strong>${esc(v.testType === 'drug' ? 'Drug' : 'Alcohol')}: ${esc(v.verdict)}</strong>, ${esc(v.basis)}. Rate ${cell(v.rate ?? 'none')}%: ${esc(v.rateBasis)}. Rate achieved to date ${pct(v.rateAchievedToDate)} (${cell(v.completedYtd)} completed ÷ average pool ${cell(v.averagePool)} of the months passed; target ${cell(v.annualTarget ?? 'none')}).</li>`,
+      )
+      .join('')}</ul>`,
+    `<p>Quarters without a selection: ${quarters == null ? 'none' : esc(String(quarters).replaceAll(';', ', '))}. Problems named: ${esc(f.verdicts[0]?.problems ?? 'none')}. (verdicts.csv)</p>`,
     '<h2>Compliance, year to date</h2>',
     ytd === undefined
       ? '<p>No compliance row for this employer (not in the program filter).</p>'
@@ -88,12 +101,23 @@ export function coverPage(f: CoverFacts): string {
     '<h2>Policy</h2>',
     inForce === undefined
       ? '<p>No policy in force at the instant: the employer is scored on the default rates (an assumed rate).</p>'
-      : `<p>In force since ${second(inForce.validFrom)}: ${esc(inForce.program)}${inForce.agency == null ? '' : ` ${esc(inForce.agency)}`}, drug ${cell(inForce.rpMinDrug ?? 'agency rate')}, alcohol ${cell(inForce.rpMinAlc ?? 'agency rate')} (source ${esc(inForce.source)}).</p>`,
+      : `<p>In force since ${second(inForce.validFrom)}${inForce.effectiveFrom == null ? ', for every month' : `, scoring the months from ${esc(inForce.effectiveFrom)}`}: ${esc(inForce.program)}${inForce.agency == null ? '' : ` ${esc(inForce.agency)}`}, drug ${cell(inForce.rpMinDrug ?? 'agency rate')}, alcohol ${cell(inForce.rpMinAlc ?? 'agency rate')} (source ${esc(inForce.source)}).</p>`,
     `<p>${f.policies.length} version${f.policies.length === 1 ? '' : 's'} of the policy (policy.csv).</p>`,
     '<h2>Evidence, month by month</h2>',
     `<p>${months} month${months === 1 ? '' : 's'} (evidence.csv). DATA_CHECK: ${dataCheck.length === 0 ? 'none' : `months ${dataCheck.join(', ')}`}. Months with no OrgMonth row (pool carried forward, DATA_GAP): ${gaps.length === 0 ? 'none' : gaps.join(', ')}. Months with no random pick document: ${noPick.length === 0 ? 'none' : noPick.join(', ')}. Warnings: ${f.warnings} (warnings.csv).</p>`,
+    table(
+      ['Month', 'OrgMonth id', 'First observed by the mirror', 'These figures observed since'],
+      f.detail.map((r) => [
+        r.month,
+        r.orgMonthId,
+        r.firstObservedAt == null ? 'not in the history' : second(r.firstObservedAt),
+        r.figuresSince == null ? '' : second(r.figuresSince),
+      ]),
+    ),
     '<h2>Provenance</h2>',
     `<p>${f.runs.length} sync run${f.runs.length === 1 ? '' : 's'} ended from ${f.year}-01-01 to the instant (sync-runs.csv)${lastOk === undefined ? '' : `; the last successful one: run ${cell(lastOk.runId)}, ended ${second(lastOk.endedAt)}`}.</p>`,
+    '<h2>What the service does not give</h2>',
+    `<p>${esc(NOT_GIVEN)}</p>`,
     '<h2>Files</h2>',
     table(
       ['File', 'What it holds'],

@@ -22,6 +22,7 @@ import { reportNamed } from '../reports/index.js';
 import { asInteger } from '../reports/values.js';
 import { PrivateFolder, writeExclusive } from '../util/safe-file.js';
 import { coverPage } from './packet-cover.js';
+import { firstObserved, verdictColumns, verdictRows } from './packet-facts.js';
 import { checkSynced } from './reports.js';
 
 /**
@@ -55,13 +56,20 @@ export class PacketInputError extends OhsError {
 export const packetFiles: readonly [string, string][] = [
   ['catch-up.csv', 'the catch-up plan of the employer (drug and alcohol)'],
   ['compliance.csv', 'the compliance rows, one per month (the compliance report’s detail)'],
-  ['evidence.csv', 'month by month: picks, completions, documents by name, flags, DATA_CHECK'],
+  [
+    'evidence.csv',
+    'month by month: picks, completions, documents by name, flags, DATA_CHECK, when the mirror first observed the month and its figures',
+  ],
   ['index.html', 'this cover page'],
   [
     'policy.csv',
     'every version of the employer’s policy taken effect by the instant, the one in force marked',
   ],
   ['sync-runs.csv', 'the sync runs behind the figures (provenance)'],
+  [
+    'verdicts.csv',
+    'a verdict per test type (met, not met, on pace...; measured or assumed), each rate’s source, the rate achieved to date, quarters without a selection',
+  ],
   ['warnings.csv', 'what the compliance report found wrong in the data of the employer'],
   ['ytd.csv', 'the year to date (the compliance report’s YTD by org row)'],
 ];
@@ -81,6 +89,8 @@ const evidenceColumns: Column[] = [
   { key: 'misReportDocument', title: 'MIS report document', type: 'string' },
   { key: 'flags', title: 'Flags', type: 'string' },
   { key: 'dataCheck', title: 'DATA_CHECK', type: 'boolean' },
+  { key: 'firstObservedAt', title: 'OrgMonth first observed by the mirror', type: 'datetime' },
+  { key: 'figuresSince', title: 'These figures observed since', type: 'datetime' },
 ];
 
 const policyColumns: Column[] = [
@@ -92,6 +102,11 @@ const policyColumns: Column[] = [
   { key: 'dotRegistrationNumber', title: 'DOT registration number', type: 'string' },
   { key: 'parentOrgId', title: 'Parent org id', type: 'integer' },
   { key: 'source', title: 'Source', type: 'string' },
+  {
+    key: 'effectiveFrom',
+    title: 'Scores the months from (effective date; blank: every month)',
+    type: 'date',
+  },
   { key: 'validFrom', title: 'In force from', type: 'datetime' },
   { key: 'validTo', title: 'In force until', type: 'datetime' },
   { key: 'inForce', title: 'In force at the instant', type: 'boolean' },
@@ -109,10 +124,19 @@ const syncRunColumns: Column[] = [
   { key: 'requests', title: 'Requests', type: 'integer' },
 ];
 
-/** `packet-org1001-2026-at-20260615T020000Z`: the org, the year and the instant, to the second. */
+/**
+ * `packet-org1001-2026-at-20260615T020000Z`: the org, the year and the instant rounded up to the
+ * second (the instant its data holds, never a second before it), so `--as-of-time` with the
+ * name's instant makes the same packet.
+ */
 export function packetName(orgId: number, year: number, instant: string): string {
-  const basic = new Date(Date.parse(instant)).toISOString().slice(0, 19).replace(/[-:]/g, '');
+  const basic = upToSecond(instant).slice(0, 19).replace(/[-:]/g, '');
   return `packet-org${orgId}-${year}-at-${basic}Z`;
+}
+
+/** An instant rounded up to the whole second, ISO 8601 UTC with milliseconds. */
+function upToSecond(instant: string): string {
+  return new Date(Math.ceil(Date.parse(instant) / 1000) * 1000).toISOString();
 }
 
 /**
@@ -154,7 +178,8 @@ async function packetInstant(
       );
     return { at: given, instant: given };
   }
-  const instant = await latestDataInstant(mirror, streams);
+  // Rounded up to the second as the folder's name is: the name's instant gives the same packet.
+  const instant = upToSecond(await latestDataInstant(mirror, streams));
   // Read as known at that instant when the history answers for it (a mirror upgraded from before
   // history and never synced since has none: it reads the present).
   return { at: start === null ? undefined : instant, instant };
@@ -207,12 +232,15 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     const sheets = ran.summaries();
     const ytd = (await rowsOf(sheets, 'YTD by org')).filter((r) => r.orgId === o.orgId);
     const plan = await rowsOf(sheets, 'Catch-up');
+    const observed = await firstObserved(mirror, detail, at);
     const evidence = detail.map((r) => ({
       ...r,
       dataCheck: String(r.flags ?? '')
         .split(';')
         .includes('DATA_CHECK'),
+      ...observed.get(Number(r.orgMonthId)),
     }));
+    const verdicts = verdictRows(ytd[0], plan, o.year);
     const policies = (await policyVersionsOf(mirror.db, o.orgId, at)).map((p) => ({
       orgId: p.org_id,
       program: p.program,
@@ -222,6 +250,7 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
       dotRegistrationNumber: p.dot_registration_number,
       parentOrgId: p.parent_org_id,
       source: p.source,
+      effectiveFrom: p.effective_from ?? null,
       validFrom: p.valid_from,
       validTo: p.valid_to,
       inForce: p.valid_to === null,
@@ -241,6 +270,8 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     folder.check();
     await writeCsv(join(temp, 'sync-runs.csv'), syncRunColumns, runs, csv);
     folder.check();
+    await writeCsv(join(temp, 'verdicts.csv'), verdictColumns, verdicts, csv);
+    folder.check();
     await writeCsv(
       join(temp, 'warnings.csv'),
       [{ key: 'warning', title: 'Warning', type: 'string' }],
@@ -255,9 +286,10 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
         at === undefined
           ? 'the present (the mirror’s latest data)'
           : `the mirror as known at ${at} (its history)`,
-      detail,
+      detail: evidence,
       ytd: ytd[0],
       plan,
+      verdicts,
       policies,
       runs,
       warnings: warnings.length,

@@ -11,7 +11,7 @@ export function registerPolicy(program: Command): void {
   policy
     .command('import')
     .description(
-      'import org policies from a CSV or XLSX file (orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId)',
+      'import org policies from a CSV or XLSX file (orgId, program, agency, rpMinDrug, rpMinAlc, dotRegistrationNumber, parentOrgId, effectiveFrom: the first day it scores, default 1 January of this year)',
     )
     .argument('<file>', 'CSV, XLSX, JSON or NDJSON file')
     .option('--db <db>', DB_OPTION_HELP)
@@ -21,7 +21,7 @@ export function registerPolicy(program: Command): void {
       const { config, logger } = ctx;
       const mirror = await ctx.mirror('write');
       try {
-        const n = await importPolicies(mirror.db, file, config.input);
+        const n = await importPolicies(mirror.db, file, config.input, config.timezone);
         logger.info({ file, policies: n }, 'policies imported');
         process.stdout.write(`imported ${n} org policies from ${file} into ${mirror.location}\n`);
       } finally {

@@ -155,6 +155,11 @@ export interface OrgPolicyTable {
   /** 'import' (ohs policy import) or 'writeback' (an org created through ohs apply). */
   source: string;
   updated_at: string;
+  /**
+   * The first day (YYYY-MM-DD) of the months the policy scores; null: every month (a policy
+   * written before effective dates were kept, or by write-back).
+   */
+  effective_from?: string | null;
 }
 
 export interface JobRunTable {

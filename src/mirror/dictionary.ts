@@ -19,9 +19,9 @@ const tableDocs: Record<string, string> = {
   outbox:
     'Write-back: one row per planned change (ohs plan), its state (queued, sending, applied, failed, unknown, held, abandoned), request, response, re-read check, what the plan checked it against and why it was held; see ohs outbox.',
   org_policy:
-    'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent), from write-back and ohs policy import.',
+    'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent, effective_from: the first day of the months it scores, null for every month), from write-back and ohs policy import.',
   h_org_policy:
-    'Every version of org_policy: the policy of an org and the interval it was in force (valid_from, valid_to; null: in force now). Reports as of an instant use the version in force then.',
+    'Every version of org_policy: the policy of an org and the interval the mirror held it (valid_from, valid_to; null: held now) with the months it scores from (effective_from). A report as of an instant scores each month by the latest version known then that is effective for that month.',
   org_policy_history:
     'View of h_org_policy for BI users: each policy version with valid_from, valid_to and is_current (1 for the version in force now).',
 };

@@ -19,7 +19,13 @@ export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';
 export { MigrationError } from './migrations/index.js';
 export { engineOf, openMirror, redactTarget } from './open.js';
-export { type PolicyVersion, policiesAsOf, policyVersionsOf, writePolicy } from './policy-history.js';
+export {
+  type PolicyVersion,
+  policiesAsOf,
+  policyVersionsAsOf,
+  policyVersionsOf,
+  writePolicy,
+} from './policy-history.js';
 export { PgMirrorError } from './postgres/errors.js';
 export { redactUrl } from './postgres/url.js';
 export { MirrorRateBudget } from './rate-budget.js';

@@ -31,13 +31,14 @@ export const policyColumns = [
   'parent_org_id',
   'source',
   'updated_at',
+  'effective_from',
 ] as const;
 
 type PolicyDb = Kysely<Database & { h_org_policy: PolicyVersion }>;
 const versions = (db: Kysely<Database>) => db as unknown as PolicyDb;
 
 const same = (a: OrgPolicyTable, b: OrgPolicyTable): boolean =>
-  policyColumns.every((c) => c === 'updated_at' || a[c] === b[c]);
+  policyColumns.every((c) => c === 'updated_at' || (a[c] ?? null) === (b[c] ?? null));
 
 /**
  * Writes an org's policy (`values.updated_at` is the instant): `org_policy` and, when anything
@@ -107,4 +108,29 @@ export async function policyVersionsOf(
   return rows.map((r) =>
     at !== undefined && r.valid_to !== null && r.valid_to > at ? { ...r, valid_to: null } : r,
   );
+}
+
+/**
+ * Every version of every org's policy the mirror knew at `at` (all of them when undefined), by
+ * org, oldest first: a report scores each month by the latest of them effective for it (its
+ * `effective_from`), so a version superseded later still scores the months before its
+ * successor's effective date. The present includes `org_policy` itself as the latest version.
+ */
+export async function policyVersionsAsOf(
+  db: Kysely<Database>,
+  at: string | undefined,
+): Promise<Map<number, PolicyVersion[]>> {
+  let q = versions(db).selectFrom(POLICY_HISTORY).selectAll();
+  q = at === undefined ? q.where('valid_to', 'is not', null) : q.where('valid_from', '<=', at);
+  const rows = await q.orderBy('org_id').orderBy('valid_from').execute();
+  const all = at === undefined ? [...rows, ...(await policiesAsOf(db, undefined))] : rows;
+  const out = new Map<number, PolicyVersion[]>();
+  for (const r of all) {
+    const list = out.get(r.org_id) ?? [];
+    list.push(r);
+    out.set(r.org_id, list);
+  }
+  for (const list of out.values())
+    list.sort((a, b) => (a.valid_from < b.valid_from ? -1 : a.valid_from > b.valid_from ? 1 : 0));
+  return out;
 }

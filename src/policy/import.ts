@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { formatDate, localDateOf, parseIsoDate } from '../dates.js';
 import { InputError } from '../errors.js';
 import { type CellValue, type InputLimits, type InputTable, readTable } from '../input/read-table.js';
 import { type Database, writePolicy } from '../mirror/index.js';
@@ -9,8 +10,10 @@ import { type Database, writePolicy } from '../mirror/index.js';
  * come from write-back and from files). Columns, by the interface's names or camelCase ones:
  * orgId (OrgId), program (DOT | NON_DOT; default DOT when a DOT registration number is given),
  * agency (FMCSA, FTA, FAA, FRA, PHMSA, USCG), rpMinDrug, rpMinAlc (percent, 0 to 100; `50%` too),
- * dotRegistrationNumber (rpDotRegistrationNumber), parentOrgId (Parent~OrgId).
- * Every row is checked first; one bad row and nothing is written.
+ * dotRegistrationNumber (rpDotRegistrationNumber), parentOrgId (Parent~OrgId), effectiveFrom (a date
+ * YYYY-MM-DD, or a spreadsheet date: the first day of the months the policy scores; empty: the
+ * first day of the compliance year it is imported in). Every row is checked first; one bad row
+ * and nothing is written.
  */
 export const agencies = ['FMCSA', 'FTA', 'FAA', 'FRA', 'PHMSA', 'USCG'] as const;
 
@@ -24,6 +27,8 @@ const aliases: Record<string, string> = {
   rpdotregistrationnumber: 'dotRegistrationNumber',
   parentorgid: 'parentOrgId',
   'parent~orgid': 'parentOrgId',
+  effectivefrom: 'effectiveFrom',
+  effective_from: 'effectiveFrom',
 };
 
 const num = (v: CellValue) =>
@@ -59,6 +64,13 @@ const rowSchema = z
       num,
       z.number({ error: 'expected a whole number' }).int().positive().nullable(),
     ),
+    effectiveFrom: z.preprocess(
+      (v) => (typeof v === 'string' ? (v.trim() === '' ? null : v.trim()) : v),
+      z
+        .string({ error: 'expected a date YYYY-MM-DD' })
+        .refine((v) => parseIsoDate(v) !== null, 'expected a date YYYY-MM-DD')
+        .nullable(),
+    ),
   })
   .strict();
 
@@ -86,6 +98,7 @@ export function validatePolicies(table: InputTable): PolicyRow[] {
       rpMinAlc: null,
       dotRegistrationNumber: null,
       parentOrgId: null,
+      effectiveFrom: null,
     };
     for (const [k, v] of Object.entries(r.values)) {
       const key = aliases[k.toLowerCase()];
@@ -115,15 +128,20 @@ export function validatePolicies(table: InputTable): PolicyRow[] {
 
 /**
  * Imports a policy file into org_policy (replacing the imported policy of each org given), each
- * change a new version in force from now (the versions before it are kept).
+ * change a new version known from now (the versions before it are kept), scoring the months from
+ * its effective date: given, or the first day of the year it is imported in (in the reporting
+ * time zone), so a policy imported in November scores the whole year, not November on.
  */
 export async function importPolicies(
   db: Kysely<Database>,
   file: string,
   limits: InputLimits,
+  timezone = 'UTC',
 ): Promise<number> {
   const rows = validatePolicies(await readTable(file, limits));
-  const now = new Date().toISOString();
+  const ms = Date.now();
+  const now = new Date(ms).toISOString();
+  const yearStart = formatDate({ year: localDateOf(ms, timezone).year, month: 1, day: 1 });
   await db.transaction().execute(async (trx) => {
     for (const p of rows) {
       const values = {
@@ -136,6 +154,7 @@ export async function importPolicies(
         parent_org_id: p.parentOrgId,
         source: 'import',
         updated_at: now,
+        effective_from: p.effectiveFrom ?? yearStart,
       };
       await writePolicy(trx, values);
     }

@@ -50,3 +50,35 @@ export function ratesOf(
   const y = year < first ? first : last;
   return { rates: table[y] as AgencyRates, year: y, nearest: true };
 }
+
+/**
+ * Where an agency's minimum rate comes from: the regulation that sets random testing and the
+ * notice that announces the rate of a year (the agencies publish it in the Federal Register each
+ * year; the notices found are named, else the regulation and "the agency's notice for YEAR").
+ */
+const rateRules: Readonly<Record<string, { regulation: string; notices: Readonly<Record<number, string>> }>> =
+  {
+    FMCSA: { regulation: '49 CFR 382.305', notices: {} },
+    FTA: { regulation: '49 CFR 655.45', notices: {} },
+    FAA: {
+      regulation: '14 CFR 120.109 (drug), 14 CFR 120.217 (alcohol)',
+      notices: { 2024: '88 FR 80376 (FR doc. 2023-25488)', 2025: '89 FR 87717 (FR doc. 2024-25569)' },
+    },
+    FRA: { regulation: '49 CFR 219.625', notices: { 2025: '90 FR 384 (FR doc. 2024-31582)' } },
+    PHMSA: { regulation: '49 CFR 199.105 (drug only)', notices: { 2025: 'PHMSA notice FR doc. 2024-26737' } },
+    USCG: {
+      regulation: '46 CFR 16.230 (drug only)',
+      notices: {},
+    },
+  };
+
+/** The source of an agency's rate for a year, in words: agency, regulation, notice, year. */
+export function rateBasis(agency: string, year: number): string {
+  const a = agency.toUpperCase();
+  const rule = rateRules[a];
+  const table = ratesOf(a, year);
+  if (rule === undefined || table === undefined) return `${a}: no rate table (the policy's own rates)`;
+  const notice =
+    rule.notices[table.year] ?? `the ${a} minimum-rate notice for ${table.year} (Federal Register)`;
+  return `${a} minimum for ${table.year}: ${rule.regulation}; ${notice}${table.nearest ? ` (no ${year} rate known: ${table.year}'s used)` : ''}`;
+}

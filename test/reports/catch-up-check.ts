@@ -14,23 +14,35 @@ export function expectPlanFromCompliance(
   const m = Math.max(...compliance.map((r) => Number(r.month)));
   const last = compliance.filter((r) => Number(r.month) === m);
   expect(plan.length).toBe(last.length * 2);
-  const done = selection === 'quarterly' ? Math.ceil(m / 3) : m;
-  const perYear = selection === 'quarterly' ? 4 : 12;
-  const left = perYear - done;
+  const per = selection === 'quarterly' ? 3 : 1;
+  const perYear = 12 / per;
+  // Periods still to select in: those not yet ended (a quarter under way among them).
+  const left = m === 12 ? 0 : perYear - Math.floor(m / per);
   for (const r of last)
     for (const kind of ['drug', 'alcohol']) {
       const got = plan.find((p) => p.orgId === r.orgId && p.testType === kind);
       expect(got, `${r.orgId} ${kind}`).toBeDefined();
+      const months = compliance.filter((x) => x.orgId === r.orgId);
+      // Joined: the first month with an OrgMonth row.
+      const first = Math.min(m, ...months.filter((x) => x.orgMonthId !== '').map((x) => Number(x.month)));
+      const flags = months.flatMap((x) => (x.flags ?? '').split(';'));
+      const review =
+        flags.some((f) => f === 'DATA_GAP' || f === 'DATA_CHECK' || f.startsWith('NO_SELECTION_')) ||
+        (got?.problems ?? '').includes('label that is no month');
       const target = r[`${kind}AnnualTarget`] === '' ? null : Number(r[`${kind}AnnualTarget`]);
       const completed = Number(r[`${kind}CompletedYtd`]);
       const picked = Number(r[`${kind}PickedYtd`]);
       const exposure = Number(r.exposure);
+      const pool = Number(r.pool);
       const pending = picked - completed;
       let verdict: string;
       let needed: number | null = null;
       let perPeriod: number | null = null;
       if (target === null || exposure === 0) verdict = 'N/A';
-      else {
+      else if (m === 12) {
+        needed = Math.max(0, target - completed);
+        verdict = needed === 0 ? 'MET' : 'NOT_MET';
+      } else {
         needed = Math.max(0, target - completed - pending);
         if (needed === 0) {
           verdict = 'ON_PACE';
@@ -38,12 +50,13 @@ export function expectPlanFromCompliance(
         } else if (left === 0) verdict = 'CANNOT_MEET';
         else {
           perPeriod = Math.ceil(needed / left);
-          // Compared in whole numbers: per period × m against the exposure (the pool-months).
-          if (perPeriod * m > exposure) verdict = 'CANNOT_MEET';
-          else if (picked * perYear >= target * done) verdict = 'ON_PACE';
+          // Judged on the pool now, the pace on the months since joining (whole numbers).
+          if (perPeriod > pool) verdict = 'CANNOT_MEET';
+          else if (picked * (13 - first) >= target * (m - first + 1)) verdict = 'ON_PACE';
           else verdict = 'NEEDS_MORE';
         }
       }
+      if (review && (verdict === 'ON_PACE' || verdict === 'MET')) verdict = 'NEEDS_REVIEW';
       const source = r.rateSource ?? '';
       const assumed = source.startsWith('default:') || source.includes('default-agency:');
       const said = verdict !== 'N/A' && assumed ? `${verdict} (assumed rate)` : verdict;
@@ -58,9 +71,16 @@ export function expectPlanFromCompliance(
       expect(got?.selection, where).toBe(selection);
       expect(got?.throughMonth, where).toBe(String(m));
       expect(got?.assumedRate, where).toBe(String(assumed));
+      expect(got?.currentPool, where).toBe(String(pool));
+      const rate = r[`${kind}Rate`] === '' ? null : Number(r[`${kind}Rate`]);
+      expect(got?.regularPerPeriod, where).toBe(
+        rate === null ? '' : (((rate / 100) * pool) / perYear).toFixed(2),
+      );
+      // A line over a data problem names it.
+      if (review) expect(got?.problems, where).not.toBe('');
     }
   // Most urgent first.
-  const rank = ['CANNOT_MEET', 'NEEDS_MORE', 'ON_PACE', 'N/A'];
+  const rank = ['CANNOT_MEET', 'NOT_MET', 'NEEDS_REVIEW', 'NEEDS_MORE', 'ON_PACE', 'MET', 'N/A'];
   const ranks = plan.map((p) => rank.indexOf(p.verdict?.replace(/ \(assumed rate\)$/, '') ?? ''));
   expect([...ranks].sort((a, b) => a - b)).toEqual(ranks);
   const more = plan.filter((p) => p.verdict?.startsWith('NEEDS_MORE')).map((p) => Number(p.perPeriod));

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
+import { catchUpHtml } from '../../src/reports/catch-up/html.js';
+import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { annualTarget, rateUnits } from '../../src/reports/compliance/math.js';
 import { ReportParamError } from '../../src/reports/errors.js';
 import { reportNamed } from '../../src/reports/index.js';
@@ -448,6 +450,70 @@ describe.each(engines)('%s', (engine) => {
       );
     });
 
+    it('a policy scores the months from its effective date; earlier months keep the version effective for them, or the defaults (assumed)', async () => {
+      const m = await mirror();
+      await orgMonths(m, 1029, 2026, range(1, 11, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+      // Imported in February, effective from 1 January: FAA (25%) for the whole year.
+      await policy(m, [
+        {
+          org_id: 1029,
+          agency: 'FAA',
+          dot_registration_number: '1029',
+          updated_at: '2026-02-01T00:00:00.000Z',
+          effective_from: '2026-01-01',
+        },
+      ]);
+      const asked = params('2026-12-01', {}, { mirrorAsOf: '2026-11-28T00:00:00.000Z' });
+      const before = await runReport(compliance, m, asked);
+      expect(at(before.detail, 1029, 11)).toMatchObject({ drugRate: 25, drugAnnualTarget: 3 });
+      // Imported on 28 November as FMCSA (50%), effective from 1 November only.
+      await policy(m, [
+        {
+          org_id: 1029,
+          agency: 'FMCSA',
+          dot_registration_number: '1029',
+          updated_at: '2026-11-28T12:00:00.000Z',
+          effective_from: '2026-11-01',
+        },
+      ]);
+      const now = await runReport(compliance, m, params('2026-12-01'));
+      // January to October stay FAA 25%, November is FMCSA 50%: Σ rate × pool = 25 + 5, and the
+      // projected December at November's rate 5: ceil(35 / 12) = 3; expected to date 30 / 12.
+      expect(at(now.detail, 1029, 10)).toMatchObject({ drugRate: 25 });
+      expect(at(now.detail, 1029, 11)).toMatchObject({
+        drugRate: 50,
+        drugAnnualTarget: 3,
+        drugStatus: 'MET',
+      });
+      expect(at(now.detail, 1029, 11).drugExpectedToDate as number).toBeCloseTo(2.5, 12);
+      const ytd = (await now.summary('YTD by org')).find((r) => r.orgId === 1029);
+      expect(ytd?.rateSource).toBe('agency:FMCSA; months 1-10 agency:FAA');
+      // The report as of an instant before the second import is unchanged.
+      expect((await runReport(compliance, m, asked)).detail).toEqual(before.detail);
+
+      // A policy effective from July only: January to June on the default rates, assumed and flagged.
+      await orgMonths(m, 1030, 2026, range(1, 11, { pool: 10, drugPicked: 1, drugCompleted: 1 }));
+      await policy(m, [
+        {
+          org_id: 1030,
+          agency: 'FAA',
+          dot_registration_number: '1030',
+          updated_at: '2026-11-28T12:00:00.000Z',
+          effective_from: '2026-07-01',
+        },
+      ]);
+      const later = await runReport(compliance, m, params('2026-12-01'));
+      expect(at(later.detail, 1030, 6)).toMatchObject({ drugRate: 50 });
+      expect(String(at(later.detail, 1030, 6).flags)).toContain('NO_POLICY');
+      // Σ 50% × 10 × 6 + 25% × 10 × 5 + 25% × 10 × 1 (December projected) = 30 + 12.5 + 2.5: 4.
+      expect(at(later.detail, 1030, 11)).toMatchObject({
+        drugRate: 25,
+        drugAnnualTarget: 4,
+        drugStatus: 'MET (assumed rate)',
+      });
+      expect(String(at(later.detail, 1030, 11).rateSource)).toBe('agency:FAA; months 1-6 default:FMCSA');
+    });
+
     it('a DATA_CHECK month counts at most its picks toward completed: 2 results of 1 pick read 1 of 2, not MET', async () => {
       const m = await mirror();
       // Pool 4 all year at 50%: a target of 2. March reports 2 results of 1 pick.
@@ -814,6 +880,145 @@ describe.each(engines)('%s', (engine) => {
       const ran = await runReport(compliance, m, params('2024-06-30'));
       expect(ran.detail).toHaveLength(0);
       expect(ran.warnings).toContain('No data for this as-of: no OrgMonth row of 2024 through month 6');
+    });
+  });
+  describe('catch-up: the worked examples through the report', () => {
+    const catchUp = reportNamed('catch-up');
+    const line = (rows: Row[], orgId: number, testType: string) => {
+      const r = rows.find((x) => x.orgId === orgId && x.testType === testType);
+      if (r === undefined) throw new Error(`no plan line for org ${orgId} ${testType}`);
+      return r;
+    };
+    const level = (rows: Row[]) => {
+      const b = catchUpHtml();
+      for (const r of rows) b.onRow(r);
+      return b.build([]);
+    };
+    /** A DOT policy on FAA rates (25 / 10), so the verdicts are measured, not assumed. */
+    const faa = (m: Mirror, orgId: number) =>
+      policy(m, [{ org_id: orgId, agency: 'FAA', dot_registration_number: `D${orgId}` }]);
+
+    it('joined in June with 5 employees, 1 drug test needed: NEEDS_MORE 1 beside the regular draw, compliance ON_TRACK', async () => {
+      const m = await mirror();
+      await named(m, 1092, 'Peña Rail Services');
+      await faa(m, 1092);
+      await orgMonths(m, 1092, 2026, { 6: { pool: 5 } });
+      const ran = await runReport(catchUp, m, params('2026-07-01'));
+      const drug = line(ran.detail, 1092, 'drug');
+      expect(drug).toMatchObject({
+        verdict: 'NEEDS_MORE',
+        throughMonth: 6,
+        // ceil(25% × (5 + 5 × 6) / 12) = 1.
+        annualTarget: 1,
+        needed: 1,
+        perPeriod: 1,
+        periodsLeft: 6,
+        periodsDone: 1,
+        firstMonth: 6,
+        currentPool: 5,
+        reason: '1 a month for the 6 months left (picks so far 0 a month)',
+      });
+      expect(drug.regularPerPeriod as number).toBeCloseTo((0.25 * 5) / 12, 12);
+      const c = await runReport(compliance, m, params('2026-07-01'));
+      expect(at(c.detail, 1092, 6).drugStatus).toBe('ON_TRACK');
+    });
+
+    it('quarterly selection through October: Q4 is left, 2 needed from a pool of 10 is "2 more this quarter"', async () => {
+      const m = await mirror();
+      await faa(m, 2001);
+      // Pool 10 Jan to Oct, one drug test a quarter (no quarter without a selection).
+      await orgMonths(m, 2001, 2026, {
+        ...range(1, 10, { pool: 10 }),
+        2: { pool: 10, drugPicked: 1, drugCompleted: 1 },
+        5: { pool: 10, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 },
+        8: { pool: 10, drugPicked: 1, drugCompleted: 1 },
+      });
+      const options = { selectionPeriod: 'quarterly', defaultRates: { agency: 'FMCSA' } };
+      const ran = await runReport(catchUp, m, params('2026-11-01', options));
+      // FAA 25%: target ceil(25% × (100 + 10 × 2) / 12) = 3; with 50% (a policy rate) 5.
+      const drug = line(ran.detail, 2001, 'drug');
+      expect(drug).toMatchObject({ throughMonth: 10, annualTarget: 3, needed: 0, verdict: 'ON_PACE' });
+      await policy(m, [{ org_id: 2001, agency: 'FAA', dot_registration_number: 'D2001', rp_min_drug: 50 }]);
+      const again = line((await runReport(catchUp, m, params('2026-11-01', options))).detail, 2001, 'drug');
+      expect(again).toMatchObject({
+        annualTarget: 5,
+        needed: 2,
+        perPeriod: 2,
+        periodsLeft: 1,
+        periodsDone: 3,
+        verdict: 'NEEDS_MORE',
+      });
+      expect(String(again.reason)).toMatch(/^2 more this quarter/);
+      expect(again.regularPerPeriod as number).toBeCloseTo(1.25, 12);
+    });
+
+    it('a closed year reads MET / NOT_MET, never ON_PACE or CANNOT_MEET', async () => {
+      const m = await mirror();
+      await faa(m, 3001);
+      await faa(m, 3002);
+      await orgMonths(
+        m,
+        3001,
+        2026,
+        range(1, 12, { pool: 10, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
+      );
+      await orgMonths(m, 3002, 2026, {
+        ...range(1, 12, { pool: 10 }),
+        ...Object.fromEntries(
+          [2, 5, 8, 11].map((i) => [i, { pool: 10, drugPicked: 1, drugCompleted: i === 11 ? 0 : 1 }]),
+        ),
+      });
+      const ran = await runReport(catchUp, m, params('2027-01-15'));
+      expect(line(ran.detail, 3001, 'drug')).toMatchObject({
+        throughMonth: 12,
+        verdict: 'MET',
+        periodsLeft: 0,
+      });
+      // 3 of 3 drug completed (the fourth pick never was), alcohol 0 of 1.
+      expect(line(ran.detail, 3002, 'drug')).toMatchObject({
+        annualTarget: 3,
+        completedYtd: 3,
+        verdict: 'MET',
+      });
+      expect(line(ran.detail, 3002, 'alcohol')).toMatchObject({
+        annualTarget: 1,
+        completedYtd: 0,
+        verdict: 'NOT_MET',
+        needed: 1,
+        perPeriod: null,
+      });
+      // A NOT_MET on the employer's own rate needs action.
+      expect(level(ran.detail).status).toBe('bad');
+      expect(ran.detail.map((r) => r.verdict)).not.toContain('ON_PACE');
+    });
+
+    it('a month with no OrgMonth row and a quarter with no selection: NEEDS_REVIEW naming them, never OK', async () => {
+      const m = await mirror();
+      await faa(m, 1255);
+      // On pace (a drug test every month) but October is missing and Q3 had no selection.
+      await orgMonths(m, 1255, 2026, {
+        ...range(1, 6, { pool: 8, drugPicked: 1, drugCompleted: 1, alcoholPicked: 1, alcoholCompleted: 1 }),
+        ...range(7, 9, { pool: 8 }),
+        11: { pool: 8, drugPicked: 1, drugCompleted: 1 },
+      });
+      const ran = await runReport(catchUp, m, params('2026-12-01'));
+      const drug = line(ran.detail, 1255, 'drug');
+      expect(drug.verdict).toBe('NEEDS_REVIEW');
+      expect(String(drug.problems)).toContain('no OrgMonth row (or no pool) for month 10');
+      expect(String(drug.problems)).toContain('no selection in Q3');
+      expect(String(drug.reason)).toContain('but the data needs review');
+      const summary = level(ran.detail);
+      expect(summary.status).not.toBe('ok');
+      expect(summary.problems?.join('\n')).toContain('needs review');
+      // The compliance report names the same problems and is not OK either.
+      const c = await runReport(compliance, m, params('2026-12-01'));
+      const ytd = (await c.summary('YTD by org')).find((r) => r.orgId === 1255);
+      expect(ytd?.problems).toBe(drug.problems);
+      const b = complianceHtml();
+      b.onRow(at(c.detail, 1255, 11));
+      expect(
+        b.build([{ name: 'YTD by org', columns: [], rows: ytd === undefined ? [] : [ytd] }]).status,
+      ).not.toBe('ok');
     });
   });
 });

@@ -206,9 +206,10 @@ describe.each(engines)('%s', (engine) => {
         'About',
       ]);
       // The catch-up plan of example 1: drug 5 completed and 1 pending of 10, so 4 needed, 1 a
-      // month for the 6 left, and 6 picks in 6 months reach 10 by December; alcohol 1 of 2.
+      // month for the 6 left (column 8: the regular draw beside it), and 6 picks in 6 months reach
+      // 10 by December; alcohol 1 of 2.
       const plan = wb.getWorksheet('Catch-up') as ExcelJS.Worksheet;
-      const line = (n: number) => [5, 6, 7, 8].map((c) => plan.getRow(n).getCell(c).value);
+      const line = (n: number) => [5, 6, 7, 9].map((c) => plan.getRow(n).getCell(c).value);
       expect([line(2), line(3)]).toEqual([
         ['drug', 'ON_PACE (assumed rate)', 1, 4],
         ['alcohol', 'ON_PACE (assumed rate)', 1, 1],

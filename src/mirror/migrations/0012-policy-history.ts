@@ -1,7 +1,20 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import type { Database } from '../db-types.js';
 import type { EngineDdl } from '../ddl.js';
-import { POLICY_HISTORY, POLICY_HISTORY_VIEW, policyColumns } from '../policy-history.js';
+import { POLICY_HISTORY, POLICY_HISTORY_VIEW } from '../policy-history.js';
+
+/** The policy's columns when this migration was written (later ones add their own). */
+const policyColumns = [
+  'org_id',
+  'program',
+  'agency',
+  'rp_min_drug',
+  'rp_min_alc',
+  'dot_registration_number',
+  'parent_org_id',
+  'source',
+  'updated_at',
+] as const;
 
 /**
  * The migration: the versions table, its view, and each existing policy as its first version,

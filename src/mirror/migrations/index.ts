@@ -15,6 +15,7 @@ import { migration as m0009 } from './0009-rate-budget.js';
 import { migration as m0010 } from './0010-deletion-restored.js';
 import { migration as m0011 } from './0011-history.js';
 import { migration as m0012 } from './0012-policy-history.js';
+import { migration as m0013 } from './0013-policy-effective-from.js';
 import { migration as m0014 } from './0014-outbox-held.js';
 import { applySchemaWork, pending, schemaWork } from './schema-work.js';
 
@@ -48,6 +49,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0010_deletion_restored': m0010(ddl),
     '0011_history': m0011(ddl),
     '0012_policy_history': m0012(ddl),
+    '0013_policy_effective_from': m0013(ddl),
     '0014_outbox_held': m0014(ddl),
   };
 }

@@ -20,7 +20,7 @@ h1{font-size:1.5rem;margin:16px 0 4px}h2{font-size:1.2rem;margin:24px 0 8px;bord
 .meta{color:var(--muted);margin:0 0 12px;overflow-wrap:anywhere}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px;margin:0 0 12px;padding:0}
 .figures div{border:1px solid var(--line);border-radius:6px;padding:8px}
-.figures dt,.figures dd{overflow-wrap:anywhere}.figures dt{color:var(--muted);font-size:.8rem}.figures dd{margin:0;font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}
+.figures dt,.figures dd{overflow-wrap:anywhere}.figures dt{color:var(--muted);font-size:.8rem}.figures dd{margin:0;font-size:1.25rem;font-weight:600;font-variant-numeric:tabular-nums}.figures dd.qualifier{font-size:.8rem;font-weight:400;color:var(--muted)}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:16px}
 figure{margin:0;break-inside:avoid}figcaption{font-size:.85rem;color:var(--muted)}
 svg{max-width:100%;height:auto}

@@ -6,7 +6,14 @@ import type { Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
-import { coveredMonthEnds, type PageSummary, plural, type ReadSheet, type ReportSummary } from './summary.js';
+import {
+  coveredMonthEnds,
+  figureHtml,
+  plural,
+  type PageSummary,
+  type ReadSheet,
+  type ReportSummary,
+} from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -133,7 +140,7 @@ export class HtmlRenderer implements Renderer {
         ? ''
         : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`;
     const figures = `${said}<dl class="figures">${verdict.figures
-      .map((f) => `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`)
+      .map((f) => figureHtml(f, esc))
       .join('')}</dl>`;
     // The list shown first is headed by its table's caption alone (a heading above it said it twice).
     const first =

@@ -22,6 +22,21 @@ export interface ReadSheet {
 export type Level = 'ok' | 'warn' | 'bad';
 
 /**
+ * A headline figure: its label, its value, and what qualifies it (e.g. "1,394 on assumed rates"),
+ * shown under the value, never inside it, so the value stays a figure.
+ */
+export interface Figure {
+  label: string;
+  value: string;
+  note?: string;
+}
+
+/** A figure's `<div>` of a `<dl class="figures">`: label, value, and its qualifier under it. */
+export function figureHtml(f: Figure, esc: (v: unknown) => string): string {
+  return `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd>${f.note === undefined ? '' : `<dd class="qualifier">${esc(f.note)}</dd>`}</div>`;
+}
+
+/**
  * Reports' statuses counted for the verdict: per group (e.g. drug, alcohol, or the order flags),
  * how many carry each status and how many of them on an assumption (an assumed rate).
  */
@@ -48,7 +63,7 @@ export interface ReportSummary {
   level: Level;
   /** The level in one line: what needs attention, or that nothing does. */
   verdict: string;
-  figures: { label: string; value: string }[];
+  figures: Figure[];
   counts: StatusCount[];
   /** What makes the level what it is, one line each (empty when OK). */
   problems: string[];
@@ -59,7 +74,7 @@ export interface ReportSummary {
 /** A report's page summary: its headline figures, charts, and a short list shown first. */
 export interface PageSummary {
   status: Level;
-  figures: { label: string; value: string }[];
+  figures: Figure[];
   charts: Chart[];
   /** Statuses counted (drug / alcohol, flags), assumed ones included and said so. */
   counts?: StatusCount[];

@@ -3,8 +3,11 @@ import { ASSUMED } from '../compliance/model.js';
 
 const verdictSaid: Record<string, string> = {
   CANNOT_MEET: 'cannot meet',
+  NOT_MET: 'not met',
+  NEEDS_REVIEW: 'needs review',
   NEEDS_MORE: 'needs more',
   ON_PACE: 'on pace',
+  MET: 'met',
   'N/A': 'n/a',
 };
 
@@ -32,10 +35,17 @@ export const catchUpColumns: Column[] = [
     type: 'string',
     width: 16,
     // An assumed rate's verdict is not coloured as a measured finding.
-    alert: { red: ['CANNOT_MEET'], amber: ['NEEDS_MORE'] },
+    alert: { red: ['CANNOT_MEET', 'NOT_MET'], amber: ['NEEDS_MORE', 'NEEDS_REVIEW'] },
     words: verdictWords,
   },
   { key: 'perPeriod', title: 'Picks needed per period left', type: 'integer', width: 10 },
+  {
+    key: 'regularPerPeriod',
+    title: 'Regular draw per period (rate × pool now ÷ periods a year)',
+    type: 'number',
+    decimals: 2,
+    width: 10,
+  },
   { key: 'needed', title: 'Picks still needed', type: 'integer', width: 9 },
   { key: 'annualTarget', title: 'Annual target', type: 'integer', width: 9 },
   { key: 'completedYtd', title: 'Completed YTD', type: 'integer', width: 9 },
@@ -50,6 +60,10 @@ export const catchUpColumns: Column[] = [
   { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
   { key: 'assumedRate', title: 'Assumed rate', type: 'boolean', width: 8 },
   { key: 'reason', title: 'Why', type: 'string', width: 48 },
+  { key: 'currentPool', title: 'Pool now (the through-month)', type: 'integer', width: 8 },
+  { key: 'periodsDone', title: 'Periods ended since joining', type: 'integer', width: 8 },
+  { key: 'firstMonth', title: 'First month with a row (joined)', type: 'integer', width: 8 },
+  { key: 'problems', title: 'Problems named (none: blank)', type: 'string', width: 48 },
 ];
 
 /** The By verdict sheet: employers per test type and verdict, assumed rates among them. */

@@ -9,6 +9,7 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { employersWithProblems } from '../compliance/problems.js';
 import { verdictWords } from './columns.js';
 import { verdictOf, verdictOrder } from './plan.js';
 
@@ -17,17 +18,21 @@ const FIRST_ROWS = 15;
 
 const verdictColour: Record<string, string> = {
   CANNOT_MEET: palette.vermillion,
+  NOT_MET: palette.vermillion,
+  NEEDS_REVIEW: palette.yellow,
   NEEDS_MORE: palette.orange,
   ON_PACE: palette.green,
+  MET: palette.green,
   'N/A': palette.grey,
 };
 
 /**
  * The catch-up page's summary and the report's verdict (docs/html-reports.md): employers per
  * test type and verdict, counted from the plan rows with those on an assumed rate among them
- * (counted, and said so). A measured CANNOT_MEET needs action; anything needing more, not
- * planned for want of a rate, or resting on an assumed rate needs attention; OK only when every
- * employer is measured and on pace (or has no pool).
+ * (counted, and said so). A measured CANNOT_MEET or NOT_MET needs action; anything needing more
+ * or review, not planned for want of a rate, resting on an assumed rate, or with a problem named
+ * needs attention; OK only when every employer is measured, on pace or met (or has no pool), and
+ * no problem is named for any.
  */
 export function catchUpHtml(): SummaryBuilder {
   const rows: Row[] = [];
@@ -56,12 +61,23 @@ export function catchUpHtml(): SummaryBuilder {
       let measuredCannot = false;
       for (const group of ['drug', 'alcohol']) {
         const title = group === 'drug' ? 'Drug' : 'Alcohol';
-        const cannot = n(group, 'CANNOT_MEET');
-        const more = n(group, 'NEEDS_MORE');
-        if (cannot.n > 0) problems.push(`${title}: cannot meet ${withAssumed(cannot.n, cannot.assumed)}`);
-        if (more.n > 0) problems.push(`${title}: needs more ${withAssumed(more.n, more.assumed)}`);
-        if (cannot.n > cannot.assumed) measuredCannot = true;
+        for (const [verdict, said] of [
+          ['CANNOT_MEET', 'cannot meet'],
+          ['NOT_MET', 'not met'],
+          ['NEEDS_REVIEW', 'needs review (data problem)'],
+          ['NEEDS_MORE', 'needs more'],
+        ] as const) {
+          const c = n(group, verdict);
+          if (c.n > 0) problems.push(`${title}: ${said} ${withAssumed(c.n, c.assumed)}`);
+          if ((verdict === 'CANNOT_MEET' || verdict === 'NOT_MET') && c.n > c.assumed) measuredCannot = true;
+        }
       }
+      // The one rule of compliance and catch-up: never OK while a problem is named for an employer.
+      const named = employersWithProblems(rows);
+      if (named.size > 0)
+        problems.push(
+          `${count(named.size)} employer${named.size === 1 ? '' : 's'} with a problem named (column Problems)`,
+        );
       const noRate = rows.filter((r) => r.testType === 'drug' && r.annualTarget === null);
       if (noRate.length > 0) problems.push(`Drug: no rate, not planned ${count(noRate.length)}`);
       const employers = new Set(rows.map((r) => r.orgId));
@@ -70,11 +86,22 @@ export function catchUpHtml(): SummaryBuilder {
         problems.push(
           `${count(onAssumed.size)} employer${onAssumed.size === 1 ? '' : 's'} planned on an assumed rate (import their policies: ohs policy import)`,
         );
-      const needed = (group: string) =>
+      const needed = (group: string, assumedOnly = false) =>
         rows
-          .filter((r) => r.testType === group)
+          .filter((r) => r.testType === group && (!assumedOnly || r.assumedRate === true))
           .reduce((a, r) => a + (typeof r.needed === 'number' ? r.needed : 0), 0);
-      const urgent = rows.filter((r) => ['CANNOT_MEET', 'NEEDS_MORE'].includes(verdictOf(r.verdict).verdict));
+      const neededFigure = (group: string, label: string) => {
+        const assumed = needed(group, true);
+        return {
+          label,
+          value: count(needed(group)),
+          // The qualifier goes under the figure: the figure stays a number.
+          ...(assumed === 0 ? {} : { note: `${count(assumed)} on assumed rates` }),
+        };
+      };
+      const urgent = rows.filter((r) =>
+        ['CANNOT_MEET', 'NOT_MET', 'NEEDS_REVIEW', 'NEEDS_MORE'].includes(verdictOf(r.verdict).verdict),
+      );
       return {
         status: level(measuredCannot, problems.length > 0),
         figures: [
@@ -95,8 +122,15 @@ export function catchUpHtml(): SummaryBuilder {
             label: 'Alcohol: needs more',
             value: withAssumed(n('alcohol', 'NEEDS_MORE').n, n('alcohol', 'NEEDS_MORE').assumed),
           },
-          { label: 'Drug picks still needed', value: count(needed('drug')) },
-          { label: 'Alcohol picks still needed', value: count(needed('alcohol')) },
+          {
+            label: 'Needs review (data problem)',
+            value: withAssumed(
+              n('drug', 'NEEDS_REVIEW').n + n('alcohol', 'NEEDS_REVIEW').n,
+              n('drug', 'NEEDS_REVIEW').assumed + n('alcohol', 'NEEDS_REVIEW').assumed,
+            ),
+          },
+          neededFigure('drug', 'Drug picks still needed'),
+          neededFigure('alcohol', 'Alcohol picks still needed'),
           { label: 'Planned on an assumed rate', value: count(onAssumed.size) },
         ],
         counts,

@@ -8,7 +8,7 @@ import type { ReportDeclaration, ReportInput } from '../types.js';
 import { planRules } from './about.js';
 import { catchUpColumns, verdictColumns } from './columns.js';
 import { catchUpHtml } from './html.js';
-import { planRows, verdictOf, verdictOrder } from './plan.js';
+import { planRows, planYear, verdictOf, verdictOrder } from './plan.js';
 
 /**
  * The catch-up plan (docs/reports.md): per employer and test type of the compliance year, the
@@ -20,7 +20,7 @@ export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-u
   name: 'catch-up',
   title: 'Random testing catch-up plan',
   description:
-    'Per employer and test type: random picks still needed for the annual target, per selection period left, the year-end rate at the pace so far, and a verdict (ON_PACE, NEEDS_MORE, CANNOT_MEET), most urgent first.',
+    'Per employer and test type: random picks still needed for the annual target, per selection period left, the year-end rate at the pace so far, and a verdict (ON_PACE, NEEDS_MORE, CANNOT_MEET, NEEDS_REVIEW; MET or NOT_MET once the year is closed), most urgent first.',
   options: complianceOptions,
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
@@ -33,7 +33,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
   const walk = new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn);
   // The compliance detail is walked for its figures; only each org's last month is kept.
   for await (const _ of walk.rows());
-  const rows = planRows(walk.lasts, s.year, opts.selectionPeriod);
+  const rows = planRows(walk.lasts, planYear(s));
   const assumed = walk.lasts.filter((c) => c.rates.assumed).length;
   const warnings = (): string[] => {
     const first =

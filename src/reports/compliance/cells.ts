@@ -6,6 +6,7 @@ import {
   expectedNumerator,
   ratePercent,
   statusOf,
+  weightedTarget,
 } from './math.js';
 import { ASSUMED, type Kind, type KindFigures, type MonthCalc, type OrgCalc } from './model.js';
 
@@ -63,13 +64,19 @@ export function poolCells(m: number, pool: number, exposure: number): Row {
 
 /** An org's own figures of a kind at a month. */
 export function orgFigures(calc: OrgCalc, mc: MonthCalc, kind: Kind): KindFigures {
-  const units = calc.rates[kind];
+  // The month's own rate when months are scored by the policy in force for each (month-rates.ts).
+  const units = mc.units === undefined ? calc.rates[kind] : mc.units[kind];
   const has = units !== null && units > 0n;
+  const weighted = mc.weighted?.[kind];
   return {
     ...mc[kind],
     ratePercent: units === null ? null : ratePercent(units),
-    target: has ? annualTarget(units, mc.exposure, mc.pool, mc.month) : null,
-    expectedNum: has ? expectedNumerator(units, mc.exposure) : null,
+    target: has
+      ? weighted === undefined
+        ? annualTarget(units, mc.exposure, mc.pool, mc.month)
+        : weightedTarget(weighted, units, mc.pool, mc.month)
+      : null,
+    expectedNum: has ? (weighted ?? expectedNumerator(units, mc.exposure)) : null,
     noRate: kind === 'drug' ? 'NO_RATE' : 'N/A',
     assumed: calc.rates.assumed,
   };

@@ -159,8 +159,13 @@ export const ytdColumns: Column[] = [
     ];
   }),
   { key: 'flags', title: 'Flags (months)', type: 'string', width: 24, words: flagWords },
-  { key: 'picksNotCompleted', title: 'Picks not completed YTD', type: 'integer', width: 10 },
-  { key: 'monthsPicksNotCompleted', title: 'Months with picks not completed', type: 'integer', width: 10 },
+  {
+    key: 'picksNotCompleted',
+    title: 'Picks never completed (months before the through-month)',
+    type: 'integer',
+    width: 10,
+  },
+  { key: 'monthsPicksNotCompleted', title: 'Months with picks never completed', type: 'integer', width: 10 },
   { key: 'quartersWithoutSelection', title: 'Quarters with no selection', type: 'string', width: 12 },
   {
     key: 'monthsWithoutCoveredList',
@@ -170,6 +175,8 @@ export const ytdColumns: Column[] = [
   },
   { key: 'randomPickDocuments', title: 'Months with a random pick document', type: 'integer', width: 12 },
   { key: 'misReportDocument', title: 'MIS report document', type: 'string', width: 30 },
+  { key: 'unreadableLabels', title: 'OrgMonth labels that are no month', type: 'integer', width: 10 },
+  { key: 'problems', title: 'Problems named (none: blank)', type: 'string', width: 48 },
 ];
 
 export const rollupColumns: Column[] = [

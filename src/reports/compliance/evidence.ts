@@ -76,6 +76,7 @@ export function problemRows(ytd: readonly Row[], year: number, m: number): Row[]
   const noCovered = ytd.filter((r) => num(r.monthsWithoutCoveredList) > 0);
   const gaps = ytd.filter((r) => String(r.flags ?? '').includes('DATA_GAP'));
   const checks = ytd.filter((r) => String(r.flags ?? '').includes('DATA_CHECK'));
+  const labels = ytd.filter((r) => num(r.unreadableLabels) > 0);
   const sum = (rows: Row[], key: string) => rows.reduce((s, r) => s + num(r[key]), 0);
   return [
     {
@@ -94,7 +95,7 @@ export function problemRows(ytd: readonly Row[], year: number, m: number): Row[]
       orgs: named(onAssumed, statuses),
     },
     {
-      problem: `Org-months whose picks were never completed (${sum(notCompleted, 'picksNotCompleted')} picks)`,
+      problem: `Org-months before month ${m} whose picks were never completed (${sum(notCompleted, 'picksNotCompleted')} picks)`,
       count: sum(notCompleted, 'monthsPicksNotCompleted'),
       orgs: named(notCompleted, (r) => `${num(r.picksNotCompleted)} picks`),
     },
@@ -104,7 +105,7 @@ export function problemRows(ytd: readonly Row[], year: number, m: number): Row[]
       orgs: named(noSelection, (r) => String(r.quartersWithoutSelection)),
     },
     {
-      problem: 'Months with no covered-employee list in the mirror',
+      problem: 'Months with an OrgMonth row and no covered-employee list in the mirror',
       count: sum(noCovered, 'monthsWithoutCoveredList'),
       orgs: named(noCovered, (r) => `${num(r.monthsWithoutCoveredList)} months`),
     },
@@ -117,6 +118,11 @@ export function problemRows(ytd: readonly Row[], year: number, m: number): Row[]
       problem: 'Orgs with results above picks, or picks with pool 0 (DATA_CHECK)',
       count: checks.length,
       orgs: named(checks),
+    },
+    {
+      problem: 'OrgMonth rows whose label is no month (not used)',
+      count: sum(labels, 'unreadableLabels'),
+      orgs: named(labels, (r) => `${num(r.unreadableLabels)} rows`),
     },
   ];
 }

@@ -19,6 +19,7 @@ import type { Row } from '../../render/types.js';
 import { verdictOf } from '../catch-up/plan.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
+import { employersWithProblems } from './problems.js';
 
 /**
  * The summary of the compliance report (docs/html-reports.md): employers behind or at risk per
@@ -65,6 +66,12 @@ export function complianceHtml(): SummaryBuilder {
       const onAssumed = ytd.filter(
         (r) => statusOf(r.drugStatus).assumed || statusOf(r.alcoholStatus).assumed,
       );
+      // The one rule of compliance and catch-up: never OK while a problem is named for an employer.
+      const named = employersWithProblems(ytd);
+      if (named.size > 0)
+        problems.push(
+          `${count(named.size)} employer${named.size === 1 ? '' : 's'} with a problem named (sheet Problems, column Problems of YTD by org)`,
+        );
       return {
         // A measured failure needs action; anything else behind, at risk, pending or assumed needs
         // attention; OK only when nothing is.
@@ -312,5 +319,6 @@ function catchUpFigures(plan: Row[]): { label: string; value: string }[] {
   return [
     { label: 'Catch-up: cannot meet (employer, test type)', value: of('CANNOT_MEET') },
     { label: 'Catch-up: needs more (employer, test type)', value: of('NEEDS_MORE') },
+    { label: 'Catch-up: needs review (employer, test type)', value: of('NEEDS_REVIEW') },
   ];
 }

@@ -2,7 +2,7 @@ import type { PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import { trendRowsEach } from '../ar-trend.js';
 import { catchUpColumns } from '../catch-up/columns.js';
-import { planRows } from '../catch-up/plan.js';
+import { planRows, planYear } from '../catch-up/plan.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
@@ -70,7 +70,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
     const mis = misRows(byOrg, year, m);
     if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
     // The catch-up plan of the same figures (report catch-up holds it on its own, with its rules).
-    const plan = planRows(walk.lasts, year, opts.selectionPeriod);
+    const plan = planRows(walk.lasts, planYear(s));
     if (plan.length > 0) sheets.push({ name: 'Catch-up', columns: catchUpColumns, rows: plan });
     sheets.push(trend.sheet);
     return sheets;

@@ -63,6 +63,15 @@ export function annualTarget(units: bigint, exposure: number, lastPool: number, 
   return Number(ceilDiv(units * BigInt(exposure + lastPool * (12 - m)), TWELFTHS));
 }
 
+/**
+ * The target when months carry their own rates: `ceil((Σ rate_i × pool_i + rate_m × lastPool ×
+ * (12 − m)) / 12)`, the projected months at the rate in force for the last month. With one rate
+ * all year it is `annualTarget`.
+ */
+export function weightedTarget(weighted: bigint, units: bigint, lastPool: number, m: number): number {
+  return Number(ceilDiv(weighted + units * BigInt(lastPool * (12 - m)), TWELFTHS));
+}
+
 /** The floor of an expected-to-date numerator: the whole tests due by now. */
 export function expectedFloor(numerator: bigint): number {
   return Number(floorDiv(numerator, TWELFTHS));

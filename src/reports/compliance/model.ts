@@ -52,6 +52,10 @@ export interface MonthCalc {
   alcohol: KindCalc;
   /** Picks of the month (drug and alcohol) without a result. */
   picksNotCompleted: number;
+  /** The month's own rates (rate units), when months are scored by the policy in force for each. */
+  units?: { drug: bigint | null; alcohol: bigint | null };
+  /** Σ rate units × pool of months 1..this one, per kind (a month without a rate adds 0). */
+  weighted?: { drug: bigint; alcohol: bigint };
 }
 
 export interface OrgCalc {
@@ -59,6 +63,27 @@ export interface OrgCalc {
   org: string | null;
   rates: OrgRates;
   months: MonthCalc[];
+  /**
+   * The first month of the year with an OrgMonth row (the employer joined then: its exposure
+   * starts there); undefined: month 1.
+   */
+  firstMonth?: number;
+  /** OrgMonth rows of the org whose label is no month (not used; a named data problem). */
+  unreadableLabels?: number;
+  /**
+   * The problems named for the org over all its months (problems.ts), kept when only the last
+   * month is (the walk's `lasts`).
+   */
+  problems?: readonly NamedProblem[];
+}
+
+/** A problem named for an employer (problems.ts). */
+export interface NamedProblem {
+  code: string;
+  /** The problem in words, with the months it concerns. */
+  text: string;
+  /** A data problem: the figures need a look before any verdict of on pace or met. */
+  review: boolean;
 }
 
 /** A test kind's figures through a month: targets null when there is no rate. */

@@ -12,6 +12,8 @@ export function monthsByOrg(
   year: number,
   m: number,
   warn: Collector,
+  /** Filled with the count of rows per org whose label is no month, when given. */
+  badLabelsOf?: Map<number, number>,
 ): Map<number, Map<number, MonthInput>> {
   const byOrg = new Map<number, Map<number, MonthInput>>();
   const badLabels: string[] = [];
@@ -27,6 +29,7 @@ export function monthsByOrg(
       badLabels.push(
         `${where}: label ${JSON.stringify(label)} is not a month (YYYY-MM, MM/YYYY, YYYY-M); row not used`,
       );
+      badLabelsOf?.set(orgId, (badLabelsOf.get(orgId) ?? 0) + 1);
       continue;
     }
     if (parsedLabel.year !== year || parsedLabel.month > m) continue;

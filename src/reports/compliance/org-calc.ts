@@ -10,6 +10,8 @@ export function computeOrg(
   year: number,
   rates: OrgRates,
   warn: Collector,
+  /** The rates of months 1..m when each month is scored by its own policy version (month-rates.ts). */
+  byMonth?: readonly OrgRates[],
 ): OrgCalc {
   const first = Math.min(...rows.keys());
   const months: MonthCalc[] = [];
@@ -18,8 +20,10 @@ export function computeOrg(
   const ytd = { drug: { picked: 0, completed: 0 }, alcohol: { picked: 0, completed: 0 } };
   const name = `${org ?? 'org'} (${orgId})`;
   const quarter = { picks: 0, pool: 0 };
+  const weighted = { drug: 0n, alcohol: 0n };
   for (let i = 1; i <= m; i++) {
     const input = rows.get(i);
+    const r = byMonth?.[i - 1] ?? rates;
     const flags: string[] = [];
     const when = `${year}-${String(i).padStart(2, '0')}`;
     if (input !== undefined && input.pool !== null) pool = input.pool;
@@ -34,6 +38,8 @@ export function computeOrg(
       );
     }
     exposure += pool;
+    weighted.drug += (r.drug ?? 0n) * BigInt(pool);
+    weighted.alcohol += (r.alcohol ?? 0n) * BigInt(pool);
     const kindCalc = (kind: Kind): KindCalc => {
       const picked = input === undefined ? 0 : kind === 'drug' ? input.drugPicked : input.alcoholPicked;
       const reported =
@@ -76,9 +82,11 @@ export function computeOrg(
       quarter.pool = 0;
     }
     if (exposure === 0) flags.push('NO_POOL');
-    if (rates.drug === null) flags.push('NO_RATE');
-    flags.push(...rates.flags);
-    months.push({ month: i, pool, exposure, flags, input, drug, alcohol, picksNotCompleted });
+    if (r.drug === null) flags.push('NO_RATE');
+    flags.push(...r.flags);
+    const own =
+      byMonth === undefined ? {} : { units: { drug: r.drug, alcohol: r.alcohol }, weighted: { ...weighted } };
+    months.push({ month: i, pool, exposure, flags, input, drug, alcohol, picksNotCompleted, ...own });
   }
-  return { orgId, org, rates, months };
+  return { orgId, org, rates, months, firstMonth: Math.min(first, m) };
 }

@@ -2,6 +2,7 @@ import type { Row } from '../../render/types.js';
 import { kindCells, orgFigures, poolCells } from './cells.js';
 import { expectedValue } from './math.js';
 import { type Kind, type KindFigures, kinds, type MonthCalc, type OrgCalc, type Program } from './model.js';
+import { namedProblems, problemsCell } from './problems.js';
 
 export function detailRow(calc: OrgCalc, mc: MonthCalc, year: number): Row {
   const input = mc.input;
@@ -36,12 +37,20 @@ export function ytdRow(calc: OrgCalc, year: number): Row {
   const quarters = calc.months.flatMap((mc) =>
     mc.flags.filter((f) => f.startsWith('NO_SELECTION_')).map((f) => f.slice('NO_SELECTION_'.length)),
   );
+  // Picks of the through-month may still be collected: the months before it are the ones whose
+  // picks were never completed (problems.ts names the same months).
+  const ended = calc.months.filter((mc) => mc.month < last.month);
   return {
     ...row,
-    picksNotCompleted: calc.months.reduce((sum, mc) => sum + mc.picksNotCompleted, 0),
-    monthsPicksNotCompleted: calc.months.filter((mc) => mc.picksNotCompleted > 0).length,
+    picksNotCompleted: ended.reduce((sum, mc) => sum + mc.picksNotCompleted, 0),
+    monthsPicksNotCompleted: ended.filter((mc) => mc.picksNotCompleted > 0).length,
     quartersWithoutSelection: quarters.length === 0 ? null : quarters.join(';'),
-    monthsWithoutCoveredList: calc.months.filter((mc) => mc.input?.coveredEmployeeDocument == null).length,
+    // Months with an OrgMonth row and no list (a month before the employer joined needs none).
+    monthsWithoutCoveredList: calc.months.filter(
+      (mc) => mc.input !== undefined && mc.input.coveredEmployeeDocument == null,
+    ).length,
+    unreadableLabels: calc.unreadableLabels ?? 0,
+    problems: problemsCell(namedProblems(calc)),
     randomPickDocuments: calc.months.filter((mc) => mc.input?.randomPickDocument != null).length,
     misReportDocument:
       calc.months.map((mc) => mc.input?.misReportDocument ?? null).findLast((d) => d !== null) ?? null,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Database, policiesAsOf } from '../../mirror/index.js';
+import { type Database, policiesAsOf, policyVersionsAsOf } from '../../mirror/index.js';
 import type { CommonParams } from '../params.js';
 import type { Collector } from './collector.js';
 import type { Program } from './model.js';
@@ -23,6 +23,8 @@ export async function setup(
   // The policies in force at the instant the mirror is read as of (the present: now).
   const policies = await policiesAsOf(db, at);
   const policyOf = new Map(policies.map((p) => [p.org_id, p]));
+  // Every version known then: each month is scored by the one effective for it (month-rates.ts).
+  const versionsOf = await policyVersionsAsOf(db, at);
   const parentOf = new Map(policies.map((p) => [p.org_id, p.parent_org_id]));
   const inProgram = (p: Program) => opts.program === 'all' || opts.program === p;
   return {
@@ -35,6 +37,7 @@ export async function setup(
     defaultsNote,
     policies,
     policyOf,
+    versionsOf,
     parentOf,
     scope,
     inProgram,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Database, policiesAsOf } from '../../mirror/index.js';
+import { type Database, policyVersionsAsOf } from '../../mirror/index.js';
 import type { Column, Row, Sheet } from '../../render/types.js';
 import {
   type MonthEnd,
@@ -16,8 +16,8 @@ import { Collector } from './collector.js';
 import { type ComplianceStatus, statusRank } from './math.js';
 import { ASSUMED, kinds, type OrgRates, type Program } from './model.js';
 import { monthsByOrg } from './month-inputs.js';
+import { yearRates } from './month-rates.js';
 import { computeOrg } from './org-calc.js';
-import { policyRates } from './policy.js';
 import { ORGS_PER_QUERY, orgMonthOrgs, orgMonthRows } from './queries.js';
 import { ytdRow } from './rows.js';
 
@@ -92,14 +92,13 @@ export async function trendAt(db: Kysely<Database>, t: TrendScope, end: MonthEnd
   };
   const ids = (await orgMonthOrgs(db, end.instant)).filter((id) => t.scope === null || t.scope.has(id));
   // The policies in force at that month end, as the OrgMonth rows are.
-  const policyOf = new Map((await policiesAsOf(db, end.instant)).map((p) => [p.org_id, p]));
+  const versionsOf = await policyVersionsAsOf(db, end.instant);
   for (let k = 0; k < ids.length; k += ORGS_PER_QUERY) {
     const rows = await orgMonthRows(db, ids.slice(k, k + ORGS_PER_QUERY), end.instant);
     for (const [orgId, months] of monthsByOrg(rows, new Map(), null, t.year, m, warn)) {
-      const policy = policyOf.get(orgId);
-      const rates = policy === undefined ? t.defaults : policyRates(policy, t.year, t.defaults, warn);
+      const { rates, byMonth } = yearRates(versionsOf.get(orgId), t.year, m, t.defaults, warn);
       if (!t.inProgram(rates.program)) continue;
-      const ytd = ytdRow(computeOrg(orgId, null, months, m, t.year, rates, warn), t.year);
+      const ytd = ytdRow(computeOrg(orgId, null, months, m, t.year, rates, warn, byMonth), t.year);
       const status = orgStatus(ytd);
       row.orgs = Number(row.orgs) + 1;
       row[trendKey(status)] = Number(row[trendKey(status)]) + 1;

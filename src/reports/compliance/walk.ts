@@ -5,8 +5,9 @@ import { compareOrgs } from '../values.js';
 import type { Collector } from './collector.js';
 import type { OrgCalc } from './model.js';
 import { monthsByOrg } from './month-inputs.js';
+import { yearRates } from './month-rates.js';
 import { computeOrg } from './org-calc.js';
-import { policyRates } from './policy.js';
+import { namedProblems } from './problems.js';
 import { ORGS_PER_QUERY, orgMonthOrgs, orgMonthRows } from './queries.js';
 import { detailRow, ytdRow } from './rows.js';
 import type { Setup } from './setup.js';
@@ -44,27 +45,29 @@ export class OrgWalk {
   }
 
   async *rows(): AsyncGenerator<Row> {
-    const { year, m, policyOf, defaults, inProgram } = this.s;
+    const { year, m, versionsOf, defaults, inProgram } = this.s;
     for (let k = 0; k < this.orgs.length; k += ORGS_PER_QUERY) {
       const chunk = this.orgs.slice(k, k + ORGS_PER_QUERY);
       const ids = chunk.map((c) => c.orgId);
       const rows = await orgMonthRows(this.db, ids, this.at);
-      const byOrg = monthsByOrg(rows, this.names, null, year, m, this.warn);
+      const badLabels = new Map<number, number>();
+      const byOrg = monthsByOrg(rows, this.names, null, year, m, this.warn, badLabels);
       for (const { orgId, org } of chunk) {
         const months = byOrg.get(orgId);
         if (months === undefined) continue;
         this.seen.add(orgId);
-        const policy = policyOf.get(orgId);
-        const rates = policy === undefined ? defaults : policyRates(policy, year, defaults, this.warn);
+        const { rates, byMonth } = yearRates(versionsOf.get(orgId), year, m, defaults, this.warn);
         if (!inProgram(rates.program)) continue;
         this.rateCounts.set(rates.source, (this.rateCounts.get(rates.source) ?? 0) + 1);
-        const calc = computeOrg(orgId, org, months, m, year, rates, this.warn);
+        const calc = computeOrg(orgId, org, months, m, year, rates, this.warn, byMonth);
+        const unreadable = badLabels.get(orgId);
+        if (unreadable !== undefined) calc.unreadableLabels = unreadable;
         for (const mc of calc.months) {
           this.details++;
           yield detailRow(calc, mc, year);
         }
         this.ytd.push(ytdRow(calc, year));
-        this.lasts.push({ ...calc, months: calc.months.slice(-1) });
+        this.lasts.push({ ...calc, months: calc.months.slice(-1), problems: namedProblems(calc) });
         if (this.inFamilies.has(orgId)) this.kept.push(calc);
       }
     }
