@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { createClient, verifyService } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
+import { summarised } from '../terminal.js';
 import { textTable } from '../util/text-table.js';
 import {
   ApplyIncompleteError,
@@ -95,6 +96,8 @@ function registerPlan(program: Command): void {
       ) => {
         const ctx = commandContext(cmd);
         const { config, logger } = ctx;
+        // The plan is printed on stdout: the log's own lines ('planned') go to the log file only.
+        summarised();
         const mirror = await ctx.mirror('write');
         try {
           const report = await planFile(mirror, file, {
@@ -123,6 +126,8 @@ function registerApply(program: Command): void {
     .action(async (flags: { yes?: boolean }, cmd: Command) => {
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      // What was sent is printed on stdout: the log's own lines ('applied') go to the log file only.
+      summarised();
       const mirror = await ctx.mirror('write');
       const abort = new AbortController();
       const stop = () => abort.abort();
