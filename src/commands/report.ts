@@ -121,7 +121,7 @@ export function registerReport(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1004 1038 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);

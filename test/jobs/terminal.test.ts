@@ -109,6 +109,9 @@ describe('the terminal of the nightly job', () => {
     // --quiet means quiet.
     const quiet = await runOhs(['run', 'reports', '--quiet'], { cwd: dir, env });
     expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    // As docs/reports.md says: `ohs report --quiet` prints nothing but a failure.
+    const quietReport = await runOhs(['report', 'all', '--quiet'], { cwd: dir, env });
+    expect(quietReport).toMatchObject({ code: 0, stdout: '', stderr: '' });
 
     // A wrong token: the first line says so, and what to do.
     const wrong = await runOhs(['run', 'nightly'], { cwd: dir, env: { ...env, OHS_TOKEN: 'a-wrong-token' } });
