@@ -11,7 +11,7 @@ import module from 'node:module';
 module.enableCompileCache?.();
 
 /**
- * Under npx (`npm exec`, which sets npm_command=exec), npm runs this file through `sh -c`, and a
+ * Under npx (`npm exec`, which sets npm_command=exec and npm_lifecycle_script), npm runs this file through `sh -c`, and a
  * SIGTERM to npm (`kill $!` after `npx ohs sim &`) reaches the shell, not this process: the
  * shell dies and this process, orphaned, would go on serving. So it watches its parent (and,
  * when the parent is a shell, the shell's parent: npm) and stops as on SIGTERM, by its own
@@ -45,7 +45,10 @@ function stopWithNpx() {
   timer.unref();
 }
 
-if (process.env.npm_command === 'exec') stopWithNpx();
+// npx sets the command it runs in npm_lifecycle_script ('ohs sim --port 8787'); an ohs started by
+// something else npx ran (a test runner) inherits npm_command=exec but not that.
+if (process.env.npm_command === 'exec' && /^ohs(\s|$)/.test(process.env.npm_lifecycle_script ?? ''))
+  stopWithNpx();
 
 let main;
 try {

@@ -28,7 +28,7 @@ describe('ohs under npx', () => {
       const { spawn } = require('node:child_process');
       const child = spawn('sh', ['-c', '"$0" "$1" sim --port 0', process.execPath, ${JSON.stringify(OHS_BIN)}], {
         stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...process.env, npm_command: 'exec', npm_lifecycle_event: 'npx' },
+        env: { ...process.env, npm_command: 'exec', npm_lifecycle_event: 'npx', npm_lifecycle_script: 'ohs sim --port 0' },
       });
       process.on('SIGTERM', () => { child.kill('SIGTERM'); process.exit(143); });
       setInterval(() => {}, 1000);

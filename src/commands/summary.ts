@@ -35,7 +35,9 @@ export function asInvoked(sub: string, argv: readonly string[] = process.argv): 
   const script = argv[1] ?? 'ohs';
   const shown = relative(process.cwd(), script);
   const prefix =
-    process.env.npm_lifecycle_event === 'npx' || process.env.npm_command === 'exec'
+    // npx sets the command it runs in npm_lifecycle_script ('ohs status'); an ohs started by
+    // something else npx ran (a test runner) inherits npm_command=exec but not that.
+    process.env.npm_command === 'exec' && /^ohs(\s|$)/.test(process.env.npm_lifecycle_script ?? '')
       ? 'npx ohs'
       : basename(script) === 'ohs'
         ? 'ohs'
