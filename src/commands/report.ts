@@ -192,8 +192,6 @@ export function registerReport(program: Command): void {
           for (const f of files) process.stdout.write(`${f}\n`);
           const folders = [...new Set(files.map((f) => dirname(f)))].join(', ');
           const html = files.some((f) => f.endsWith('.html'));
-          // The reports' warnings, grouped by kind across the reports (a warning one report
-          // quotes from another keeps its kind), before the last line.
           for (const line of attentionLines()) process.stderr.write(`${line}\n`);
           process.stderr.write(
             `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? `, and ${asInvoked('dashboard')} for the index of the HTML pages` : ''}\n`,
