@@ -30,7 +30,35 @@ const state = {
   quiet: false,
   file: undefined as number | undefined,
   out: process.stderr as { write(text: string): unknown },
+  /** Each report's verdict, as its 'report written' line gave it (for a job's closing lines). */
+  verdicts: [] as Verdict[],
 };
+
+/** A report's verdict as logged when it was written (src/app/reports.ts). */
+export interface Verdict {
+  report: string;
+  /** 'ok', 'attention' or 'action' (src/render/report-summary.ts). */
+  level: string;
+  verdict: string;
+}
+
+/** The verdicts of the reports written since the last call, in order, and forgets them. */
+export function takeVerdicts(): Verdict[] {
+  const taken = state.verdicts;
+  state.verdicts = [];
+  return taken;
+}
+
+/**
+ * A warning quoted from another report ("compliance: Org A (1) 2026-05: no OrgMonth row", as
+ * accounts at risk passes on the warnings of the reports it joins) without the quoting report's
+ * name, so that it keeps the kind it has in its own report. Only a lower-case name followed by
+ * another subject is taken for one.
+ */
+function unquoted(text: string): string {
+  const m = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*: (?=[^:]{1,120}: )/.exec(text);
+  return m === null ? text : text.slice(m[0].length);
+}
 
 /**
  * A warning's kind: its text after the subject (after the first ": ", when there is one early),
@@ -38,8 +66,9 @@ const state = {
  * org A (1005): label "n/a" is not a month" and the same of org B are one kind.
  */
 export function kindOf(text: string): string {
-  const at = text.indexOf(': ');
-  const tail = at >= 0 && at < 120 ? text.slice(at + 2) : text;
+  const own = unquoted(text);
+  const at = own.indexOf(': ');
+  const tail = at >= 0 && at < 120 ? own.slice(at + 2) : own;
   return tail
     .replace(/"[^"]*"|'[^']*'/g, '"…"')
     .replace(/\d+(?:[.,:-]\d+)*/g, '#')
@@ -63,6 +92,7 @@ function take(line: string): void {
   const level = Number(entry.level);
   const msg = typeof entry.msg === 'string' ? entry.msg : '';
   if (level < 40) {
+    noteVerdict(entry);
     if (!state.summarised && !state.quiet) state.out.write(`${msg}\n`);
     return;
   }
@@ -81,6 +111,13 @@ function take(line: string): void {
     const at = msg.indexOf(': ');
     if (g.more.length < EXAMPLES - 1) g.more.push(at >= 0 && at < 120 ? msg.slice(0, at) : example);
   }
+}
+
+/** A report's verdict, from its 'report written' info line. */
+function noteVerdict(entry: Record<string, unknown>): void {
+  const { report, verdictLevel, verdict } = entry;
+  if (typeof report === 'string' && typeof verdictLevel === 'string' && typeof verdict === 'string')
+    state.verdicts.push({ report, level: verdictLevel, verdict });
 }
 
 function openLogFile(file: string | null): void {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,26 @@ describe('did you mean', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(expected);
     expect(r.stderr).not.toContain('\\n');
+  });
+
+  it('a report option in config, mistyped: cron, run and report refuse it at start, naming the report', async () => {
+    const here = mkdtempSync(join(tmpdir(), 'ohs-dym-config-'));
+    mkdirSync(join(here, 'config'));
+    writeFileSync(
+      join(here, 'config', 'local.json'),
+      JSON.stringify({ db: 'ohs.sqlite', reports: { options: { recentOrderDay: 45 } } }),
+    );
+    for (const args of [['cron'], ['run', 'nightly'], ['run', 'reports'], ['report', 'all']]) {
+      const r = await runOhs(args, { cwd: here, env: { OHS_TOKEN: 'x', OHS_DB: '' }, timeoutMs: 30_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      const lines = r.stderr.split('\n').filter((l) => l !== '');
+      expect(lines[0], args.join(' ')).toBe(
+        'ohs: CONFIG_INVALID: config reports.options.recentOrderDay: no report has this option; did you mean recentOrderDays? (reports.options.recentOrderDays, an option of accounts-at-risk)',
+      );
+      // Before anything ran: no mirror, no report folder, nothing on stdout.
+      expect(readdirSync(here), args.join(' ')).toEqual(['config']);
+      expect(r.stdout, args.join(' ')).toBe('');
+    }
   });
 
   it('--help names every report format', async () => {

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +30,41 @@ async function otherServer(
   return { url: `http://127.0.0.1:${port}`, server, requests: () => n };
 }
 
+/** A server of our own handler, counting the requests. */
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server; requests: () => number }> {
+  let n = 0;
+  const server = createServer((req, res) => {
+    n++;
+    handler(req, res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, server, requests: () => n };
+}
+
+/**
+ * A static file server as node's http makes one: GET serves the files of a folder (404 for
+ * others), any other method 501 Not Implemented.
+ */
+function staticFiles(root: string) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(501, { 'content-type': 'text/plain' }).end('Not Implemented');
+      return;
+    }
+    try {
+      const body = readFileSync(join(root, (req.url ?? '/').split('?')[0] || 'index.html'));
+      res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+    }
+  };
+}
+
 /** A folder with config/local.json naming `baseUrl` and a mirror file in the folder (not there yet). */
 function folder(baseUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-check-'));
@@ -37,7 +74,6 @@ function folder(baseUrl: string): string {
     JSON.stringify({
       baseUrl,
       db: 'ohs.sqlite',
-      api: { retryBaseMs: 5, retryMaxMs: 50 },
       sync: { idStart: ID_START },
     }),
   );
@@ -58,10 +94,18 @@ describe('the service check', () => {
     for (const s of servers) s.close();
   });
 
-  async function expectRefused(baseUrl: string, token: string, code: string, line: RegExp): Promise<void> {
+  async function expectRefused(
+    baseUrl: string,
+    token: string,
+    code: string,
+    line: RegExp,
+    withinMs?: number,
+  ): Promise<void> {
     for (const args of commands) {
       const dir = folder(baseUrl);
+      const started = Date.now();
       const r = await runOhs(args, { cwd: dir, env: { OHS_TOKEN: token, OHS_DB: '', OHS_TOKEN_FILE: '' } });
+      if (withinMs !== undefined) expect(Date.now() - started, args.join(' ')).toBeLessThan(withinMs);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('ohs: '));
       expect(lines, `${args.join(' ')}: ${r.stderr}`).toHaveLength(1);
       expect(lines[0], args.join(' ')).toMatch(new RegExp(`^ohs: ${code}: `));
@@ -104,6 +148,85 @@ describe('the service check', () => {
     servers.push(json.server);
     await expectRefused(json.url, WRITE_TOKEN, 'NOT_THE_SERVICE', /answered JSON of another shape/);
     expect(json.requests()).toBe(2 * commands.length);
+  });
+
+  it('a static file server (501 to POST): NOT_THE_SERVICE in two requests, each command under 10 s', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ohs-static-'));
+    writeFileSync(join(root, 'index.html'), '<!DOCTYPE html><html><body>files</body></html>');
+    const files = await serve(staticFiles(root));
+    servers.push(files.server);
+    await expectRefused(files.url, WRITE_TOKEN, 'NOT_THE_SERVICE', /answered 501 Not Implemented/, 10_000);
+    expect(files.requests()).toBe(2 * commands.length);
+  });
+
+  it('a server answering 405 to everything: NOT_THE_SERVICE', async () => {
+    const refusing = await otherServer(405, 'text/plain', 'Method Not Allowed');
+    servers.push(refusing.server);
+    await expectRefused(
+      refusing.url,
+      WRITE_TOKEN,
+      'NOT_THE_SERVICE',
+      /answered 405 Method Not Allowed/,
+      10_000,
+    );
+    expect(refusing.requests()).toBe(2 * commands.length);
+  });
+
+  it('https:// against the plain-HTTP sandbox: WRONG_SCHEME, use http://', async () => {
+    const https = sim().url.replace(/^http:/, 'https:');
+    await expectRefused(
+      https,
+      WRITE_TOKEN,
+      'WRONG_SCHEME',
+      /^ohs: WRONG_SCHEME: https:\/\/ but .*plain HTTP: use http:\/\//,
+      10_000,
+    );
+  });
+
+  it('http:// against a TLS server (a self-signed certificate): WRONG_SCHEME, use https://', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { stdio: 'ignore' },
+    );
+    const tls = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    tls.listen(0, '127.0.0.1');
+    await once(tls, 'listening');
+    servers.push(tls as unknown as Server);
+    const { port } = tls.address() as AddressInfo;
+    await expectRefused(
+      `http://127.0.0.1:${port}`,
+      WRITE_TOKEN,
+      'WRONG_SCHEME',
+      /speaks TLS \(HTTPS\): use https:\/\//,
+      10_000,
+    );
+    await expectRefused(
+      `https://127.0.0.1:${port}`,
+      WRITE_TOKEN,
+      'TLS_UNTRUSTED',
+      /self-signed|SELF_SIGNED/i,
+      10_000,
+    );
   });
 
   it('a wrong token: UNAUTHORIZED, one line, no mirror', async () => {

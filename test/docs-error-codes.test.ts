@@ -70,7 +70,16 @@ describe('error codes in the docs', () => {
       .split('\n')
       .filter((l) => /^\| [0-9] \|/.test(l))
       .join('\n');
-    for (const code of ['UNREACHABLE', 'SERVICE_NOT_FOUND', 'NOT_THE_SERVICE', 'UNAUTHORIZED', 'DISK_FULL'])
+    for (const code of [
+      'UNREACHABLE',
+      'SERVICE_NOT_FOUND',
+      'NOT_THE_SERVICE',
+      'WRONG_SCHEME',
+      'TLS_UNTRUSTED',
+      'INVALID_REQUEST',
+      'UNAUTHORIZED',
+      'DISK_FULL',
+    ])
       expect(table, code).toContain(`\`${code}\``);
   });
 });

@@ -85,6 +85,16 @@ export interface CallOptions {
   notJsonIsFinal?: boolean;
 }
 
+/** The service check's request (OhsClient.checkTarget). */
+export interface CheckTarget {
+  baseUrl: string;
+  token: string;
+  path: string;
+  envelope: ListEnvelope;
+  timeoutMs: number;
+  counter: RequestCounter | undefined;
+}
+
 export interface ScanPage<R extends ResourceName> extends ListResult<R> {
   lastId: number;
 }
@@ -128,6 +138,21 @@ export class OhsClient {
   /** The service's base URL, as configured (with whatever credentials it holds: see displayBaseUrl). */
   get baseUrl(): string {
     return this.transport.baseUrl;
+  }
+
+  /**
+   * What the service check (service-check.ts) sends by hand, outside the transport's retries: the
+   * base URL, the token, the smallest query's path, the list envelope and the idle timeout.
+   */
+  checkTarget(): CheckTarget {
+    return {
+      baseUrl: this.baseUrl,
+      token: this.options.token,
+      path: operations[queryOperation.Role].path,
+      envelope: this.envelope,
+      timeoutMs: this.options.timeoutMs,
+      counter: this.scope.counter,
+    };
   }
 
   metrics(): MetricsSnapshot {

@@ -144,14 +144,15 @@ export async function writeReports(
     if (o.quiet === true) {
       // Quiet means quiet: the Warnings sheet keeps them all.
     } else if (out !== undefined) {
-      const kinds = warningLines(report.name, written.warnings);
+      // One line per report: its rows, its warnings and the verdict the page, the workbook and
+      // the dashboard show (the same object). The warnings themselves go to the terminal log,
+      // which groups them by kind across the reports, for the command's closing lines.
+      const kinds = warningLines(report.name, written.warnings).length;
+      const w = written.warnings.length;
       out.write(
-        `${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${written.warnings.length} warning${written.warnings.length === 1 ? '' : 's'}${written.warnings.length === 0 ? '' : ` of ${kinds.length} kind${kinds.length === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}\n`,
+        `${printable(`${report.name}: ${written.rows} detail row${written.rows === 1 ? '' : 's'}, ${w} warning${w === 1 ? '' : 's'}${w === 0 ? '' : ` of ${kinds} kind${kinds === 1 ? '' : 's'}${o.formats.includes('xlsx') ? ' (all on the Warnings sheet)' : ''}`}: ${written.summary.verdict}`, 1000)}\n`,
       );
-      // The verdict the page, the workbook and the dashboard show: the same object.
-      out.write(`${report.name}: ${printable(written.summary.verdict, 1000)}\n`);
-      // Grouped: one line per kind, with its count and first example (escaped for the terminal).
-      for (const line of kinds) out.write(`${printable(line, 1000)}\n`);
+      for (const warning of written.warnings) logger.warn({ report: report.name }, warning);
     } else for (const w of written.warnings) logger.warn({ report: report.name }, w);
     logger.info(
       {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import cron from 'node-cron';
+import { checkReportOptions } from '../app/config-check.js';
 import { type JobName, jobNames, runJob } from '../app/jobs.js';
 import { describeError, UsageError } from '../errors.js';
 import { errorCode } from '../mirror/index.js';
@@ -47,6 +48,7 @@ export function registerCron(program: Command): void {
     .addHelpText('after', '\nExample: ohs cron   (under systemd: see examples/ohs-cron.service)')
     .action(async (flags: { schedule?: string[] }, cmd: Command) => {
       const { config, logger } = commandContext(cmd);
+      checkReportOptions(config);
       // Each run ends with its summary (src/commands/summary.ts); every log line goes to logFile.
       withSummary();
       const schedules = schedulesOf(config.jobs.schedules, flags.schedule ?? []);

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
-import { basename, resolve, sep } from 'node:path';
+import { basename, extname, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { dashboardFor } from '../app/dashboard.js';
 import { claimForDemo, demoCounts, demoDefaults, startDemo } from '../app/demo.js';
 import { runJob } from '../app/jobs.js';
 import { redactTarget } from '../mirror/index.js';
@@ -9,21 +10,18 @@ import { printSummary } from '../terminal.js';
 import { commandContext, type GlobalFlags, mirrorMayExist, openMirrorFor } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { numberArg } from './parse.js';
-import { jobLines, summaryLines, withSummary } from './summary.js';
+import { asInvoked, jobLines, summaryLines, withSummary } from './summary.js';
 
-/** Names joined by ", " into lines of at most `width` characters. */
-function wrapNames(names: readonly string[], width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const name of names) {
-    const next = line === '' ? name : `${line}, ${name}`;
-    if (next.length > width && line !== '') {
-      lines.push(`${line},`);
-      line = name;
-    } else line = next;
+/** The files written, counted by kind: `6 xlsx, 8 csv, 6 html, 6 summary.json, index.html`. */
+function filesByKind(files: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const f of files) {
+    const name = basename(f);
+    const kind =
+      name === 'index.html' ? name : name.endsWith('.summary.json') ? 'summary.json' : extname(name).slice(1);
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
-  if (line !== '') lines.push(line);
-  return lines;
+  return [...counts].map(([kind, n]) => (kind === 'index.html' ? kind : `${n} ${kind}`)).join(', ');
 }
 
 /**
@@ -88,14 +86,17 @@ export function registerDemo(program: Command): void {
         // psql takes the connection string (without its password: ~/.pgpass or PGPASSWORD).
         const shell = pg ? `psql '${env.mirror.location}' -c` : `sqlite3 ${config.db}`;
         const job = await jobLines(env.mirror, { job: 'nightly', ...r }, (Date.now() - started) / 1000);
+        // The dashboard again, now that the job's run is recorded as ended: the one the job wrote
+        // listed it as running.
+        if (job.dashboard !== undefined)
+          await dashboardFor(env.mirror, resolve(flags.out), config.monitor.maxAge);
         const dashboard = job.dashboard ?? resolve(flags.out, 'index.html');
         const lines = [
           '',
           `ohs demo: done in ${((Date.now() - started) / 1000).toFixed(1)} s against the built-in sandbox (${sim.url}, now stopped).`,
           '',
           `Mirror   ${db}  (${mode}; ${counts.orderitem} order items, ${counts.invoice} invoices, ${counts.orgmonth} OrgMonth rows, ${counts.user} users)`,
-          `Reports  ${resolve(flags.out)}${sep} (${r.outputs.length} files)`,
-          ...wrapNames(r.outputs.map((f) => basename(f)).sort(), 100).map((l) => `         ${l}`),
+          `Reports  ${resolve(flags.out)}${sep} (${r.outputs.length} files: ${filesByKind(r.outputs)})`,
           '',
           `Try these in ${pg ? 'psql' : 'sqlite3'} or any BI tool (views v_*, table data_dictionary):`,
           `  ${shell} "select org, count(*) as open_orders from v_orderitem where is_open = 1 group by org order by 2 desc limit 10"`,
@@ -104,7 +105,7 @@ export function registerDemo(program: Command): void {
           ...summaryLines({
             did: job.did,
             attention: job.attention,
-            next: `npx ohs status --db ${pg ? `'${db}'` : config.db}; npx ohs sync against your service (README: Point it at your service)`,
+            next: `${asInvoked('status')} --db ${pg ? `'${db}'` : config.db}; ${asInvoked('sync')} against your service (README: Point it at your service)`,
           }),
           '(npx runs this checkout\'s ohs; to type plain `ohs`, put it on the PATH: npm link, or a symlink to bin/ohs.js: README "Running nightly".)',
           '',

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { importPolicies } from '../policy/import.js';
+import { summarised } from '../terminal.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
 
@@ -19,6 +20,8 @@ export function registerPolicy(program: Command): void {
     .action(async (file: string, _flags: unknown, cmd: Command) => {
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      // The count is printed on stdout: the log's own line goes to the log file only.
+      summarised();
       const mirror = await ctx.mirror('write');
       try {
         const n = await importPolicies(mirror.db, file, config.input, config.timezone);

@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { checkReportOptions } from '../app/config-check.js';
 import { runReports } from '../app/report-run.js';
 import { checkOptionNames } from '../app/reports.js';
 import { parseDateFlag, today } from '../dates.js';
@@ -9,7 +10,7 @@ import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
-import { withSummary } from './summary.js';
+import { asInvoked, attentionLines, withSummary } from './summary.js';
 
 interface ReportFlags {
   list: boolean;
@@ -121,7 +122,7 @@ export function registerReport(program: Command): void {
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1001 1002 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
+      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
@@ -149,6 +150,7 @@ export function registerReport(program: Command): void {
         );
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      checkReportOptions(config);
       withSummary();
       // --quiet before the command name is the global flag of the same name.
       flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
@@ -191,8 +193,9 @@ export function registerReport(program: Command): void {
           for (const f of files) process.stdout.write(`${f}\n`);
           const folders = [...new Set(files.map((f) => dirname(f)))].join(', ');
           const html = files.some((f) => f.endsWith('.html'));
+          for (const line of attentionLines()) process.stderr.write(`${line}\n`);
           process.stderr.write(
-            `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? ', and ohs dashboard for the index of the HTML pages' : ''}\n`,
+            `${files.length} file(s) in ${folders}; next: open them (a workbook starts with its summary sheet)${html ? `, and ${asInvoked('dashboard')} for the index of the HTML pages` : ''}\n`,
           );
         }
       } finally {

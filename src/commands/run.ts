@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { checkReportOptions } from '../app/config-check.js';
 import { jobNames, runJob } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
 import { parseDateFlag } from '../dates.js';
@@ -7,7 +8,7 @@ import { didYouMean } from '../util/closest.js';
 import { commandContext, mirrorMayExist } from './context.js';
 import { openJobEnv } from './job-env.js';
 import { DB_OPTION_HELP } from './parse.js';
-import { jobLines, printClosingSummary, withSummary } from './summary.js';
+import { asInvoked, jobLines, printClosingSummary, withSummary } from './summary.js';
 
 /** The jobs that sync, and so may create the mirror. */
 const fillsMirror: readonly string[] = ['nightly', 'sync'];
@@ -37,6 +38,7 @@ export function registerRun(program: Command): void {
           `unknown job '${job}'${didYouMean(job, jobNames)} (jobs: ${jobNames.join(', ')})`,
         );
       const { config, logger } = commandContext(cmd);
+      checkReportOptions(config);
       withSummary();
       const started = Date.now();
       const abort = new AbortController();
@@ -66,14 +68,14 @@ export function registerRun(program: Command): void {
           attention: lines.attention,
           next: [
             lines.attention.some((a) => a.includes(' incomplete: '))
-              ? 'ohs sync (it goes on where this run stopped)'
+              ? `${asInvoked('sync')} (it goes on where this run stopped)`
               : '',
             lines.dashboard !== undefined
               ? `open ${lines.dashboard} in a browser`
               : lines.folders.length > 0
                 ? `open the reports in ${lines.folders.join(', ')}`
                 : '',
-            'ohs status',
+            asInvoked('status'),
           ]
             .filter((x) => x !== '')
             .join('; '),

@@ -69,7 +69,8 @@ function flagOf(key: string, field: z.ZodType): Option {
   switch (t.def.type) {
     case 'boolean':
       return value === true
-        ? new Option(`--no-${name}`, description)
+        ? // The description says what the setting does when on; the flag switches it off.
+          new Option(`--no-${name}`, `Switch off (on by default): ${description}`)
         : new Option(`--${name}`, description).default(false);
     case 'number':
       option = new Option(`--${name} <${(t as z.ZodNumber).isInt ? 'n' : 'x'}>`, description).argParser(

@@ -1,8 +1,15 @@
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { Mirror } from '../mirror/index.js';
 import { readSummaryFile } from '../render/report-summary.js';
-import { attentionCounts, logFileNote, printSummary, summarised, takeAttentionLines } from '../terminal.js';
+import {
+  attentionCounts,
+  logFileNote,
+  printSummary,
+  summarised,
+  takeAttentionLines,
+  takeVerdicts,
+} from '../terminal.js';
 
 /**
  * The closing summary every long command (sync, run, demo, cron, report) prints on stdout: what
@@ -18,6 +25,48 @@ export interface Summary {
   /** The next step. */
   next: string;
 }
+
+/**
+ * `ohs SUB` as the user can type it again: through npx when this run came through npx, `ohs` when
+ * it was found on the PATH, else `node PATH/bin/ohs.js`; with the `--db` and `--config` this run
+ * was given, so that the next step reads the same mirror.
+ */
+export function asInvoked(sub: string, argv: readonly string[] = process.argv): string {
+  const script = argv[1] ?? 'ohs';
+  const shown = relative(process.cwd(), script);
+  const prefix =
+    // npx sets the command it runs in npm_lifecycle_script ('ohs status'); an ohs started by
+    // something else npx ran (a test runner) inherits npm_command=exec but not that.
+    process.env.npm_command === 'exec' && /^ohs(\s|$)/.test(process.env.npm_lifecycle_script ?? '')
+      ? 'npx ohs'
+      : basename(script) === 'ohs'
+        ? 'ohs'
+        : `node ${shown.startsWith('..') || isAbsolute(shown) ? script : shown}`;
+  const given: string[] = [];
+  for (const flag of ['--db', '--config']) {
+    const at = argv.findIndex((a, i) => i > 1 && (a === flag || a.startsWith(`${flag}=`)));
+    if (at < 0) continue;
+    const value = argv[at]?.includes('=') === true ? argv[at]?.slice(flag.length + 1) : argv[at + 1];
+    if (value !== undefined) given.push(`${flag} ${shellWord(withoutPassword(value))}`);
+  }
+  return [prefix, sub, ...given].join(' ');
+}
+
+/** A PostgreSQL URL's password blanked: a next-step line is no place for a secret. */
+function withoutPassword(value: string): string {
+  if (!value.includes('://')) return value;
+  try {
+    const u = new URL(value);
+    if (u.password === '') return value;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return value;
+  }
+}
+
+/** A word as a POSIX shell reads it back. */
+const shellWord = (w: string) => (/^[\w./:@%+=,-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`);
 
 /** Call at the start of a command that ends with a summary: its info lines are then not echoed. */
 export const withSummary = summarised;
@@ -43,6 +92,20 @@ export function summaryLines(s: Summary): string[] {
   }
   lines.push(`next: ${s.next}`);
   return lines;
+}
+
+/**
+ * The warnings and errors logged so far, grouped by kind, under one heading (none: no lines), and
+ * forgets them: the closing lines of a command that prints no summary of its own (`ohs report`).
+ */
+export function attentionLines(): string[] {
+  const { warnings, errors, kinds } = attentionCounts();
+  const lines = takeAttentionLines();
+  if (lines.length === 0) return [];
+  const counts = [errors > 0 ? `${n(errors)} error(s)` : '', warnings > 0 ? `${n(warnings)} warning(s)` : '']
+    .filter((x) => x !== '')
+    .join(', ');
+  return [`attention (${counts} of ${kinds} kind(s); ${logFileNote()}):`, ...lines.map((l) => `  ${l}`)];
 }
 
 export function printClosingSummary(s: Summary): void {
@@ -104,11 +167,15 @@ export async function jobLines(
   const dashboard = r.outputs.map((f) => resolve(f)).find((f) => basename(f) === 'index.html');
   if (r.outputs.length > 0)
     did.push(`reports: ${r.outputs.length} files in ${folders.join(', ')} (${formatsOf(r.outputs)})`);
-  // Each report's verdict, read from the file its page and the dashboard read: one that is not OK
-  // is what needs attention first.
+  // Each report's verdict, whatever the formats: as each report's 'report written' line gave it
+  // (the terminal log keeps them), else from the file beside its page that the dashboard reads.
+  // One that is not OK is what needs attention first.
+  const verdicts = new Map(takeVerdicts().map((v) => [v.report, v]));
   for (const file of r.outputs.filter((f) => f.endsWith('.summary.json'))) {
     const v = await readSummaryFile(file);
-    if (v === undefined) continue;
+    if (v !== undefined && !verdicts.has(v.report)) verdicts.set(v.report, v);
+  }
+  for (const v of verdicts.values()) {
     const line = `report ${v.report}: ${v.verdict.length > 200 ? `${v.verdict.slice(0, 199)}…` : v.verdict}`;
     if (v.level === 'ok') did.push(line);
     else attention.push(line);

@@ -7,7 +7,7 @@ import { redactTarget } from '../mirror/index.js';
 import { assertStreamNames, runSync, streamNames, streams } from '../sync/index.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
-import { printClosingSummary, syncRunLines, withSummary } from './summary.js';
+import { asInvoked, printClosingSummary, syncRunLines, withSummary } from './summary.js';
 
 interface SyncFlags {
   full: boolean;
@@ -137,10 +137,10 @@ export function registerSync(program: Command): void {
           attention: run.incomplete,
           next:
             report.outcome === 'interrupted'
-              ? 'ohs sync (it resumes where this run stopped)'
+              ? `${asInvoked('sync')} (it resumes where this run stopped)`
               : run.incomplete.length > 0
-                ? 'ohs sync again (it goes on where this run stopped); ohs status shows what is incomplete'
-                : 'ohs status; ohs report all',
+                ? `${asInvoked('sync')} again (it goes on where this run stopped); ${asInvoked('status')} shows what is incomplete`
+                : `${asInvoked('status')}; ${asInvoked('report all')}`,
         });
       } finally {
         process.off('SIGINT', stop);

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { createClient, verifyService } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
+import { summarised } from '../terminal.js';
 import { textTable } from '../util/text-table.js';
 import {
   type ApplyReport,
@@ -112,6 +113,8 @@ function registerPlan(program: Command): void {
       ) => {
         const ctx = commandContext(cmd);
         const { config, logger } = ctx;
+        // The plan is printed on stdout: the log's own lines ('planned') go to the log file only.
+        summarised();
         const mirror = await ctx.mirror('write');
         try {
           const report = await planFile(mirror, file, {
@@ -146,6 +149,8 @@ function registerApply(program: Command): void {
       const release = flags.release ?? [];
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
+      // What was sent is printed on stdout: the log's own lines ('applied') go to the log file only.
+      summarised();
       const mirror = await ctx.mirror('write');
       const abort = new AbortController();
       const stop = () => abort.abort();

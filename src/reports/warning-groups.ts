@@ -13,8 +13,12 @@ export interface WarningGroup {
 const EXAMPLE_CHARS = 240;
 
 export function kindOf(warning: string): string {
-  const at = warning.indexOf(': ');
-  const tail = at >= 0 && at < 120 ? warning.slice(at + 2) : warning;
+  // A warning quoted from another report (accounts at risk's "compliance: Org A (1) ...") keeps
+  // the kind it has in its own report: the quoting report's name is no subject.
+  const quoted = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*: (?=[^:]{1,120}: )/.exec(warning);
+  const own = quoted === null ? warning : warning.slice(quoted[0].length);
+  const at = own.indexOf(': ');
+  const tail = at >= 0 && at < 120 ? own.slice(at + 2) : own;
   return tail
     .replace(/"[^"]*"/g, '"…"')
     .replace(/\d+(?:[.,]\d+)*/g, '#')

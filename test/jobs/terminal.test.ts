@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kindOf } from '../../src/terminal.js';
-import { runOhs } from '../helpers/cli.js';
+import { OHS_BIN, runOhs } from '../helpers/cli.js';
 import { ID_START } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 
@@ -37,10 +37,23 @@ describe('the terminal of the nightly job', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.length, r.stdout).toBeLessThanOrEqual(30);
+    expect(lines.length, r.stdout).toBeLessThanOrEqual(40);
     expect(lines[0]).toMatch(/^nightly job run 1 ok in [\d.]+ s$/);
     expect(r.stdout).toMatch(/^sync run 1 ok \(full\): 9 of 9 streams complete, /m);
-    expect(r.stdout).toMatch(/^next: .*ohs status$/m);
+    // The next step as it was invoked here (node and the bin's path; npx ohs under npx).
+    expect(r.stdout).toMatch(new RegExp(`^next: .*node ${OHS_BIN} status$`, 'm'));
+    // Every report's verdict, whatever the formats (xlsx and csv here: no summary.json).
+    for (const name of [
+      'compliance',
+      'unpaid-invoices',
+      'order-ageing',
+      'catch-up',
+      'ar-rollforward',
+      'accounts-at-risk',
+    ])
+      expect(r.stdout, name).toMatch(
+        new RegExp(`^ {2}report ${name}: (Action needed|Needs attention|OK)`, 'm'),
+      );
 
     // Every warning in the log file (level 40) is counted, and every kind has its line.
     const logged = readFileSync(log, 'utf8')
@@ -73,9 +86,32 @@ describe('the terminal of the nightly job', () => {
     const live = await runOhs(['status', '--check'], { cwd: dir, env });
     expect(live.stdout).toMatch(/^OHS OK - /);
 
+    // `ohs report all`: a line per report (its verdict), the warnings grouped by kind across the
+    // reports (accounts at risk's quoted ones keep their kinds), at most 40 lines in all.
+    const all = await runOhs(['report', 'all'], { cwd: dir, env });
+    expect(all.code, all.stderr).toBe(0);
+    const printed = `${all.stdout}${all.stderr}`.trimEnd().split('\n');
+    expect(printed.length, `${all.stdout}${all.stderr}`).toBeLessThanOrEqual(40);
+    for (const name of [
+      'compliance',
+      'unpaid-invoices',
+      'order-ageing',
+      'catch-up',
+      'ar-rollforward',
+      'accounts-at-risk',
+    ])
+      expect(all.stderr, name).toMatch(
+        new RegExp(`^${name}: \\d+ detail rows?, .*: (Action needed|Needs attention|OK)`, 'm'),
+      );
+    const kindsLine = /^accounts-at-risk: \d+ detail rows, (\d+) warnings of (\d+) kinds/m.exec(all.stderr);
+    if (kindsLine !== null) expect(Number(kindsLine[2])).toBeLessThan(20);
+
     // --quiet means quiet.
     const quiet = await runOhs(['run', 'reports', '--quiet'], { cwd: dir, env });
     expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    // As docs/reports.md says: `ohs report --quiet` prints nothing but a failure.
+    const quietReport = await runOhs(['report', 'all', '--quiet'], { cwd: dir, env });
+    expect(quietReport).toMatchObject({ code: 0, stdout: '', stderr: '' });
 
     // A wrong token: the first line says so, and what to do.
     const wrong = await runOhs(['run', 'nightly'], { cwd: dir, env: { ...env, OHS_TOKEN: 'a-wrong-token' } });
