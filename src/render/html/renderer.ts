@@ -9,8 +9,8 @@ import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from '
 import {
   coveredMonthEnds,
   figureHtml,
-  plural,
   type PageSummary,
+  plural,
   type ReadSheet,
   type ReportSummary,
 } from './summary.js';
