@@ -99,7 +99,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     const items = sim().tables.OrderItem;
     await sync();
     // Deleted upstream and found gone by the next sync: an invoice for good, an order item to be
-    // restored later (a deleted invoice id is not read again until issue 20's sync lands).
+    // restored later (a deleted invoice id is not read again until a sync asks for it).
     const gone = invoices.all().find((r) => Number(r.balance) > 0) as SimRecord;
     invoices.delete(gone.id);
     const restored = structuredClone(items.all()[3]) as SimRecord;

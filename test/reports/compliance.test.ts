@@ -18,7 +18,10 @@ import {
 
 const compliance = reportNamed('compliance');
 
-/** REPORTS.md 1: the worked examples (drug / alcohol 50 / 10 unless stated) and the edge cases. */
+/**
+ * Compliance (docs/reports.md, Compliance): worked examples whose figures are written out below
+ * (drug / alcohol rates 50 / 10 unless stated), and the edge cases.
+ */
 let nextId = 900001;
 
 interface MonthSpec {
@@ -76,7 +79,7 @@ const at = (rows: Row[], orgId: number, month: number) => {
 describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
-  describe('compliance: worked examples of REPORTS.md 1.5', () => {
+  describe('compliance: worked examples', () => {
     it('1. six months at pool 20: on track, target 10, 0.83 a month, 50% annualized', async () => {
       const m = await mirror();
       await named(m, 1, 'Acme Haulage');
@@ -100,7 +103,7 @@ describe.each(engines)('%s', (engine) => {
         drugCompletedYtd: 5,
         drugExpectedToDate: 5,
         drugAnnualTarget: 10,
-        // No policy: the default rates are assumed, and the status says so (issue 22).
+        // No policy: the default rates are assumed, and the status says so.
         drugStatus: 'ON_TRACK (assumed rate)',
         drugRemaining: 5,
         drugShortfall: 0,
@@ -114,7 +117,7 @@ describe.each(engines)('%s', (engine) => {
         alcoholAnnualTarget: 2,
         alcoholStatus: 'ON_TRACK (assumed rate)',
         rateSource: 'default:FMCSA',
-        // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
+        // No policy row: the default rates, but not DOT (docs/reports.md, Compliance: rates).
         program: 'UNKNOWN',
         // June's one drug pick has no result yet.
         flags: 'PICKS_NOT_COMPLETED;NO_POLICY',
@@ -608,7 +611,7 @@ describe.each(engines)('%s', (engine) => {
 
   describe('compliance: what an auditor asks', () => {
     it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
-      // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
+      // The combined-pool example with Y completing 2 of its 3: summed 17 of 18 would hide it.
       const m = await mirror();
       await named(m, 200, 'Consortium');
       await named(m, 201, 'X Trucking');
@@ -653,7 +656,7 @@ describe.each(engines)('%s', (engine) => {
       expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
         drugAnnualTarget: 20,
         drugStatus: 'NOT_MET',
-        // A combined pool still names its weakest members (issue 22).
+        // A combined pool still names its weakest members.
         drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
       });
       // A member with a pool of 0 all year is listed with N/A, not dropped.

@@ -137,7 +137,7 @@ export interface Ran {
   about: [string, string][];
 }
 
-/** The CSV text of a value, as REPORTS.md's output contract says (dates and times apart). */
+/** The CSV text of a value, as docs/reports.md's rendering rules say (dates and times apart). */
 function csvText(c: Column, v: Row[string]): string | undefined {
   if (v === null || v === undefined) return '';
   switch (c.type) {
