@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { pagingOptions } from '../src/api/index.js';
+import { asOfInstant } from '../src/dates.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
 import { reportByName } from '../src/reports/index.js';
@@ -56,10 +57,8 @@ async function reportOnce(mirror: Mirror, name: string, at: string | undefined):
   const result = await report.run({
     db: mirror.db,
     params: {
-      asOf: new Date().toISOString().slice(0, 10),
-      asOfTimestamp: '',
+      asOf: asOfInstant(Date.now(), 'UTC', 'now'),
       orgIds: [],
-      timezone: 'UTC',
       options: {},
       ...(at === undefined ? {} : { mirrorAsOf: at }),
     },
