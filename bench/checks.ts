@@ -4,7 +4,7 @@ import { seedData } from '../src/sim/seed.js';
 import { measure, table } from './sandbox.js';
 
 /**
- * The checks every response goes through on its way in (issue 12): the walk of the parsed value
+ * The checks every response goes through on its way in: the walk of the parsed value
  * for integers beyond 2^53, and each record's id and field types against the schema. Measured per
  * OrderItem page of 250 records against JSON.parse of the same page (what the client does anyway),
  * in the same run: the ratio is their cost on top of reading the page.

@@ -341,7 +341,7 @@ export async function benchMirror(scale: number): Promise<string> {
       `mirror: ${n} order items with raw JSON, pages of ${PAGE} (one transaction each), best of ${ROUNDS} interleaved rounds; ratios against the bare driver loop of the same engine (goal >= 0.8)`,
       table(rows),
       '',
-      'history (issue 23): the same path with history on against off, same run (goals: unchanged >= 0.8, changed >= 0.7)',
+      'history: the same path with history on against off, same run (goals: unchanged >= 0.8, changed >= 0.7)',
       table(history),
       '',
       await fullSyncs(scale, server, dir),

@@ -7,8 +7,8 @@ import { openMirror } from '../src/mirror/index.js';
 import { seedData } from '../src/sim/seed.js';
 
 /**
- * Peak memory of `ohs report compliance` on a mirror of the sandbox at a scale (issue 21 / 22:
- * the report walks org by org, so it must run in a 160 MB heap at 20x). The mirror is filled
+ * Peak memory of `ohs report compliance` on a mirror of the sandbox at a scale (the
+ * report walks org by org, so it must run in a 160 MB heap at 20x). The mirror is filled
  * straight from the sandbox's seed through the mirror's own writer (a sync at 20x takes long and
  * is not what is measured), once per scale, into DIR/mirror-SCALE.db; the report runs in a child
  * `node --max-old-space-size=HEAP bin/ohs.js`, whose peak RSS is read from `/usr/bin/time -v`.

@@ -5,6 +5,7 @@ import { benchMirror } from './mirror.js';
 import { benchRate } from './rate.js';
 import { benchRender } from './render.js';
 import { benchRenderHtml } from './render-html.js';
+import { benchReports } from './reports.js';
 import { benchScale } from './scale.js';
 import { benchSeam } from './seam.js';
 import { benchSqliteDrivers } from './sqlite-drivers.js';
@@ -24,6 +25,7 @@ const benches: Record<string, (scale: number) => Promise<string>> = {
   rate: benchRate,
   render: benchRender,
   'render-html': (scale) => benchRenderHtml(scale),
+  reports: benchReports,
   scale: benchScale,
   seam: benchSeam,
   'sqlite-drivers': benchSqliteDrivers,

@@ -11,7 +11,7 @@ import { spawnSandbox, table } from './sandbox.js';
  * default size (times X; env `OHS_BENCH_SCALES=4,20` picks the sizes), then each report on that
  * mirror in a 160 MB heap (`node --max-old-space-size=160`), every one a child process whose
  * seconds and peak RSS are read from `/usr/bin/time -v`. The sandbox answers at once, in its own
- * process. Targets (issue 21): peak RSS of each at 20x within 1.5x of 4x, every report within the
+ * process. Targets: peak RSS of each at 20x within 1.5x of 4x, every report within the
  * 160 MB heap at 20x. About 9 minutes on the shared 2-core machine (20x: about 1.2M records).
  */
 const run = promisify(execFile);

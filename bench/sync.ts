@@ -158,8 +158,8 @@ async function benchSyncAt(scale: number, latencyMs: number): Promise<string> {
 
 /**
  * A second --full over the filled mirror, nothing changed upstream, while a reader holds a read
- * transaction (a BI tool): requests per id-stream record (issue 14), and how much the WAL grew
- * (issue 12.17: unchanged rows are not rewritten).
+ * transaction (a BI tool): requests per id-stream record, and how much the WAL grew
+ * (unchanged rows are not rewritten).
  */
 async function fullPassOverMirror(url: string, mirror: Mirror, file: string): Promise<string> {
   // An empty WAL to start from: what the pass adds is then the file's size.

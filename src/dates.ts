@@ -226,3 +226,98 @@ export function endOfDay(date: string, timezone: string): string {
   const offsetMs = local.getTime() - utc.getTime();
   return new Date(Date.parse(`${date}T23:59:59.999Z`) - offsetMs).toISOString();
 }
+
+// The as-of instant of a command or job.
+
+/**
+ * The as-of of a command or job, resolved once where it starts (its flags, its configuration,
+ * the clock) and carried typed to every layer below, which never parses a date or an instant
+ * again. The date is the date of the instant in the reporting zone, so one instant written with
+ * any offset is one as-of.
+ */
+export interface AsOf {
+  /**
+   * How it was set: `instant` (`--as-of-time`), `date` (`--as-of`: the end of that day in the
+   * zone), `now` (neither: the clock when the command started).
+   */
+  source: 'instant' | 'date' | 'now';
+  /** The instant, epoch milliseconds (for `date`: midnight starting the next day in the zone). */
+  ms: number;
+  /** The instant, ISO 8601 UTC. */
+  iso: string;
+  /** The as-of date in the reporting zone. */
+  date: LocalDate;
+  /** The same, `YYYY-MM-DD`. */
+  dateText: string;
+  /** The end of the as-of date in the zone: midnight starting the next day, epoch milliseconds. */
+  dayEndMs: number;
+  /** The month of the as-of date (a report's through-month unless it is told another). */
+  month: { year: number; month: number };
+  /** The reporting time zone (IANA) the date is in. */
+  timezone: string;
+}
+
+/** Midnight starting the day after `date` in the zone. */
+function dayEnd(date: LocalDate, timezone: string): number {
+  const next = new Date(Date.UTC(date.year, date.month - 1, date.day + 1));
+  return zonedToUtc(
+    { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() },
+    0,
+    0,
+    0,
+    0,
+    timezone,
+  );
+}
+
+function asOfOf(source: AsOf['source'], ms: number, date: LocalDate, timezone: string): AsOf {
+  return {
+    source,
+    ms,
+    iso: new Date(ms).toISOString(),
+    date,
+    dateText: formatDate(date),
+    dayEndMs: dayEnd(date, timezone),
+    month: { year: date.year, month: date.month },
+    timezone,
+  };
+}
+
+/** The as-of of a date (`--as-of`): the end of that day in the zone. */
+export function asOfDate(date: LocalDate, timezone: string): AsOf {
+  return asOfOf('date', dayEnd(date, timezone), date, timezone);
+}
+
+/** The as-of of an instant (`--as-of-time`, or the clock: `now`); its date in the zone. */
+export function asOfInstant(ms: number, timezone: string, source: 'instant' | 'now' = 'instant'): AsOf {
+  return asOfOf(source, ms, localDateOf(ms, timezone), timezone);
+}
+
+/** An instant as typed on a command line: ISO 8601 with at least hours and minutes. */
+export function parseInstantFlag(value: string, what: string, timezone: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(value) ? parseInstant(value, timezone) : null;
+  if (ms === null || Number.isNaN(ms))
+    throw new UsageError(`${what} '${value}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`);
+  return ms;
+}
+
+/**
+ * The as-of of a command from its flags: `--as-of-time` (an instant; its date in the zone),
+ * `--as-of` (a date: the end of that day), both (they must name the same day in the zone), or
+ * neither (`now`, the clock). A flag that does not read is a usage error naming it.
+ */
+export function resolveAsOf(
+  flags: { date?: string | undefined; instant?: string | undefined },
+  timezone: string,
+  now: number = Date.now(),
+): AsOf {
+  const date = flags.date === undefined ? undefined : parseIsoDate(parseDateFlag(flags.date, '--as-of'));
+  if (flags.instant === undefined)
+    return date === undefined || date === null ? asOfInstant(now, timezone, 'now') : asOfDate(date, timezone);
+  const asOf = asOfInstant(parseInstantFlag(flags.instant, '--as-of-time', timezone), timezone);
+  if (date != null && formatDate(date) !== asOf.dateText)
+    throw new UsageError(
+      `--as-of ${formatDate(date)} and --as-of-time '${flags.instant}' disagree: that instant is on ${asOf.dateText} in ${timezone}; give one of them`,
+    );
+  return asOf;
+}

@@ -37,7 +37,7 @@ import {
 // The driver this Node can load (better-sqlite3 12 aborts on Node 24).
 const { Database } = sqliteDriver();
 
-/** Issue 16, a new user's first day: each surprise of the issue, through the real CLI. */
+/** A new user's first day: each surprise a first run can meet, through the real CLI. */
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'ohs-first-day-'));
 chmodSync(root, 0o755); // the service user of the tests below walks through it

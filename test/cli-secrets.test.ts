@@ -9,7 +9,7 @@ import { ID_START } from './helpers/mirror.js';
 import { TEST_ANCHOR } from './helpers/sim.js';
 
 /**
- * Issue 16: no output of the CLI ever holds the bearer token. Every error path the CLI has is
+ * No output of the CLI ever holds the bearer token. Every error path the CLI has is
  * run with the token set (environment, token file, even misplaced in config/local.json) and
  * its whole output, stdout and stderr, is searched for it.
  */

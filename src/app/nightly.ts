@@ -1,12 +1,13 @@
+import type { LocalDate } from '../dates.js';
 import { dashboardFor } from './dashboard.js';
 import { applyRetention, reportsJob } from './reports.js';
 import { writeSnapshot } from './snapshot.js';
 import { syncJob } from './sync.js';
 import type { JobEnv, JobResult } from './types.js';
 
-/** Day of the week (0 = Sunday) of a YYYY-MM-DD date. */
-function weekday(date: string): number {
-  return new Date(`${date}T12:00:00Z`).getUTCDay();
+/** Day of the week (0 = Sunday) of a calendar date. */
+function weekday(date: LocalDate): number {
+  return new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay();
 }
 
 /**
@@ -18,7 +19,7 @@ function weekday(date: string): number {
  * mirror without saying so.
  */
 export async function nightlyJob(env: JobEnv): Promise<JobResult> {
-  const full = weekday(env.asOf) === env.config.jobs.fullPassWeekday;
+  const full = weekday(env.asOf.date) === env.config.jobs.fullPassWeekday;
   const synced = await syncJob(env, full, 'nightly');
   const snapshot = await writeSnapshot(
     env.mirror,

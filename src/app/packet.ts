@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { formatDate, localDateOf } from '../dates.js';
+import { type AsOf, asOfInstant } from '../dates.js';
 import { OhsError, OutputError } from '../errors.js';
 import {
   AsOfBeforeHistoryError,
@@ -36,8 +36,8 @@ import { checkSynced } from './reports.js';
 export interface PacketOptions {
   orgId: number;
   year: number;
-  /** The instant, ISO 8601 UTC (`--as-of-time`, parsed); absent: the mirror's latest data. */
-  instant?: string;
+  /** The instant (`--as-of-time`, resolved: dates.ts `resolveAsOf`); absent: the mirror's latest data. */
+  asOf?: AsOf;
   outDir: string;
 }
 
@@ -189,8 +189,9 @@ async function packetInstant(
 export async function writePacket(mirror: Mirror, config: Config, o: PacketOptions): Promise<PacketResult> {
   const compliance = reportNamed('compliance');
   await checkSynced(mirror, [compliance]);
-  const { at, instant } = await packetInstant(mirror, o.instant, compliance.streams);
-  const asOf = formatDate(localDateOf(Date.parse(instant), config.timezone));
+  const { at, instant } = await packetInstant(mirror, o.asOf?.iso, compliance.streams);
+  // The mirror's latest data is an instant too: its date in the zone is the packet's as-of date.
+  const asOf = o.asOf ?? asOfInstant(Date.parse(instant), config.timezone);
   await checkOrgYear(mirror, o.orgId, o.year, at, instant);
 
   const name = packetName(o.orgId, o.year, instant);
@@ -219,10 +220,8 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
       db: mirror.db,
       params: {
         asOf,
-        asOfTimestamp: instant,
         ...(at === undefined ? {} : { mirrorAsOf: at }),
         orgIds: [o.orgId],
-        timezone: config.timezone,
         options: { ...config.reports.options, year: o.year },
       },
     });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Config } from '../config/index.js';
-import { parseInstant } from '../dates.js';
+import type { AsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
@@ -10,9 +10,8 @@ import { mirrorInstant, writeReports } from './reports.js';
 
 /** What `ohs report` asks for, its flags read. */
 export interface ReportRequest {
-  asOf: string;
-  /** `--as-of-time`, as given. */
-  asOfTime?: string;
+  /** `--as-of` / `--as-of-time` / the clock, resolved (dates.ts `resolveAsOf`). */
+  asOf: AsOf;
   present: boolean;
   orgIds: number[];
   options: Record<string, unknown>;
@@ -57,24 +56,7 @@ export async function runReports(
   chosen: readonly ReportDefinition[],
   r: ReportRequest,
 ): Promise<string[]> {
-  let asOfMs: number | undefined;
-  if (r.asOfTime !== undefined) {
-    const ms = parseInstant(r.asOfTime, config.timezone);
-    if (ms === null)
-      throw new UsageError(
-        `--as-of-time '${r.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
-      );
-    asOfMs = ms;
-  }
-  const mirrorAsOf = await mirrorInstant(
-    mirror,
-    {
-      asOf: r.asOf,
-      present: r.present,
-      ...(asOfMs === undefined ? { what: '--as-of' } : { asOfMs, what: '--as-of-time' }),
-    },
-    config.timezone,
-  );
+  const mirrorAsOf = await mirrorInstant(mirror, r.asOf, r.present);
   await checkOrgs(mirror, r.orgIds);
   return writeReports(mirror, config, logger, chosen, {
     asOf: r.asOf,
@@ -84,7 +66,6 @@ export async function runReports(
     formats: r.formats,
     out: process.stderr,
     quiet: r.quiet,
-    ...(r.asOfTime === undefined ? {} : { asOfTime: r.asOfTime }),
     ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
     present: r.present,
     ...(r.csvExcel ? { csv: { delimiter: ';' as const } } : {}),

@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { endOfDay, parseInstant, today } from '../dates.js';
+import { type AsOf, DAY, formatDate, localDateOf } from '../dates.js';
 import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
@@ -9,7 +9,7 @@ import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
 import type { ReportDefinition } from '../reports/index.js';
-import { ReportParamError, reports } from '../reports/index.js';
+import { ReportParamError, ReportRun, reports } from '../reports/index.js';
 import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
@@ -17,13 +17,12 @@ import { printable } from '../util/printable.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
-  asOf: string;
+  /** The as-of, resolved where the command or job started; its zone is config `timezone`. */
+  asOf: AsOf;
   orgIds: number[];
   options: Record<string, unknown>;
   outDir: string;
   formats: ReportFormat[];
-  /** An explicit as-of instant (`--as-of-time`); absent: the report's own reading. */
-  asOfTime?: string;
   /** The instant the reports read the mirror at (history.ts); absent: the present. */
   mirrorAsOf?: string;
   /** `--present`: the present was asked for whatever the as-of date (said on the About sheet). */
@@ -37,39 +36,50 @@ export interface WriteReportsOptions {
   out?: { write(text: string): unknown };
   /** `--quiet`: nothing on `out` (the Warnings sheet keeps the warnings). */
   quiet?: boolean;
+  /** The run the reports share (each built once in it); absent: a new one. */
+  run?: ReportRun;
+}
+
+/** Whether the as-of date is before today in its zone (the clock read now). */
+function beforeToday(asOf: AsOf): boolean {
+  return asOf.dateText < formatToday(asOf);
+}
+
+function formatToday(asOf: AsOf): string {
+  return formatDate(localDateOf(asOf.source === 'now' ? asOf.ms : Date.now(), asOf.timezone));
 }
 
 /**
  * The instant the reports read the mirror at (history.ts), or undefined for the present: the
- * explicit instant (`--as-of-time`), else the end of an as-of date before today; `present`
- * (`--present`) reads the present whatever the dates. An instant the mirror's history does not
- * reach is refused (AS_OF_BEFORE_HISTORY).
+ * explicit instant (`--as-of-time`), else the end of an as-of date before today (its last
+ * millisecond); `present` (`--present`) reads the present whatever the dates. An instant the
+ * mirror's history does not reach is refused (AS_OF_BEFORE_HISTORY).
  */
 export async function mirrorInstant(
   mirror: Mirror,
-  o: { asOf: string; asOfMs?: number; present?: boolean; what?: string },
-  timezone: string,
+  asOf: AsOf,
+  present = false,
 ): Promise<string | undefined> {
-  if (o.present === true) return undefined;
+  if (present) return undefined;
   let instant: string;
   let what: string;
-  if (o.asOfMs !== undefined) {
-    instant = new Date(o.asOfMs).toISOString();
-    what = o.what ?? 'as-of instant';
-  } else if (o.asOf < today(timezone)) {
-    instant = endOfDay(o.asOf, timezone);
-    what = `${o.what ?? 'as-of'} ${o.asOf}: the end of that day,`;
+  if (asOf.source === 'instant') {
+    instant = asOf.iso;
+    what = '--as-of-time';
+  } else if (beforeToday(asOf)) {
+    instant = new Date(asOf.dayEndMs - 1).toISOString();
+    what = `--as-of ${asOf.dateText}: the end of that day,`;
   } else return undefined;
   await checkAsOf(mirror.db, instant, what);
   return instant;
 }
 
 /** The About line saying which figures a report holds. */
-function mirrorReadLine(o: WriteReportsOptions, timezone: string): string {
+function mirrorReadLine(o: WriteReportsOptions): string {
   if (o.mirrorAsOf !== undefined)
     return `mirror as known at ${o.mirrorAsOf} (its history: the figures the mirror held then)`;
-  if (o.present === true && o.asOf < today(timezone))
-    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${o.asOf}`;
+  if (o.present === true && beforeToday(o.asOf))
+    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${o.asOf.dateText}`;
   return 'the present (the mirror as it is now)';
 }
 
@@ -92,17 +102,18 @@ export async function writeReports(
   await checkSynced(mirror, chosen);
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   // An explicit instant is in the file names: two instants of one day keep both files.
-  const instant = explicitInstant(o.asOfTime, config.timezone);
+  const instant = o.asOf.source === 'instant' ? o.asOf.iso : undefined;
+  // One run: what a report is built on is built once and handed on (reports/run.ts).
+  const run = o.run ?? new ReportRun();
   for (const report of chosen) {
     const started = Date.now();
     const ran = await report.run({
       db: mirror.db,
+      run,
       params: {
         asOf: o.asOf,
-        asOfTimestamp: o.asOfTime ?? '',
         ...(o.mirrorAsOf === undefined ? {} : { mirrorAsOf: o.mirrorAsOf }),
         orgIds: o.orgIds,
-        timezone: config.timezone,
         options,
       },
     });
@@ -118,7 +129,7 @@ export async function writeReports(
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
-      asOf: o.asOf,
+      asOf: o.asOf.dateText,
       ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: o.formats,
@@ -130,7 +141,7 @@ export async function writeReports(
         ['Mirror', identity],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Mirror as of', mirrorReadLine(o, config.timezone)],
+        ['Mirror as of', mirrorReadLine(o)],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',
@@ -172,14 +183,8 @@ export async function writeReports(
     if (trend !== undefined && o.formats.includes('csv'))
       files.push(...(await writeTrend(trend, report, o, csv, instant)));
   }
+  logger.debug({ built: Object.fromEntries(run.built) }, 'report run: work built');
   return files;
-}
-
-/** The explicit as-of instant (`--as-of-time`) as ISO 8601 UTC, or undefined. */
-function explicitInstant(asOfTime: string | undefined, timezone: string): string | undefined {
-  if (asOfTime === undefined) return undefined;
-  const ms = parseInstant(asOfTime, timezone);
-  return ms === null ? undefined : new Date(ms).toISOString();
 }
 
 /** A report's Trend sheet as `NAME-trend-DATE.csv` (for the nightly job's charts). */
@@ -195,7 +200,7 @@ async function writeTrend(
     {
       outDir: o.outDir,
       name: `${report.name}-trend`,
-      asOf: o.asOf,
+      asOf: o.asOf.dateText,
       ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: ['csv'],
@@ -257,7 +262,7 @@ export function checkOptionNames(
 export async function reportsJob(env: JobEnv): Promise<JobResult> {
   const { config } = env;
   // A past --as-of reads the mirror as it stood at the end of that day, as `ohs report` does.
-  const mirrorAsOf = await mirrorInstant(env.mirror, { asOf: env.asOf, what: '--as-of' }, config.timezone);
+  const mirrorAsOf = await mirrorInstant(env.mirror, env.asOf);
   const outputs = await writeReports(env.mirror, config, env.logger, reports, {
     asOf: env.asOf,
     ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
@@ -286,7 +291,7 @@ const reportFile = new RegExp(
  */
 export async function applyRetention(outDir: string, days: number, now = Date.now()): Promise<string[]> {
   if (days <= 0) return [];
-  const cutoff = now - days * 86_400_000;
+  const cutoff = now - days * DAY;
   let names: string[];
   try {
     names = await readdir(outDir);

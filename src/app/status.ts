@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { durationPattern } from '../config/monitor-schema.js';
+import { DAY, HOUR } from '../dates.js';
 import { alive, type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
@@ -128,7 +129,7 @@ export async function typeErrors(
 export const CheckState = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 export type CheckStateName = keyof typeof CheckState;
 
-const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const units: Record<string, number> = { s: 1000, m: 60_000, h: HOUR, d: DAY };
 
 /** A duration such as `90m`, `26h`, `2d`, `3600s` in milliseconds, or undefined when not one. */
 export function parseDuration(text: string): number | undefined {

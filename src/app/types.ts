@@ -1,5 +1,6 @@
 import type { OhsClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
+import type { AsOf } from '../dates.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 
@@ -12,8 +13,8 @@ export interface JobEnv {
   client: () => OhsClient;
   /** Aborted on SIGINT/SIGTERM: the sync stops after the page under way. */
   signal: AbortSignal;
-  /** The as-of date of reports, YYYY-MM-DD (default: today in the configured time zone). */
-  asOf: string;
+  /** The as-of of reports (`--as-of`, else the clock when the job started), resolved at the edge. */
+  asOf: AsOf;
   /** The service check already passed before the mirror was opened: a sync need not ask again. */
   serviceChecked?: boolean;
 }

@@ -1,7 +1,7 @@
 import { createClient, type OhsClient, verifyService } from '../api/index.js';
 import type { JobEnv } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
-import { today } from '../dates.js';
+import { type AsOf, asOfInstant } from '../dates.js';
 import type { Logger } from '../log.js';
 import { type MirrorIntent, openMirrorFor, shareRateBudget } from './context.js';
 
@@ -16,7 +16,7 @@ export async function openJobEnv(
   logger: Logger,
   signal: AbortSignal,
   intent: Exclude<MirrorIntent, 'read'>,
-  asOf?: string,
+  asOf?: AsOf,
   checkService = false,
 ): Promise<JobEnv & { close: () => Promise<void> }> {
   let client: OhsClient | undefined;
@@ -38,7 +38,8 @@ export async function openJobEnv(
     logger,
     mirror,
     signal,
-    asOf: asOf ?? today(config.timezone),
+    // Absent: the clock now, resolved once for the whole job.
+    asOf: asOf ?? asOfInstant(Date.now(), config.timezone, 'now'),
     serviceChecked: checkService,
     client: () => {
       client ??= shareRateBudget(createClient(config, logger), mirror);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { writePacket } from '../app/packet.js';
-import { parseInstant } from '../dates.js';
+import { resolveAsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP } from './parse.js';
@@ -38,23 +38,14 @@ export function registerPacket(program: Command): void {
         throw new UsageError(`--year '${flags.year}': expected a year such as 2026`);
       const ctx = commandContext(cmd);
       const { config } = ctx;
-      let instant: string | undefined;
-      if (flags.asOfTime !== undefined) {
-        const ms = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime)
-          ? parseInstant(flags.asOfTime, config.timezone)
-          : null;
-        if (ms === null)
-          throw new UsageError(
-            `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2026-06-30T23:59:59Z`,
-          );
-        instant = new Date(ms).toISOString();
-      }
+      const asOf =
+        flags.asOfTime === undefined ? undefined : resolveAsOf({ instant: flags.asOfTime }, config.timezone);
       const mirror = await ctx.mirror('read');
       try {
         const packet = await writePacket(mirror, config, {
           orgId: Number(flags.org),
           year: Number(flags.year),
-          ...(instant === undefined ? {} : { instant }),
+          ...(asOf === undefined ? {} : { asOf }),
           outDir: flags.out ?? config.jobs.outDir,
         });
         process.stdout.write(`${packet.dir}\n`);

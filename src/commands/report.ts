@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { checkReportOptions } from '../app/config-check.js';
 import { runReports } from '../app/report-run.js';
 import { checkOptionNames } from '../app/reports.js';
-import { parseDateFlag, today } from '../dates.js';
+import { resolveAsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { reportByName, reports } from '../reports/index.js';
 import { didYouMean } from '../util/closest.js';
@@ -144,22 +144,14 @@ export function registerReport(program: Command): void {
         throw new UsageError(
           `unknown report '${name}'${didYouMean(name, [...reports.map((r) => r.name), 'all'])} (reports: ${reports.map((r) => r.name).join(', ')}, all)`,
         );
-      if (flags.asOfTime !== undefined && !/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(flags.asOfTime))
-        throw new UsageError(
-          `--as-of-time '${flags.asOfTime}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`,
-        );
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
       checkReportOptions(config);
       withSummary();
       // --quiet before the command name is the global flag of the same name.
       flags.quiet = flags.quiet === true || cmd.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
-      const asOf =
-        flags.asOf !== undefined
-          ? parseDateFlag(flags.asOf, '--as-of')
-          : flags.asOfTime !== undefined
-            ? parseDateFlag(flags.asOfTime.slice(0, 10), '--as-of-time')
-            : today(config.timezone);
+      // The one reading of --as-of / --as-of-time / the clock: the date is the instant's in the zone.
+      const asOf = resolveAsOf({ date: flags.asOf, instant: flags.asOfTime }, config.timezone);
       const orgIds = (flags.org ?? []).map((o) => {
         if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);
         return Number(o);
@@ -179,7 +171,6 @@ export function registerReport(program: Command): void {
       try {
         const files = await runReports(mirror, config, logger, chosen, {
           asOf,
-          ...(flags.asOfTime === undefined ? {} : { asOfTime: flags.asOfTime }),
           present: flags.present,
           orgIds,
           options,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { checkReportOptions } from '../app/config-check.js';
 import { jobNames, runJob } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
-import { parseDateFlag } from '../dates.js';
+import { resolveAsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../util/closest.js';
 import { commandContext, mirrorMayExist } from './context.js';
@@ -52,7 +52,7 @@ export function registerRun(program: Command): void {
         logger,
         abort.signal,
         fillsMirror.includes(job) ? 'fill' : 'write',
-        flags.asOf === undefined ? undefined : parseDateFlag(flags.asOf, '--as-of'),
+        flags.asOf === undefined ? undefined : resolveAsOf({ date: flags.asOf }, config.timezone),
         // No mirror yet: the service check first (nothing created for a wrong URL or token); on a
         // mirror, or for a monitored job, the job's run makes the check itself and records its
         // failure, so the notice, the textfile and `status --check` see a failed run.

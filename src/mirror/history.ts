@@ -1,4 +1,5 @@
 import { type AliasedSelectQueryBuilder, type Kysely, sql } from 'kysely';
+import { DAY } from '../dates.js';
 import { OhsError } from '../errors.js';
 import type { Database, ResourceRow, ResourceTableName } from './db-types.js';
 import type { EngineDdl } from './ddl.js';
@@ -224,7 +225,7 @@ export async function checkAsOf(db: Kysely<Database>, instant: string, what: str
  * caller's transaction; returns how many. Instants before the cutoff are refused afterwards.
  */
 export async function pruneHistory(db: Kysely<Database>, days: number, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString();
+  const cutoff = new Date(now.getTime() - days * DAY).toISOString();
   let n = 0;
   for (const def of tableDefs) {
     const r =

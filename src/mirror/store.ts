@@ -57,6 +57,9 @@ export interface UpsertOptions {
  * What a pass knows of an id: to read, seen upstream, answered 404, could not be read, or a hole
  * (an id probed above the highest known one that answered 404: asked again, never deleted).
  */
+/** How often a held lock (sync, apply) says its holder is alive, on either engine. */
+export const HEARTBEAT_MS = 10_000;
+
 export const seenState = { seen: 1, missing: 0, failed: 2, todo: 3, hole: 4 } as const;
 export type SeenState = (typeof seenState)[keyof typeof seenState];
 

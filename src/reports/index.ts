@@ -42,4 +42,5 @@ export function reportNamed(name: ReportName): ReportDefinition {
 }
 
 export { ReportParamError } from './errors.js';
+export { ReportRun } from './run.js';
 export type { ReportContext, ReportParams } from './types.js';

@@ -1,50 +1,27 @@
 import { z } from 'zod';
-import { isTimeZone, parseInstant, parseIsoDate, zonedToUtc } from '../dates.js';
 import { ReportParamError } from './errors.js';
 import type { CommonParams, ReportParams } from './types.js';
 
 export type { CommonParams };
 
 /**
- * Checks the parameters every report takes. An empty `asOfTimestamp` means the end of the as-of
- * day in the zone (midnight starting the next day), as the interface documents.
+ * The parameters every report takes, checked: the as-of arrives resolved (dates.ts `AsOf`), so
+ * nothing is parsed here; the org ids are checked (a caller other than the CLI may pass anything).
  */
 export function commonParams(report: string, params: ReportParams): CommonParams {
-  // The configured time zone (config `timezone`), given by the caller: no fallback here.
-  const timezone = params.timezone;
-  if (typeof timezone !== 'string' || !isTimeZone(timezone))
-    throw new ReportParamError(
-      report,
-      'timezone',
-      `expected an IANA time zone, got ${show(params.timezone)}`,
-    );
-  const asOf = typeof params.asOf === 'string' ? parseIsoDate(params.asOf) : null;
-  if (asOf === null)
-    throw new ReportParamError(report, 'asOf', `expected a date YYYY-MM-DD, got ${show(params.asOf)}`);
-  let asOfMs: number | null;
-  if (params.asOfTimestamp === undefined || params.asOfTimestamp === '') {
-    const next = new Date(Date.UTC(asOf.year, asOf.month - 1, asOf.day + 1));
-    asOfMs = zonedToUtc(
-      { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() },
-      0,
-      0,
-      0,
-      0,
-      timezone,
-    );
-  } else asOfMs = parseInstant(params.asOfTimestamp, timezone);
-  if (asOfMs === null)
-    throw new ReportParamError(
-      report,
-      'asOfTimestamp',
-      `expected an ISO 8601 timestamp, got ${show(params.asOfTimestamp)}`,
-    );
+  const { asOf } = params;
   const orgIds = Array.isArray(params.orgIds) ? params.orgIds : [];
   for (const id of orgIds) {
     if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
       throw new ReportParamError(report, 'orgIds', `expected whole org ids, got ${show(id)}`);
   }
-  return { asOf, asOfText: params.asOf, asOfMs, orgIds: [...new Set(orgIds)], timezone };
+  return {
+    asOf: asOf.date,
+    asOfText: asOf.dateText,
+    asOfMs: asOf.source === 'instant' ? asOf.ms : asOf.dayEndMs,
+    orgIds: [...new Set(orgIds)],
+    timezone: asOf.timezone,
+  };
 }
 
 /** A value shown in an error message. */

@@ -6,6 +6,7 @@ import { didYouMean } from '../util/closest.js';
 import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
 import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';
+import { ReportRun } from './run.js';
 import { lastSyncLines } from './sync-info.js';
 import type {
   ReportContext,
@@ -33,7 +34,7 @@ export function defineReports<N extends string>(
     options: Object.keys(d.options.shape),
     streams: d.streams,
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
-    trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx.db, ctx.params, ends),
+    trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx, ends),
     html: d.html,
   }));
 }
@@ -70,47 +71,45 @@ async function inputOf<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
   db: Kysely<Database>,
   params: ReportParams,
+  run: ReportRun,
 ): Promise<{ input: ReportInput<z.output<S>>; unknown: string[] }> {
   const { common, opts, unknown } = prepare(declaration, params);
   const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
   const at = params.mirrorAsOf;
   const scope = await orgScope(db, common.orgIds, includeChildren, at);
-  const names = await orgNames(db, at);
-  return { input: { db, params, common, opts, scope, at, names }, unknown };
+  // The org names as known at `at`: read once per run.
+  const names = await run.once('org-names', at ?? null, () => orgNames(db, at));
+  const inputFor = async <T extends z.ZodObject>(
+    other: ReportDeclaration<T>,
+    options: Record<string, unknown> = {},
+  ): Promise<ReportInput<z.output<T>>> => {
+    // Its own options only (so none is warned of as unknown), `options` over them.
+    const keys = new Set(Object.keys(other.options.shape));
+    const own = Object.fromEntries(Object.entries(params.options).filter(([k]) => keys.has(k)));
+    const p = { ...params, options: { ...own, ...options } };
+    return (await inputOf(other, db, p, run)).input;
+  };
+  return { input: { db, params, common, opts, scope, at, names, run, inputFor }, unknown };
 }
 
 /** A report's Trend rows at the given month ends (none when it has no trend). */
 async function trendRows<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
-  db: Kysely<Database>,
-  params: ReportParams,
+  ctx: ReportContext,
   ends: readonly MonthEnd[],
 ): Promise<Row[]> {
   if (declaration.trend === undefined) return [];
-  const { input } = await inputOf(declaration, db, params);
+  const { input } = await inputOf(declaration, ctx.db, ctx.params, ctx.run ?? new ReportRun());
   return declaration.trend(input, ends);
-}
-
-/**
- * A declaration run on its own for another report that joins its rows (accounts at risk): the
- * same build, its own options only (so none is warned of as unknown).
- */
-export function runDeclaration<S extends z.ZodObject, N extends string>(
-  declaration: ReportDeclaration<S, N>,
-  db: Kysely<Database>,
-  params: ReportParams,
-): Promise<ReportResult> {
-  const keys = new Set(Object.keys(declaration.options.shape));
-  const options = Object.fromEntries(Object.entries(params.options).filter(([k]) => keys.has(k)));
-  return runReport(declaration, { db, params: { ...params, options } }, keys);
 }
 
 async function runReport<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
-  { db, params }: ReportContext,
+  { db, params, run }: ReportContext,
   everyOption: ReadonlySet<string>,
 ): Promise<ReportResult> {
-  const { input, unknown } = await inputOf(declaration, db, params);
+  // A report asked alone is a run of its own: what it is built on is built once in it too.
+  const { input, unknown } = await inputOf(declaration, db, params, run ?? new ReportRun());
   const optionWarnings = unknown
     .filter((k) => !everyOption.has(k))
     .map((k) => `Option ${k} is not an option of any report: ignored${didYouMean(k, everyOption)}`);

@@ -1,17 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { LocalDate } from '../dates.js';
+import type { AsOf, LocalDate } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
 import type { ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
+import type { ReportRun } from './run.js';
 
-/** The common parameters, checked and read once. */
+/** The common parameters, checked and read once (runner.ts), the as-of's parts at hand. */
 export interface CommonParams {
+  /** The as-of date in the reporting zone. */
   asOf: LocalDate;
-  /** As given, `YYYY-MM-DD`. */
+  /** The same, `YYYY-MM-DD`. */
   asOfText: string;
-  /** The as-of instant, epoch milliseconds. */
+  /** The as-of instant given (`--as-of-time`), else the end of the as-of date in the zone. */
   asOfMs: number;
   orgIds: number[];
   timezone: string;
@@ -19,10 +21,8 @@ export interface CommonParams {
 
 /** Parameters every report takes; a report may read more from `options`. */
 export interface ReportParams {
-  /** The as-of date, YYYY-MM-DD, in the reporting time zone. */
-  asOf: string;
-  /** The as-of instant (end of the as-of day in the time zone, unless given), ISO 8601 UTC. */
-  asOfTimestamp: string;
+  /** The as-of, resolved where the command or job started (dates.ts `AsOf`): its zone is the reporting zone. */
+  asOf: AsOf;
   /**
    * The instant to read the mirror at (ISO 8601 UTC; checked against the history's start by the
    * caller): queries name `asOf(db, table, mirrorAsOf)` instead of the table. Absent: the present.
@@ -30,8 +30,6 @@ export interface ReportParams {
   mirrorAsOf?: string;
   /** Only these orgs (and their children where the report supports it); empty: all. */
   orgIds: number[];
-  /** IANA time zone of the reporting dates. */
-  timezone: string;
   /** Report-specific options (e.g. agingBasis, includeTerminal), validated by the report. */
   options: Record<string, unknown>;
 }
@@ -39,6 +37,8 @@ export interface ReportParams {
 export interface ReportContext {
   db: Kysely<Database>;
   params: ReportParams;
+  /** The run this report is part of (what it shares with the others); absent: a run of its own. */
+  run?: ReportRun;
 }
 
 /** A report as the application runs it (runner.ts makes one of each declaration). */
@@ -73,6 +73,16 @@ export interface ReportInput<O> {
   at: string | undefined;
   /** Org names (org-names.ts) as the mirror knew them at `at`. */
   names: Map<number, string>;
+  /** The run: work shared with the other reports of the run (built once, handed on typed). */
+  run: ReportRun;
+  /**
+   * The input another report's build would get in this run (the same parameters, its own options
+   * only, `options` over them): a report built on another reads the other's typed figures with it.
+   */
+  inputFor<T extends z.ZodObject>(
+    other: ReportDeclaration<T>,
+    options?: Record<string, unknown>,
+  ): Promise<ReportInput<z.output<T>>>;
 }
 
 /** What a report's `build` returns: its sheets, warnings and About lines. */

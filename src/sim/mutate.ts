@@ -1,3 +1,4 @@
+import { DAY } from '../dates.js';
 import type { Rng } from './rng.js';
 import { simProducts } from './seed.js';
 import type { SimRecord, SimStatus, SimTables } from './store.js';
@@ -145,7 +146,7 @@ export class Mutator {
         id: String(Number(this.t.Invoice.maxId() ?? lastInvoice.id) + rng.int(1, 4)),
         balance: rng.money(40, 900),
         date: at.slice(0, 10),
-        dateDue: new Date(now.getTime() + 30 * 86_400_000).toISOString().slice(0, 10),
+        dateDue: new Date(now.getTime() + 30 * DAY).toISOString().slice(0, 10),
         lateFee: null,
       });
       summary.other++;

@@ -1,6 +1,6 @@
 import type { Mirror } from '../mirror/index.js';
 
-/** What `ohs status` shows of a stream's request economy and re-read coverage (issues 12.8, 14). */
+/** What `ohs status` shows of a stream's request economy and re-read coverage. */
 export interface StreamEconomy {
   /** Requests per record fetched in the stream's last run that fetched any; null when none. */
   requests_per_record: number | null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DeadlineError, deadlineFailure, RequestDeadline } from '../../src/api/deadline.js';
 
-/** Issue 20.3: an attempt's deadline follows the durations seen, within the floor and the ceiling. */
+/** An attempt's deadline follows the durations seen, within the floor and the ceiling. */
 describe('RequestDeadline', () => {
   const options = { floorMs: 30_000, p99Multiple: 10, ceilingMs: 300_000 };
 

@@ -26,7 +26,7 @@ async function pour(body: string, options: { wholeBytes?: number; chunk?: number
 const records = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `r${i + 1}`, tags: [i] }));
 
-/** Issue 21: a list body held and parsed whole up to WHOLE_LIST_BYTES, streamed above; read alike. */
+/** A list body held and parsed whole up to WHOLE_LIST_BYTES, streamed above; read alike. */
 describe('ListStream', () => {
   const bodies = {
     'a bare array': JSON.stringify(records(5)),

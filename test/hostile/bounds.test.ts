@@ -24,7 +24,7 @@ async function bigCsv(file: string, invoice: string, bytes: number): Promise<voi
 }
 
 /**
- * Issue 26: input files are bounded (config `input`), each bound refused with a clear error
+ * Input files are bounded (config `input`), each bound refused with a clear error
  * before memory grows: the CLI child's own peak RSS (process.resourceUsage) stays under 500 MB.
  * One engine: the bounds are checked before the file's rows meet the mirror.
  */

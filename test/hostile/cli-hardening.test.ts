@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import { cliConfig, withTmpDir } from '../helpers/mirror.js';
 
-/** Issue 26 (low): what the CLI says about secrets on the command line and on the network. */
+/** What the CLI says about secrets on the command line and on the network. */
 describe('ohs hardening', () => {
   const tmp = withTmpDir('ohs-hard-');
 

@@ -21,7 +21,7 @@ import { withSim } from '../helpers/sim.js';
 const mode = (f: string) => statSync(f).mode & 0o777;
 
 /**
- * Issue 26: files cannot be turned against the user. A mirror path that is a symbolic link is
+ * Files cannot be turned against the user. A mirror path that is a symbolic link is
  * refused (nothing followed, no mode changed), a file that is not a mirror keeps its mode, a new
  * mirror is 0600, and bad --out paths fail with a clear error, not INTERNAL. SQLite only: these
  * are about paths on disk (a PostgreSQL mirror is a URL).

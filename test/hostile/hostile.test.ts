@@ -25,7 +25,7 @@ import {
 import { withSim } from '../helpers/sim.js';
 
 /**
- * Issue 12 (12-15): the sync against a hostile service (test/helpers/hostile-server.ts, in front
+ * The sync against a hostile service (test/helpers/hostile-server.ts, in front
  * of the sandbox). Each attack ends in a clear error or a warning, with bounded memory, and
  * leaves the mirror as the sandbox's truth: no row invented, none deleted.
  */

@@ -13,7 +13,7 @@ import { foundIn, mirrorBytes, personalData } from '../helpers/secrets.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
- * Issue 26: the sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
+ * The sandbox's hostile mode (src/sim/hostile.ts) through the real CLI on both engines.
  * SSNs, birth dates and licence numbers sent as numbers, objects and arrays, and unnamed fields
  * named like personal data, never reach the mirror's bytes in clear.
  */

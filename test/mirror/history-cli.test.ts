@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { asOfDate, parseIsoDate } from '../../src/dates.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import { monthEnds } from '../../src/reports/ar-trend.js';
 import { orgStatus } from '../../src/reports/compliance/index.js';
@@ -99,7 +100,7 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
     const items = sim().tables.OrderItem;
     await sync();
     // Deleted upstream and found gone by the next sync: an invoice for good, an order item to be
-    // restored later (a deleted invoice id is not read again until issue 20's sync lands).
+    // restored later (a deleted invoice id is not read again until a sync asks for it).
     const gone = invoices.all().find((r) => Number(r.balance) > 0) as SimRecord;
     invoices.delete(gone.id);
     const restored = structuredClone(items.all()[3]) as SimRecord;
@@ -271,7 +272,14 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       expect(intervals.rows[1]?.valid_to).toBeNull();
       // The trend's one read of every version (asOfSpan), picked at T: the A/R the sandbox held then.
       const [atT] = await reportNamed('unpaid-invoices').trend(
-        { db: m.db, params: { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} } },
+        {
+          db: m.db,
+          params: {
+            asOf: asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'),
+            orgIds: [],
+            options: {},
+          },
+        },
         [
           {
             day: { year: Number(day.slice(0, 4)), month: Number(day.slice(5, 7)), day: Number(day.slice(8)) },
@@ -285,7 +293,14 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
       // The compliance trend at a month end read as of T (the history holds no past month end
       // yet: the month end scored, the mirror read at T) equals the report run as of T.
       const [compAtT] = await reportNamed('compliance').trend(
-        { db: m.db, params: { asOf: day, asOfTimestamp: '', orgIds: [], timezone: 'UTC', options: {} } },
+        {
+          db: m.db,
+          params: {
+            asOf: asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'),
+            orgIds: [],
+            options: {},
+          },
+        },
         [{ day: lastEnd.day, instant: at }],
       );
       expect(compAtT?.note).toBeNull();

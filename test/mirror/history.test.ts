@@ -18,7 +18,7 @@ import { seedData } from '../../src/sim/seed.js';
 import { engines, withTargets } from '../helpers/engines.js';
 
 /**
- * The mirror remembers (issue 23), on each engine: every version of a record with the interval
+ * The mirror remembers, on each engine: every version of a record with the interval
  * it held, written with the page that changed it; unchanged pages add nothing; a deletion ends
  * the interval and a restoration starts one; `asOf` reads a table as it stood at an instant;
  * sensitive fields are masked in history as in the table; an existing mirror upgrades in place;

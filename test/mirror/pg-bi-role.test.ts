@@ -45,7 +45,7 @@ test.skipIf(noPg)(
         `SELECT count(*)::int AS n FROM data_dictionary WHERE table_name = 'orderitem'`,
       );
       expect(dict.rows[0]?.n).toBeGreaterThan(0);
-      // The history views (issue 23): every version, typed columns only.
+      // The history views: every version, typed columns only.
       const versions = await bi.query(
         'SELECT id, "OrgId", valid_from, valid_to, is_current FROM orderitem_history',
       );

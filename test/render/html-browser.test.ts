@@ -166,12 +166,12 @@ const tableText = (page: Page, selector: string) =>
  * cards agree with the CSV on every engine is test/reports/verdict.test.ts's.
  */
 const browserEngines = engines.slice(0, 1);
-const run =
+const describeBrowsers =
   noBrowser === undefined || process.env.CI
     ? describe.each(browserEngines)
     : describe.skip.each(browserEngines);
 
-run(
+describeBrowsers(
   `%s: HTML reports and the dashboard in headless Chromium${noBrowser === undefined ? '' : ` (skipped: ${noBrowser})`}`,
   (engine) => {
     const sim = withSim({ scale: 0.05 });

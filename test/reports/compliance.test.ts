@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveAsOf } from '../../src/dates.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
@@ -20,7 +21,10 @@ import {
 
 const compliance = reportNamed('compliance');
 
-/** REPORTS.md 1: the worked examples (drug / alcohol 50 / 10 unless stated) and the edge cases. */
+/**
+ * Compliance (docs/reports.md, Compliance): worked examples whose figures are written out below
+ * (drug / alcohol rates 50 / 10 unless stated), and the edge cases.
+ */
 let nextId = 900001;
 
 interface MonthSpec {
@@ -78,7 +82,7 @@ const at = (rows: Row[], orgId: number, month: number) => {
 describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
-  describe('compliance: worked examples of REPORTS.md 1.5', () => {
+  describe('compliance: worked examples', () => {
     it('1. six months at pool 20: on track, target 10, 0.83 a month, 50% annualized', async () => {
       const m = await mirror();
       await named(m, 1, 'Acme Haulage');
@@ -102,7 +106,7 @@ describe.each(engines)('%s', (engine) => {
         drugCompletedYtd: 5,
         drugExpectedToDate: 5,
         drugAnnualTarget: 10,
-        // No policy: the default rates are assumed, and the status says so (issue 22).
+        // No policy: the default rates are assumed, and the status says so.
         drugStatus: 'ON_TRACK (assumed rate)',
         drugRemaining: 5,
         drugShortfall: 0,
@@ -116,7 +120,7 @@ describe.each(engines)('%s', (engine) => {
         alcoholAnnualTarget: 2,
         alcoholStatus: 'ON_TRACK (assumed rate)',
         rateSource: 'default:FMCSA',
-        // No policy row: the default rates, but not DOT (REPORTS.md 1.2).
+        // No policy row: the default rates, but not DOT (docs/reports.md, Compliance: rates).
         program: 'UNKNOWN',
         // June's one drug pick has no result yet.
         flags: 'PICKS_NOT_COMPLETED;NO_POLICY',
@@ -642,8 +646,14 @@ describe.each(engines)('%s', (engine) => {
       expect(await bad({ defaultRates: { agency: 'ACME' } })).toMatchObject({
         param: 'options.defaultRates.drug',
       });
-      expect(await bad({}, { asOf: '30/06/2025' })).toMatchObject({ param: 'asOf' });
-      expect(await bad({}, { timezone: 'Mars/Olympus' })).toMatchObject({ param: 'timezone' });
+      // The as-of arrives resolved (typed): a date or an instant that does not read is refused where
+      // the command starts, naming its flag.
+      expect(() => resolveAsOf({ date: '30/06/2025' }, 'UTC')).toThrow(
+        /^--as-of: '30\/06\/2025' is not a date/,
+      );
+      expect(() => resolveAsOf({ instant: '2025-06-30' }, 'UTC')).toThrow(
+        /^--as-of-time '2025-06-30': expected/,
+      );
       // Strings from a command line are read as numbers and booleans.
       const ran = await runReport(
         compliance,
@@ -674,7 +684,7 @@ describe.each(engines)('%s', (engine) => {
 
   describe('compliance: what an auditor asks', () => {
     it('sumOfChildren: the rollup is the worst member status and names the failing member', async () => {
-      // REPORTS.md 1.5 example 5 with Y completing 2 of its 3: summed 17 of 18 would hide it.
+      // The combined-pool example with Y completing 2 of its 3: summed 17 of 18 would hide it.
       const m = await mirror();
       await named(m, 200, 'Consortium');
       await named(m, 201, 'X Trucking');
@@ -719,7 +729,7 @@ describe.each(engines)('%s', (engine) => {
       expect(at(await combined.summary('Rollups'), 200, 12)).toMatchObject({
         drugAnnualTarget: 20,
         drugStatus: 'NOT_MET',
-        // A combined pool still names its weakest members (issue 22).
+        // A combined pool still names its weakest members.
         drugMembersBelow: 'Y Rail (202) NOT_MET 2/3',
       });
       // A member with a pool of 0 all year is listed with N/A, not dropped.

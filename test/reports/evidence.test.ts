@@ -12,7 +12,7 @@ import { expectPlanFromCompliance } from './catch-up-check.js';
 import { csv, env, SYNC_TIME, syncedSandbox } from './synced-sandbox.js';
 
 /**
- * Issue 22, "reports that state evidence, not assumptions": each point through the real CLI on
+ * Reports that state evidence, not assumptions: each point through the real CLI on
  * a synced sandbox, the files read back (exceljs for the workbooks: sheets, statuses, print
  * view, print area, row heights; csv-parse for the CSVs), on every engine.
  */

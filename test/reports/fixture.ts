@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, expect } from 'vitest';
+import { asOfDate, asOfInstant, parseInstantFlag, parseIsoDate } from '../../src/dates.js';
 import { type Mirror, type OrgPolicyTable, openMirror, writePolicy } from '../../src/mirror/index.js';
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
@@ -113,12 +114,24 @@ export async function syncState(m: Mirror, stream: string, lastSuccessAt: string
     .execute();
 }
 
+/**
+ * A report's parameters as a command resolves them: the as-of date (the end of that day), or an
+ * instant (`asOfTimestamp`, whose date in the zone must be the date given), in `timezone`.
+ */
 export function params(
   asOf: string,
   options: Record<string, unknown> = {},
-  more: Partial<ReportParams> = {},
+  more: Omit<Partial<ReportParams>, 'asOf'> & { asOfTimestamp?: string; timezone?: string } = {},
 ): ReportParams {
-  return { asOf, asOfTimestamp: '', orgIds: [], timezone: defaults.timezone, options, ...more };
+  const { asOfTimestamp, timezone = defaults.timezone, ...rest } = more;
+  const date = parseIsoDate(asOf);
+  if (date === null) throw new Error(`not a date: ${asOf}`);
+  const resolved =
+    asOfTimestamp === undefined
+      ? asOfDate(date, timezone)
+      : asOfInstant(parseInstantFlag(asOfTimestamp, 'asOfTimestamp', timezone), timezone);
+  if (resolved.dateText !== asOf) throw new Error(`${asOfTimestamp} is not on ${asOf} in ${timezone}`);
+  return { asOf: resolved, orgIds: [], options, ...rest };
 }
 
 export async function rowsOf(sheet: Sheet): Promise<Row[]> {
@@ -137,7 +150,7 @@ export interface Ran {
   about: [string, string][];
 }
 
-/** The CSV text of a value, as REPORTS.md's output contract says (dates and times apart). */
+/** The CSV text of a value, as docs/reports.md's rendering rules say (dates and times apart). */
 function csvText(c: Column, v: Row[string]): string | undefined {
   if (v === null || v === undefined) return '';
   switch (c.type) {
@@ -171,13 +184,13 @@ async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, det
     await writeReport(result, {
       outDir: dir,
       name: def.name,
-      asOf: p.asOf,
+      asOf: p.asOf.dateText,
       title: def.title,
       formats: ['csv', 'xlsx'],
       csv: defaults.reports.csv,
     });
     // A report named by its period (the roll-forward) says its files' name.
-    const stem = `${def.name}-${result.fileName ?? p.asOf}`;
+    const stem = `${def.name}-${result.fileName ?? p.asOf.dateText}`;
     const csv = parse(readFileSync(join(dir, `${stem}.csv`), 'utf8'), {
       columns: true,
       bom: true,

@@ -78,7 +78,7 @@ describe('report helpers', () => {
     expect(statusOf(6, 10, twelfths(4), 6, 4, 96)).toBe('ON_TRACK');
   });
 
-  it('knows the agency rates of REPORTS.md 1.1', () => {
+  it('knows the agency rates (docs/reports.md, Regulatory sources)', () => {
     expect(ratesOf('phmsa', 2024)?.rates).toEqual({ drug: 25, alcohol: null });
     expect(ratesOf('PHMSA', 2025)?.rates).toEqual({ drug: 50, alcohol: null });
     expect(ratesOf('FAA', 2030)).toEqual({ rates: { drug: 25, alcohol: 10 }, year: 2026, nearest: true });

@@ -19,7 +19,10 @@ import {
 
 const orderAgeing = reportNamed('order-ageing');
 
-/** REPORTS.md 3: the worked examples O1..O5 (as of 2025-06-10T12:00Z), their summary, the edge cases. */
+/**
+ * Order ageing (docs/reports.md, Order ageing): worked examples O1..O5 (as of 2025-06-10T12:00Z,
+ * written out below), their summary, the edge cases.
+ */
 const AS_OF = '2025-06-10T12:00:00Z';
 const at = (options: Record<string, unknown> = {}, more = {}) =>
   params('2025-06-10', options, { asOfTimestamp: AS_OF, ...more });
@@ -60,7 +63,7 @@ const seen = (orderitem_id: number, name: Name, first_seen_at: string) => ({
   first_seen_at,
 });
 
-/** O1..O5 of REPORTS.md 3.4, with the history a sync polling every few hours would have kept. */
+/** The worked examples O1..O5, with the history a sync polling every few hours would have kept. */
 async function examples(m: Mirror): Promise<void> {
   await upsert(m, 'OrderItem', [
     item(1, 'Ordered', '2025-06-09T12:00:00Z'),
@@ -98,7 +101,7 @@ const pick = (r: Row) => [
 describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
-  describe('order ageing: the worked examples of REPORTS.md 3.4', () => {
+  describe('order ageing: the worked examples', () => {
     it('O1..O4 get their ages, buckets and flags; O5 (cancelled) is left out; sorted WARN, OK', async () => {
       const m = await mirror();
       await examples(m);
@@ -154,7 +157,7 @@ describe.each(engines)('%s', (engine) => {
         d1_2: 2,
         d2_3: 1,
         d3_7: 1,
-        // The workbook reads ages in days (issue 22): 168 h, 504 h, 42 h, 72 h.
+        // The workbook reads ages in days: 168 h, 504 h, 42 h, 72 h.
         medianAgeDays: 7,
         maxAgeDays: 21,
         medianTimeInStatusDays: 1.75,
@@ -516,7 +519,7 @@ describe.each(engines)('%s', (engine) => {
       for (const r of ran.detail) {
         const name = r.status as Name;
         const age = ageOf.get(Number(r.orderItemId)) ?? 0;
-        // A time in status known from history or creation decides (O3 of REPORTS.md 3.4: 48 h in
+        // A time in status known from history or creation decides (O3: 48 h in
         // MRO is OK at any age under 30 days); one that is unknown or only a lower bound cannot
         // show OK past the stage's warn age.
         const known = r.flagBasis === 'history' || r.flagBasis === 'creation';
@@ -584,7 +587,7 @@ describe.each(engines)('%s', (engine) => {
         seen(10, 'Ordered', '2025-06-01T13:00:00.000Z'),
       ]);
       const ran = await runReport(orderAgeing, m, at());
-      // Every open order is aged (issue 22): of no family, on the generic thresholds (ORDERED 24
+      // Every open order is aged: of no family, on the generic thresholds (ORDERED 24
       // / 72 h), so 8.5 days in ORDERED is STUCK there too.
       expect(ran.detail.map((r) => [r.orderItemId, r.family, r.flag])).toEqual([
         [9, 'generic', 'STUCK'],

@@ -13,7 +13,7 @@ import { engines } from '../helpers/engines.js';
 import { history, params, syncState, tempMirrors, upsert } from './fixture.js';
 
 /**
- * The reports through the renderers (src/render writeReport): the CSV is headed by REPORTS.md's
+ * The reports through the renderers (src/render writeReport): the CSV is headed by docs/reports.md's
  * column keys in order, holds the detail rows; the xlsx has the detail, the summaries, Warnings
  * and About, with typed cells. A formula-like org name reaches the files neutralised.
  */
@@ -46,17 +46,17 @@ async function write(def: ReportDefinition, m: Mirror, p: ReportParams) {
   const out = await writeReport(result, {
     outDir: dir,
     name: def.name,
-    asOf: p.asOf,
+    asOf: p.asOf.dateText,
     title: def.title,
     formats: ['xlsx', 'csv'],
     csv: defaults.reports.csv,
   });
-  const text = readFileSync(join(dir, `${def.name}-${p.asOf}.csv`), 'utf8');
+  const text = readFileSync(join(dir, `${def.name}-${p.asOf.dateText}.csv`), 'utf8');
   // UTF-8 with a BOM, so that Excel reads accented names right.
   expect(text.charCodeAt(0)).toBe(0xfeff);
   const csv = text.slice(1).split('\r\n');
   const wb = new ExcelJS.Workbook();
-  await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf}.xlsx`));
+  await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf.dateText}.xlsx`));
   return { out, csv, wb };
 }
 
@@ -93,7 +93,7 @@ describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
   describe('reports written by writeReport', () => {
-    it('unpaid-invoices: the CSV of REPORTS.md 2.4 and its xlsx', async () => {
+    it('unpaid-invoices: the CSV of the worked example and its xlsx', async () => {
       const m = await mirror();
       await syncState(m, 'invoice', '2025-07-01T02:00:00.000Z');
       await upsert(m, 'Invoice', [

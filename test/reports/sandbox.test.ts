@@ -111,7 +111,7 @@ describe.each(engines)('%s: reports on a synced sandbox agree with the sandbox t
       expect(row.rateSource).toBe('default:FMCSA');
     }
 
-    // Order ageing: exactly the order items still open, of every product (issue 22), created by
+    // Order ageing: exactly the order items still open, of every product, created by
     // the as-of instant (the end of the as-of day).
     const end = asOf + dayMs;
     const open = truth.OrderItem.filter(
@@ -179,7 +179,7 @@ describe.each(engines)('%s: reports on a synced sandbox agree with the sandbox t
     expect(a.length).toBeGreaterThan(10);
     expect(b).toEqual(a);
     // ORDERED is known from creation; no item whose time in status is not known is OK past its
-    // stage's warn age (REPORTS.md 3.2: ORDERED 24, COLLECTED 24, AT_LAB 48, MRO 72 hours).
+    // stage's warn age (docs/reports.md, Order ageing: ORDERED 24, COLLECTED 24, AT_LAB 48, MRO 72 hours).
     const warn: Record<string, number> = {
       ORDERED: 24,
       COLLECTED: 24,

@@ -16,7 +16,10 @@ import {
 
 const unpaidInvoices = reportNamed('unpaid-invoices');
 
-/** REPORTS.md 2: the worked example (as of 2025-06-30, one org), its variants and the edge cases. */
+/**
+ * Unpaid invoices (docs/reports.md, Unpaid invoices): a worked example (as of 2025-06-30, one
+ * org, its invoices and expected figures written out below), its variants and the edge cases.
+ */
 
 interface Inv {
   id: string;
@@ -39,7 +42,7 @@ async function invoices(m: Mirror, list: Inv[]): Promise<void> {
   );
 }
 
-/** I1..I6 of REPORTS.md 2.4. */
+/** The worked example's invoices I1..I6. */
 const example: Inv[] = [
   { id: '240001', dateDue: '2025-06-30', balance: 100 },
   { id: '240002', dateDue: '2025-06-29', balance: 50 },
@@ -52,7 +55,7 @@ const example: Inv[] = [
 describe.each(engines)('%s', (engine) => {
   const mirror = tempMirrors(engine);
 
-  describe('unpaid invoices: the worked example of REPORTS.md 2.4', () => {
+  describe('unpaid invoices: the worked example', () => {
     it('ages I1..I6 into their buckets and sums them per org in cents', async () => {
       const m = await mirror();
       await invoices(m, example);
@@ -158,7 +161,7 @@ describe.each(engines)('%s', (engine) => {
     });
   });
 
-  describe('unpaid invoices: edge cases of REPORTS.md 2.2 and 2.3', () => {
+  describe('unpaid invoices: edge cases', () => {
     it('includes invoices dated up to the as-of date with a balance of at least half a cent', async () => {
       const m = await mirror();
       await invoices(m, [
@@ -207,7 +210,7 @@ describe.each(engines)('%s', (engine) => {
       expect(by('4')).toMatchObject({ daysPastDue: 10, flags: 'BAD_DUE_DATE' });
       expect(by('5')).toBeUndefined();
       expect(ran.warnings).toEqual([
-        // The fixture's balances were synced on 2025-07-01, after the as-of date (issue 22).
+        // The fixture's balances were synced on 2025-07-01, after the as-of date.
         expect.stringMatching(
           /^BALANCES NEWER THAN THE AS-OF DATE: the balances were read at 2025-07-01T02:00:00Z/,
         ),
@@ -303,12 +306,12 @@ describe.each(engines)('%s', (engine) => {
       ]);
       const ran = await runReport(unpaidInvoices, m, params('2025-06-30'));
       // In the detail (and so the CSV) with status cancelled, after the org's open invoices
-      // (issue 22), so a BI tool reconciles "Total with cancelled".
+      //, so a BI tool reconciles "Total with cancelled".
       expect(ran.detail.at(-1)).toMatchObject({ invoiceId: '240007', status: 'cancelled', bucket: 'VOID' });
       expect(ran.detail.filter((r) => r.status === 'cancelled')).toHaveLength(1);
       expect(ran.detail.find((r) => r.invoiceId === '240008')).toMatchObject({ bucket: 'Current' });
       const byOrg = await ran.summary('By org');
-      // REPORTS.md 2.4's 685.50 plus the 1.00 of 240008: the 999.99 is owed by nobody.
+      // The worked example's 685.50 plus the 1.00 of 240008: the 999.99 is owed by nobody.
       expect(byOrg.at(-1)).toMatchObject({ org: 'Total', total: 68650, d91Plus: 30000, openInvoices: 7 });
       expect(await ran.summary('VOID')).toEqual([
         expect.objectContaining({ invoiceId: '240007', bucket: 'VOID', flags: 'VOID', balance: 99999 }),
@@ -361,7 +364,7 @@ describe.each(engines)('%s', (engine) => {
       expect(early.warnings).toContain(
         'No data for this as-of: the as-of date 2025-01-31 is before every invoice (2 dated after it)',
       );
-      // The unreadable balance never disappears silently (issue 12 point 15).
+      // The unreadable balance never disappears silently.
       expect(early.warnings).toContain(
         '1 invoice(s) with an unreadable balance, in no bucket and no total: 2 ("lots")',
       );

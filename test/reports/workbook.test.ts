@@ -18,7 +18,7 @@ const unpaidInvoices = reportNamed('unpaid-invoices');
 const orderAgeing = reportNamed('order-ageing');
 
 /**
- * The workbooks as a person sees them (issue 13): each opens on a summary; every sheet prints
+ * The workbooks as a person sees them: each opens on a summary; every sheet prints
  * landscape when wide, one page wide, header row repeated, a footer with page X of Y; the
  * exception statuses are red / amber; no text cell holds a stored apostrophe. Read back with
  * exceljs from the files the renderers wrote.
@@ -31,7 +31,7 @@ async function workbook(def: ReportDefinition, m: Mirror, p: ReportParams): Prom
   const { files } = await writeReport(result, {
     outDir: dir,
     name: def.name,
-    asOf: p.asOf,
+    asOf: p.asOf.dateText,
     title: def.title,
     formats: ['xlsx'],
     csv: defaults.reports.csv,
@@ -95,7 +95,7 @@ describe.each(engines)('%s', (engine) => {
         })),
       );
       const wb = await workbook(compliance, m, params('2025-03-31'));
-      // The one-page list of problems first (issue 22).
+      // The one-page list of problems first.
       expect(wb.worksheets[0]?.name).toBe('Problems');
       expect(wb.worksheets.map((w) => w.name)).toEqual([
         'Problems',

@@ -6,7 +6,7 @@ import { cliEnv, expectMirrorEqualsTruth, one, withMirror } from '../helpers/mir
 import { procState, startUnreaped } from '../helpers/unreaped.js';
 
 /**
- * Issue 20.2: a sync killed with SIGKILL under a parent that never reaps it (a container without
+ * A sync killed with SIGKILL under a parent that never reaps it (a container without
  * an init) stays a zombie, which kill(pid, 0) still finds. Its lock must not block the next sync:
  * on SQLite the lock's holder is judged by its process state (Z: dead), on PostgreSQL the
  * session's advisory lock went with its connection. The next sync runs at once.

@@ -8,7 +8,7 @@ import { cliConfig, cliEnv, one, streamTables, withMirror, withTmpDir } from '..
 import { withSim } from '../helpers/sim.js';
 
 /**
- * Issue 20.3: a service that trickles its answers (one byte every 5 s: no idle timeout ever
+ * A service that trickles its answers (one byte every 5 s: no idle timeout ever
  * trips) must not hold the sync for half an hour. With the default deadlines (an attempt's total
  * deadline max(30 s, 10 x p99 seen), tried again once), the whole sync ends on its own with one
  * clear error: runOhs kills it after 2 minutes, which the test would see as a null exit code.

@@ -17,7 +17,7 @@ import {
 import { withSim } from '../helpers/sim.js';
 
 /**
- * Issue 20.1: the mirror marks a record deleted only on evidence that the service no longer has
+ * The mirror marks a record deleted only on evidence that the service no longer has
  * it: never because the service was addressed wrongly, or a route answered nothing. A record seen
  * again is restored, and the restoration recorded.
  */

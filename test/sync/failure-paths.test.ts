@@ -29,7 +29,7 @@ import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { parseStrictJson } from '../helpers/strict-json.js';
 
 /**
- * Issue 12 (5, 6, 10, 11, 18) and issue 16 (wrong base URL): failure paths of the sync, the
+ * Failure paths of the sync, the
  * cron worker and `ohs status`, each proven through the real CLI or runSync against the sandbox.
  */
 describe('sync failure paths', () => {

@@ -44,7 +44,7 @@ describe('syncs killed with SIGKILL: repeated kills, a killed --full pass, a kil
         expect(m.engine).toBe(engine);
         await expectMirrorEqualsTruth(m, sim().truth());
         const runs = await m.db.selectFrom('sync_run').select(['outcome']).orderBy('id').execute();
-        // Each killed run was marked interrupted by the run after it (issue 12.18).
+        // Each killed run was marked interrupted by the run after it.
         expect(runs.map((x) => x.outcome)).toEqual(['interrupted', 'interrupted', 'interrupted', 'ok']);
       });
       await expectNoDuplicates(file);

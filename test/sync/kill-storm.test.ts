@@ -6,7 +6,7 @@ import { expectMirrorEqualsTruth, one, withMirror } from '../helpers/mirror.js';
 import { seededRng } from '../helpers/seed.js';
 
 /**
- * Kill storms (issue 12): `ohs sync` SIGKILLed again and again at random instants, against a
+ * Kill storms: `ohs sync` SIGKILLed again and again at random instants, against a
  * sandbox failing 5% of requests and changing its data as it is read, then one run to the end:
  * the mirror equals the sandbox's truth, with no pass, stage or lock left behind. Kill instants
  * are counted in service requests, never in wall-clock time, so a loaded machine changes nothing,

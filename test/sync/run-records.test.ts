@@ -14,7 +14,7 @@ type StreamRunRow = Omit<Selectable<SyncStreamRunTable>, 'id' | 'started_at' | '
 let onRequest: ((info: RequestInfo) => void) | undefined;
 
 /**
- * Every run is recorded (DESIGN.md, Sync): sync_run per run and sync_stream_run per stream, with
+ * Every run is recorded (docs/sync.md): sync_run per run and sync_stream_run per stream, with
  * pages, rows, requests and retries that match what the service saw and what the mirror holds.
  */
 describe('sync_run and sync_stream_run', () => {
@@ -45,7 +45,7 @@ describe('sync_run and sync_stream_run', () => {
       expect(run).toMatchObject({
         id: report.runId,
         kind: 'sync',
-        // An empty mirror: every stream made a full pass, so the run is recorded full (issue 12.10).
+        // An empty mirror: every stream made a full pass, so the run is recorded full.
         mode: 'full',
         streams: streamNames.join(','),
         outcome: 'ok',

@@ -39,7 +39,7 @@ describe.each(engines)('ohs status --json (%s)', (engine) => {
     expect(report.db).toBe(file);
     expect(report.runs.map((x) => ({ kind: x.kind, mode: x.mode, outcome: x.outcome }))).toEqual([
       { kind: 'sync', mode: 'full', outcome: 'ok' },
-      // The first run, on an empty mirror, read everything: a full run (issue 12.10).
+      // The first run, on an empty mirror, read everything: a full run.
       { kind: 'sync', mode: 'full', outcome: 'ok' },
     ]);
     for (const run of report.runs) {

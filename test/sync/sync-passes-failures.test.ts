@@ -30,7 +30,7 @@ function idAsked(path: string, stream: string): string | undefined {
 }
 
 /**
- * Failure paths of the sync (issue 12, points 1, 2, 3, 4, 7, 8, 9, 14, 16), each against the
+ * Failure paths of the sync, each against the
  * sandbox over real HTTP into a real mirror of each engine, each checked against the sandbox's own
  * truth. A sandbox per engine: some tests change its data for the ones after them.
  */

@@ -11,7 +11,7 @@ import { fakeTty, Screen } from '../helpers/screen.js';
 import { withSim } from '../helpers/sim.js';
 
 /**
- * Issue 16: on a terminal, one renderer owns the screen while progress bars are shown; log lines
+ * On a terminal, one renderer owns the screen while progress bars are shown; log lines
  * (multi-line blocks included) are printed above the bars, never over them.
  */
 const barLine = /^ \S+ +\| \d+ records \| \d+ requests \| \d+s$/;

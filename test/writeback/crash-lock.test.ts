@@ -9,7 +9,7 @@ import { expectPaidAtMostOnce, plannedPayments, withMirror } from '../helpers/wr
 const env = { OHS_TOKEN: WRITE_TOKEN };
 
 /**
- * Issue 20.2: two `ohs apply` started at once under parents that never reap them; the one
+ * Two `ohs apply` started at once under parents that never reap them; the one
  * holding the apply lock is SIGKILLed mid-way (a zombie, which kill(pid, 0) still finds); then
  * `ohs apply` at once takes over and every payment lands exactly once.
  */

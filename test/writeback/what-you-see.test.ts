@@ -29,7 +29,7 @@ async function workbook(
 }
 
 /**
- * Issue 26: a payment file pays what a person sees in it, nothing else: hidden sheets, rows and
+ * A payment file pays what a person sees in it, nothing else: hidden sheets, rows and
  * columns and formula cells are refused with their place named; amounts follow one strict grammar
  * and are sent as exactly the value the plan shows.
  */

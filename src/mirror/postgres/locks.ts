@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type pg from 'pg';
+import { HEARTBEAT_MS } from '../store.js';
 import { applicationName } from './connect.js';
 
 /**
@@ -16,7 +17,6 @@ export interface HeldLock {
 }
 
 const key = `hashtext('ohs'), hashtext(current_schema() || '.' || $1)`;
-const HEARTBEAT_MS = 10_000;
 
 /** The holder as the refusal names it: `pid 123 on host, since ISO`, or what is known. */
 async function holderOf(pool: pg.Pool, name: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { type ResourceName, resources } from '../../schema/index.js';
 import { historyTableOf } from '../history.js';
 import { maskRecord } from '../mask.js';
-import type { CheckpointRow } from '../store.js';
+import { type CheckpointRow, seenState } from '../store.js';
 import { q, tableOf } from '../tables.js';
 import { type PageMethod, type PgClientLike, upsertPage } from './page.js';
 import { pgValue, rawJson, rounds } from './values.js';
@@ -21,8 +21,8 @@ export interface Counts {
 
 type Rec = Record<string, unknown>;
 
-/** sync_pass_seen states (store.ts seenState): seen upstream. */
-const SEEN = 1;
+/** sync_pass_seen's state of an id seen upstream. */
+const SEEN = seenState.seen;
 
 export class PgStatements {
   /** Resources being bulk-loaded into a table that was empty: pages are written, not staged. */

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LockedError, type MirrorLock } from '../store.js';
+import { HEARTBEAT_MS, LockedError, type MirrorLock } from '../store.js';
 import type { Exclusive } from './exclusive.js';
 
 export const STALE_MS = 120_000; // 2 min without a heartbeat: the holder is gone
-const HEARTBEAT_MS = 10_000; // 10 s
 
 /**
  * Whether a process of this host is alive (EPERM: alive, another user's). A process killed but not

@@ -28,13 +28,12 @@ export const accountsAtRiskReport: ReportDeclaration<typeof accountsAtRiskOption
 };
 
 async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportBody> {
-  const { db, params, common, opts, at, names } = input;
-  const joined = await joinReports(db, params, opts);
-  const explicit = params.asOfTimestamp !== '' && params.asOfTimestamp !== undefined;
-  const instant = asOfInstant(common, explicit, at);
+  const { params, opts, at, names } = input;
+  const joined = await joinReports(input);
+  const instant = asOfInstant(params.asOf, at);
   // The evidence files of the same run: named as writeReports names them.
-  const fileInstant = explicit ? new Date(common.asOfMs).toISOString() : undefined;
-  const stem = (report: string) => reportStem(report, params.asOf, fileInstant);
+  const fileInstant = params.asOf.source === 'instant' ? params.asOf.iso : undefined;
+  const stem = (report: string) => reportStem(report, params.asOf.dateText, fileInstant);
   const rows: Row[] = [];
   for (const f of joined.orgs.values()) {
     const k = kindsOf(f, opts, instant.ms);

@@ -1,15 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../mirror/index.js';
 import { forEachRow } from '../../render/streams.js';
-import type { ReportResult, Row, Sheet } from '../../render/types.js';
+import { complianceFigures, complianceWarnings, yearToDate } from '../compliance/figures.js';
 import { complianceReport } from '../compliance/index.js';
 import { type ComplianceStatus, statusRank } from '../compliance/math.js';
 import { ASSUMED } from '../compliance/model.js';
 import { terminalStages } from '../order-ageing/classify.js';
 import { orderAgeingReport } from '../order-ageing/index.js';
-import { runDeclaration } from '../runner.js';
-import type { ReportParams } from '../types.js';
-import { agingBuckets } from '../unpaid-invoices/buckets.js';
+import type { ReportInput } from '../types.js';
+import { unpaidFigures } from '../unpaid-invoices/figures.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import type { AccountsAtRiskOptions } from './options.js';
 
@@ -59,36 +56,14 @@ export function worstStatus(drug: string, alcohol: string): string {
   return scored.reduce((w, s) => (rank(s) < rank(w) ? s : w));
 }
 
-async function rowsAndSheets(result: ReportResult, onRow: (row: Row) => void): Promise<Sheet[]> {
-  await forEachRow(result.detail.rows, (row) => {
-    onRow(row);
-    return undefined;
-  });
-  return result.summaries();
-}
-
-async function sheetRows(sheets: Sheet[], name: string): Promise<Row[]> {
-  const out: Row[] = [];
-  const s = sheets.find((x) => x.name === name);
-  if (s !== undefined)
-    await forEachRow(s.rows, (r) => {
-      out.push(r);
-      return undefined;
-    });
-  return out;
-}
-
 /**
- * Runs the three reports with the same parameters (their own builds, their own options) and
- * joins their per-org figures: compliance's YTD by org, the ageing's By org, and the order
- * ageing's detail rows (with terminal items, for the last drug or alcohol order; open, on hold
- * and stuck are counted from its open rows as its By org sheet counts them).
+ * Joins the per-org figures of the three reports with the same parameters, as the run built them
+ * (built once per run: compliance's walk and the ageing's figures are shared with those reports):
+ * compliance's year to date, the ageing's balances per org, and the order ageing's detail rows
+ * (with terminal items, for the last drug or alcohol order; open, on hold and stuck are counted
+ * from its open rows as its By org sheet counts them).
  */
-export async function joinReports(
-  db: Kysely<Database>,
-  params: ReportParams,
-  opts: AccountsAtRiskOptions,
-): Promise<Joined> {
+export async function joinReports(input: ReportInput<AccountsAtRiskOptions>): Promise<Joined> {
   const orgs = new Map<number, OrgFacts>();
   const of = (orgId: number, org: unknown): OrgFacts => {
     let f = orgs.get(orgId);
@@ -112,47 +87,37 @@ export async function joinReports(
     for (const w of list) warnings.push(`${report}: ${w}`);
   };
 
-  const compliance = await runDeclaration(complianceReport, db, params);
-  const cSheets = await rowsAndSheets(compliance, () => undefined);
-  for (const r of await sheetRows(cSheets, 'YTD by org')) {
-    if (typeof r.orgId !== 'number') continue;
-    const drug = String(r.drugStatus ?? '');
-    const alcohol = String(r.alcoholStatus ?? '');
+  const cf = await complianceFigures(await input.inputFor(complianceReport));
+  const walk = await cf.walk.walked();
+  for (const r of yearToDate(walk)) {
     of(r.orgId, r.org).compliance = {
-      status: worstStatus(drug, alcohol),
-      drugStatus: drug,
-      alcoholStatus: alcohol,
-      assumed: drug.endsWith(ASSUMED) || alcohol.endsWith(ASSUMED),
-      rateSource: String(r.rateSource ?? ''),
-      year: Number(r.year),
-      month: Number(r.throughMonth),
+      status: worstStatus(r.drugStatus, r.alcoholStatus),
+      drugStatus: r.drugStatus,
+      alcoholStatus: r.alcoholStatus,
+      assumed: r.drugStatus.endsWith(ASSUMED) || r.alcoholStatus.endsWith(ASSUMED),
+      rateSource: r.rateSource,
+      year: r.year,
+      month: r.throughMonth,
     };
   }
-  named('compliance', compliance.warnings());
+  named('compliance', complianceWarnings(cf, walk, input.common.orgIds));
 
-  const unpaid = await runDeclaration(unpaidInvoicesReport, db, params);
-  const uSheets = await rowsAndSheets(unpaid, () => undefined);
-  const buckets = agingBuckets(opts.periodDays, opts.periods);
-  const old = buckets[buckets.length - 1] as (typeof buckets)[number];
-  for (const r of await sheetRows(uSheets, 'By org')) {
-    if (typeof r.orgId !== 'number') continue;
-    of(r.orgId, r.org).invoices = {
-      open: Number(r.total ?? 0),
-      oldBucket: Number(r[old.key] ?? 0),
-      oldestDays: typeof r.oldestDaysPastDue === 'number' ? r.oldestDaysPastDue : null,
-      count: Number(r.openInvoices ?? 0),
+  const uf = await unpaidFigures(await input.inputFor(unpaidInvoicesReport));
+  for (const b of uf.balances)
+    of(b.orgId, b.org).invoices = {
+      open: b.open,
+      oldBucket: b.oldBucket,
+      oldestDays: b.oldestDays,
+      count: b.count,
     };
-  }
-  named('unpaid-invoices', unpaid.warnings());
+  named('unpaid-invoices', uf.warnings);
 
   // Terminal items too (the last order may be completed); the stages and product filters are the
   // order ageing's defaults, so every drug and alcohol order counts.
-  const { stages: _stages, product: _product, ...ageingOptions } = params.options;
-  const ageing = await runDeclaration(orderAgeingReport, db, {
-    ...params,
-    options: { ...ageingOptions, includeTerminal: true },
-  });
-  await rowsAndSheets(ageing, (r) => {
+  const ageing = await orderAgeingReport.build(
+    await input.inputFor(orderAgeingReport, { stages: undefined, product: undefined, includeTerminal: true }),
+  );
+  await forEachRow(ageing.detail.rows, (r) => {
     if (typeof r.orgId !== 'number') return;
     const f = of(r.orgId, r.org);
     const stage = String(r.stage);
@@ -171,9 +136,10 @@ export async function joinReports(
         };
       }
     }
+    return undefined;
   });
   // The order ageing's warnings of terminal items are not the default report's: only its own
   // problems of open items matter here, and they are the same rows.
   named('order-ageing', ageing.warnings());
-  return { orgs, warnings, warningCounts, oldLabel: old.label };
+  return { orgs, warnings, warningCounts, oldLabel: uf.oldLabel };
 }

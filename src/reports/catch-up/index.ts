@@ -1,9 +1,7 @@
 import type { Row } from '../../render/types.js';
-import { Collector } from '../compliance/collector.js';
+import { complianceFigures } from '../compliance/figures.js';
 import { ASSUMED } from '../compliance/model.js';
 import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
-import { setup } from '../compliance/setup.js';
-import { OrgWalk, walkOrgs } from '../compliance/walk.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { planRules } from './about.js';
 import { catchUpColumns, verdictColumns } from './columns.js';
@@ -27,12 +25,12 @@ export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-u
   html: catchUpHtml,
 };
 
-async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
-  const warn = new Collector();
-  const s = await setup(db, common, opts, scope, warn, at);
-  const walk = new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn);
-  // The compliance detail is walked for its figures; only each org's last month is kept.
-  for await (const _ of walk.rows());
+async function build(input: ReportInput<ComplianceOptions>) {
+  const { common, opts, at } = input;
+  // Compliance's figures of the run (its walk done once, whichever report reads it first).
+  const f = await complianceFigures(input);
+  const { s } = f;
+  const walk = await f.walk.walked();
   const rows = planRows(walk.lasts, planYear(s));
   const assumed = walk.lasts.filter((c) => c.rates.assumed).length;
   const warnings = (): string[] => {
@@ -42,10 +40,10 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
         : [
             `${assumed} employer(s) planned on an assumed rate (no policy, or no agency): their verdicts read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE)`,
           ];
-    for (const id of common.orgIds)
-      if (!walk.seen.has(id))
-        warn.warnings.push(`Org ${id} has no OrgMonth row for ${s.year} through month ${s.m}`);
-    return [...first, ...warn.lines()];
+    const extra = common.orgIds
+      .filter((id) => !walk.seen.has(id))
+      .map((id) => `Org ${id} has no OrgMonth row for ${s.year} through month ${s.m}`);
+    return [...first, ...f.warn.lines(100, extra)];
   };
   return {
     detail: { name: 'Catch-up plan', columns: catchUpColumns, rows },

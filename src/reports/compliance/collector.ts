@@ -10,8 +10,9 @@ export class Collector {
     this.limited.set(kind, list);
   }
 
-  lines(limit = 100): string[] {
-    const out = [...this.warnings];
+  /** Its lines: the plain ones, then `extra` (a report's own, not kept here), then the limited. */
+  lines(limit = 100, extra: readonly string[] = []): string[] {
+    const out = [...this.warnings, ...extra];
     for (const list of this.limited.values()) {
       out.push(...list.slice(0, limit));
       if (list.length > limit) out.push(`... and ${list.length - limit} more like the above`);

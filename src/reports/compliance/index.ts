@@ -6,17 +6,15 @@ import { planRows, planYear } from '../catch-up/plan.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
-import { Collector } from './collector.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './evidence.js';
+import { complianceFigures, complianceWarnings } from './figures.js';
 import { complianceHtml } from './html.js';
 import { ASSUMED, type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
 import { rollupsOf } from './rollups.js';
 import { totalRow } from './rows.js';
-import { setup } from './setup.js';
 import { complianceTrend, trendAt } from './trend.js';
-import { OrgWalk, walkOrgs } from './walk.js';
 
 /**
  * OrgMonth random-pick compliance (docs/reports.md): per org and month of a year, is the org on pace
@@ -32,18 +30,21 @@ export const complianceReport: ReportDeclaration<typeof complianceOptions, 'comp
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
   html: complianceHtml,
-  async trend({ db, common, opts, scope, at }, ends) {
-    const s = await setup(db, common, opts, scope, new Collector(), at);
+  async trend(input, ends) {
+    const { db } = input;
+    const { s } = await complianceFigures(input);
     return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
   },
 };
 
-async function build({ db, common, opts, scope, at, names }: ReportInput<ComplianceOptions>) {
-  const warn = new Collector();
-  const s = await setup(db, common, opts, scope, warn, at);
+async function build(input: ReportInput<ComplianceOptions>) {
+  const { db, common, opts, scope, at, names } = input;
+  // The run's figures (shared with catch-up and accounts at risk); read again only if another
+  // report of the run read the shared walk first.
+  const f = await complianceFigures(input);
+  const { s } = f;
   const { year, m } = s;
-  // The mirror as known at `at` (history.ts), the policies in force then.
-  const walk = new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn);
+  const walk = f.walk.started ? await f.fresh() : f.walk;
   const trend = await complianceTrend(db, common, s);
 
   let sheets: Sheet[] | null = null;
@@ -75,21 +76,7 @@ async function build({ db, common, opts, scope, at, names }: ReportInput<Complia
     sheets.push(trend.sheet);
     return sheets;
   };
-  const warnings = (): string[] => {
-    for (const id of common.orgIds)
-      if (!walk.seen.has(id))
-        warn.warnings.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
-    if (walk.seen.size === 0)
-      warn.warnings.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
-    const assumed = walk.lasts.filter((c) => c.rates.assumed);
-    const first =
-      assumed.length === 0
-        ? []
-        : [
-            `${assumed.length} org(s) scored on an assumed rate (no policy, or no agency: ${[...new Set(assumed.map((c) => c.rates.source))].join(', ')}): their statuses read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE) to score them on their own rates`,
-          ];
-    return [...first, ...warn.lines()];
-  };
+  const warnings = (): string[] => complianceWarnings(f, walk, common.orgIds);
   const about = () => {
     const sourceLine = [...walk.rateCounts]
       .sort()

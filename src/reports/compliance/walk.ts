@@ -28,6 +28,7 @@ export class OrgWalk {
   readonly seen = new Set<number>();
   details = 0;
   private readonly inFamilies = new Set<number>();
+  private state: 'idle' | 'walking' | 'done' = 'idle';
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -44,7 +45,26 @@ export class OrgWalk {
       }
   }
 
+  /** Whether its rows were read (or are being read): they can be read once. */
+  get started(): boolean {
+    return this.state !== 'idle';
+  }
+
+  /** The walk done (its rows read through unless they were): what the summaries need is kept. */
+  async walked(): Promise<this> {
+    if (this.state === 'walking') throw new Error('the compliance walk is being read: it cannot be awaited');
+    if (this.state === 'idle') for await (const _ of this.rows());
+    return this;
+  }
+
   async *rows(): AsyncGenerator<Row> {
+    if (this.state !== 'idle') throw new Error('the compliance walk is read once');
+    this.state = 'walking';
+    yield* this.walk();
+    this.state = 'done';
+  }
+
+  private async *walk(): AsyncGenerator<Row> {
     const { year, m, versionsOf, defaults, inProgram } = this.s;
     for (let k = 0; k < this.orgs.length; k += ORGS_PER_QUERY) {
       const chunk = this.orgs.slice(k, k + ORGS_PER_QUERY);

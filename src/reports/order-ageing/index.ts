@@ -34,8 +34,7 @@ export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'or
 
 async function build({ db, params, common, opts, scope, at, names }: ReportInput<OrderAgeingOptions>) {
   const fixedWarnings: string[] = [];
-  const explicit = params.asOfTimestamp !== '' && params.asOfTimestamp !== undefined;
-  const instant = asOfInstant(common, explicit, at);
+  const instant = asOfInstant(params.asOf, at);
   const st = setup(opts);
   const product = opts.product === undefined || opts.product === '' ? null : opts.product.toLowerCase();
   const shownStages = stageOrder.filter((s) => !terminalStages.has(s) || st.showTerminal);

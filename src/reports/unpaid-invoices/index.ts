@@ -1,16 +1,14 @@
 import type { Sheet } from '../../render/types.js';
 import { omittedNote, TREND_MONTHS } from '../ar-trend.js';
-import { invoiceBalancesAsOf } from '../as-of-history.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
-import { asOfWarnings, classify } from './classify.js';
 import { bucketColumnsFor, bucketSheetColumns, unpaidInvoicesColumnsFor } from './columns.js';
+import { unpaidFigures } from './figures.js';
 import { unpaidInvoicesHtml } from './html.js';
 import { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
-import { invoiceRows } from './queries.js';
-import { summarise, withCancelled } from './summary.js';
+import { withCancelled } from './summary.js';
 import { arTrend } from './trend.js';
 
 /**
@@ -32,16 +30,11 @@ export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOption
   },
 };
 
-async function build({ db, common, opts, scope, at, names }: ReportInput<UnpaidInvoicesOptions>) {
-  const buckets = agingBuckets(opts.periodDays, opts.periods);
-  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
+async function build(input: ReportInput<UnpaidInvoicesOptions>) {
+  const { db, common, opts, scope, at } = input;
+  // The run's figures (shared with accounts at risk).
+  const { buckets, c, history, warnings, byOrg, bucketRows } = await unpaidFigures(input);
   const { open, voided } = c;
-  const history = await invoiceBalancesAsOf(db, common, at);
-  const warnings = [...history.warnings, ...asOfWarnings(common, c), ...c.warnings];
-  for (const id of common.orgIds)
-    if (!open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
-
-  const { byOrg, buckets: bucketRows } = summarise(open, voided, buckets, opts.summarySort);
   const trend = await arTrend(db, common, opts, buckets, scope);
   const about = aboutLines(opts, buckets, voided.length, open.length, c, at, history.about, [
     'Trend',

@@ -14,7 +14,7 @@ export interface SeedContext {
   span: number;
 }
 
-export const DAY = 86_400_000;
+export { DAY } from '../../dates.js';
 
 export function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);

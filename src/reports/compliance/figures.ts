@@ -1,0 +1,94 @@
+import type { ReportInput } from '../types.js';
+import { Collector } from './collector.js';
+import { ASSUMED } from './model.js';
+import type { ComplianceOptions } from './options.js';
+import { type Setup, setup } from './setup.js';
+import { OrgWalk, walkOrgs } from './walk.js';
+
+/**
+ * Compliance's figures of a run: its setup (year, through-month, policies, rates) and its walk of
+ * the year org by org, made once per run (`compliance-walk`) and shared by every report built on
+ * them (compliance itself, catch-up, accounts at risk, the audit packet).
+ */
+export interface ComplianceFigures {
+  s: Setup;
+  walk: OrgWalk;
+  /** The warnings of the setup and the walk. */
+  warn: Collector;
+  /** Another walk of the same setup (its rows read again when the shared one was read already). */
+  fresh(): Promise<OrgWalk>;
+}
+
+/** The run's compliance figures for these options, orgs and instants (made on first use). */
+export function complianceFigures(input: ReportInput<ComplianceOptions>): Promise<ComplianceFigures> {
+  const { db, common, opts, scope, at, names, run } = input;
+  const key = {
+    opts,
+    orgIds: common.orgIds,
+    scope: scope === null ? null : [...scope].sort((a, b) => a - b),
+    at: at ?? null,
+    asOf: [common.asOfText, common.asOfMs, common.timezone],
+  };
+  return run.once('compliance-walk', key, async () => {
+    const warn = new Collector();
+    const s = await setup(db, common, opts, scope, warn, at);
+    const orgs = await walkOrgs(db, scope, names, at);
+    return {
+      s,
+      walk: new OrgWalk(db, s, orgs, names, at, warn),
+      warn,
+      fresh: async () => {
+        run.built.set('compliance-walk', (run.built.get('compliance-walk') ?? 0) + 1);
+        return new OrgWalk(db, s, orgs, names, at, new Collector());
+      },
+    };
+  });
+}
+
+/** Compliance's warnings once its walk is done: assumed rates first, orgs asked for and not seen. */
+export function complianceWarnings(f: ComplianceFigures, walk: OrgWalk, orgIds: readonly number[]): string[] {
+  const { year, m } = f.s;
+  const extra: string[] = [];
+  for (const id of orgIds)
+    if (!walk.seen.has(id)) extra.push(`Org ${id} has no OrgMonth row for ${year} through month ${m}`);
+  if (walk.seen.size === 0)
+    extra.push(`No data for this as-of: no OrgMonth row of ${year} through month ${m}`);
+  const assumed = walk.lasts.filter((c) => c.rates.assumed);
+  const first =
+    assumed.length === 0
+      ? []
+      : [
+          `${assumed.length} org(s) scored on an assumed rate (no policy, or no agency: ${[...new Set(assumed.map((c) => c.rates.source))].join(', ')}): their statuses read "...${ASSUMED}", not a measured finding; import their policies (ohs policy import FILE) to score them on their own rates`,
+        ];
+  return [...first, ...f.warn.lines(100, extra)];
+}
+
+/** One employer's year to date as the YTD by org sheet shows it. */
+export interface OrgYearToDate {
+  orgId: number;
+  org: string | null;
+  drugStatus: string;
+  alcoholStatus: string;
+  rateSource: string;
+  year: number;
+  throughMonth: number;
+}
+
+/** Each employer's year to date of a walk done (its YTD rows, read here and nowhere else). */
+export function yearToDate(walk: OrgWalk): OrgYearToDate[] {
+  return walk.ytd.flatMap((r) =>
+    typeof r.orgId !== 'number'
+      ? []
+      : [
+          {
+            orgId: r.orgId,
+            org: typeof r.org === 'string' ? r.org : null,
+            drugStatus: String(r.drugStatus ?? ''),
+            alcoholStatus: String(r.alcoholStatus ?? ''),
+            rateSource: String(r.rateSource ?? ''),
+            year: Number(r.year),
+            throughMonth: Number(r.throughMonth),
+          },
+        ],
+  );
+}

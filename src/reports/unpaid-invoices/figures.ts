@@ -1,0 +1,61 @@
+import type { Row } from '../../render/types.js';
+import { invoiceBalancesAsOf } from '../as-of-history.js';
+import type { ReportInput } from '../types.js';
+import { agingBuckets } from './buckets.js';
+import { asOfWarnings, classify } from './classify.js';
+import type { UnpaidInvoicesOptions } from './options.js';
+import { invoiceRows } from './queries.js';
+import { summarise } from './summary.js';
+
+/** One org's open balances as the ageing's By org sheet totals them. */
+export interface OrgBalances {
+  orgId: number;
+  org: string | null;
+  /** Net open balance, cents. */
+  open: number;
+  /** Balance in the oldest bucket, cents. */
+  oldBucket: number;
+  oldestDays: number | null;
+  count: number;
+}
+
+/**
+ * The ageing's figures of a run: the invoices classified and bucketed, the By org and Buckets
+ * rows, the warnings; made once per run (`unpaid-invoices`) and shared by the report and those
+ * built on it (accounts at risk).
+ */
+export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
+  const { db, common, opts, scope, at, names, run } = input;
+  const key = {
+    opts,
+    orgIds: common.orgIds,
+    scope: scope === null ? null : [...scope].sort((a, b) => a - b),
+    at: at ?? null,
+    asOf: [common.asOfText, common.asOfMs, common.timezone],
+  };
+  return run.once('unpaid-invoices', key, async () => {
+    const buckets = agingBuckets(opts.periodDays, opts.periods);
+    const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
+    const history = await invoiceBalancesAsOf(db, common, at);
+    const warnings = [...history.warnings, ...asOfWarnings(common, c), ...c.warnings];
+    for (const id of common.orgIds)
+      if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
+    const { byOrg, buckets: bucketRows } = summarise(c.open, c.voided, buckets, opts.summarySort);
+    const old = buckets[buckets.length - 1] as (typeof buckets)[number];
+    const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
+      typeof r.orgId !== 'number'
+        ? []
+        : [
+            {
+              orgId: r.orgId,
+              org: typeof r.org === 'string' ? r.org : null,
+              open: Number(r.total ?? 0),
+              oldBucket: Number(r[old.key] ?? 0),
+              oldestDays: typeof r.oldestDaysPastDue === 'number' ? r.oldestDaysPastDue : null,
+              count: Number(r.openInvoices ?? 0),
+            },
+          ],
+    );
+    return { buckets, c, history, warnings, byOrg, bucketRows, balances, oldLabel: old.label };
+  });
+}
