@@ -56,7 +56,7 @@ async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: Age
 async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody> {
   const { db, common, opts, scope, names, params } = input;
   const period = await periodOf(db, common, opts, {
-    explicit: params.asOfTimestamp !== '',
+    explicit: params.asOf.source === 'instant',
     mirrorAsOf: params.mirrorAsOf,
   });
   // Both ends in the file name: two periods of one day never overwrite each other.
