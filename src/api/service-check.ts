@@ -214,6 +214,13 @@ function lookAtAnswer(t: CheckTarget, status: number, location: string | undefin
   return { kind: 'service' };
 }
 
+/**
+ * A look's whole time, the answer read included: a service that trickles its answer must not hold
+ * the check (the idle timeouts never trip on a byte every few seconds). Past it the look is
+ * unclear and the client's own request, with its deadlines and retries, decides.
+ */
+const LOOK_MS = 10_000;
+
 /** One request of the check, by hand: no retry, its body read up to 64 KiB, then judged. */
 async function look(t: CheckTarget, client: OhsClient): Promise<Look> {
   const url = new URL(t.baseUrl);
@@ -233,6 +240,7 @@ async function look(t: CheckTarget, client: OhsClient): Promise<Look> {
       body: JSON.stringify({ pageSize: 1, return: ['id'] }),
       headersTimeout: t.timeoutMs,
       bodyTimeout: t.timeoutMs,
+      signal: AbortSignal.timeout(Math.min(t.timeoutMs, LOOK_MS)),
     });
     let text = '';
     for await (const chunk of res.body) {
