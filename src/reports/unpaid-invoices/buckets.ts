@@ -23,9 +23,5 @@ export const CREDITS = { key: 'credits', label: 'Credits' } as const;
 /** The bucket of a cancelled invoice: in no total. */
 export const VOID = 'VOID';
 
-/** `dropInvoice` read as cancelled: every value but blank or an explicit no. */
-export function isCancelled(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === 0) return false;
-  const text = String(value).trim().toLowerCase();
-  return text !== '' && text !== 'false' && text !== '0' && text !== 'no';
-}
+/** `dropInvoice` read as cancelled (one reading with the write-back). */
+export { isCancelled } from '../../util/invoice-cancelled.js';

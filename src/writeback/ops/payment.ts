@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../api/index.js';
 import type { Mirror } from '../../mirror/index.js';
 import { requests } from '../../schema/index.js';
+import { isCancelled } from '../../util/invoice-cancelled.js';
 import { parseAmount } from '../amount.js';
 import {
   type Json,
@@ -69,7 +70,7 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
           ? undefined
           : {
               balance: typeof raw.balance === 'number' ? raw.balance : 0,
-              cancelled: typeof raw.dropInvoice === 'string' && raw.dropInvoice !== '',
+              cancelled: isCancelled(raw.dropInvoice),
               deletedAt: inv.deleted_at,
             },
       );
@@ -210,7 +211,7 @@ export const payment: OpDeclaration = {
     return {
       unsent: await ctx.mirror.countedNotSent(work.id, id, counted),
       balance: typeof invoice.balance === 'number' ? invoice.balance : null,
-      cancelled: typeof invoice.dropInvoice === 'string' && invoice.dropInvoice !== '',
+      cancelled: isCancelled(invoice.dropInvoice),
       invoice,
     };
   },
