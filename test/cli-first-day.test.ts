@@ -406,7 +406,8 @@ describe('ohs demo', () => {
       expect(first.stderr).not.toMatch(/"level":(50|60)|^ohs: /m);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Mirror   ${join(dir, 'demo.sqlite')}`);
-      expect(first.stdout).toContain('npx ohs status --db demo.sqlite');
+      // The next step names the command as it was invoked here (node and the bin's path).
+      expect(first.stdout).toContain(`node ${OHS_BIN} status --db demo.sqlite`);
       expect(readdirSync(dir).sort()).toEqual(['demo-out', 'demo.sqlite']);
       expect(readdirSync(join(dir, 'demo-out')).length).toBeGreaterThan(0);
       await withMirror(join(dir, 'demo.sqlite'), async (m) => {
