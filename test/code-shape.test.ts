@@ -17,7 +17,11 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 const longFilesAllowed = ['src/sim/'];
 /** Files over the line limit until they are split (each a list of cases of one report's rules). */
-const longFilesListed = ['test/reports/compliance.test.ts', 'test/reports/order-ageing.test.ts'];
+const longFilesListed = [
+  'test/reports/compliance.test.ts',
+  'test/reports/evidence.test.ts',
+  'test/reports/order-ageing.test.ts',
+];
 const MAX_FILE_LINES = 600;
 const MAX_FUNCTION_LINES = 120;
 /** Test files with one case over the function limit, until it is split. */

@@ -256,27 +256,21 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     }));
     const runs = await syncRuns(mirror, o.year, instant);
     const warnings = ran.warnings().map((warning) => ({ warning }));
-    folder.check();
-    await writeCsv(join(temp, 'compliance.csv'), complianceColumns, detail, csv);
-    folder.check();
-    await writeCsv(join(temp, 'ytd.csv'), ytdColumns, ytd, csv);
-    folder.check();
-    await writeCsv(join(temp, 'evidence.csv'), evidenceColumns, evidence, csv);
-    folder.check();
-    await writeCsv(join(temp, 'policy.csv'), policyColumns, policies, csv);
-    folder.check();
-    await writeCsv(join(temp, 'catch-up.csv'), catchUpColumns, plan, csv);
-    folder.check();
-    await writeCsv(join(temp, 'sync-runs.csv'), syncRunColumns, runs, csv);
-    folder.check();
-    await writeCsv(join(temp, 'verdicts.csv'), verdictColumns, verdicts, csv);
-    folder.check();
-    await writeCsv(
-      join(temp, 'warnings.csv'),
-      [{ key: 'warning', title: 'Warning', type: 'string' }],
-      warnings,
-      csv,
-    );
+    // Each file checked into the folder made for it (a swapped folder is refused before a write).
+    const csvFiles: [string, Parameters<typeof writeCsv>[1], Row[]][] = [
+      ['compliance.csv', complianceColumns, detail],
+      ['ytd.csv', ytdColumns, ytd],
+      ['evidence.csv', evidenceColumns, evidence],
+      ['policy.csv', policyColumns, policies],
+      ['catch-up.csv', catchUpColumns, plan],
+      ['sync-runs.csv', syncRunColumns, runs],
+      ['verdicts.csv', verdictColumns, verdicts],
+      ['warnings.csv', [{ key: 'warning', title: 'Warning', type: 'string' }], warnings],
+    ];
+    for (const [name, columns, rows] of csvFiles) {
+      folder.check();
+      await writeCsv(join(temp, name), columns, rows, csv);
+    }
     const html = coverPage({
       orgId: o.orgId,
       year: o.year,

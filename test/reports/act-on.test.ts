@@ -292,9 +292,11 @@ describe.each(engines)('%s: accounts-at-risk', (engine) => {
     expect(rows.some((r) => r.kinds !== '')).toBe(true);
     expect(rows.filter((r) => r.complianceBasis === 'measured')).toEqual([]);
     // The verdict the command printed (the same object the page and the workbook show).
+    // Its line: `accounts-at-risk: N detail rows, W warnings ...: VERDICT`.
     const said = stderr
       .split('\n')
-      .find((l) => l.startsWith('accounts-at-risk: ') && !/detail rows?,/.test(l));
+      .find((l) => l.startsWith('accounts-at-risk: ') && /detail rows?,/.test(l))
+      ?.replace(/^accounts-at-risk: [^:]*: /, 'accounts-at-risk: ');
     expect(said).toMatch(/^accounts-at-risk: (Needs attention|Action needed): /);
     expect(said).toContain('scored on an assumed rate');
     // A bad threshold: one line naming the option and the value, exit 2, nothing written.
