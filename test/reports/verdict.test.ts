@@ -121,6 +121,28 @@ function complianceCounts(rows: Record<string, string>[]) {
 }
 
 /**
+ * Every report of a folder (catch-up, accounts at risk, the roll-forward too): a figure's value is
+ * a figure, never words about assumed rates; its card on the dashboard shows the same figures with
+ * their notes under them. The roll-forward's card names its period.
+ */
+function everyCard(folder: string, dashboard: string, verdicts: Record<string, ReportSummary>): void {
+  const sidecars = readdirSync(folder).filter((x) => x.endsWith('.summary.json'));
+  expect(sidecars.length).toBeGreaterThanOrEqual(6);
+  for (const file of sidecars) {
+    const all = JSON.parse(readFileSync(join(folder, file), 'utf8')) as ReportSummary;
+    for (const x of all.figures) expect(x.value, `${file}: ${x.label}`).not.toMatch(/assumed|rate/i);
+    const cardOf = card(dashboard, file.replace(/\.summary\.json$/, '.html'));
+    expect(figures(cardOf), file).toEqual(figuresOf(all));
+    if (all.report === 'ar-rollforward') {
+      expect(all.covers).toMatch(/^from \S+/);
+      expect(unesc(cardOf)).toContain(`<p class="meta">From ${all.covers?.slice(5)}`);
+    }
+  }
+  const picks = figuresOf(verdicts['catch-up'] as ReportSummary)['Drug picks still needed'];
+  expect(picks?.value).toMatch(/^[\d,]+$/);
+}
+
+/**
  * Every report of a folder written with html and csv and the dashboard: each page, its verdict
  * file and its card hold the CSV's counts, assumed rates included; nothing behind reads OK.
  */
@@ -163,23 +185,7 @@ async function checkFolder(dir: string, db: string, out: string): Promise<{ comp
     expect(c).not.toContain(db);
   }
 
-  // Every report of the folder (catch-up, accounts at risk, the roll-forward too): a figure's value
-  // is a figure, never words about assumed rates; its card on the dashboard shows the same
-  // figures with their notes under them. The roll-forward's card names its period.
-  const sidecars = readdirSync(join(dir, out)).filter((x) => x.endsWith('.summary.json'));
-  expect(sidecars.length).toBeGreaterThanOrEqual(6);
-  for (const file of sidecars) {
-    const all = JSON.parse(readFileSync(join(dir, out, file), 'utf8')) as ReportSummary;
-    for (const x of all.figures) expect(x.value, `${file}: ${x.label}`).not.toMatch(/assumed|rate/i);
-    const cardOf = card(dashboard, file.replace(/\.summary\.json$/, '.html'));
-    expect(figures(cardOf), file).toEqual(figuresOf(all));
-    if (all.report === 'ar-rollforward') {
-      expect(all.covers).toMatch(/^from \S+/);
-      expect(unesc(cardOf)).toContain(`<p class="meta">From ${all.covers?.slice(5)}`);
-    }
-  }
-  const picks = figuresOf(verdicts['catch-up'] as ReportSummary)['Drug picks still needed'];
-  expect(picks?.value).toMatch(/^[\d,]+$/);
+  everyCard(join(dir, out), dashboard, verdicts);
 
   // Compliance: the counts of the CSV, assumed rates counted and said.
   const c = complianceCounts(csv(at('compliance', 'csv')));
