@@ -145,7 +145,12 @@ export async function writeReport(
     const read = builder !== undefined || formats.includes('html') ? await readSheets(sheets) : sheets;
     const page: PageSummary | undefined =
       builder === undefined ? undefined : builder.build(await readSheets(read));
-    const summary = reportSummary(opts, page, rows, warnings.length);
+    const summary = reportSummary(
+      { ...opts, ...(result.covers === undefined ? {} : { covers: result.covers }) },
+      page,
+      rows,
+      warnings.length,
+    );
     const tail = {
       summaries: read,
       warnings,

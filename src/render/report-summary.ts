@@ -10,7 +10,7 @@ import { count, type Level, levelText, type PageSummary, type ReportSummary } fr
  * page) and the command's line.
  */
 export function reportSummary(
-  opts: { name: string; title: string; asOf: string; instant?: string },
+  opts: { name: string; title: string; asOf: string; instant?: string; covers?: string },
   page: PageSummary | undefined,
   rows: number,
   warnings: number,
@@ -25,6 +25,7 @@ export function reportSummary(
     title: opts.title,
     asOf: opts.asOf,
     ...(opts.instant === undefined ? {} : { instant: opts.instant }),
+    ...(opts.covers === undefined ? {} : { covers: opts.covers }),
     level: lifted,
     verdict: problems.length === 0 ? levelText[lifted] : `${levelText[lifted]}: ${problems.join('; ')}`,
     figures: page?.figures ?? [{ label: 'Rows', value: count(rows) }],
@@ -46,9 +47,11 @@ const summaryFile = z.object({
   title: z.string(),
   asOf: z.string(),
   instant: z.string().optional(),
+  covers: z.string().optional(),
   level: z.enum(['ok', 'warn', 'bad']),
   verdict: z.string(),
-  figures: z.array(z.object({ label: z.string(), value: z.string() })),
+  // The note under a figure (what of it rests on an assumed rate) is kept for the dashboard.
+  figures: z.array(z.object({ label: z.string(), value: z.string(), note: z.string().optional() })),
   counts: z
     .array(z.object({ group: z.string(), status: z.string(), count: z.number(), assumed: z.number() }))
     .default([]),
@@ -76,8 +79,14 @@ export async function readSummaryChecked(
   }
   const checked = summaryFile.safeParse(parsed);
   if (checked.success) {
-    const { instant, ...rest } = checked.data;
-    return { summary: { ...rest, ...(instant === undefined ? {} : { instant }) } };
+    const { instant, covers, ...rest } = checked.data;
+    return {
+      summary: {
+        ...rest,
+        ...(instant === undefined ? {} : { instant }),
+        ...(covers === undefined ? {} : { covers }),
+      },
+    };
   }
   const issue = checked.error.issues[0];
   const where = issue === undefined || issue.path.length === 0 ? 'the file' : issue.path.join('.');

@@ -90,6 +90,11 @@ export interface ReportResult {
    * period's two ends); absent: the as-of date (and instant) the caller gives.
    */
   fileName?: string;
+  /**
+   * What the report covers when it is a period, not an instant (the roll-forward: "from … to …"):
+   * the page's header and the dashboard's card say it in place of "As of …".
+   */
+  covers?: string;
   /** The detail rows: the CSV, and the xlsx sheet after the summaries. */
   detail: Sheet;
   /**

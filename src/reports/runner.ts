@@ -117,6 +117,7 @@ async function runReport<S extends z.ZodObject, N extends string>(
   const syncLines = await lastSyncLines(db, declaration.streams, input.at);
   return {
     ...(body.fileName === undefined ? {} : { fileName: body.fileName }),
+    ...(body.covers === undefined ? {} : { covers: body.covers }),
     detail: body.detail,
     summaries: body.summaries,
     warnings: () => [...optionWarnings, ...body.warnings()],

@@ -92,6 +92,11 @@ export interface ReportBody {
    * as-of (the roll-forward: both ends of its period); absent: `ASOF[-at-INSTANT]`.
    */
   fileName?: string;
+  /**
+   * What the report covers when it is a period, not an instant (the roll-forward: "from … to …"):
+   * the page's header and the dashboard's card say it in place of "As of …".
+   */
+  covers?: string;
   detail: Sheet;
   /** Summary sheets, first in the workbook; read once the detail is done. */
   summaries: () => Sheet[];

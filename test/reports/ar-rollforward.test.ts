@@ -196,6 +196,8 @@ describe.each(engines)('%s: ar-rollforward rules', (engine) => {
     // The default month starts before the history: from the history's start to the instant asked.
     expect(String(lines[0]?.rule)).toContain(`ends ${at}`);
     expect(ran.result.fileName).toBe('20261102T100100Z-20261105T120000Z');
+    // The page's header names the period: ends that are no day's start as UTC instants.
+    expect(ran.result.covers).toBe('from 2026-11-02T10:01:00Z to 2026-11-05T12:00:00Z');
     const closing = lines.find((r) => r.line === 'Closing A/R')?.amount;
     const ageing = await runReport(
       unpaid,
@@ -215,6 +217,10 @@ describe.each(engines)('%s: ar-rollforward rules', (engine) => {
     );
     const end = String(open.result.fileName).split('-').at(-1) ?? '';
     expect(open.result.fileName?.startsWith('2026-11-03-')).toBe(true);
+    // A day's start as that day at 00:00 in the zone, named.
+    expect(open.result.covers).toMatch(
+      /^from 2026-11-03 00:00 to \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z \([\w/]+\)$/,
+    );
     const ms = Date.parse(
       end.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
     );

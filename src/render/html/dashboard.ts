@@ -4,7 +4,7 @@ import { writeFileSafely } from '../../util/safe-file.js';
 import { readSummaryChecked } from '../report-summary.js';
 import { esc } from './escape.js';
 import { pageShell, statusBadge } from './page.js';
-import { figureHtml, type Level, type ReportSummary } from './summary.js';
+import { figureHtml, type Level, type ReportSummary, whenOf } from './summary.js';
 
 /** A stream's freshness as `ohs status` reads it. */
 export interface StreamFreshness {
@@ -122,7 +122,7 @@ export async function writeDashboard(
               { file, summary: h },
               i,
             ) => `<article aria-labelledby="r${i}"><h3 id="r${i}"><a href="${esc(encodeURIComponent(file))}">${esc(h.title)}</a></h3>
-<p class="meta">As of ${esc(h.instant ?? h.asOf)} · ${statusBadge(h.level)}</p>
+<p class="meta">${esc(whenOf(h))} · ${statusBadge(h.level)}</p>
 ${h.problems.length === 0 ? '' : `<ul class="verdict">${h.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`}
 <dl class="figures">${h.figures.map((f) => figureHtml(f, esc)).join('')}</dl></article>`,
           )

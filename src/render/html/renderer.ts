@@ -13,6 +13,7 @@ import {
   plural,
   type ReadSheet,
   type ReportSummary,
+  whenOf,
 } from './summary.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
@@ -88,7 +89,7 @@ export class HtmlRenderer implements Renderer {
     const verdict = tail.summary;
     const summary = tail.page;
     const body = [
-      `<header><h1>${esc(this.info.title)}</h1><p class="meta">As of ${esc(verdict.instant ?? this.info.asOf)} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
+      `<header><h1>${esc(this.info.title)}</h1><p class="meta">${esc(whenOf(verdict))} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
       '<main>',
       await this.summarySection(verdict, summary),
       ...sheets.map((s, i) => {
@@ -128,7 +129,7 @@ export class HtmlRenderer implements Renderer {
     this.fd = undefined;
     if (fd === undefined) return;
     try {
-      writeFileSync(fd, pageShell(`${this.info.title}, ${this.info.asOf}`, body));
+      writeFileSync(fd, pageShell(`${this.info.title}, ${tail.summary.covers ?? this.info.asOf}`, body));
     } finally {
       closeSync(fd);
     }

@@ -31,6 +31,28 @@ export interface Figure {
   note?: string;
 }
 
+/**
+ * What part of a count rests on an assumed rate, said under its figure: "all on an assumed rate",
+ * "1 on an assumed rate", "1,394 on assumed rates"; undefined when none does.
+ */
+export function assumedNote(n: number, assumed: number): string | undefined {
+  if (assumed === 0 || n === 0) return undefined;
+  if (assumed === n) return 'all on an assumed rate';
+  return `${count(assumed)} on ${assumed === 1 ? 'an assumed rate' : 'assumed rates'}`;
+}
+
+/** A count as a figure: the number as its value, the part on an assumed rate as its note. */
+export function countFigure(label: string, n: number, assumed = 0): Figure {
+  const note = assumedNote(n, assumed);
+  return { label, value: count(n), ...(note === undefined ? {} : { note }) };
+}
+
+/** When a report stands: the period it covers ("From … to …"), else "As of" its instant or date. */
+export function whenOf(s: Pick<ReportSummary, 'covers' | 'instant' | 'asOf'>): string {
+  if (s.covers !== undefined) return `${s.covers.charAt(0).toUpperCase()}${s.covers.slice(1)}`;
+  return `As of ${s.instant ?? s.asOf}`;
+}
+
 /** A figure's `<div>` of a `<dl class="figures">`: label, value, and its qualifier under it. */
 export function figureHtml(f: Figure, esc: (v: unknown) => string): string {
   return `<div><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd>${f.note === undefined ? '' : `<dd class="qualifier">${esc(f.note)}</dd>`}</div>`;
@@ -60,6 +82,8 @@ export interface ReportSummary {
   asOf: string;
   /** The explicit instant (`--as-of-time`), ISO 8601 UTC; absent: the as-of date's own reading. */
   instant?: string;
+  /** What a report of a period covers ("from … to …"), said in place of its as-of. */
+  covers?: string;
   level: Level;
   /** The level in one line: what needs attention, or that nothing does. */
   verdict: string;
@@ -120,8 +144,9 @@ export function level(bad: boolean, warn: boolean): Level {
 export const levelText: Record<Level, string> = { ok: 'OK', warn: 'Needs attention', bad: 'Action needed' };
 
 /**
- * A count and how much of it rests on an assumption: "350", "350, all on an assumed rate",
- * "350, 120 on an assumed rate".
+ * A count and how much of it rests on an assumption, in a line of words (a verdict's problem):
+ * "350", "350, all on an assumed rate", "350, 120 on an assumed rate". A figure keeps the two
+ * apart: countFigure.
  */
 export function withAssumed(n: number, assumed: number, what = 'on an assumed rate'): string {
   if (assumed === 0 || n === 0) return count(n);

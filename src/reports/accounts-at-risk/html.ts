@@ -1,6 +1,7 @@
 import type { Chart } from '../../render/html/charts.js';
 import {
   count,
+  countFigure,
   level,
   money,
   num,
@@ -75,7 +76,10 @@ export function accountsAtRiskHtml(): SummaryBuilder {
         figures: [
           { label: 'Employers', value: count(employers) },
           { label: 'At risk', value: count(atRisk) },
-          ...Object.values(KINDS).map((k) => ({ label: k, value: count(kinds.get(k)?.count ?? 0) })),
+          // Each kind the number alone; what of it rests on an assumed rate is said under it.
+          ...Object.values(KINDS).map((k) =>
+            countFigure(k, kinds.get(k)?.count ?? 0, kinds.get(k)?.assumed ?? 0),
+          ),
           { label: 'Oldest bucket, employers at risk', value: money(overdue) },
         ],
         charts: [kindChart(kinds)],

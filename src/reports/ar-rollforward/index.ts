@@ -20,7 +20,7 @@ import {
 } from './movements.js';
 import { type ArRollforwardOptions, arRollforwardOptions } from './options.js';
 import { appliedPayments, paymentColumns, RESULTS, reconcile } from './payments.js';
-import { fileEnd, type Period, periodOf } from './period.js';
+import { fileEnd, type Period, periodOf, periodWords } from './period.js';
 
 /**
  * The A/R roll-forward (docs/reports.md): from the invoice history, how the A/R of `from` became
@@ -61,7 +61,9 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
   });
   // Both ends in the file name: two periods of one day never overwrite each other.
   const fileName = `${fileEnd(period.fromMs, common.timezone)}-${fileEnd(period.toMs, common.timezone)}`;
-  if (period.unknown !== null) return unknownBody(period, fileName);
+  // The page's header names the period, not an as-of.
+  const covers = periodWords(period, common.timezone);
+  if (period.unknown !== null) return { ...unknownBody(period, fileName), covers };
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const reader = new AgeingReader(common, opts, buckets, scope, names);
   const versions = await invoiceVersions(db, period.from, period.to, true);
@@ -102,6 +104,7 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
   ];
   return {
     fileName,
+    covers,
     detail: {
       name: 'Invoice movements',
       columns: detailColumns,

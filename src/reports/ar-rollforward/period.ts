@@ -1,5 +1,12 @@
 import type { Kysely } from 'kysely';
-import { formatDate, type LocalDate, localDateOf, parseInstant, zonedToUtc } from '../../dates.js';
+import {
+  formatDate,
+  formatInstant,
+  type LocalDate,
+  localDateOf,
+  parseInstant,
+  zonedToUtc,
+} from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
 import { ReportParamError } from '../errors.js';
 import type { CommonParams } from '../params.js';
@@ -154,4 +161,19 @@ export function fileEnd(ms: number, timezone: string): string {
   const basic = text.slice(0, 19).replace(/[-:]/g, '');
   const millis = text.slice(20, 23);
   return `${basic}${millis === '000' ? '' : `.${millis}`}Z`;
+}
+
+/**
+ * The period in the page's header: "from 2026-10-01 00:00 to 2026-11-01 00:00 (America/Chicago)"
+ * when an end is the start of a day in the zone (shown as that day at 00:00), the other ends as
+ * UTC instants to the second ("to 2026-11-28T17:22:33Z").
+ */
+export function periodWords(period: Pick<Period, 'fromMs' | 'toMs'>, timezone: string): string {
+  const local = (ms: number) => {
+    const day = localDateOf(ms, timezone);
+    return zonedToUtc(day, 0, 0, 0, 0, timezone) === ms ? `${formatDate(day)} 00:00` : undefined;
+  };
+  const [from, to] = [local(period.fromMs), local(period.toMs)];
+  const zone = from !== undefined || to !== undefined ? ` (${timezone})` : '';
+  return `from ${from ?? formatInstant(period.fromMs)} to ${to ?? formatInstant(period.toMs)}${zone}`;
 }

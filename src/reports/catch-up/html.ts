@@ -2,6 +2,7 @@ import { basisBars } from '../../render/html/charts.js';
 import {
   type Chart,
   count,
+  countFigure,
   level,
   palette,
   type StatusCount,
@@ -90,15 +91,15 @@ export function catchUpHtml(): SummaryBuilder {
         rows
           .filter((r) => r.testType === group && (!assumedOnly || r.assumedRate === true))
           .reduce((a, r) => a + (typeof r.needed === 'number' ? r.needed : 0), 0);
-      const neededFigure = (group: string, label: string) => {
-        const assumed = needed(group, true);
-        return {
+      // Each figure is the number alone; what of it rests on an assumed rate is said under it.
+      const neededFigure = (group: string, label: string) =>
+        countFigure(label, needed(group), needed(group, true));
+      const verdictFigure = (label: string, ...of: [string, string][]) =>
+        countFigure(
           label,
-          value: count(needed(group)),
-          // The qualifier goes under the figure: the figure stays a number.
-          ...(assumed === 0 ? {} : { note: `${count(assumed)} on assumed rates` }),
-        };
-      };
+          of.reduce((a, [g, v]) => a + n(g, v).n, 0),
+          of.reduce((a, [g, v]) => a + n(g, v).assumed, 0),
+        );
       const urgent = rows.filter((r) =>
         ['CANNOT_MEET', 'NOT_MET', 'NEEDS_REVIEW', 'NEEDS_MORE'].includes(verdictOf(r.verdict).verdict),
       );
@@ -106,29 +107,11 @@ export function catchUpHtml(): SummaryBuilder {
         status: level(measuredCannot, problems.length > 0),
         figures: [
           { label: 'Employers', value: count(employers.size) },
-          {
-            label: 'Drug: cannot meet',
-            value: withAssumed(n('drug', 'CANNOT_MEET').n, n('drug', 'CANNOT_MEET').assumed),
-          },
-          {
-            label: 'Drug: needs more',
-            value: withAssumed(n('drug', 'NEEDS_MORE').n, n('drug', 'NEEDS_MORE').assumed),
-          },
-          {
-            label: 'Alcohol: cannot meet',
-            value: withAssumed(n('alcohol', 'CANNOT_MEET').n, n('alcohol', 'CANNOT_MEET').assumed),
-          },
-          {
-            label: 'Alcohol: needs more',
-            value: withAssumed(n('alcohol', 'NEEDS_MORE').n, n('alcohol', 'NEEDS_MORE').assumed),
-          },
-          {
-            label: 'Needs review (data problem)',
-            value: withAssumed(
-              n('drug', 'NEEDS_REVIEW').n + n('alcohol', 'NEEDS_REVIEW').n,
-              n('drug', 'NEEDS_REVIEW').assumed + n('alcohol', 'NEEDS_REVIEW').assumed,
-            ),
-          },
+          verdictFigure('Drug: cannot meet', ['drug', 'CANNOT_MEET']),
+          verdictFigure('Drug: needs more', ['drug', 'NEEDS_MORE']),
+          verdictFigure('Alcohol: cannot meet', ['alcohol', 'CANNOT_MEET']),
+          verdictFigure('Alcohol: needs more', ['alcohol', 'NEEDS_MORE']),
+          verdictFigure('Needs review (data problem)', ['drug', 'NEEDS_REVIEW'], ['alcohol', 'NEEDS_REVIEW']),
           neededFigure('drug', 'Drug picks still needed'),
           neededFigure('alcohol', 'Alcohol picks still needed'),
           { label: 'Planned on an assumed rate', value: count(onAssumed.size) },

@@ -2,7 +2,9 @@ import { basisBars } from '../../render/html/charts.js';
 import {
   type Chart,
   count,
+  countFigure,
   coveredMonthEnds,
+  type Figure,
   isTotal,
   level,
   monthEndBars,
@@ -44,10 +46,8 @@ export function complianceHtml(): SummaryBuilder {
         const of = counts.filter((x) => x.group === program && s.includes(x.status));
         return { n: of.reduce((a, x) => a + x.count, 0), assumed: of.reduce((a, x) => a + x.assumed, 0) };
       };
-      const figure = (label: string, c: { n: number; assumed: number }) => ({
-        label,
-        value: withAssumed(c.n, c.assumed),
-      });
+      // The number alone; what of it rests on an assumed rate is said under it.
+      const figure = (label: string, c: { n: number; assumed: number }) => countFigure(label, c.n, c.assumed);
       const problems: string[] = [];
       let measuredFailure = false;
       for (const program of ['drug', 'alcohol'] as const) {
@@ -311,14 +311,14 @@ function trendChart(trend: ReadSheet | undefined): Chart[] {
  * The catch-up card of the page: plan lines (employer and test type) that cannot meet the
  * target or need more picks per period, those on an assumed rate said so (sheet Catch-up).
  */
-function catchUpFigures(plan: Row[]): { label: string; value: string }[] {
-  const of = (verdict: string) => {
+function catchUpFigures(plan: Row[]): Figure[] {
+  const of = (label: string, verdict: string) => {
     const rows = plan.filter((r) => verdictOf(r.verdict).verdict === verdict);
-    return withAssumed(rows.length, rows.filter((r) => verdictOf(r.verdict).assumed).length);
+    return countFigure(label, rows.length, rows.filter((r) => verdictOf(r.verdict).assumed).length);
   };
   return [
-    { label: 'Catch-up: cannot meet (employer, test type)', value: of('CANNOT_MEET') },
-    { label: 'Catch-up: needs more (employer, test type)', value: of('NEEDS_MORE') },
-    { label: 'Catch-up: needs review (employer, test type)', value: of('NEEDS_REVIEW') },
+    of('Catch-up: cannot meet (employer, test type)', 'CANNOT_MEET'),
+    of('Catch-up: needs more (employer, test type)', 'NEEDS_MORE'),
+    of('Catch-up: needs review (employer, test type)', 'NEEDS_REVIEW'),
   ];
 }
