@@ -100,6 +100,53 @@ describe('a full disk is DISK_FULL', () => {
     }
   });
 
+  it('sync: a disk filling mid-run is DISK_FULL, no stream INTERNAL; with space freed the next sync completes', async (ctx) => {
+    if (whyNot !== undefined) return ctx.skip(whyNot);
+    const db = join(small, 'mid.sqlite');
+    leaveFree(2 * 1024 * 1024); // room for the mirror's tables and some pages, not for the 3 MB
+    const r = await runOhs(['sync', '--db', db], { cwd, env });
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toEqual([expect.stringMatching(/^ohs: DISK_FULL: .*resumes where it stopped/)]);
+    // Each stream that met the full disk logs it as DISK_FULL; none is a bug (INTERNAL).
+    const failed = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; code?: string })
+      .filter((l) => l.msg === 'stream failed');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.filter((l) => l.code !== 'DISK_FULL')).toEqual([]);
+    expect(r.stderr).not.toMatch(/INTERNAL/);
+    rmSync(filler, { force: true });
+    const mirror = await openMirror(db);
+    try {
+      // What the full disk let the run record (a row it could not end stays `running`): the
+      // streams that met it failed DISK_FULL, the others stopped; no error without its code.
+      const rows = await mirror.db
+        .selectFrom('sync_stream_run')
+        .select(['stream', 'outcome', 'error'])
+        .execute();
+      expect(rows.length).toBeGreaterThan(0);
+      expect(
+        rows.filter((row) => row.error !== null && !/^(DISK_FULL|INTERRUPTED): /.test(row.error)),
+      ).toEqual([]);
+    } finally {
+      await mirror.close();
+    }
+    // Space freed: the next sync resumes in place and completes, equal to the truth.
+    const again = await runOhs(['sync', '--db', db], { cwd, env });
+    expect(again.code, again.stderr).toBe(0);
+    const status = await runOhs(['status', '--db', db], { cwd, env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).not.toMatch(/INTERNAL/);
+    const after = await openMirror(db);
+    try {
+      await expectMirrorEqualsTruth(after, sim().truth());
+    } finally {
+      await after.close();
+    }
+    for (const s of ['', '-wal', '-shm']) rmSync(`${db}${s}`, { force: true });
+  });
+
   it('report and snapshot: DISK_FULL, no file half-written', async (ctx) => {
     if (whyNot !== undefined) return ctx.skip(whyNot);
     const db = join(cwd, 'moved.sqlite');

@@ -15,7 +15,7 @@ function sources(dir: string): string[] {
   );
 }
 
-/** The codes the code can print or record: of the error classes, the run ledger's, main's. */
+/** The codes the code can print or record: of the error classes, the run ledger's, main's, bin/ohs.js's. */
 function knownCodes(): Set<string> {
   const known = new Set<string>();
   const add = (text: string, re: RegExp) => {
@@ -29,6 +29,8 @@ function knownCodes(): Set<string> {
     // A file declaring an error class: every code literal in it (a code passed on, a union of codes).
     if (/class \w+ extends (OhsError|\w+Error)\b/.test(text)) add(text, /'([A-Z][A-Z0-9_]{2,})'/g);
   }
+  // The launcher prints its own (`NOT_BUILT`: no dist/ to run).
+  add(readFileSync(join(REPO, 'bin', 'ohs.js'), 'utf8'), /ohs: ([A-Z][A-Z0-9_]+):/g);
   return known;
 }
 
@@ -64,7 +66,7 @@ describe('error codes in the docs', () => {
     expect(missing).toEqual([]);
   });
 
-  it("the codes of the service check and of a full disk are in the README's exit codes", () => {
+  it("the codes of the service check, of a full disk and of a missing build are in the README's exit codes", () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
     const table = readme
       .split('\n')
@@ -79,6 +81,7 @@ describe('error codes in the docs', () => {
       'INVALID_REQUEST',
       'UNAUTHORIZED',
       'DISK_FULL',
+      'NOT_BUILT',
     ])
       expect(table, code).toContain(`\`${code}\``);
   });

@@ -13,7 +13,7 @@ export {
   latestChange,
   pruneHistory,
 } from './history.js';
-export { endRun, errorCode, type RunOutcome, settle, startRun } from './ledger.js';
+export { endRun, errorCode, type RunOutcome, type Settled, settle, startRun } from './ledger.js';
 export { acquireLock } from './lock.js';
 export { hasSensitive, maskRecord } from './mask.js';
 export { displayBaseUrl, type MetaKey, metaKeys, readMeta, writeMeta } from './meta.js';

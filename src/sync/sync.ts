@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { OhsClient, RequestCounter } from '../api/index.js';
 import { newTypeIssueTally, type TypeIssueTally } from '../api/validate-record.js';
+import { DiskFullError, diskFullError } from '../disk-full.js';
 import { describeError, type OhsError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import {
@@ -11,6 +12,7 @@ import {
   type Mirror,
   metaKeys,
   type RunOutcome,
+  type Settled,
   settle,
   startRun,
   writeMeta,
@@ -25,6 +27,7 @@ import { type ProgressBoard, progressBoard, type TtyStream } from './progress.js
 import { runQueryStream } from './query-runner.js';
 import { streamNames, streams } from './streams.js';
 import {
+  InterruptedError,
   MassDeleteError,
   newRunEvidence,
   newStats,
@@ -114,7 +117,8 @@ export function assertStreamNames(names: readonly string[]): void {
 /**
  * `ohs sync`: every stream (or those named) into the mirror, one sync at a time per file, each
  * run and stream recorded in sync_run / sync_stream_run. Streams run at once and share the
- * client, its concurrency and its rate limit; a failing stream does not stop the others.
+ * client, its concurrency and its rate limit; a failing stream does not stop the others, but a full
+ * disk does (nothing more can be written): the run ends DISK_FULL (see stopOnFullDisk).
  */
 export async function runSync(
   client: OhsClient,
@@ -133,6 +137,7 @@ export async function runSync(
     const dead = await markDeadRuns(mirror.db);
     if (dead > 0) logger.warn({ runs: dead }, 'earlier runs died without finishing: marked interrupted');
     const signal = options.signal ?? new AbortController().signal;
+    const full = new AbortController();
     board = progressBoard(options.progress, options.progressOut);
     const before = client.metrics();
     const runId = await startRun(mirror.db, 'sync_run', {
@@ -165,7 +170,9 @@ export async function runSync(
       logger,
       runId,
       opts,
-      signal,
+      signal: AbortSignal.any([signal, full.signal]),
+      interrupted: signal,
+      full,
       board,
       evidence,
       preflight: { stream: checked.stream, counter: preflight },
@@ -173,9 +180,12 @@ export async function runSync(
     };
     const reports = await Promise.all(chosen.map((decl) => syncStream(decl, env)));
     // Once per run, not per pass: a checkpoint per pass (seven per sync) cost the sync 0.2 to 0.3 s
-    // here; the WAL's own auto-checkpoint still runs every 1,000 pages meanwhile.
-    await mirror.maintain();
-    const failed = reports.find((r) => r.outcome === 'failed');
+    // here; the WAL's own auto-checkpoint still runs every 1,000 pages meanwhile. Not on a full
+    // disk: a checkpoint needs room there (the next run makes it).
+    if (!full.signal.aborted) await mirror.maintain();
+    // A full disk decides the run's error: it is why the other streams stopped.
+    const failed =
+      reports.find((r) => r.error instanceof DiskFullError) ?? reports.find((r) => r.outcome === 'failed');
     const interrupted = reports.some((r) => r.outcome === 'interrupted');
     const outcome = failed !== undefined ? 'failed' : interrupted ? 'interrupted' : 'ok';
     const after = client.metrics();
@@ -207,7 +217,11 @@ interface RunEnv {
   logger: Logger;
   runId: number;
   opts: SyncOptions;
+  /** Stops the streams: SIGINT / SIGTERM (`interrupted`) or a full disk (`full`). */
   signal: AbortSignal;
+  interrupted: AbortSignal;
+  /** Aborted, with the DiskFullError, by the first stream that meets a full disk. */
+  full: AbortController;
   board: ProgressBoard;
   evidence: RunEvidence;
   /** The preflight's request, counted as the named stream's. */
@@ -230,7 +244,44 @@ function inOrder(): <T>(insert: () => Promise<T>) => Promise<T> {
   };
 }
 
+/**
+ * A full disk is DISK_FULL, not a stream's bug (INTERNAL): the stream that meets it fails with it
+ * and stops the others, which record why they stopped. Nothing is lost: the transaction under way
+ * was rolled back, and the next run resumes each stream from its checkpoint.
+ */
+function stopOnFullDisk(run: Settled<void>, env: RunEnv): Settled<void> {
+  if (run.outcome === 'failed') {
+    const error = diskFullError(run.error, ['sync']);
+    if (error === undefined) return run;
+    if (!env.full.signal.aborted) env.full.abort(error);
+    return { outcome: 'failed', error };
+  }
+  if (run.outcome === 'interrupted' && env.full.signal.aborted && !env.interrupted.aborted)
+    return { outcome: 'interrupted', error: new InterruptedError('another stream found the disk full') };
+  return run;
+}
+
+/**
+ * One stream, run and recorded. When the disk fills while its run is recorded (its row, its
+ * state), the stream is reported (and logged) DISK_FULL as far as the disk let it be recorded; the
+ * run's end still tries to record it, and a row left `running` is closed by the next run.
+ */
 async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
+  try {
+    return await runAndRecord(decl, env);
+  } catch (err) {
+    const error = diskFullError(err, ['sync']);
+    if (error === undefined) throw err;
+    if (!env.full.signal.aborted) env.full.abort(error);
+    env.logger
+      .child({ stream: decl.name })
+      .error({ outcome: 'failed', code: error.code, error: describeError(error) }, 'stream failed');
+    const stats = newStats(env.opts.full ? 'full' : 'incremental');
+    return { stream: decl.name, outcome: 'failed', stats, requests: 0, retries: 0, error };
+  }
+}
+
+async function runAndRecord(decl: StreamDecl, env: RunEnv): Promise<StreamReport> {
   const { mirror, logger, runId } = env;
   const started = nowIso();
   const rowId = await env.rowsInOrder(() =>
@@ -266,7 +317,7 @@ async function syncStream(decl: StreamDecl, env: RunEnv): Promise<StreamReport> 
     signal: env.signal,
     stats,
   };
-  const run = await settle(() => runStream(decl, ctx));
+  const run = stopOnFullDisk(await settle(() => runStream(decl, ctx)), env);
   const { outcome, error } = run;
   // The streams still running withhold their deletions (passes.ts allowedDeletions). A tripped
   // mass-delete guard is no failure to read: the other streams' evidence stands.

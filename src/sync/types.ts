@@ -161,11 +161,14 @@ export class MassDeleteError extends OhsError {
 /** Another sync holds this mirror (src/mirror/store.ts). */
 export { LockedError } from '../mirror/index.js';
 
-/** The sync stopped on SIGINT/SIGTERM after checkpointing; the next run resumes. */
+/**
+ * The sync stopped on SIGINT/SIGTERM after checkpointing, or because another stream of the run met
+ * a full disk (`why` says so); the next run resumes.
+ */
 export class InterruptedError extends OhsError {
   override name = 'InterruptedError';
   override readonly exitCode = 0;
-  constructor() {
-    super('INTERRUPTED', 'interrupted: stopped after the page under way; the next run resumes');
+  constructor(why = 'stopped after the page under way') {
+    super('INTERRUPTED', `interrupted: ${why}; the next run resumes`);
   }
 }
