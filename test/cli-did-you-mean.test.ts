@@ -72,6 +72,25 @@ describe('did you mean', () => {
     }
   });
 
+  it("a report's own flag given to a report that does not declare it: one line naming the report, exit 2, nothing written", async () => {
+    const here = mkdtempSync(join(tmpdir(), 'ohs-flag-'));
+    const r = await runOhs(['report', 'compliance', '--from', '2026-01-01', '--db', db, '--out', 'out'], {
+      cwd: here,
+      env: { OHS_TOKEN: 'x', OHS_DB: '' },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    expect(lines).toEqual([
+      "ohs: USAGE: --from: report 'compliance' does not take it (ar-rollforward does: ohs report ar-rollforward --from <instant>) (see ohs report --help)",
+    ]);
+    expect(readdirSync(here)).toEqual([]);
+    expect(r.stdout).toBe('');
+    // The help lists the flag with the report that takes it.
+    const help = (await runOhs(['report', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--from <instant> ar-rollforward: start of the period');
+    expect(help).toContain('ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01');
+  });
+
   it('--help names every report format', async () => {
     for (const args of [['--help'], ['report', '--help']]) {
       const r = await runOhs(args);

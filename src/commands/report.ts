@@ -1,11 +1,11 @@
 import { dirname } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { checkReportOptions } from '../app/config-check.js';
 import { runReports } from '../app/report-run.js';
 import { checkOptionNames } from '../app/reports.js';
 import { resolveAsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { reportByName, reports } from '../reports/index.js';
+import { type ReportDefinition, reportByName, reports } from '../reports/index.js';
 import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
@@ -25,8 +25,6 @@ interface ReportFlags {
   out?: string;
   option?: string[];
   quiet?: boolean;
-  from?: string;
-  to?: string;
 }
 
 const formats = ['xlsx', 'csv', 'html'] as const;
@@ -81,13 +79,72 @@ function reclaimName(name: string | undefined, flags: ReportFlags): string | und
   return found;
 }
 
-const FROM_HELP = 'ar-rollforward: start of the period (default: the start of the month the period ends in)';
-const TO_HELP =
-  'ar-rollforward: end of the period (default: --as-of-time; with --from alone, now; else the start of the as-of month)';
+/** A flag some reports declare (ReportDeclaration.flags), with the reports that take it. */
+interface DeclaredFlag {
+  option: Option;
+  takers: { report: ReportDefinition; option: string }[];
+}
+
+/** The flags the reports declare, one per flag name, in the registry's order. */
+function declaredFlags(): DeclaredFlag[] {
+  const byName = new Map<string, DeclaredFlag>();
+  for (const report of reports)
+    for (const f of report.flags) {
+      const known = byName.get(f.name);
+      if (known !== undefined) known.takers.push({ report, option: f.option });
+      else
+        byName.set(f.name, {
+          option: new Option(`--${f.name} <${f.value}>`, f.description),
+          takers: [{ report, option: f.option }],
+        });
+    }
+  for (const d of byName.values())
+    d.option.description = `${d.takers.map((t) => t.report.name).join(', ')}: ${d.option.description}`;
+  return [...byName.values()];
+}
+
+/**
+ * The declared flags given, as report options (a flag fills the option its report declares); a
+ * flag that none of the chosen reports takes is a usage error naming the report.
+ */
+function flagOptions(
+  declared: readonly DeclaredFlag[],
+  values: Record<string, unknown>,
+  name: string,
+  chosen: readonly ReportDefinition[],
+): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const { option, takers } of declared) {
+    const value = values[option.attributeName()];
+    if (value === undefined) continue;
+    const taking = takers.filter((t) => chosen.includes(t.report));
+    if (taking.length === 0) {
+      const names = takers.map((t) => t.report.name);
+      throw new UsageError(
+        `${option.long}: report '${name}' does not take it (${names.join(', ')} ${names.length === 1 ? 'does' : 'do'}: ohs report ${names[0]} ${option.flags})`,
+      );
+    }
+    for (const t of taking) options[t.option] = value;
+  }
+  return options;
+}
+
+/** The help's example of the declared flags: each report with flags, those with an example value. */
+const flagExamples = () =>
+  reports
+    .map((r) => [r.name, r.flags.filter((f) => f.example !== undefined)] as const)
+    .filter(([, flags]) => flags.length > 0)
+    .map(
+      ([name, flags]) => `\n  ohs report ${name} ${flags.map((f) => `--${f.name} ${f.example}`).join(' ')}`,
+    )
+    .join('');
 
 /** `ohs report NAME|all`: runs reports on the mirror and writes Excel, CSV and HTML pages. */
 export function registerReport(program: Command): void {
-  program
+  const declared = declaredFlags();
+  // The examples' report: any one of the registry.
+  const example = reports[0]?.name ?? 'NAME';
+  const command = program
     .command('report')
     .description(
       `run a report on the mirror (${reports.map((r) => r.name).join(', ')}, or all) into ${formats.join(', ')} (--format)`,
@@ -114,15 +171,16 @@ export function registerReport(program: Command): void {
     .option(
       '--option <name=value...>',
       'report parameter, e.g. --option agingBasis=invoiceDate includeTerminal=true',
-    )
-    .option('--from <instant>', FROM_HELP)
-    .option('--to <instant>', TO_HELP)
+    );
+  // The flags the reports declare, listed after --option (what they are short for).
+  for (const d of declared) command.addOption(d.option);
+  command
     .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText(
       'after',
-      '\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report unpaid-invoices --as-of-time 2026-10-31T23:00:00Z\n  ohs report unpaid-invoices --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv\n  ohs report ar-rollforward --from 2026-10-01 --to 2026-11-01',
+      `\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report ${example} --as-of-time 2026-10-31T23:00:00Z\n  ohs report ${example} --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv${flagExamples()}`,
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);
@@ -156,16 +214,10 @@ export function registerReport(program: Command): void {
         if (!/^\d+$/.test(o)) throw new UsageError(`--org '${o}': expected a whole-number org id`);
         return Number(o);
       });
-      const options = parseOptions(flags.option ?? []);
-      for (const key of ['from', 'to'] as const) {
-        const value = flags[key];
-        if (value === undefined) continue;
-        if (!chosen.some((r) => r.options.includes(key)))
-          throw new UsageError(
-            `--${key}: only ar-rollforward takes a period (ohs report ar-rollforward --from DATE --to DATE)`,
-          );
-        options[key] = value;
-      }
+      const options = {
+        ...parseOptions(flags.option ?? []),
+        ...flagOptions(declared, cmd.opts(), name, chosen),
+      };
       checkOptionNames(chosen, options);
       const mirror = await ctx.mirror('read');
       try {

@@ -32,6 +32,7 @@ export function defineReports<N extends string>(
     title: d.title,
     description: d.description,
     options: Object.keys(d.options.shape),
+    flags: d.flags ?? [],
     streams: d.streams,
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
     trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx, ends),

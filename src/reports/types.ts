@@ -48,6 +48,8 @@ export interface ReportDefinition<N extends string = string> {
   description: string;
   /** The names of its options (`--option NAME=VALUE`). */
   options: readonly string[];
+  /** The flags of its own that `ohs report` takes (the declaration's); none: it takes only the common ones. */
+  flags: readonly ReportFlag[];
   /** The streams it reads (the declaration's): a report over one never synced is refused. */
   streams: readonly string[];
   run(ctx: ReportContext): Promise<ReportResult>;
@@ -55,6 +57,24 @@ export interface ReportDefinition<N extends string = string> {
   trend(ctx: ReportContext, ends: readonly MonthEnd[]): Promise<Row[]>;
   /** Its HTML page's summary (the declaration's `html`); absent: the page shows the tables only. */
   html?: () => SummaryBuilder;
+}
+
+/**
+ * A flag of `ohs report` that one report takes (`--from INSTANT` of the roll-forward): the command
+ * adds it to its help, naming the reports that take it, refuses it for a report that does not,
+ * and hands its value to the report as the option `option` (the same as `--option NAME=VALUE`).
+ */
+export interface ReportFlag<K extends string = string> {
+  /** The flag without its dashes (`from` is `--from`): lower case, words joined by `-`. */
+  name: string;
+  /** The name of its value in the help (`instant`: `--from <instant>`). */
+  value: string;
+  /** What it is, for the help (the command puts the reports that take it in front). */
+  description: string;
+  /** The report option it fills (a key of the declaration's `options`). */
+  option: K;
+  /** A value for the help's example line; absent: the flag is left out of the example. */
+  example?: string;
 }
 
 /** What the runner hands a report's `build`: the parameters checked, the scope and names read. */
@@ -120,6 +140,11 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
   description: string;
   /** Its options (`--option NAME=VALUE`): one zod object, the only list of them. */
   options: S;
+  /**
+   * Flags of `ohs report` of its own, each filling one of its options (tsc checks the key);
+   * absent: it takes only the common flags and `--option`.
+   */
+  flags?: readonly ReportFlag<Extract<keyof z.output<S>, string>>[];
   /** The streams whose last sync the About sheet names (sync-info.ts). */
   streams: readonly string[];
   build(input: ReportInput<z.output<S>>): Promise<ReportBody>;

@@ -36,6 +36,23 @@ export const arRollforwardReport: ReportDeclaration<typeof arRollforwardOptions,
   description:
     "How the open A/R at the start of a period became the A/R at its end, from the mirror's invoice history: new invoices, increases, decreases (payments applied by this tool and elsewhere), cancellations, restorations; reconciled to the cent with the ageing's totals, and each payment write-back matched with the change seen.",
   options: arRollforwardOptions,
+  flags: [
+    {
+      name: 'from',
+      value: 'instant',
+      description: 'start of the period (default: the start of the month the period ends in)',
+      option: 'from',
+      example: '2026-10-01',
+    },
+    {
+      name: 'to',
+      value: 'instant',
+      description:
+        'end of the period (default: --as-of-time; with --from alone, now; else the start of the as-of month)',
+      option: 'to',
+      example: '2026-11-01',
+    },
+  ],
   streams: ['invoice'],
   build,
   html: arRollforwardHtml,
