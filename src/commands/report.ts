@@ -142,7 +142,7 @@ const flagExamples = () =>
 /** `ohs report NAME|all`: runs reports on the mirror and writes Excel, CSV and HTML pages. */
 export function registerReport(program: Command): void {
   const declared = declaredFlags();
-  // The examples' report: any one of the registry.
+  // The examples' report: the first of the registry (every registry has one).
   const example = reports[0]?.name ?? 'NAME';
   const command = program
     .command('report')
