@@ -243,6 +243,8 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0010_deletion_restored',
       '0011_history',
       '0012_policy_history',
+      '0013_policy_effective_from',
+      '0014_outbox_held',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);
