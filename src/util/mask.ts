@@ -121,8 +121,13 @@ const NAMED_DATE = new RegExp(
 );
 /** Dates of three numbers: `1961-07-04`, `02/03/71`, `4.7.1961`. */
 const NUMERIC_DATE = /(?<![A-Za-z0-9])\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?![A-Za-z0-9])/g;
-/** A token holding digits: letters and digits, joined by `.`, `-` or `/`; or digit groups joined by a space or comma. */
-const NUMBER_TOKEN = /[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[./-][A-Za-z0-9]+)*|\d+(?:[ ,]\d+)+/g;
+/**
+ * A token holding digits: letters and digits, joined by `.`, `-` or `/`; or digit groups joined by
+ * a space or comma. It starts only where a run of letters and digits starts: tried at every
+ * position of a long run without a digit (a 200 KB error of one word), it rescanned the run from
+ * each, quadratic in the run's length.
+ */
+const NUMBER_TOKEN = /(?<![A-Za-z0-9])(?:[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[./-][A-Za-z0-9]+)*|\d+(?:[ ,]\d+)+)/g;
 
 /** Private-use brackets around a masked carried value while the shapes are removed (so `***4321` stays). */
 const HOLD_OPEN = '\uE000';
