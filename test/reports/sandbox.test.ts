@@ -206,13 +206,18 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
   it('gives the same CSV of every report, byte for byte, and the same stderr', async () => {
     const all = await Promise.all(engines.map((e) => syncedAndReported(e)));
     const [first, ...others] = all as [Synced, ...Synced[]];
-    const files = readdirSync(join(first.dir, 'out'))
-      .filter((f) => f.endsWith('.csv'))
-      .sort();
+    // The roll-forward is named by its period, whose default on a mirror younger than a month
+    // starts at that mirror's own history (each engine synced apart): checked by its name only.
+    const rollForward = (f: string) => f.startsWith('ar-rollforward-');
+    const csvs = (dir: string) =>
+      readdirSync(join(dir, 'out'))
+        .filter((f) => f.endsWith('.csv'))
+        .sort();
+    expect(csvs(first.dir).filter(rollForward)).toHaveLength(1);
+    const files = csvs(first.dir).filter((f) => !rollForward(f));
     expect(files).toEqual(
       [
         'accounts-at-risk',
-        'ar-rollforward',
         'catch-up',
         'compliance',
         'compliance-trend',
@@ -223,11 +228,7 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
     );
     for (const [i, other] of others.entries()) {
       const engine = engines[i + 1];
-      expect(
-        readdirSync(join(other.dir, 'out'))
-          .filter((f) => f.endsWith('.csv'))
-          .sort(),
-      ).toEqual(files);
+      expect(csvs(other.dir).filter((f) => !rollForward(f))).toEqual(files);
       for (const f of files) {
         const a = readFileSync(join(first.dir, 'out', f), 'utf8');
         const b = readFileSync(join(other.dir, 'out', f), 'utf8');
