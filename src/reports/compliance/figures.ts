@@ -1,3 +1,4 @@
+import { figuresKey } from '../run-key.js';
 import type { ReportInput } from '../types.js';
 import { Collector } from './collector.js';
 import { ASSUMED } from './model.js';
@@ -22,13 +23,7 @@ export interface ComplianceFigures {
 /** The run's compliance figures for these options, orgs and instants (made on first use). */
 export function complianceFigures(input: ReportInput<ComplianceOptions>): Promise<ComplianceFigures> {
   const { db, common, opts, scope, at, names, run } = input;
-  const key = {
-    opts,
-    orgIds: common.orgIds,
-    scope: scope === null ? null : [...scope].sort((a, b) => a - b),
-    at: at ?? null,
-    asOf: [common.asOfText, common.asOfMs, common.timezone],
-  };
+  const key = figuresKey(input);
   return run.once('compliance-walk', key, async () => {
     const warn = new Collector();
     const s = await setup(db, common, opts, scope, warn, at);

@@ -1,5 +1,6 @@
 import type { Row } from '../../render/types.js';
 import { invoiceBalancesAsOf } from '../as-of-history.js';
+import { figuresKey } from '../run-key.js';
 import type { ReportInput } from '../types.js';
 import { agingBuckets } from './buckets.js';
 import { asOfWarnings, classify } from './classify.js';
@@ -26,13 +27,7 @@ export interface OrgBalances {
  */
 export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
   const { db, common, opts, scope, at, names, run } = input;
-  const key = {
-    opts,
-    orgIds: common.orgIds,
-    scope: scope === null ? null : [...scope].sort((a, b) => a - b),
-    at: at ?? null,
-    asOf: [common.asOfText, common.asOfMs, common.timezone],
-  };
+  const key = figuresKey(input);
   return run.once('unpaid-invoices', key, async () => {
     const buckets = agingBuckets(opts.periodDays, opts.periods);
     const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
