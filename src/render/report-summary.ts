@@ -33,6 +33,7 @@ export function reportSummary(
     problems,
     rows,
     warnings,
+    ...(page?.headline === undefined ? {} : { headline: page.headline }),
   };
 }
 
@@ -58,6 +59,7 @@ const summaryFile = z.object({
   problems: z.array(z.string()),
   rows: z.number().default(0),
   warnings: z.number().default(0),
+  headline: z.string().optional(),
 });
 
 /**
@@ -79,12 +81,13 @@ export async function readSummaryChecked(
   }
   const checked = summaryFile.safeParse(parsed);
   if (checked.success) {
-    const { instant, covers, ...rest } = checked.data;
+    const { instant, covers, headline, ...rest } = checked.data;
     return {
       summary: {
         ...rest,
         ...(instant === undefined ? {} : { instant }),
         ...(covers === undefined ? {} : { covers }),
+        ...(headline === undefined ? {} : { headline }),
       },
     };
   }

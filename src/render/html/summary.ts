@@ -93,6 +93,11 @@ export interface ReportSummary {
   problems: string[];
   rows: number;
   warnings: number;
+  /**
+   * One sentence a person reads first, where a report has one (the changes report: "since the
+   * last run: 3 employers fell behind, 12 invoices passed 90 days"); the dashboard shows it.
+   */
+  headline?: string;
 }
 
 /** A report's page summary: its headline figures, charts, and a short list shown first. */
@@ -106,6 +111,8 @@ export interface PageSummary {
   problems?: string[];
   /** Detail rows shown before the charts, in the detail's columns (order ageing: the stuck list). */
   first?: { title: string; rows: Row[]; more: number };
+  /** One sentence read first (ReportSummary `headline`). */
+  headline?: string;
 }
 
 /**
