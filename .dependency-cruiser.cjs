@@ -57,10 +57,43 @@ const layerRules = Object.entries(layers).map(([name, path]) => ({
   to: { path: '^src/', pathNot: [path, ...may[name].map((m) => layers[m])] },
 }));
 
+/**
+ * The report folders of src/reports/ depend one way: a report built on others (base → built-on)
+ * imports their folders and nothing else of another report; a base report imports no other report's
+ * folder. A folder not named here imports no other report's folder. What two reports share lives
+ * in the base one's folder (compliance's plan of the year is in compliance/, catch-up reads it).
+ */
+const builtOn = {
+  compliance: [],
+  'unpaid-invoices': [],
+  'order-ageing': [],
+  'catch-up': ['compliance'],
+  'ar-rollforward': ['unpaid-invoices'],
+  'accounts-at-risk': ['compliance', 'unpaid-invoices', 'order-ageing'],
+};
+const folder = (name) => `^src/reports/${name}/`;
+const reportRules = [
+  ...Object.entries(builtOn).map(([name, bases]) => ({
+    name: `report-${name}`,
+    comment: `src/reports/${name}/ imports ${bases.length === 0 ? 'no other report folder' : `only the report folders ${bases.join(', ')}`} (builtOn in .dependency-cruiser.cjs)`,
+    severity: 'error',
+    from: { path: folder(name) },
+    to: { path: '^src/reports/[^/]+/', pathNot: [folder(name), ...bases.map(folder)] },
+  })),
+  {
+    name: 'report-undeclared',
+    comment: 'a report folder not in builtOn (.dependency-cruiser.cjs) imports no other report folder',
+    severity: 'error',
+    from: { path: '^src/reports/([^/]+)/', pathNot: Object.keys(builtOn).map(folder) },
+    to: { path: '^src/reports/[^/]+/', pathNot: '^src/reports/$1/' },
+  },
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...reportRules,
     {
       name: 'no-circular',
       comment: 'a module imports itself back through others (type-only imports count)',

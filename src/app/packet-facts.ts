@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Mirror } from '../mirror/index.js';
 import type { Column, Row } from '../render/types.js';
-import { verdictOf } from '../reports/catch-up/plan.js';
+import { verdictOf } from '../reports/compliance/plan.js';
 import { rateBasis } from '../reports/rates.js';
 
 /**

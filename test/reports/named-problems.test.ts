@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { catchUpColumns } from '../../src/reports/catch-up/columns.js';
+import { catchUpColumns } from '../../src/reports/compliance/plan-columns.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
-import { planRows, verdictOf } from '../../src/reports/catch-up/plan.js';
+import { planRows, verdictOf } from '../../src/reports/compliance/plan.js';
 import { Collector } from '../../src/reports/compliance/collector.js';
 import { ytdColumns } from '../../src/reports/compliance/columns.js';
 import { problemRows } from '../../src/reports/compliance/evidence.js';

@@ -1,5 +1,5 @@
 import { ASSUMED } from '../compliance/model.js';
-import type { Selection } from './plan.js';
+import type { Selection } from '../compliance/plan.js';
 
 /** The About sheet's rules of the plan (what each figure is, and each verdict's rule). */
 export function planRules(selection: Selection): [string, string][] {

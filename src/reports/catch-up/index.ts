@@ -4,9 +4,9 @@ import { ASSUMED } from '../compliance/model.js';
 import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { planRules } from './about.js';
-import { catchUpColumns, verdictColumns } from './columns.js';
+import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
 import { catchUpHtml } from './html.js';
-import { planRows, planYear, verdictOf, verdictOrder } from './plan.js';
+import { planRows, planYear, verdictOf, verdictOrder } from '../compliance/plan.js';
 
 /**
  * The catch-up plan (docs/reports.md): per employer and test type of the compliance year, the
@@ -89,5 +89,5 @@ export function verdictCounts(rows: readonly Row[]): Row[] {
   return out;
 }
 
-export { catchUpColumns } from './columns.js';
-export { type PlanInput, periodsOf, planOf, planRows, type Selection, sortByUrgency } from './plan.js';
+export { catchUpColumns } from '../compliance/plan-columns.js';
+export { type PlanInput, periodsOf, planOf, planRows, type Selection, sortByUrgency } from '../compliance/plan.js';

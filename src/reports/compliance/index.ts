@@ -1,8 +1,8 @@
 import type { PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import { trendRowsEach } from '../ar-trend.js';
-import { catchUpColumns } from '../catch-up/columns.js';
-import { planRows, planYear } from '../catch-up/plan.js';
+import { catchUpColumns } from './plan-columns.js';
+import { planRows, planYear } from './plan.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';

@@ -1,7 +1,7 @@
 import type { Row } from '../../render/types.js';
-import { orgFigures } from '../compliance/cells.js';
-import { ASSUMED, type Kind, kinds, type MonthCalc, type OrgCalc } from '../compliance/model.js';
-import { namedProblems, problemsCell } from '../compliance/problems.js';
+import { orgFigures } from './cells.js';
+import { ASSUMED, type Kind, kinds, type MonthCalc, type OrgCalc } from './model.js';
+import { namedProblems, problemsCell } from './problems.js';
 
 /**
  * The catch-up plan (docs/reports.md): per employer and test kind, from the compliance report's

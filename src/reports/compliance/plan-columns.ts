@@ -1,5 +1,5 @@
 import type { Column } from '../../render/types.js';
-import { ASSUMED } from '../compliance/model.js';
+import { ASSUMED } from './model.js';
 
 const verdictSaid: Record<string, string> = {
   CANNOT_MEET: 'cannot meet',
