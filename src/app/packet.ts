@@ -14,9 +14,9 @@ import {
 } from '../mirror/index.js';
 import { CsvRenderer, type CsvSettings } from '../render/index.js';
 import type { Column, Row, Sheet } from '../render/types.js';
-import { catchUpColumns } from '../reports/compliance/plan-columns.js';
 import { complianceColumns, ytdColumns } from '../reports/compliance/columns.js';
 import { parseMonthLabel } from '../reports/compliance/months.js';
+import { catchUpColumns } from '../reports/compliance/plan-columns.js';
 import { orgMonthRows } from '../reports/compliance/queries.js';
 import { reportNamed } from '../reports/index.js';
 import { asInteger } from '../reports/values.js';

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { catchUpColumns } from '../../src/reports/compliance/plan-columns.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
-import { planRows, verdictOf } from '../../src/reports/compliance/plan.js';
 import { Collector } from '../../src/reports/compliance/collector.js';
 import { ytdColumns } from '../../src/reports/compliance/columns.js';
 import { problemRows } from '../../src/reports/compliance/evidence.js';
@@ -10,6 +8,8 @@ import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { rateUnits } from '../../src/reports/compliance/math.js';
 import type { MonthInput, OrgRates } from '../../src/reports/compliance/model.js';
 import { computeOrg } from '../../src/reports/compliance/org-calc.js';
+import { planRows, verdictOf } from '../../src/reports/compliance/plan.js';
+import { catchUpColumns } from '../../src/reports/compliance/plan-columns.js';
 import { namedProblems } from '../../src/reports/compliance/problems.js';
 import { ytdRow } from '../../src/reports/compliance/rows.js';
 

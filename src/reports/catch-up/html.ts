@@ -10,9 +10,9 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import { employersWithProblems } from '../compliance/problems.js';
-import { verdictWords } from '../compliance/plan-columns.js';
 import { verdictOf, verdictOrder } from '../compliance/plan.js';
+import { verdictWords } from '../compliance/plan-columns.js';
+import { employersWithProblems } from '../compliance/problems.js';
 
 /** Plan rows shown first on the page (the most urgent); every row is in the table and the CSV. */
 const FIRST_ROWS = 15;

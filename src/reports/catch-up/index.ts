@@ -2,11 +2,11 @@ import type { Row } from '../../render/types.js';
 import { complianceFigures } from '../compliance/figures.js';
 import { ASSUMED } from '../compliance/model.js';
 import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
+import { planRows, planYear, verdictOf, verdictOrder } from '../compliance/plan.js';
+import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { planRules } from './about.js';
-import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
 import { catchUpHtml } from './html.js';
-import { planRows, planYear, verdictOf, verdictOrder } from '../compliance/plan.js';
 
 /**
  * The catch-up plan (docs/reports.md): per employer and test type of the compliance year, the
@@ -89,5 +89,12 @@ export function verdictCounts(rows: readonly Row[]): Row[] {
   return out;
 }
 
+export {
+  type PlanInput,
+  periodsOf,
+  planOf,
+  planRows,
+  type Selection,
+  sortByUrgency,
+} from '../compliance/plan.js';
 export { catchUpColumns } from '../compliance/plan-columns.js';
-export { type PlanInput, periodsOf, planOf, planRows, type Selection, sortByUrgency } from '../compliance/plan.js';

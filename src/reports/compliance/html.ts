@@ -18,9 +18,9 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import { verdictOf } from './plan.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
+import { verdictOf } from './plan.js';
 import { employersWithProblems } from './problems.js';
 
 /**

@@ -1,8 +1,6 @@
 import type { PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
 import { trendRowsEach } from '../ar-trend.js';
-import { catchUpColumns } from './plan-columns.js';
-import { planRows, planYear } from './plan.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
@@ -12,6 +10,8 @@ import { complianceFigures, complianceWarnings } from './figures.js';
 import { complianceHtml } from './html.js';
 import { ASSUMED, type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
+import { planRows, planYear } from './plan.js';
+import { catchUpColumns } from './plan-columns.js';
 import { rollupsOf } from './rollups.js';
 import { totalRow } from './rows.js';
 import { complianceTrend, trendAt } from './trend.js';
