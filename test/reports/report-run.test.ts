@@ -96,7 +96,7 @@ describe.each(engines)('%s: one instant in three spellings', (engine) => {
     }
   }, 300_000);
 
-  it('walks compliance once per run of every report, and once for catch-up asked alone', async () => {
+  it('builds each shared figure once per run of every report, and once for a report asked alone', async () => {
     const mirror = await openMirror(db);
     try {
       const run = new ReportRun();
@@ -107,10 +107,22 @@ describe.each(engines)('%s: one instant in three spellings', (engine) => {
       expect(files.length).toBeGreaterThanOrEqual(reports.length);
       expect(run.built.get('compliance-walk')).toBe(1);
       expect(run.built.get('unpaid-invoices')).toBe(1);
+      // Accounts at risk reads the order ageing's items (terminal ones too) once, typed.
+      expect(run.built.get('order-ageing-facts')).toBe(1);
       const alone = new ReportRun();
       const catchUp = reports.filter((r) => r.name === 'catch-up');
       await writeReports(mirror, defaults, silentLogger, catchUp, { ...common, run: alone });
       expect(alone.built.get('compliance-walk')).toBe(1);
+      // Accounts at risk asked alone builds each of the three it joins once.
+      const risk = new ReportRun();
+      const atRisk = reports.filter((r) => r.name === 'accounts-at-risk');
+      await writeReports(mirror, defaults, silentLogger, atRisk, { ...common, run: risk });
+      expect(Object.fromEntries(risk.built)).toEqual({
+        'compliance-walk': 1,
+        'unpaid-invoices': 1,
+        'order-ageing-facts': 1,
+        'org-names': 1,
+      });
     } finally {
       await mirror.close();
     }

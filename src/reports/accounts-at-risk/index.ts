@@ -89,7 +89,7 @@ async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportB
         ...rules.map(([kind, rule]): [string, string] => [`Kind ${kind}`, rule]),
         [
           'Joined reports',
-          'compliance (sheet YTD by org: drug and alcohol status through its month, rate source), unpaid-invoices (sheet By org: net total, oldest bucket, oldest days past due), order-ageing (its detail rows, terminal items included for the last drug or alcohol order: products of its drug and alcohol families), each run by its own code with the same as-of and options',
+          'compliance (sheet YTD by org: drug and alcohol status through its month, rate source), unpaid-invoices (sheet By org: net total, oldest bucket, oldest days past due), order-ageing (its items per org: open, on hold and stuck as its By org sheet counts them; terminal items included for the last drug or alcohol order: products of its drug and alcohol families), each figured by its own code with the same as-of and options, once per run',
         ] as [string, string],
         [
           'Compliance',

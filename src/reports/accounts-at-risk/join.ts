@@ -1,10 +1,8 @@
-import { forEachRow } from '../../render/streams.js';
 import { complianceFigures, complianceWarnings, yearToDate } from '../compliance/figures.js';
 import { complianceReport } from '../compliance/index.js';
 import { type ComplianceStatus, statusRank } from '../compliance/math.js';
 import { ASSUMED } from '../compliance/model.js';
-import { terminalStages } from '../order-ageing/classify.js';
-import { orderAgeingReport } from '../order-ageing/index.js';
+import { orderAgeingReport, orderFacts } from '../order-ageing/index.js';
 import type { ReportInput } from '../types.js';
 import { unpaidFigures } from '../unpaid-invoices/figures.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
@@ -58,10 +56,10 @@ export function worstStatus(drug: string, alcohol: string): string {
 
 /**
  * Joins the per-org figures of the three reports with the same parameters, as the run built them
- * (built once per run: compliance's walk and the ageing's figures are shared with those reports):
- * compliance's year to date, the ageing's balances per org, and the order ageing's detail rows
- * (with terminal items, for the last drug or alcohol order; open, on hold and stuck are counted
- * from its open rows as its By org sheet counts them).
+ * (each once per run, handed on typed: compliance's walk and the ageing's figures are shared with
+ * those reports): compliance's year to date, the ageing's balances per org, and the order ageing's
+ * figures per org (open, on hold and stuck counted from its open items as its By org sheet counts
+ * them; the last drug or alcohol order over every item, terminal ones included).
  */
 export async function joinReports(input: ReportInput<AccountsAtRiskOptions>): Promise<Joined> {
   const orgs = new Map<number, OrgFacts>();
@@ -112,34 +110,20 @@ export async function joinReports(input: ReportInput<AccountsAtRiskOptions>): Pr
     };
   named('unpaid-invoices', uf.warnings);
 
-  // Terminal items too (the last order may be completed); the stages and product filters are the
-  // order ageing's defaults, so every drug and alcohol order counts.
-  const ageing = await orderAgeingReport.build(
-    await input.inputFor(orderAgeingReport, { stages: undefined, product: undefined, includeTerminal: true }),
-  );
-  await forEachRow(ageing.detail.rows, (r) => {
-    if (typeof r.orgId !== 'number') return;
-    const f = of(r.orgId, r.org);
-    const stage = String(r.stage);
-    if (!terminalStages.has(stage as never)) {
-      f.orders.open++;
-      if (stage === 'ON_HOLD') f.orders.onHold++;
-      if (r.flag === 'STUCK') f.orders.stuck++;
-    }
-    if ((r.family === 'drug' || r.family === 'alcohol') && typeof r.createdAt === 'string') {
-      const last = f.orders.lastDrugAlcohol;
-      if (last === null || r.createdAt > last) {
-        f.orders.lastDrugAlcohol = r.createdAt;
-        f.orders.lastOrder = {
-          id: typeof r.orderItemId === 'number' ? r.orderItemId : null,
-          product: typeof r.product === 'string' ? r.product : null,
-        };
-      }
-    }
-    return undefined;
-  });
-  // The order ageing's warnings of terminal items are not the default report's: only its own
-  // problems of open items matter here, and they are the same rows.
-  named('order-ageing', ageing.warnings());
+  // The order ageing's figures over every item, terminal ones too (the last order may be
+  // completed), with its default stages and no product filter: every drug and alcohol order counts.
+  const orders = await orderFacts(await input.inputFor(orderAgeingReport));
+  for (const o of orders.orgs.values()) {
+    const f = of(o.orgId, o.org);
+    f.orders = {
+      open: o.open,
+      onHold: o.onHold,
+      stuck: o.stuck,
+      lastDrugAlcohol: o.lastDrugAlcohol?.createdAt ?? null,
+      lastOrder:
+        o.lastDrugAlcohol === null ? null : { id: o.lastDrugAlcohol.id, product: o.lastDrugAlcohol.product },
+    };
+  }
+  named('order-ageing', orders.warnings);
   return { orgs, warnings, warningCounts, oldLabel: uf.oldLabel };
 }

@@ -1,11 +1,10 @@
-import { HOUR } from '../../dates.js';
 import type { Row, Sheet } from '../../render/types.js';
 import { externalSort } from '../external-sort.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines } from './about.js';
-import { asOfInstant } from './as-of.js';
 import { Classifier, terminalStages } from './classify.js';
 import { columnKeys, orderAgeingColumns, printColumns } from './columns.js';
+import { classifierSettings } from './facts.js';
 import { orderAgeingHtml } from './html.js';
 import { type OrderAgeingOptions, orderAgeingOptions } from './options.js';
 import { itemQuery } from './query.js';
@@ -32,24 +31,13 @@ export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'or
   html: orderAgeingHtml,
 };
 
-async function build({ db, params, common, opts, scope, at, names }: ReportInput<OrderAgeingOptions>) {
+async function build(input: ReportInput<OrderAgeingOptions>) {
+  const { db, opts, scope, at } = input;
   const fixedWarnings: string[] = [];
-  const instant = asOfInstant(params.asOf, at);
   const st = setup(opts);
-  const product = opts.product === undefined || opts.product === '' ? null : opts.product.toLowerCase();
+  const { instant, ...settings } = classifierSettings(input, st);
+  const { product } = settings;
   const shownStages = stageOrder.filter((s) => !terminalStages.has(s) || st.showTerminal);
-  const settings = {
-    asOfMs: instant.ms,
-    pollMs: opts.pollIntervalHours * HOUR,
-    timezone: common.timezone,
-    mapping: st.mapping,
-    codes: st.codes,
-    generic: st.generic,
-    families: st.families,
-    includes: st.includes,
-    product,
-    names,
-  };
   const orgIds = scope === null ? [] : [...scope];
   // Both are replaced by every pass over the detail (it can be read again).
   let classifier = new Classifier(settings);
@@ -100,4 +88,5 @@ export {
   stages,
 } from './classify.js';
 export { orderAgeingColumns } from './columns.js';
+export { type OrderFacts, type OrgOrders, orderFacts } from './facts.js';
 export { type OrderAgeingOptions, orderAgeingOptions } from './options.js';

@@ -11,11 +11,12 @@ export function compareSortable(a: Sortable, b: Sortable): number {
 }
 
 export function sortable(c: ClassifiedItem): Sortable {
-  return [
-    c.flag === null ? 3 : flagRank[c.flag],
-    c.inStatusMs ?? -1,
-    c.ageMs ?? -1,
-    c.id,
-    columnKeys.map((k) => c.row[k] ?? null),
-  ];
+  const key = sortKey(c);
+  key[4] = columnKeys.map((k) => c.row[k] ?? null);
+  return key;
+}
+
+/** The item's place in the detail's order, without its cells (compareSortable reads no cells). */
+export function sortKey(c: ClassifiedItem): Sortable {
+  return [c.flag === null ? 3 : flagRank[c.flag], c.inStatusMs ?? -1, c.ageMs ?? -1, c.id, []];
 }
