@@ -13,12 +13,14 @@ import {
   policyVersionsOf,
 } from '../mirror/index.js';
 import { CsvRenderer, type CsvSettings } from '../render/index.js';
-import type { Column, Row, Sheet } from '../render/types.js';
+import type { Column, Row } from '../render/types.js';
 import { complianceColumns, ytdColumns } from '../reports/compliance/columns.js';
+import { complianceFigures, planOf, ytdRowsOf } from '../reports/compliance/figures.js';
+import { complianceReport } from '../reports/compliance/index.js';
 import { parseMonthLabel } from '../reports/compliance/months.js';
 import { catchUpColumns } from '../reports/compliance/plan-columns.js';
 import { orgMonthRows } from '../reports/compliance/queries.js';
-import { reportNamed } from '../reports/index.js';
+import { ReportRun, reportInput, reportNamed } from '../reports/index.js';
 import { asInteger } from '../reports/values.js';
 import { PrivateFolder, writeExclusive } from '../util/safe-file.js';
 import { coverPage } from './packet-cover.js';
@@ -216,7 +218,9 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
   try {
     folder = await PrivateFolder.make(join(o.outDir, `.${name}.tmp-${process.pid}`));
     const temp = folder.path;
-    const ran = await compliance.run({
+    // One run: the report's detail and warnings, then its typed figures of the same run (its walk,
+    // done by the detail's read, handed on: never read again nor looked up by a sheet's name).
+    const ctx = {
       db: mirror.db,
       params: {
         asOf,
@@ -224,13 +228,16 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
         orgIds: [o.orgId],
         options: { ...config.reports.options, year: o.year },
       },
-    });
+      run: new ReportRun(),
+    };
+    const ran = await compliance.run(ctx);
     const csv: CsvSettings = config.reports.csv;
     const detail: Row[] = [];
     for await (const row of ran.detail.rows) detail.push(row);
-    const sheets = ran.summaries();
-    const ytd = (await rowsOf(sheets, 'YTD by org')).filter((r) => r.orgId === o.orgId);
-    const plan = await rowsOf(sheets, 'Catch-up');
+    const figures = await complianceFigures(await reportInput(complianceReport, ctx));
+    const walk = await figures.walk.walked();
+    const ytd = ytdRowsOf(walk).filter((r) => r.orgId === o.orgId);
+    const plan = planOf(figures, walk);
     const observed = await firstObserved(mirror, detail, at);
     const evidence = detail.map((r) => ({
       ...r,
@@ -356,13 +363,6 @@ async function syncRuns(mirror: Mirror, year: number, instant: string): Promise<
     errorCode: r.error_code,
     requests: asInteger(r.requests),
   }));
-}
-
-async function rowsOf(sheets: Sheet[], name: string): Promise<Row[]> {
-  const found = sheets.find((s) => s.name === name);
-  const out: Row[] = [];
-  if (found !== undefined) for await (const r of found.rows) out.push(r);
-  return out;
 }
 
 /** A CSV as the reports write it (CsvRenderer: the same cells, the file created 0600). */

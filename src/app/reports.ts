@@ -9,7 +9,7 @@ import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
 import type { ReportDefinition } from '../reports/index.js';
-import { ReportParamError, ReportRun, reports } from '../reports/index.js';
+import { ReportParamError, ReportRun, reports, TREND_SHEET } from '../reports/index.js';
 import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
@@ -179,7 +179,7 @@ export async function writeReports(
     );
     // The verdict file beside the page is one of the run's outputs too (the dashboard reads it).
     files.push(...written.files, ...(written.summaryFile === undefined ? [] : [written.summaryFile]));
-    const trend = sheets.find((s) => s.name === 'Trend');
+    const trend = sheets.find((s) => s.name === TREND_SHEET);
     if (trend !== undefined && o.formats.includes('csv'))
       files.push(...(await writeTrend(trend, report, o, csv, instant)));
   }

@@ -10,6 +10,9 @@ import type { Column, Row } from '../render/types.js';
  */
 export const TREND_MONTHS = 12;
 
+/** The name of a report's Trend sheet (written again as `NAME-trend-DATE.csv` by the application). */
+export const TREND_SHEET = 'Trend';
+
 export interface MonthEnd {
   day: LocalDate;
   /** The last instant of the day in the zone, ISO 8601 UTC: the mirror is read as of it. */

@@ -41,6 +41,8 @@ export function reportNamed(name: ReportName): ReportDefinition {
   return report;
 }
 
+export { TREND_SHEET } from './ar-trend.js';
 export { ReportParamError } from './errors.js';
 export { ReportRun } from './run.js';
+export { reportInput } from './runner.js';
 export type { ReportContext, ReportParams } from './types.js';

@@ -93,6 +93,18 @@ async function inputOf<S extends z.ZodObject, N extends string>(
   return { input: { db, params, common, opts, scope, at, names, run, inputFor }, unknown };
 }
 
+/**
+ * The input a report's build gets in the run of `ctx` (the same as the runner hands it): the
+ * application reads a report's typed figures with it (the packet reads compliance's walk), built
+ * once in that run and shared with the report's own build.
+ */
+export async function reportInput<S extends z.ZodObject, N extends string>(
+  declaration: ReportDeclaration<S, N>,
+  ctx: ReportContext & { run: ReportRun },
+): Promise<ReportInput<z.output<S>>> {
+  return (await inputOf(declaration, ctx.db, ctx.params, ctx.run)).input;
+}
+
 /** A report's Trend rows at the given month ends (none when it has no trend). */
 async function trendRows<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,

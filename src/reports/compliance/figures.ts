@@ -1,8 +1,11 @@
+import type { Row } from '../../render/types.js';
 import { figuresKey } from '../run-key.js';
 import type { ReportInput } from '../types.js';
 import { Collector } from './collector.js';
+import { failingFirst } from './evidence.js';
 import { ASSUMED } from './model.js';
 import type { ComplianceOptions } from './options.js';
+import { planRows, planYear } from './plan.js';
 import { type Setup, setup } from './setup.js';
 import { OrgWalk, walkOrgs } from './walk.js';
 
@@ -86,4 +89,17 @@ export function yearToDate(walk: OrgWalk): OrgYearToDate[] {
           },
         ],
   );
+}
+
+/**
+ * The rows of the workbook's YTD by org sheet of a walk done, failing first, without the program
+ * totals under them: one per employer (read by the packet and the sheet alike, never by name).
+ */
+export function ytdRowsOf(walk: OrgWalk): Row[] {
+  return failingFirst(walk.ytd);
+}
+
+/** The catch-up plan of the figures' walk done: the workbook's Catch-up sheet, the packet's catch-up.csv. */
+export function planOf(f: ComplianceFigures, walk: OrgWalk): Row[] {
+  return planRows(walk.lasts, planYear(f.s));
 }

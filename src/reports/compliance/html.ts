@@ -18,6 +18,7 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { TREND_SHEET } from '../ar-trend.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
 import { verdictOf } from './plan.js';
@@ -97,7 +98,7 @@ export function complianceHtml(): SummaryBuilder {
           statusChart(counts),
           behindChart(ytd),
           monthsChart(months),
-          ...trendChart(sheet(sheets, 'Trend')),
+          ...trendChart(sheet(sheets, TREND_SHEET)),
         ],
       };
     },

@@ -5,12 +5,11 @@ import { ORG_ANCHORS } from '../org-names.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
-import { failingFirst, misColumns, misRows, problemColumns, problemRows } from './evidence.js';
-import { complianceFigures, complianceWarnings } from './figures.js';
+import { misColumns, misRows, problemColumns, problemRows } from './evidence.js';
+import { complianceFigures, complianceWarnings, planOf, ytdRowsOf } from './figures.js';
 import { complianceHtml } from './html.js';
 import { ASSUMED, type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
-import { planRows, planYear } from './plan.js';
 import { catchUpColumns } from './plan-columns.js';
 import { rollupsOf } from './rollups.js';
 import { totalRow } from './rows.js';
@@ -56,7 +55,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
       const members = walk.lasts.filter((c) => c.rates.program === program);
       if (members.length > 0) totals.push(totalRow(members, program, year, m));
     }
-    const byOrg = failingFirst(walk.ytd);
+    const byOrg = ytdRowsOf(walk);
     sheets = [
       {
         name: 'Problems',
@@ -71,7 +70,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
     const mis = misRows(byOrg, year, m);
     if (mis.length > 0) sheets.push({ name: 'MIS random by employer', columns: misColumns, rows: mis });
     // The catch-up plan of the same figures (report catch-up holds it on its own, with its rules).
-    const plan = planRows(walk.lasts, planYear(s));
+    const plan = planOf(f, walk);
     if (plan.length > 0) sheets.push({ name: 'Catch-up', columns: catchUpColumns, rows: plan });
     sheets.push(trend.sheet);
     return sheets;

@@ -6,6 +6,7 @@ import {
   monthEnds,
   omittedNote,
   TREND_MONTHS,
+  TREND_SHEET,
   trendColumns,
   trendNoteColumn,
   trendRowsEach,
@@ -124,6 +125,11 @@ export async function complianceTrend(db: Kysely<Database>, common: CommonParams
     'Trend',
     `Orgs per status (the worse of drug and alcohol) and tests completed against required, at each past month end of ${t.year} (up to ${TREND_MONTHS}), scored as of that day on the OrgMonth rows the mirror held at its end (its history); the policies in force at that month end (sheet Trend; CSV compliance-trend-DATE.csv)${omittedNote(trend)}`,
   ];
-  const sheet: Sheet = { name: 'Trend', columns: complianceTrendColumns, rows: trend.rows, totals: 'none' };
+  const sheet: Sheet = {
+    name: TREND_SHEET,
+    columns: complianceTrendColumns,
+    rows: trend.rows,
+    totals: 'none',
+  };
   return { ...trend, sheet, about };
 }

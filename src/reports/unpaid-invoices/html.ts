@@ -12,6 +12,7 @@ import {
   type SummaryBuilder,
   sheet,
 } from '../../render/html/summary.js';
+import { TREND_SHEET } from '../ar-trend.js';
 
 /**
  * The summary of the unpaid invoices page (docs/html-reports.md): the open balance, its oldest
@@ -103,7 +104,7 @@ export function unpaidInvoicesHtml(): SummaryBuilder {
               },
             },
           },
-          ...trendChart(sheet(sheets, 'Trend')),
+          ...trendChart(sheet(sheets, TREND_SHEET)),
         ],
       };
     },

@@ -6,6 +6,7 @@ import {
   type MonthEnd,
   monthEnds,
   TREND_MONTHS,
+  TREND_SHEET,
   trendColumns,
   trendNoteColumn,
   trendRows,
@@ -49,5 +50,8 @@ export async function arTrend(
     ...bucketColumnsFor(buckets, opts).filter((c) => keys.includes(c.key)),
     trendNoteColumn,
   ];
-  return { ...trend, sheet: { name: 'Trend', columns, rows: trend.rows, totals: 'none' } satisfies Sheet };
+  return {
+    ...trend,
+    sheet: { name: TREND_SHEET, columns, rows: trend.rows, totals: 'none' } satisfies Sheet,
+  };
 }
