@@ -37,15 +37,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The wall-clock fields of an instant in a time zone. */
 function wallClock(ms: number, timeZone: string): number[] {
   const parts: Record<string, number> = {};
@@ -215,16 +206,6 @@ export function today(timezone: string): string {
     month: '2-digit',
     day: '2-digit',
   }).format(new Date());
-}
-
-/** The last instant of a date in a time zone, as ISO 8601 UTC. */
-export function endOfDay(date: string, timezone: string): string {
-  // Find the UTC offset of the zone at that date's noon, then take 23:59:59.999 local.
-  const noon = new Date(`${date}T12:00:00Z`);
-  const local = new Date(noon.toLocaleString('en-US', { timeZone: timezone }));
-  const utc = new Date(noon.toLocaleString('en-US', { timeZone: 'UTC' }));
-  const offsetMs = local.getTime() - utc.getTime();
-  return new Date(Date.parse(`${date}T23:59:59.999Z`) - offsetMs).toISOString();
 }
 
 // The as-of instant of a command or job.

@@ -19,9 +19,8 @@ import { rateLayer } from './transport/rate.js';
 import { retryLayer } from './transport/retry.js';
 import type { Reply, SendOptions } from './transport/types.js';
 
-export { throttlingAnswer } from './transport/classify.js';
 export type { RequestCounter } from './transport/retry.js';
-export { parseRetryAfter, type Reply, type SendOptions } from './transport/types.js';
+export type { Reply, SendOptions } from './transport/types.js';
 
 /** The `api.*` keys the transport reads, resolved (config/default.json holds their defaults). */
 export const transportKeys = [

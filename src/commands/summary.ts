@@ -1,5 +1,4 @@
 import { basename, dirname, extname, isAbsolute, relative, resolve } from 'node:path';
-import { sql } from 'kysely';
 import type { Mirror } from '../mirror/index.js';
 import { readSummaryFile } from '../render/report-summary.js';
 import {
@@ -142,12 +141,6 @@ export async function syncRunLines(
     .filter((s) => s.outcome === 'failed')
     .map((s) => `${s.stream} failed: ${s.error ?? ''}`);
   return { did, incomplete, failed };
-}
-
-/** The latest sync run of the mirror (its id), if any. */
-export async function latestSyncRun(mirror: Mirror): Promise<number | undefined> {
-  const r = await mirror.db.selectFrom('sync_run').select(sql<number>`max(id)`.as('id')).executeTakeFirst();
-  return r?.id == null ? undefined : Number(r.id);
 }
 
 /** What a job run did: its outcome and time, its sync run, the files it wrote and where. */

@@ -6,13 +6,4 @@ export {
   resolveToken,
   tokenFileWarning,
 } from './load.js';
-export {
-  type ApiConfig,
-  type Config,
-  configSchema,
-  type InputConfig,
-  logLevels,
-  type ServiceFindings,
-  type SyncConfig,
-  type WritebackConfig,
-} from './schema.js';
+export { type ApiConfig, type Config, configSchema, type SyncConfig } from './schema.js';

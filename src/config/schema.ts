@@ -252,6 +252,4 @@ export const configSchema = z
 export type Config = z.output<typeof configSchema>;
 export type ApiConfig = z.output<typeof apiConfigSchema>;
 export type SyncConfig = z.output<typeof syncConfigSchema>;
-export type WritebackConfig = z.output<typeof writebackConfigSchema>;
 export type InputConfig = z.output<typeof inputConfigSchema>;
-export type ServiceFindings = z.output<typeof serviceFindingsSchema>;

@@ -192,15 +192,6 @@ export function noMirror(file: string): MirrorOpenError {
   return new MirrorOpenError(`no mirror at ${file}: run ohs sync first (or pass --db FILE)`);
 }
 
-/** A mirror target whose engine this build cannot open (yet). */
-export class MirrorEngineUnavailableError extends OhsError {
-  override name = 'MirrorEngineUnavailableError';
-  override readonly exitCode = 2;
-  constructor(message: string) {
-    super('MIRROR_ENGINE_UNAVAILABLE', message);
-  }
-}
-
 /** Another process holds the lock (a sync, an apply) on this mirror. */
 export class LockedError extends OhsError {
   override name = 'LockedError';

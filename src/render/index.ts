@@ -17,11 +17,11 @@ import { XlsxRenderer } from './xlsx-renderer.js';
 export { formatCents } from '../util/money.js';
 export { CsvRenderer } from './csv-renderer.js';
 export { RenderOptionsError, RenderValueError } from './errors.js';
-export { HTML_DETAIL_ROWS, HtmlRenderer } from './html/renderer.js';
-export type { ReportSummary, StatusCount } from './html/summary.js';
-export type { CsvSettings, DetailLayout, Renderer, RenderTail, ReportFormat } from './renderer.js';
-export { readSummaryFile, summaryFileOf } from './report-summary.js';
-export type { CellType, Column, ReportResult, Row, Sheet } from './types.js';
+
+export type { ReportSummary } from './html/summary.js';
+export type { CsvSettings, ReportFormat } from './renderer.js';
+
+export type { Column, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
 

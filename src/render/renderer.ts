@@ -13,14 +13,6 @@ export interface DetailLayout {
   anchors?: Sheet['anchors'];
 }
 
-/** How the files read: the same for every report of a run. */
-export interface RenderSettings {
-  /** Report name and as-of date, for the xlsx page footer. */
-  report: string;
-  asOf: string;
-  csv: CsvSettings;
-}
-
 /** How the CSV reads: config `reports.csv` (its defaults in config/default.json). */
 export interface CsvSettings {
   /** A UTF-8 byte order mark first, so Excel reads "Peña" right. */

@@ -556,4 +556,4 @@ function pendingBytes(stream: PendingStream): number {
   return stream.writableLength ?? stream._writableState?.length ?? 0;
 }
 
-export { columnLetter, numFmtOf, SheetNames } from './xlsx-cells.js';
+export { numFmtOf, SheetNames } from './xlsx-cells.js';

@@ -45,4 +45,4 @@ export { TREND_SHEET } from './ar-trend.js';
 export { ReportParamError } from './errors.js';
 export { ReportRun } from './run.js';
 export { reportInput } from './runner.js';
-export type { ReportContext, ReportParams } from './types.js';
+export type { ReportParams } from './types.js';

@@ -107,8 +107,3 @@ export const operations = {
 export type OperationName = keyof typeof operations;
 
 export const operationNames = Object.keys(operations) as OperationName[];
-
-/** The ObjectSpec of a resource's records. */
-export function specOf(resource: ResourceName): ObjectSpec {
-  return resources[resource].spec;
-}

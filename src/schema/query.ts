@@ -66,10 +66,6 @@ export function and<F extends string>(...items: FilterItem<F>[]): AdvancedFilter
   return { linkOperator: 'AND', items };
 }
 
-export function or<F extends string>(...items: FilterItem<F>[]): AdvancedFilter<F> {
-  return { linkOperator: 'OR', items };
-}
-
 /** Every field name an ObjectSpec declares (scalars and nested arrays). */
 export function allFields(spec: ObjectSpec): string[] {
   return [...Object.keys(spec.fields), ...Object.keys(spec.arrays ?? {})];

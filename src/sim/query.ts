@@ -20,7 +20,7 @@ import type { SimRecord, Table } from './store.js';
  * Simple filters (extra body keys) are `equals` filters, combined with AND with each other and
  * with `advancedFilter`.
  */
-export { type Operator, operators };
+export { operators };
 
 const bodyKeys = new Set([
   'advancedFilter',

@@ -420,5 +420,3 @@ async function rotation(
   const advance: Advance = (w) => w.setRereadCursor(decl.name, last, wrapped ? nowIso() : null);
   return { ids, advance };
 }
-
-export { type IdLayout, idLayout } from './id-layout.js';

@@ -1,6 +1,6 @@
 export * from './amount.js';
 export * from './apply.js';
-export { Claims, type EvidenceRead, readsOf } from './claims.js';
+export { Claims } from './claims.js';
 export * from './errors.js';
 export * from './ops/index.js';
 export * from './outbox.js';

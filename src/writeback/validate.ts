@@ -282,10 +282,3 @@ export function throwProblems(file: string, problems: string[]): void {
   problems.sort((a, b) => rowOf(a) - rowOf(b));
   throw new InputError(`${file}: ${problems.length} problem(s), nothing planned`, { detail: problems });
 }
-
-/** Validates every row; throws one InputError listing every problem. */
-export function validateRows(table: InputTable, op?: OpName): ValidRow[] {
-  const { valid, problems } = checkRows(table, op);
-  throwProblems(table.file, problems);
-  return valid;
-}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
 import { type EngineName, enginesFromEnv } from './engine-names.js';
 
-export { allEngines, type EngineName, enginesFromEnv } from './engine-names.js';
+export { type EngineName, enginesFromEnv } from './engine-names.js';
 
 /**
  * The mirror's engines under test, and per engine a fresh empty mirror target, so that a test of

@@ -94,4 +94,4 @@ export async function migrate(db: Kysely<Database>, ddl: EngineDdl = sqliteDdl):
   await ddl.exclusive(db, async (x) => applySchemaWork(x, ddl, await schemaWork(x, ddl)));
 }
 
-export { type SchemaWork, schemaWork } from './schema-work.js';
+export { schemaWork } from './schema-work.js';

@@ -1,4 +1,3 @@
-import { from as copyFrom } from 'pg-copy-streams';
 import { historyTableOf } from '../history.js';
 import type { ChildTableDef, TableDef } from '../tables.js';
 import { columnKind, q } from '../tables.js';
@@ -173,6 +172,8 @@ async function copyPage(client: PgClientLike, def: TableDef, arrays: PgValue[][]
   const rows = arrays[0]?.length ?? 0;
   const lines: string[] = [];
   for (let r = 0; r < rows; r++) lines.push(arrays.map((a) => copyField(a[r] ?? null)).join('\t'));
+  // Loaded here: COPY is the benchmark's alternative only, so pg-copy-streams is a dev dependency.
+  const { from: copyFrom } = await import('pg-copy-streams');
   const stream = raw.query(copyFrom(`COPY ${temp} (${cols.join(', ')}) FROM STDIN`)) as NodeJS.WritableStream;
   await new Promise<void>((resolve, reject) => {
     stream.on('error', reject);

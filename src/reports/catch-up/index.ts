@@ -89,12 +89,4 @@ export function verdictCounts(rows: readonly Row[]): Row[] {
   return out;
 }
 
-export {
-  type PlanInput,
-  periodsOf,
-  planOf,
-  planRows,
-  type Selection,
-  sortByUrgency,
-} from '../compliance/plan.js';
-export { catchUpColumns } from '../compliance/plan-columns.js';
+export { periodsOf, planOf, sortByUrgency } from '../compliance/plan.js';

@@ -8,7 +8,7 @@ import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './co
 import { misColumns, misRows, problemColumns, problemRows } from './evidence.js';
 import { complianceFigures, complianceWarnings, planOf, ytdRowsOf } from './figures.js';
 import { complianceHtml } from './html.js';
-import { ASSUMED, type OrgCalc, programs } from './model.js';
+import { type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
 import { catchUpColumns } from './plan-columns.js';
 import { rollupsOf } from './rollups.js';
@@ -112,7 +112,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
 
 export { parseMonthLabel } from './months.js';
 export { complianceTrendColumns, orgStatus } from './trend.js';
-export { ASSUMED, type ComplianceOptions, complianceColumns, complianceOptions };
+export { complianceColumns, complianceOptions };
 
 /**
  * The About line naming the policies the report used: those in force at its instant, with the

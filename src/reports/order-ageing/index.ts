@@ -77,16 +77,5 @@ async function build(input: ReportInput<OrderAgeingOptions>) {
   };
 }
 
-export {
-  ageBuckets,
-  bucketOf,
-  defaultFamilies,
-  defaultStatusStage,
-  defaultThresholds,
-  type Stage,
-  type StageOf,
-  stages,
-} from './classify.js';
-export { orderAgeingColumns } from './columns.js';
-export { type OrderFacts, type OrgOrders, orderFacts } from './facts.js';
-export { type OrderAgeingOptions, orderAgeingOptions } from './options.js';
+export { orderFacts } from './facts.js';
+export { orderAgeingOptions } from './options.js';

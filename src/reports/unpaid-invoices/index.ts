@@ -68,6 +68,6 @@ async function build(input: ReportInput<UnpaidInvoicesOptions>) {
   };
 }
 
-export { agingBuckets, isCancelled } from './buckets.js';
-export { unpaidInvoicesColumns, unpaidInvoicesColumnsFor } from './columns.js';
-export { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
+export { agingBuckets } from './buckets.js';
+
+export { unpaidInvoicesOptions } from './options.js';
