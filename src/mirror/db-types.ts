@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { ResourceName, resources } from '../schema/index.js';
 
 /**
  * Kysely types of the mirror. Resource tables have their typed columns (from the schema module)
@@ -280,7 +281,11 @@ export interface RateBudgetTable {
   updated_ms: number;
 }
 
-export interface Database {
+/**
+ * The mirror's tables: the bookkeeping ones declared here, and one per resource of the schema
+ * module (`ResourceTableName`, derived: a new resource has its table type without an edit here).
+ */
+export interface Database extends Record<ResourceTableName, ResourceRow> {
   mirror_meta: MirrorMetaTable;
   rate_budget: RateBudgetTable;
   outbox: OutboxTable;
@@ -298,34 +303,11 @@ export interface Database {
   sync_type_error: SyncTypeErrorTable;
   orderitem_status_history: StatusHistoryTable;
   data_dictionary: DataDictionaryTable;
-  hsvendor: ResourceRow;
-  orderitem: ResourceRow;
-  tenant: ResourceRow;
-  role: ResourceRow;
-  orgmonth: ResourceRow;
-  user: ResourceRow;
-  invoice: ResourceRow;
-  staff: ResourceRow;
-  applicant: ResourceRow;
-  person: ResourceRow;
-  org: ResourceRow;
-  payment: ResourceRow;
   applicant_info: ChildRow;
   applicant_info_item: ChildRow;
   /** View: an org's name, from the c_org of its order items and invoices. */
   v_org_name: { org_id: number; org_name: string | null };
 }
 
-export type ResourceTableName =
-  | 'hsvendor'
-  | 'orderitem'
-  | 'tenant'
-  | 'role'
-  | 'orgmonth'
-  | 'user'
-  | 'invoice'
-  | 'staff'
-  | 'applicant'
-  | 'person'
-  | 'org'
-  | 'payment';
+/** The table of each resource: its path segment (schema/operations.ts `resources`). */
+export type ResourceTableName = (typeof resources)[ResourceName]['segment'];

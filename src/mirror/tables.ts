@@ -104,8 +104,11 @@ export function columnKind(c: ColumnDef): ColumnKind {
   return c.money ? 'money' : 'float';
 }
 
-/** Resources mirrored, in the order tables are created. */
-export const mirroredResources: readonly ResourceName[] = [
+/**
+ * Resources mirrored (every resource of the schema module), in the order tables are created:
+ * the order is written here, and a resource left out fails tsc (`EveryResource` below).
+ */
+export const mirroredResources = [
   'HsVendor',
   'OrderItem',
   'Tenant',
@@ -118,7 +121,13 @@ export const mirroredResources: readonly ResourceName[] = [
   'Person',
   'Org',
   'Payment',
-];
+] as const satisfies readonly ResourceName[];
+/** A resource missing from `mirroredResources` makes this `false` and the line below fail tsc. */
+type EveryResource = [Exclude<ResourceName, (typeof mirroredResources)[number]>] extends [never]
+  ? true
+  : false;
+const everyResource: EveryResource = true;
+void everyResource;
 
 function childTables(parentTable: string, spec: ObjectSpec, parentColumn: string): ChildTableDef[] {
   // Only Applicant's info[] / infoItem[] are flattened: the other nested arrays belong to write
