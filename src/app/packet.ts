@@ -218,26 +218,8 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
   try {
     folder = await PrivateFolder.make(join(o.outDir, `.${name}.tmp-${process.pid}`));
     const temp = folder.path;
-    // One run: the report's detail and warnings, then its typed figures of the same run (its walk,
-    // done by the detail's read, handed on: never read again nor looked up by a sheet's name).
-    const ctx = {
-      db: mirror.db,
-      params: {
-        asOf,
-        ...(at === undefined ? {} : { mirrorAsOf: at }),
-        orgIds: [o.orgId],
-        options: { ...config.reports.options, year: o.year },
-      },
-      run: new ReportRun(),
-    };
-    const ran = await compliance.run(ctx);
+    const { detail, ytd, plan, warnings } = await complianceOfOrg(mirror, config, o, asOf, at);
     const csv: CsvSettings = config.reports.csv;
-    const detail: Row[] = [];
-    for await (const row of ran.detail.rows) detail.push(row);
-    const figures = await complianceFigures(await reportInput(complianceReport, ctx));
-    const walk = await figures.walk.walked();
-    const ytd = ytdRowsOf(walk).filter((r) => r.orgId === o.orgId);
-    const plan = planOf(figures, walk);
     const observed = await firstObserved(mirror, detail, at);
     const evidence = detail.map((r) => ({
       ...r,
@@ -262,7 +244,6 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
       inForce: p.valid_to === null,
     }));
     const runs = await syncRuns(mirror, o.year, instant);
-    const warnings = ran.warnings().map((warning) => ({ warning }));
     // Each file checked into the folder made for it (a swapped folder is refused before a write).
     const csvFiles: [string, Parameters<typeof writeCsv>[1], Row[]][] = [
       ['compliance.csv', complianceColumns, detail],
@@ -310,6 +291,41 @@ export async function writePacket(mirror: Mirror, config: Config, o: PacketOptio
     throw err;
   }
   return { dir: final, files: [...packetFiles.map(([f]) => join(final, f)), join(final, 'MANIFEST.sha256')] };
+}
+
+/**
+ * The compliance figures of the packet, from one run of the report scoped to the employer: its
+ * detail and warnings, then its typed figures of the same run (its walk, done by the detail's
+ * read, handed on: never read again nor looked up by a sheet's name).
+ */
+async function complianceOfOrg(
+  mirror: Mirror,
+  config: Config,
+  o: PacketOptions,
+  asOf: AsOf,
+  at: string | undefined,
+): Promise<{ detail: Row[]; ytd: Row[]; plan: Row[]; warnings: Row[] }> {
+  const ctx = {
+    db: mirror.db,
+    params: {
+      asOf,
+      ...(at === undefined ? {} : { mirrorAsOf: at }),
+      orgIds: [o.orgId],
+      options: { ...config.reports.options, year: o.year },
+    },
+    run: new ReportRun(),
+  };
+  const ran = await reportNamed('compliance').run(ctx);
+  const detail: Row[] = [];
+  for await (const row of ran.detail.rows) detail.push(row);
+  const figures = await complianceFigures(await reportInput(complianceReport, ctx));
+  const walk = await figures.walk.walked();
+  return {
+    detail,
+    ytd: ytdRowsOf(walk).filter((r) => r.orgId === o.orgId),
+    plan: planOf(figures, walk),
+    warnings: ran.warnings().map((warning) => ({ warning })),
+  };
 }
 
 /**
