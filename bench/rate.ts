@@ -10,6 +10,7 @@ import { type MetricsSnapshot, NotFoundError, type OhsClient } from '../src/api/
 import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
+import { modelCases } from './rate-model.js';
 import { queueCases } from './rate-queue.js';
 import { sweepCases } from './rate-sweep.js';
 import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
@@ -35,7 +36,8 @@ import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
  * with and without 10% faults at 40 req/s); queue, queue150, queue20: the same against a sandbox
  * that queues like a server (bench/rate-queue.ts); sweep (or sweep-timer, sweep-fifo,
  * sweep-alternating, sweep-cpu, sweep-150, sweep-20): the adaptive concurrency against the best
- * fixed one, per server model (bench/rate-sweep.ts).
+ * fixed one, per server model (bench/rate-sweep.ts); model: the same models and controllers on a
+ * simulated clock, idle and loaded (bench/rate-model.ts).
  */
 export const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -578,6 +580,7 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
     if (run('writeback')) lines.push(await writebackWithFaults(0.3 * scale, dir, 40));
+    if (run('model')) lines.push(...modelCases());
     lines.push(...(await queueCases(scale, dir, run)));
     lines.push(...(await sweepCases(scale, dir, only)));
     return lines.join('\n');
