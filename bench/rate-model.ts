@@ -239,8 +239,9 @@ export function simulate(server: ModelServer, ms: number, fixed?: number, load?:
       idle.push(connection);
       // Noticed once the client runs and its CPU is free; each answer costs it cpuMs.
       const seen = Math.max(clientRuns(arrives), busyUntil);
-      busyUntil = seen + (load?.cpuMs ?? 0);
-      events.push(busyUntil, () => answered(busyUntil, now, a.status, a.retryAfterMs));
+      const handled = seen + (load?.cpuMs ?? 0);
+      busyUntil = handled;
+      events.push(handled, () => answered(handled, now, a.status, a.retryAfterMs));
     });
   };
   const answered = (now: number, sentAt: number, status: number, retryAfterMs?: number) => {
