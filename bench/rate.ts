@@ -381,15 +381,18 @@ async function limited(
   const sb = await sandbox(scale, ['--rate-limit', String(limit), '--rate-headers', headers, ...lat]);
   try {
     const full = await sync(sb.url, join(dir, `limit-${limit}-${headers}-${latencyMs}.sqlite`), true);
-    const st = await hook<SimStats>(sb, 'GET', '/stats');
+    const st = await hook<SimStats & { inFlight: { mean: number } }>(sb, 'GET', '/stats');
     const used = (st.requests - st.rateLimited) / full.seconds;
     const rate = full.metrics.rate;
+    // What could hold it below the limit: too few in flight at the sandbox (limit × latency are
+    // needed), the rate in force, or this process's CPU (the sync's own work on a loaded machine).
+    const why = `; sandbox in flight mean ${st.inFlight.mean} (${((limit * latencyMs) / 1000).toFixed(0)} needed), rate at the end ${rate?.rate}, sync CPU ${full.cpu.toFixed(1)} s of ${full.seconds.toFixed(1)} s`;
     const leases =
       rate === undefined
         ? ''
         : `, budget ${rate.leases} round trips ${rate.leaseMs.toFixed(0)} ms (${pct(rate.leaseMs / 1000, full.seconds)} of the sync)`;
     const at = latencyMs > 0 ? `, service latency ${latencyMs} ms` : '';
-    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`}${at} (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): concurrency ${JSON.stringify(full.metrics.concurrency)}, ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}`;
+    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`}${at} (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): concurrency ${JSON.stringify(full.metrics.concurrency)}, ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}${why}`;
   } finally {
     await sb.stop();
   }
