@@ -1,5 +1,9 @@
 import { ConcurrencyLimit } from '../src/api/rate/concurrency.js';
 import { RateControl } from '../src/api/rate/control.js';
+import { defaultConfig } from '../src/config/index.js';
+
+/** The adaptive client's start, ceiling and longest hold: config/default.json's. */
+const API = defaultConfig().api;
 
 /**
  * The rate cases on a simulated clock (`OHS_BENCH_RATE=model`): the client's two controllers as
@@ -30,13 +34,13 @@ function rng(seed: number): () => number {
 }
 
 /** What a server answers a request sent at `at` on `connection`: when, and its status. */
-export interface ModelServer {
+interface ModelServer {
   answer(at: number, connection: number): { at: number; status: number; retryAfterMs?: number };
 }
 
-export const timerServer = (ms: number): ModelServer => ({ answer: (at) => ({ at: at + ms, status: 200 }) });
+const timerServer = (ms: number): ModelServer => ({ answer: (at) => ({ at: at + ms, status: 200 }) });
 
-export function alternatingServer(cycle: number[]): ModelServer {
+function alternatingServer(cycle: number[]): ModelServer {
   const turn = new Map<number, number>();
   return {
     answer: (at, c) => {
@@ -52,7 +56,7 @@ export function alternatingServer(cycle: number[]): ModelServer {
  * (there and back). One worker behind 20 ms stands for the shared CPU (`--cpu-ms --cpus 1`): with
  * requests of one size, processor sharing serves as many a second as one FIFO worker.
  */
-export function fifoServer(workers: number, serviceMs: number, networkMs = 0.5): ModelServer {
+function fifoServer(workers: number, serviceMs: number, networkMs = 0.5): ModelServer {
   const free = new Array<number>(workers).fill(0);
   return {
     answer: (at) => {
@@ -67,7 +71,7 @@ export function fifoServer(workers: number, serviceMs: number, networkMs = 0.5):
 }
 
 /** A token bucket of `rate` a second (a second's worth deep, full at the start) in front of `latencyMs`; a 429 at once, Retry-After 1 s. */
-export function limitedServer(rate: number, latencyMs: number): ModelServer {
+function limitedServer(rate: number, latencyMs: number): ModelServer {
   let tokens = Math.max(1, Math.ceil(rate));
   let at0 = 0;
   return {
@@ -83,7 +87,7 @@ export function limitedServer(rate: number, latencyMs: number): ModelServer {
 }
 
 /** A process that runs `sliceMs` out of every `periodMs`, at a random phase per period. */
-export interface Load {
+interface Load {
   sliceMs: number;
   periodMs: number;
   /** The client's CPU per answer, ms. */
@@ -111,7 +115,7 @@ function scheduler(load: Load | undefined, random: () => number): (t: number) =>
   };
 }
 
-export interface ModelRun {
+interface ModelRun {
   answers: number;
   rateLimited: number;
   sent: number;
@@ -171,7 +175,8 @@ const before = (a: Event | undefined, b: Event | undefined) =>
 
 /**
  * The client against `server` for `ms` of simulated time, always more requests wanting to go
- * than the limit lets (a sync's streams): concurrency `fixed`, or adaptive from 8 up to 48.
+ * than the limit lets (a sync's streams): concurrency `fixed`, or adaptive as configured by
+ * default (8, up to 48; at least 2, as the transport's floor).
  */
 export function simulate(server: ModelServer, ms: number, fixed?: number, load?: Load, seed = 1): ModelRun {
   const random = rng(seed);
@@ -179,9 +184,9 @@ export function simulate(server: ModelServer, ms: number, fixed?: number, load?:
   const serverRuns = scheduler(load, rng(seed + 1));
   const limit =
     fixed === undefined
-      ? new ConcurrencyLimit({ initial: 8, min: 2, max: 48 })
+      ? new ConcurrencyLimit({ initial: API.concurrency, min: 2, max: API.maxConcurrency })
       : new ConcurrencyLimit({ initial: fixed, min: fixed, max: fixed });
-  const rate = new RateControl(Number.POSITIVE_INFINITY, 30_000, 0);
+  const rate = new RateControl(Number.POSITIVE_INFINITY, API.retryMaxMs, 0);
   const events = new Events();
   const run: ModelRun = {
     answers: 0,
@@ -303,7 +308,7 @@ export const LOADED: Load = { sliceMs: 4, periodMs: 50, cpuMs: 0.2 };
 const LEVELS = [1, 2, 4, 8, 16, 24, 32, 48];
 
 /** One case: every fixed level and the adaptive client, over `ms` of simulated time; a table row. */
-export function modelRow(c: Case, ms: number, load?: Load): string {
+function modelRow(c: Case, ms: number, load?: Load): string {
   const fixed = LEVELS.map((n) => [n, simulate(c.server(), ms, n, load)] as const);
   const [bestN, best] = fixed.reduce((a, b) => (b[1].answers > a[1].answers ? b : a));
   const a = simulate(c.server(), ms, undefined, load);
