@@ -85,6 +85,16 @@ interface Run {
   peak: number;
   mean: number;
   limit: string;
+  /** 429s by second of the run (from its first second with a request): when they came. */
+  refusedAt: string;
+}
+
+/** The 429s by second of the run, as `second: count` from its first second with a request. */
+function refusedBySecond(st: Stats): string {
+  const first = Math.min(...Object.keys(st.bySecond).map(Number));
+  return Object.entries(st.rateLimitedBySecond)
+    .map(([sec, n]) => `${Number(sec) - first}: ${n}`)
+    .join(', ');
 }
 
 /** A full sync into a fresh mirror at `concurrency` (fixed when `max` equals it). */
@@ -113,6 +123,7 @@ async function runOnce(url: string, db: string, concurrency: number, max: number
       peak: st.inFlight.peak,
       mean: st.inFlight.mean,
       limit: c === undefined ? '' : `${c.lowest}-${c.highest}, ${c.limit} at the end`,
+      refusedAt: refusedBySecond(st),
     };
   } finally {
     await client.close();
@@ -146,7 +157,7 @@ async function sweep(model: Model, scale: number, dir: string): Promise<{ row: s
     const load = loadavg()[0]?.toFixed(1);
     const row = `| ${model.what} (scale ${model.scale * scale}) | ${each} | ${bestN} | ${adaptive.seconds.toFixed(2)} s, **${share.toFixed(2)}** | ${adaptive.peak} / ${adaptive.mean} (limit ${adaptive.limit}) | ${pct(adaptive.rateLimited, adaptive.requests)} (best fixed ${pct(best.rateLimited, best.requests)}) | ${load} |`;
     const lines = [
-      `${model.name}: ${model.what}, scale ${model.scale * scale}, load ${load}: fixed ${each} (lower levels not run once one took twice the best); adaptive ${adaptive.requests} requests in ${adaptive.seconds.toFixed(2)} s = ${share.toFixed(2)}x the best fixed (${bestN} in flight, ${best.seconds.toFixed(2)} s; target >= 0.85); sandbox in flight peak ${adaptive.peak}, mean ${adaptive.mean} (best fixed: ${best.peak}, ${best.mean}); limit ${adaptive.limit}; 429: ${pct(adaptive.rateLimited, adaptive.requests)} (target <= 3%)`,
+      `${model.name}: ${model.what}, scale ${model.scale * scale}, load ${load}: fixed ${each} (lower levels not run once one took twice the best); adaptive ${adaptive.requests} requests in ${adaptive.seconds.toFixed(2)} s = ${share.toFixed(2)}x the best fixed (${bestN} in flight, ${best.seconds.toFixed(2)} s; target >= 0.85); sandbox in flight peak ${adaptive.peak}, mean ${adaptive.mean} (best fixed: ${best.peak}, ${best.mean}); limit ${adaptive.limit}; 429: ${pct(adaptive.rateLimited, adaptive.requests)} (target <= 3%)${adaptive.rateLimited > 0 ? `, by second of the run ${adaptive.refusedAt} (best fixed: ${best.refusedAt})` : ''}`,
     ];
     return { row, lines };
   } finally {

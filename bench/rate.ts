@@ -10,6 +10,7 @@ import { type MetricsSnapshot, NotFoundError, type OhsClient } from '../src/api/
 import { createLogger } from '../src/log.js';
 import { MirrorRateBudget, openMirror, tableDefs } from '../src/mirror/index.js';
 import { runSync, type SyncReport, streams } from '../src/sync/index.js';
+import { modelCases } from './rate-model.js';
 import { queueCases } from './rate-queue.js';
 import { sweepCases } from './rate-sweep.js';
 import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
@@ -35,7 +36,8 @@ import { configuredClient, defaults, spawnSandbox } from './sandbox.js';
  * with and without 10% faults at 40 req/s); queue, queue150, queue20: the same against a sandbox
  * that queues like a server (bench/rate-queue.ts); sweep (or sweep-timer, sweep-fifo,
  * sweep-alternating, sweep-cpu, sweep-150, sweep-20): the adaptive concurrency against the best
- * fixed one, per server model (bench/rate-sweep.ts).
+ * fixed one, per server model (bench/rate-sweep.ts); model: the same models and controllers on a
+ * simulated clock, idle and loaded (bench/rate-model.ts).
  */
 export const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
@@ -379,15 +381,18 @@ async function limited(
   const sb = await sandbox(scale, ['--rate-limit', String(limit), '--rate-headers', headers, ...lat]);
   try {
     const full = await sync(sb.url, join(dir, `limit-${limit}-${headers}-${latencyMs}.sqlite`), true);
-    const st = await hook<SimStats>(sb, 'GET', '/stats');
+    const st = await hook<SimStats & { inFlight: { mean: number } }>(sb, 'GET', '/stats');
     const used = (st.requests - st.rateLimited) / full.seconds;
     const rate = full.metrics.rate;
+    // What could hold it below the limit: too few in flight at the sandbox (limit × latency are
+    // needed), the rate in force, or this process's CPU (the sync's own work on a loaded machine).
+    const why = `; sandbox in flight mean ${st.inFlight.mean} (${((limit * latencyMs) / 1000).toFixed(0)} needed), rate at the end ${rate?.rate}, sync CPU ${full.cpu.toFixed(1)} s of ${full.seconds.toFixed(1)} s`;
     const leases =
       rate === undefined
         ? ''
         : `, budget ${rate.leases} round trips ${rate.leaseMs.toFixed(0)} ms (${pct(rate.leaseMs / 1000, full.seconds)} of the sync)`;
     const at = latencyMs > 0 ? `, service latency ${latencyMs} ms` : '';
-    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`}${at} (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): concurrency ${JSON.stringify(full.metrics.concurrency)}, ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}`;
+    return `limit ${limit} req/s${headers === 'none' ? ', not told' : `, ${headers} RateLimit headers`}${at} (scale ${scale}, load ${loadavg()[0]?.toFixed(1)}): concurrency ${JSON.stringify(full.metrics.concurrency)}, ${st.requests} requests in ${full.seconds.toFixed(1)} s, ${used.toFixed(1)} req/s answered = ${(used / limit).toFixed(2)}x the limit (target >= 0.85), 429: ${pct(st.rateLimited, st.requests)} (target <= 3%), cuts ${JSON.stringify(rate?.cuts)}${leases}${why}`;
   } finally {
     await sb.stop();
   }
@@ -578,6 +583,7 @@ export async function benchRate(scale: number): Promise<string> {
     if (run('headers')) lines.push(await limited(0.05 * scale, dir, 20, 'draft'));
     if (run('two')) lines.push(await twoProcesses(0.1 * scale, dir, 40));
     if (run('writeback')) lines.push(await writebackWithFaults(0.3 * scale, dir, 40));
+    if (run('model')) lines.push(...modelCases());
     lines.push(...(await queueCases(scale, dir, run)));
     lines.push(...(await sweepCases(scale, dir, only)));
     return lines.join('\n');

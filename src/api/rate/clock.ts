@@ -8,9 +8,15 @@ export interface Clock {
   now(): number;
   /** Resolves once `ms` have passed on this clock. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Resolves once what has already arrived has been handled (the system's: one turn of the event
+   * loop, after the I/O of this one). Absent: nothing to wait for (a simulated clock).
+   */
+  drain?(): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  drain: () => new Promise<void>((resolve) => setImmediate(resolve)),
 };

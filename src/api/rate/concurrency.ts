@@ -22,8 +22,10 @@
  *   kept when `delivered` rose by at least SHARE of what was added in flight (and probing up goes
  *   on), else the limit is as before. Down: a window at DOWN × the limit, when latency is inflated
  *   above the baseline by INFLATED or a baseline expired; kept only when latency fell and
- *   `delivered` fell by less than SHARE of what was taken off. So latency alone never shrinks the
- *   limit: only less in flight that answers as much.
+ *   `delivered` fell by less than SHARE of what was taken off, in two windows running (one can be
+ *   noise). A probe down that found no queue doubles the windows before the next (at most
+ *   DOWN_AFTER_MAX). So latency alone never shrinks the limit: only less in flight that answers
+ *   as much.
  * - A window in which fewer than APP_LIMITED of the limit were in flight on average (the process
  *   asked for less) proves nothing: a probe in it is undone, startup waits.
  *
@@ -34,13 +36,15 @@
 export const CONCURRENCY = {
   /** Answers per window (and at least WINDOW_MS, and ROUNDS round trips). */
   WINDOW: 16,
-  WINDOW_MS: 100,
+  WINDOW_MS: 200,
   ROUNDS: 2,
   /** Startup ends when `delivered` has not grown by FULL_GROWTH in FULL_WINDOWS windows. */
   FULL_GROWTH: 1.25,
   FULL_WINDOWS: 3,
   /** Windows at the limit between probes. */
   CRUISE_WINDOWS: 2,
+  /** Most windows at the limit between probes down (after those that found no queue). */
+  DOWN_AFTER_MAX: 16,
   /** A probe's limit, over the limit in force: up, and down. */
   UP: 1.25,
   DOWN: 0.8,
@@ -110,6 +114,10 @@ export class ConcurrencyLimit {
   private cruised = 0;
   /** The limit a probe left, and (startup) the best window so far and the windows since it grew. */
   private held = 0;
+  /** A probe down passed once: its next window must pass against the same reference too. */
+  private confirming = false;
+  /** Windows at the limit before a probe down (doubled by each that found no queue). */
+  private downAfter: number = CONCURRENCY.CRUISE_WINDOWS;
   private best: { limit: number; tally: Tally } | undefined;
   private flat = 0;
   private highest: number;
@@ -231,8 +239,12 @@ export class ConcurrencyLimit {
     merge(this.reference, w);
     if (++this.cruised < CONCURRENCY.CRUISE_WINDOWS) return;
     const inflated = this.inflation(this.reference) > CONCURRENCY.INFLATED;
-    if ((inflated || expired) && this.value > this.min) this.probe('down');
-    else if (this.value < this.max && !this.appLimited(this.reference, this.value)) this.probe('up');
+    if ((inflated || expired) && this.value > this.min) {
+      // Until a probe down is due, the reference grows by each window (less noise to judge it by).
+      if (expired || this.cruised >= this.downAfter) this.probe('down');
+      return;
+    }
+    if (this.value < this.max && !this.appLimited(this.reference, this.value)) this.probe('up');
     else {
       this.cruised = 0;
       this.reference = emptyTally();
@@ -262,9 +274,22 @@ export class ConcurrencyLimit {
       kept = change < -0.05 && gain >= CONCURRENCY.SHARE * change && faster >= -CONCURRENCY.FALL * change;
     }
     if (this.appLimited(w, this.value)) kept = false;
+    // A probe down passes twice before it is kept: on a loaded machine one window's answers come
+    // in bursts, and noise that passes once would ratchet the limit down (bench/rate-model.ts).
+    if (kept && this.phase === 'down' && !this.confirming) {
+      this.confirming = true;
+      return;
+    }
+    this.confirming = false;
     const up = this.phase === 'up';
     this.phase = 'cruise';
     if (!kept) this.value = this.held;
+    // A probe down that found no queue costs answers: the next waits twice as long (BBR probes
+    // for its minimum round trip every 10 s, not every few windows); one that did, as before.
+    if (!up)
+      this.downAfter = kept
+        ? CONCURRENCY.CRUISE_WINDOWS
+        : Math.min(CONCURRENCY.DOWN_AFTER_MAX, 2 * this.downAfter);
     this.reference = kept ? w : emptyTally();
     // Kept up: probe up again at once (the throughput still grows); kept down: one window, then judge again.
     this.cruised = kept ? CONCURRENCY.CRUISE_WINDOWS - 1 : 0;

@@ -41,6 +41,10 @@ export function rateLayer(inner: Dispatch<Outcome>, o: RateLayerOptions): Dispat
     // An attempt is timed from the moment it leaves the queue, not from enqueueing.
     let started = performance.now();
     const outcome = await o.queue.add(async (): Promise<Outcome> => {
+      // A loaded client handles the answers that came while it waited in one batch: a slot freed
+      // by one of them would send at once, before a 429 later in the same batch is seen and holds
+      // the client, to a service whose bucket is already empty. Those answers are handled first.
+      await o.clock.drain?.();
       await o.limiter.acquire();
       started = performance.now();
       // Queued before the client learnt it must stop (401, no service): not sent at all.
