@@ -164,19 +164,31 @@ export function freshnessLine(streams: StreamFreshness[], maxAgeMs: number, now:
   return `<p class="freshness" id="freshness">${statusBadge(level)} Mirror: ${said} (${limit}).</p>`;
 }
 
-/** The last job run (the highest run id of any job): its outcome in words and when it ended. */
-export function lastJobLine(jobs: JobState[], now: number): string {
+/** A run's outcome in words; the run writing this page says so (its sync and reports are done). */
+const outcomeWords = (j: JobState, writer: number | undefined) =>
+  j.outcome === 'running' && j.id === writer
+    ? 'running: this page is its last step, its sync and reports done'
+    : wordsOf(j.outcome);
+
+const jobLevel = (j: JobState, writer: number | undefined): Level =>
+  j.outcome === 'running' && j.id === writer ? 'ok' : outcomeLevel(j.outcome);
+
+/**
+ * The last job run (the highest run id of any job): its outcome in words and when it ended (or
+ * started, while it runs). The run writing this page reads OK: it got this far.
+ */
+export function lastJobLine(jobs: JobState[], now: number, writer?: number): string {
   const last = [...jobs].sort((a, b) => b.id - a.id)[0];
   if (last === undefined) return '<p class="freshness" id="last-job">Last job: none run yet.</p>';
-  const level = outcomeLevel(last.outcome);
+  const level = jobLevel(last, writer);
   const code = last.error_code === null ? '' : ` (<code>${esc(last.error_code)}</code>)`;
   const when =
     last.ended_at === null || last.ended_at === undefined
       ? last.started_at === null || last.started_at === undefined
         ? ''
-        : `, started ${esc(last.started_at)} (${esc(age(last.started_at, now))})`
+        : `; started ${esc(last.started_at)} (${esc(age(last.started_at, now))})`
       : `, ended ${esc(last.ended_at)} (${esc(age(last.ended_at, now))})`;
-  return `<p class="freshness" id="last-job"><span class="status ${level}"><span class="s ${level}" aria-hidden="true"></span>Last job:</span> ${esc(last.job)} run ${last.id} ${esc(wordsOf(last.outcome))}${code}${when}.</p>`;
+  return `<p class="freshness" id="last-job"><span class="status ${level}"><span class="s ${level}" aria-hidden="true"></span>Last job:</span> ${esc(last.job)} run ${last.id} ${esc(outcomeWords(last, writer))}${code}${when}.</p>`;
 }
 
 /** A report's card below the first screen: its verdict, problems and figures. */
@@ -199,11 +211,11 @@ export function streamRows(streams: StreamFreshness[], maxAgeMs: number, now: nu
 }
 
 /** The jobs table: each job's last run, its outcome in words, its error code as it is. */
-export function jobRows(jobs: JobState[]): string {
+export function jobRows(jobs: JobState[], writer?: number): string {
   const rows = jobs
     .map(
       (j) =>
-        `<tr><th scope="row">${esc(j.job)}</th><td class="n">${j.id}</td><td class="${outcomeLevel(j.outcome)}"><span class="s" aria-hidden="true"></span>${esc(wordsOf(j.outcome))}</td><td>${esc(j.error_code ?? '')}</td><td>${esc(j.ended_at ?? '')}</td></tr>`,
+        `<tr><th scope="row">${esc(j.job)}</th><td class="n">${j.id}</td><td class="${jobLevel(j, writer)}"><span class="s" aria-hidden="true"></span>${esc(outcomeWords(j, writer))}</td><td>${esc(j.error_code ?? '')}</td><td>${esc(j.ended_at ?? '')}</td></tr>`,
     )
     .join('\n');
   return rows === '' ? '<tr><td colspan="5">No job run yet.</td></tr>' : rows;

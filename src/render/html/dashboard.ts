@@ -93,7 +93,14 @@ export async function latestPages(
  */
 export async function writeDashboard(
   dir: string,
-  state: { mirror: string; streams: StreamFreshness[]; jobs: JobState[]; maxAgeMs: number },
+  state: {
+    mirror: string;
+    streams: StreamFreshness[];
+    jobs: JobState[];
+    maxAgeMs: number;
+    /** The job run whose last step this page is (the nightly job's), still `running` as it writes it. */
+    writer?: number;
+  },
   now = Date.now(),
 ): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
   const { pages, unreadable } = await latestPages(dir);
@@ -117,7 +124,7 @@ ${verdictRow(pages)}${notShown}
 </section>
 <section aria-labelledby="fresh" class="first"><h2 id="fresh">Freshness</h2>
 ${freshnessLine(state.streams, state.maxAgeMs, now)}
-${lastJobLine(state.jobs, now)}
+${lastJobLine(state.jobs, now, state.writer)}
 </section>
 <section aria-labelledby="reports"><h2 id="reports">Each report in detail</h2>
 ${cards}
@@ -128,7 +135,7 @@ ${streamRows(state.streams, state.maxAgeMs, now)}
 </tbody></table></div></section>
 <section aria-labelledby="jobs"><h2 id="jobs">Jobs</h2><div class="scroll"><table id="table-jobs"><caption>The last run of each job</caption>
 <thead><tr><th scope="col">Job</th><th scope="col" class="n">Run</th><th scope="col">Outcome</th><th scope="col">Error code</th><th scope="col">Ended</th></tr></thead><tbody>
-${jobRows(state.jobs)}
+${jobRows(state.jobs, state.writer)}
 </tbody></table></div></section>
 </main>`;
   const file = join(dir, 'index.html');
