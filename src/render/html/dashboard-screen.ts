@@ -103,11 +103,13 @@ export function verdictRow(pages: ShownPage[]): string {
 export function age(iso: string | null, now: number): string {
   if (iso === null) return 'never';
   const h = (now - Date.parse(iso)) / 3_600_000;
-  return h < 1
-    ? `${Math.round(h * 60)} min ago`
-    : h < 48
-      ? `${h.toFixed(1)} h ago`
-      : `${(h / 24).toFixed(1)} days ago`;
+  return h * 60 < 1
+    ? 'less than a minute ago'
+    : h < 1
+      ? `${Math.round(h * 60)} min ago`
+      : h < 48
+        ? `${h.toFixed(1)} h ago`
+        : `${(h / 24).toFixed(1)} days ago`;
 }
 
 export const outcomeLevel = (o: string | null): Level =>
