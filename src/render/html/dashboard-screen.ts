@@ -100,7 +100,7 @@ export function verdictRow(pages: ShownPage[]): string {
 }
 
 /** How long ago an instant was, in the unit a person reads. */
-export function age(iso: string | null, now: number): string {
+function age(iso: string | null, now: number): string {
   if (iso === null) return 'never';
   const h = (now - Date.parse(iso)) / 3_600_000;
   return h * 60 < 1
@@ -112,7 +112,7 @@ export function age(iso: string | null, now: number): string {
         : `${(h / 24).toFixed(1)} days ago`;
 }
 
-export const outcomeLevel = (o: string | null): Level =>
+const outcomeLevel = (o: string | null): Level =>
   o === 'ok' ? 'ok' : o === null || o === 'running' ? 'warn' : 'bad';
 
 /** A duration as the freshness line says it: "26 h", "2 days", "90 min". */

@@ -19,7 +19,7 @@ import {
 import { esc } from './escape.js';
 import { pageShell } from './page.js';
 
-export type { JobState, ShownPage, StreamFreshness } from './dashboard-screen.js';
+export type { JobState, StreamFreshness } from './dashboard-screen.js';
 
 /**
  * A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`, or for a
@@ -52,7 +52,7 @@ export interface UnreadableVerdict {
  * shows, never a second reading of the page. A verdict file that is not one (bad JSON, a field
  * missing or null) is named in `unreadable` and the others go on.
  */
-export async function latestPages(
+async function latestPages(
   dir: string,
 ): Promise<{ pages: ShownPage[]; unreadable: UnreadableVerdict[] }> {
   const best = new Map<string, { stem: string; key: string; mtime: number }>();
