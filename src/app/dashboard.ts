@@ -16,12 +16,14 @@ export async function dashboardFor(
   logger: Logger,
 ): Promise<string> {
   const status = await statusReport(mirror, 1);
+  const jobs = await lastJobRuns(mirror);
   const { file, unreadable } = await writeDashboard(dir, {
     // Named by its service and sync runs, as the reports' About lines name it (not a path).
     mirror: await mirrorIdentity(mirror.db, mirror.engine),
     streams: status.streams,
-    jobs: await lastJobRuns(mirror),
+    jobs,
     maxAgeMs: parseDuration(maxAge) ?? 0,
+    ...(await writingRun(mirror, jobs)),
   });
   for (const u of unreadable)
     logger.warn(
@@ -29,4 +31,30 @@ export async function dashboardFor(
       `dashboard: ${u.file}: ${u.problem}: its report is not shown; run the report again`,
     );
   return file;
+}
+
+/**
+ * The job run writing this page, when the dashboard is a running job's last step (the nightly
+ * job's): the run is `running` in the mirror, recorded by this process, which holds the job lock.
+ * The page says so rather than leave a reader the next morning a run that seems never to end.
+ */
+async function writingRun(
+  mirror: Mirror,
+  jobs: { id: number; outcome: string }[],
+): Promise<{ writer?: number }> {
+  const running = jobs.filter((j) => j.outcome === 'running').map((j) => j.id);
+  if (running.length === 0) return {};
+  const lock = await mirror.db
+    .selectFrom('sync_lock')
+    .select(['pid'])
+    .where('name', '=', 'job')
+    .executeTakeFirst();
+  if (lock?.pid !== process.pid) return {};
+  const mine = await mirror.db
+    .selectFrom('job_run')
+    .select(['id'])
+    .where('id', 'in', running)
+    .where('pid', '=', process.pid)
+    .executeTakeFirst();
+  return mine === undefined ? {} : { writer: Number(mine.id) };
 }

@@ -435,7 +435,7 @@ describeBrowsers(
         expect(cents(dashUnpaid['Open balance'] ?? '')).toBe(open_);
         const streams = await tableText(dash.page, '#table-streams');
         expect(streams.map((r) => r[0])).toContain('orderitem');
-        for (const r of streams) expect(r[4]).toMatch(/^ok/);
+        for (const r of streams) expect(r[4]).toMatch(/^OK/);
       } finally {
         for (const p of [unpaid, ageing, dash]) await p.page.close();
       }

@@ -2,25 +2,24 @@ import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileSafely } from '../../util/safe-file.js';
 import { readSummaryChecked } from '../report-summary.js';
+import {
+  CHANGES,
+  changesCard,
+  freshnessLine,
+  type JobState,
+  jobRows,
+  lastJobLine,
+  reportCard,
+  type ShownPage,
+  type StreamFreshness,
+  streamRows,
+  verdictRow,
+  worstFirst,
+} from './dashboard-screen.js';
 import { esc } from './escape.js';
-import { pageShell, statusBadge } from './page.js';
-import { figureHtml, type Level, type ReportSummary, whenOf } from './summary.js';
+import { pageShell } from './page.js';
 
-/** A stream's freshness as `ohs status` reads it. */
-export interface StreamFreshness {
-  stream: string;
-  rows: number;
-  last_success_at: string | null;
-  last_outcome: string | null;
-}
-
-export interface JobState {
-  job: string;
-  id: number;
-  outcome: string;
-  error_code: string | null;
-  ended_at?: string | null;
-}
+export type { JobState, StreamFreshness } from './dashboard-screen.js';
 
 /**
  * A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`, or for a
@@ -53,9 +52,9 @@ export interface UnreadableVerdict {
  * shows, never a second reading of the page. A verdict file that is not one (bad JSON, a field
  * missing or null) is named in `unreadable` and the others go on.
  */
-export async function latestPages(
+async function latestPages(
   dir: string,
-): Promise<{ pages: { file: string; summary: ReportSummary }[]; unreadable: UnreadableVerdict[] }> {
+): Promise<{ pages: ShownPage[]; unreadable: UnreadableVerdict[] }> {
   const best = new Map<string, { stem: string; key: string; mtime: number }>();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = verdictOf(name);
@@ -70,9 +69,9 @@ export async function latestPages(
     if (prev === undefined || key > prev.key || (key === prev.key && mtime > prev.mtime))
       best.set(m.report, { stem, key, mtime });
   }
-  const pages: { file: string; summary: ReportSummary }[] = [];
+  const pages: ShownPage[] = [];
   const unreadable: UnreadableVerdict[] = [];
-  for (const { stem } of [...best.values()].sort((a, b) => a.stem.localeCompare(b.stem))) {
+  for (const [report, { stem }] of [...best.entries()].sort((a, b) => a[1].stem.localeCompare(b[1].stem))) {
     const file = `${stem}.html`;
     const present = await access(join(dir, file)).then(
       () => true,
@@ -80,81 +79,66 @@ export async function latestPages(
     );
     const read = await readSummaryChecked(join(dir, `${stem}.summary.json`));
     if (read.summary === undefined) unreadable.push({ file: `${stem}.summary.json`, problem: read.problem });
-    else if (present) pages.push({ file, summary: read.summary });
+    else if (present) pages.push({ report, file, summary: read.summary });
   }
   return { pages, unreadable };
 }
 
-function age(iso: string | null, now: number): string {
-  if (iso === null) return 'never';
-  const h = (now - Date.parse(iso)) / 3_600_000;
-  return h < 1
-    ? `${Math.round(h * 60)} min ago`
-    : h < 48
-      ? `${h.toFixed(1)} h ago`
-      : `${(h / 24).toFixed(1)} days ago`;
-}
-
-const outcomeLevel = (o: string | null): Level =>
-  o === 'ok' ? 'ok' : o === null || o === 'running' ? 'warn' : 'bad';
-
 /**
- * `index.html` of a report folder: each report's headline figures and status with a link to its
- * page, each stream's freshness and last outcome, the last run of each job. Same rules as the
- * pages: no script, no request out, every value escaped. Written beside and renamed over.
+ * `index.html` of a report folder (docs/html-reports.md "The dashboard"), read in one screen at
+ * 1280×800: what changed since the last run (the newest `changes` report's card), every report's
+ * verdict in one row worst first, each a link to its page, and the mirror's freshness and the last
+ * job; below, each report's card (worst first), the streams and the jobs. Same rules as the pages:
+ * no script, no request out, every value escaped. Written beside and renamed over.
  */
 export async function writeDashboard(
   dir: string,
-  state: { mirror: string; streams: StreamFreshness[]; jobs: JobState[]; maxAgeMs: number },
+  state: {
+    mirror: string;
+    streams: StreamFreshness[];
+    jobs: JobState[];
+    maxAgeMs: number;
+    /** The job run whose last step this page is (the nightly job's), still `running` as it writes it. */
+    writer?: number;
+  },
   now = Date.now(),
 ): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
   const { pages, unreadable } = await latestPages(dir);
+  const changes = pages.find((p) => p.report === CHANGES);
+  const others = worstFirst(pages.filter((p) => p !== changes));
   const notShown =
     unreadable.length === 0
       ? ''
       : `\n<p class="bad">Not shown, their verdict file unreadable: ${unreadable.map((u) => `<code>${esc(u.file)}</code> (${esc(u.problem)})`).join('; ')}. Run the report again.</p>`;
-  const reports =
-    (pages.length === 0 && unreadable.length === 0
-      ? '<p>No HTML report in this folder yet: <code>ohs report all --format html</code>.</p>'
-      : pages
-          .map(
-            (
-              { file, summary: h },
-              i,
-            ) => `<article aria-labelledby="r${i}"><h3 id="r${i}"><a href="${esc(encodeURIComponent(file))}">${esc(h.title)}</a></h3>
-<p class="meta">${esc(whenOf(h))} · ${statusBadge(h.level)}</p>
-${h.problems.length === 0 ? '' : `<ul class="verdict">${h.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`}
-<dl class="figures">${h.figures.map((f) => figureHtml(f, esc)).join('')}</dl></article>`,
-          )
-          .join('\n')) + notShown;
-  const streams = state.streams
-    .map((s) => {
-      const stale = s.last_success_at === null || now - Date.parse(s.last_success_at) > state.maxAgeMs;
-      const level: Level = stale ? 'bad' : outcomeLevel(s.last_outcome);
-      return `<tr><th scope="row">${esc(s.stream)}</th><td class="n">${s.rows}</td><td>${esc(s.last_success_at ?? 'never')}</td><td>${esc(age(s.last_success_at, now))}</td><td class="${level}"><span class="s" aria-hidden="true"></span>${esc(s.last_outcome ?? 'never run')}${stale ? ' (stale)' : ''}</td></tr>`;
-    })
-    .join('\n');
-  const jobs = state.jobs
-    .map(
-      (j) =>
-        `<tr><th scope="row">${esc(j.job)}</th><td class="n">${j.id}</td><td class="${outcomeLevel(j.outcome)}"><span class="s" aria-hidden="true"></span>${esc(j.outcome)}</td><td>${esc(j.error_code ?? '')}</td><td>${esc(j.ended_at ?? '')}</td></tr>`,
-    )
-    .join('\n');
-  const body = `<header><h1>OHS mirror: reports and freshness</h1><p class="meta">Mirror ${esc(state.mirror)} · written ${esc(new Date(now).toISOString().slice(0, 19))}Z</p></header>
+  const cards =
+    others.length === 0 && unreadable.length === 0
+      ? '<p>No other report in this folder yet: <code>ohs report all --format html</code>.</p>'
+      : others.map((p, i) => reportCard(p, i)).join('\n');
+  const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">Mirror ${esc(state.mirror)} · written ${esc(new Date(now).toISOString().slice(0, 19))}Z</p></header>
 <main>
-<section aria-labelledby="reports"><h2 id="reports">Reports</h2>
-${reports}
+<section aria-labelledby="changes" class="first"><h2 id="changes">Since the last run</h2>
+${changesCard(changes)}
+</section>
+<section aria-labelledby="verdicts" class="first"><h2 id="verdicts">Every report's verdict, worst first</h2>
+${verdictRow(pages)}${notShown}
+</section>
+<section aria-labelledby="fresh" class="first"><h2 id="fresh">Freshness</h2>
+${freshnessLine(state.streams, state.maxAgeMs, now)}
+${lastJobLine(state.jobs, now, state.writer)}
+</section>
+<section aria-labelledby="reports"><h2 id="reports">Each report in detail</h2>
+${cards}
 </section>
 <section aria-labelledby="streams"><h2 id="streams">Streams</h2><div class="scroll"><table id="table-streams"><caption>Each stream's last complete sync (stale: older than ${Math.round(state.maxAgeMs / 3_600_000)} h)</caption>
 <thead><tr><th scope="col">Stream</th><th scope="col" class="n">Rows</th><th scope="col">Last success</th><th scope="col">Age</th><th scope="col">Last outcome</th></tr></thead><tbody>
-${streams}
+${streamRows(state.streams, state.maxAgeMs, now)}
 </tbody></table></div></section>
 <section aria-labelledby="jobs"><h2 id="jobs">Jobs</h2><div class="scroll"><table id="table-jobs"><caption>The last run of each job</caption>
 <thead><tr><th scope="col">Job</th><th scope="col" class="n">Run</th><th scope="col">Outcome</th><th scope="col">Error code</th><th scope="col">Ended</th></tr></thead><tbody>
-${jobs === '' ? '<tr><td colspan="5">No job run yet.</td></tr>' : jobs}
+${jobRows(state.jobs, state.writer)}
 </tbody></table></div></section>
 </main>`;
   const file = join(dir, 'index.html');
-  await writeFileSafely(file, pageShell('OHS mirror: reports and freshness', body), 0o600);
+  await writeFileSafely(file, pageShell('OHS mirror: what needs attention', body), 0o600);
   return { file, unreadable };
 }

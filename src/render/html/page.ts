@@ -40,7 +40,14 @@ td.bad{font-weight:600}
 .status{font-weight:700}
 .note{color:var(--muted);font-size:.85rem}
 nav a{margin-right:12px}
-@media (max-width:600px){body{padding:0 8px 24px;font-size:15px}.charts{grid-template-columns:1fr}h1{font-size:1.25rem}}
+section.first h2{margin-top:14px}
+.changes{border:2px solid var(--line);border-radius:8px;padding:4px 12px 0}.changes h3{margin:8px 0 2px}
+.headline{font-size:1.15rem;font-weight:600;margin:0 0 4px}
+.verdicts{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(0,1fr);gap:8px;list-style:none;margin:0 0 8px;padding:0}
+.verdicts li{border:1px solid var(--line);border-left:6px solid var(--ok);border-radius:6px;padding:6px 8px;overflow-wrap:anywhere}
+.verdicts li.warn{border-left-color:var(--warn)}.verdicts li.bad{border-left-color:var(--bad)}.verdicts a{font-weight:600}.verdicts .status{white-space:nowrap;font-size:.8rem}.verdicts .why{display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;overflow:hidden;color:var(--muted);font-size:.8rem}
+.freshness{margin:0 0 6px}
+@media (max-width:600px){body{padding:0 8px 24px;font-size:15px}.charts{grid-template-columns:1fr}h1{font-size:1.25rem}.verdicts{grid-auto-flow:row}}
 @media print{body{max-width:none;padding:0}section.page{break-before:page}thead{display:table-header-group}tr,figure{break-inside:avoid}thead th,tbody th[scope=row]{position:static}.scroll{overflow:visible;max-height:none}}
 `;
 
