@@ -1,0 +1,82 @@
+import { count, plural } from '../../render/html/summary.js';
+import type { Row } from '../../render/types.js';
+
+/**
+ * The counts a person reads first, from the By kind sheet (or a CSV's lines counted the same way):
+ * only counts, never a person or an amount, so the notification and the webhook carry them too.
+ */
+export interface HeadlineCounts {
+  /** Employers with a compliance status or catch-up verdict for the worse. */
+  employersFellBehind: number;
+  /** Employers with one for the better. */
+  employersRecovered: number;
+  newDataProblems: number;
+  invoicesPassed60: number;
+  invoicesPassed90: number;
+  invoicesPaid: number;
+  ordersStuck: number;
+  ordersPastWarn: number;
+  writeBacksFailed: number;
+  writeBacksHeld: number;
+  streamsIncomplete: number;
+  /** Every line of the report. */
+  lines: number;
+  /** Lines for the worse that the base reports call Action needed. */
+  actionNeeded: number;
+  /** Lines for the worse, those needing action included. */
+  worse: number;
+}
+
+/** The counts of a By kind sheet's rows (kind, severity, lines, records, employers). */
+export function headlineCounts(rows: readonly Row[]): HeadlineCounts {
+  const n = (field: 'lines' | 'records' | 'employers', pick: (r: Row) => boolean) =>
+    rows.filter(pick).reduce((a, r) => a + (typeof r[field] === 'number' ? (r[field] as number) : 0), 0);
+  const kind =
+    (...k: string[]) =>
+    (r: Row) =>
+      k.includes(String(r.kind));
+  const worse = (r: Row) => r.severity === 'action' || r.severity === 'worse';
+  const standing = kind('COMPLIANCE_STATUS', 'CATCH_UP_VERDICT');
+  return {
+    employersFellBehind: n('employers', (r) => standing(r) && worse(r)),
+    employersRecovered: n('employers', (r) => standing(r) && r.severity === 'better'),
+    newDataProblems: n('lines', kind('PROBLEM_NEW')),
+    invoicesPassed60: n('lines', kind('INVOICE_OVER_60')),
+    invoicesPassed90: n('lines', kind('INVOICE_OVER_90')),
+    invoicesPaid: n('lines', kind('INVOICE_PAID_TOOL', 'INVOICE_PAID_ELSEWHERE')),
+    ordersStuck: n('lines', kind('ORDER_STUCK')),
+    ordersPastWarn: n('lines', kind('ORDER_WARN')),
+    writeBacksFailed: n('records', kind('WRITEBACK_FAILED')),
+    writeBacksHeld: n('records', kind('WRITEBACK_HELD')),
+    streamsIncomplete: n('lines', kind('STREAM_INCOMPLETE')),
+    lines: n('lines', () => true),
+    actionNeeded: n('lines', (r) => r.severity === 'action'),
+    worse: n('lines', worse),
+  };
+}
+
+/**
+ * The headline: "since the last run (2026-11-27T02:10:00Z): 3 employers fell behind, 12 invoices
+ * passed 90 days, 4 orders stuck"; "nothing changed since …" for an empty period.
+ */
+export function headlineOf(c: HeadlineCounts, since: string): string {
+  if (c.lines === 0) return `nothing changed ${since}`;
+  const parts = [
+    c.employersFellBehind > 0 ? `${plural(c.employersFellBehind, 'employer')} fell behind` : '',
+    c.ordersStuck > 0 ? `${plural(c.ordersStuck, 'order')} stuck` : '',
+    c.invoicesPassed90 > 0 ? `${plural(c.invoicesPassed90, 'invoice')} passed 90 days` : '',
+    c.invoicesPassed60 > 0 ? `${plural(c.invoicesPassed60, 'invoice')} passed 60 days` : '',
+    c.newDataProblems > 0 ? `${plural(c.newDataProblems, 'new data problem')}` : '',
+    c.writeBacksFailed > 0 ? `${plural(c.writeBacksFailed, 'write-back')} failed` : '',
+    c.writeBacksHeld > 0 ? `${plural(c.writeBacksHeld, 'write-back')} held` : '',
+    c.streamsIncomplete > 0 ? `${plural(c.streamsIncomplete, 'stream')} incomplete` : '',
+    c.ordersPastWarn > 0 ? `${plural(c.ordersPastWarn, 'order')} past warning age` : '',
+    c.employersRecovered > 0 ? `${plural(c.employersRecovered, 'employer')} recovered` : '',
+    c.invoicesPaid > 0 ? `${plural(c.invoicesPaid, 'invoice')} paid` : '',
+  ].filter((p) => p !== '');
+  const said =
+    parts.length === 0
+      ? `${plural(c.lines, 'change')}, ${c.worse === 0 ? 'none' : count(c.worse)} for the worse`
+      : parts.slice(0, 5).join(', ');
+  return `${since}: ${said}`;
+}
