@@ -51,7 +51,7 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
     if (gone.length > 0)
       out.push(
         line(
-          'tool',
+          'changed',
           'RECORDS_DELETED',
           table,
           gone,
@@ -62,7 +62,7 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
     if (back.length > 0)
       out.push(
         line(
-          'tool',
+          'changed',
           'RECORDS_RESTORED',
           table,
           back,
