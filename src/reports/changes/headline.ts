@@ -80,3 +80,28 @@ export function headlineOf(c: HeadlineCounts, since: string): string {
       : parts.slice(0, 5).join(', ');
   return `${since}: ${said}`;
 }
+
+/** A line as the By kind sheet counts it (a Change, or a row of the report's CSV read back). */
+export interface Counted {
+  severity: string;
+  kind: string;
+  orgId: number | string | null;
+  count: number | string;
+}
+
+/** Lines, records and employers per severity and kind, in the lines' order (the By kind sheet). */
+export function kindRows(lines: Iterable<Counted>): Row[] {
+  const out = new Map<string, { row: Row; orgs: Set<string> }>();
+  for (const c of lines) {
+    const k = `${c.severity}\u0000${c.kind}`;
+    const g = out.get(k) ?? {
+      row: { severity: c.severity, kind: c.kind, lines: 0, records: 0 },
+      orgs: new Set(),
+    };
+    g.row.lines = (g.row.lines as number) + 1;
+    g.row.records = (g.row.records as number) + Number(c.count);
+    if (c.orgId !== null && c.orgId !== '') g.orgs.add(String(c.orgId));
+    out.set(k, g);
+  }
+  return [...out.values()].map((g) => ({ ...g.row, employers: g.orgs.size }));
+}

@@ -7,6 +7,7 @@ import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import { changeColumns, kindColumns, periodColumns } from './columns.js';
 import { catchUpChanges, complianceChanges } from './compliance-lines.js';
+import { kindRows } from './headline.js';
 import { changesHtml } from './html.js';
 import { type Change, compareChanges } from './line.js';
 import { type ChangesOptions, changesOptions } from './options.js';
@@ -87,23 +88,6 @@ function rowOf(c: Change): Row {
     evidenceBefore: c.evidenceBefore,
     evidenceAfter: c.evidenceAfter,
   };
-}
-
-/** Lines, records and employers per severity and kind, in the detail's order. */
-export function kindRows(lines: readonly Change[]): Row[] {
-  const out = new Map<string, { row: Row; orgs: Set<number> }>();
-  for (const c of lines) {
-    const k = `${c.severity}\u0000${c.kind}`;
-    const g = out.get(k) ?? {
-      row: { severity: c.severity, kind: c.kind, lines: 0, records: 0 },
-      orgs: new Set(),
-    };
-    g.row.lines = (g.row.lines as number) + 1;
-    g.row.records = (g.row.records as number) + c.count;
-    if (c.orgId !== null) g.orgs.add(c.orgId);
-    out.set(k, g);
-  }
-  return [...out.values()].map((g) => ({ ...g.row, employers: g.orgs.size }));
 }
 
 /** The period in the headline's words: "since the last run (…)", "since 2026-11-21T…". */
