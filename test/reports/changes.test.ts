@@ -76,21 +76,14 @@ describe.each(engines)('%s: ohs report changes', (engine) => {
     return { rows: readCsv(file), file, stderr: r.stderr };
   }
 
-  it('known changes between two syncs are exactly those lines, worst first, with evidence at both ends; the generated check over pairs of instants; byte-identical again; before the history refused', async () => {
-    const { dir } = workdir(sim().url, await target());
+  /** Upstream, between the syncs: the known changes (ids returned). */
+  async function changeUpstream(
+    dir: string,
+    before: Bases,
+    ids: { A: string; P: string; Q: string; C: string },
+  ) {
     const t = sim().tables;
-    const open = sim()
-      .truth()
-      .Invoice.filter((i) => Number(i.balance) > 20 && !i.dropInvoice && String(i.date) <= D)
-      .map((i) => String(i.id));
-    expect(open.length).toBeGreaterThanOrEqual(5);
-    const [A, B, P, Q, C] = open.slice(-5) as [string, string, string, string, string];
-    // Due 60 and 90 days before the first sync's day: one more day past due at the second.
-    t.Invoice.update(A, { date: '2026-03-17', dateDue: '2026-04-16' });
-    t.Invoice.update(B, { date: '2026-02-15', dateDue: '2026-03-17' });
-    await ohs(SYNC1, ['sync'], dir);
-    const before = await basesAt(dir, T1, 'b1');
-
+    const { A, P, Q, C } = ids;
     // Upstream, between the syncs: an employer falls behind, one recovers.
     const through5 = before.compliance.filter((r) => r.month === '5');
     // Statuses as the CSV writes them: the code, then " (assumed rate)" when no policy is imported.
@@ -148,6 +141,105 @@ describe.each(engines)('%s: ohs report changes', (engine) => {
       isNotModifiable: true,
     });
     t.OrderItem.delete(Number(X));
+    return { F, R, N, S, O, X };
+  }
+
+  /** Each line's evidence names a row of the base report at its end. */
+  async function expectEvidence(dir: string, lines: CsvRow[], before: Bases, after: Bases) {
+    // Each line's evidence names a row of the base report at its end.
+    const roll = readCsv(
+      join(
+        dir,
+        'c12',
+        (
+          await ohs(
+            T3,
+            ['report', 'ar-rollforward', '--from', T1, '--to', T2, '--format', 'csv', '--out', 'c12'],
+            dir,
+          )
+        ).stdout
+          .split('\n')
+          .find((l) => l.includes('ar-rollforward-'))
+          ?.split('/')
+          .pop() ?? '',
+      ),
+    );
+    const resolves = (ev: string, at: Bases) => {
+      const [report, , key] = ev.split(' · ');
+      const [field, value] = (key ?? '').split(' ');
+      const rows: CsvRow[] =
+        report === 'unpaid-invoices'
+          ? field === 'org'
+            ? [{ org: 'Total' }]
+            : at.unpaid
+          : report === 'order-ageing'
+            ? at.ageing
+            : report === 'catch-up'
+              ? at.catchUp
+              : report === 'compliance'
+                ? at.compliance
+                : report === 'ar-rollforward'
+                  ? roll
+                  : [];
+      const f = field === 'orgId,' ? 'orgId' : (field ?? '');
+      return rows.some((r) => plain(r[f]) === (value ?? '').replace(/,$/, ''));
+    };
+    for (const r of lines) {
+      if (r.evidenceBefore !== '' && !r.evidenceBefore?.startsWith('mirror'))
+        expect(resolves(r.evidenceBefore ?? '', before), `${r.kind} ${r.subject}: ${r.evidenceBefore}`).toBe(
+          true,
+        );
+      if (
+        /^(unpaid|order|catch|compl|ar-roll)/.test(r.evidenceAfter ?? '') &&
+        !r.evidenceAfter?.includes(',')
+      )
+        expect(resolves(r.evidenceAfter ?? '', after), `${r.kind} ${r.subject}: ${r.evidenceAfter}`).toBe(
+          true,
+        );
+    }
+  }
+
+  /** The generated check over pairs of instants (T1, T2 and a third after random changes). */
+  async function generatedCheck(dir: string, before: Bases, after: Bases) {
+    // The generated check: a third sync after random upstream changes; for pairs of the three
+    // instants, the lines are the differences of the base reports' CSVs at both.
+    sim().mutate(6);
+    await ohs(SYNC3, ['sync', '--full'], dir);
+    const bases = new Map<string, Bases>([
+      [T1, before],
+      [T2, after],
+      [T3, await basesAt(dir, T3, 'b3')],
+    ]);
+    const instants = [T1, T2, T3];
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 2 }), async (i, j) => {
+        const [from, to] = [instants[Math.min(i, j - 1)] as string, instants[j] as string];
+        const r = await changes(dir, from, to, `g${n++}`);
+        expect(linesOfKinds(r.rows)).toEqual(
+          expectedFromCsvs(bases.get(from) as Bases, bases.get(to) as Bases),
+        );
+      }),
+      { numRuns: 3 },
+    );
+  }
+
+  it('known changes between two syncs are exactly those lines, worst first, with evidence at both ends; the generated check over pairs of instants; byte-identical again; before the history refused', async () => {
+    const { dir } = workdir(sim().url, await target());
+    const t = sim().tables;
+    const open = sim()
+      .truth()
+      .Invoice.filter((i) => Number(i.balance) > 20 && !i.dropInvoice && String(i.date) <= D)
+      .map((i) => String(i.id));
+    expect(open.length).toBeGreaterThanOrEqual(5);
+    const [A, B, P, Q, C] = open.slice(-5) as [string, string, string, string, string];
+    // Due 60 and 90 days before the first sync's day: one more day past due at the second.
+    t.Invoice.update(A, { date: '2026-03-17', dateDue: '2026-04-16' });
+    t.Invoice.update(B, { date: '2026-02-15', dateDue: '2026-03-17' });
+    await ohs(SYNC1, ['sync'], dir);
+    const before = await basesAt(dir, T1, 'b1');
+
+    const { F, R, N, S, O, X } = await changeUpstream(dir, before, { A, P, Q, C });
     await ohs(SYNC2, ['sync', '--full'], dir);
     const after = await basesAt(dir, T2, 'b2');
 
@@ -203,57 +295,7 @@ describe.each(engines)('%s: ohs report changes', (engine) => {
     const verdict = lines.some((r) => r.severity === 'action') ? 'Action needed' : 'Needs attention';
     expect(got.stderr).toMatch(new RegExp(`^changes: \\d+ detail rows, 0 warnings: ${verdict}`, 'm'));
 
-    // Each line's evidence names a row of the base report at its end.
-    const roll = readCsv(
-      join(
-        dir,
-        'c12',
-        (
-          await ohs(
-            T3,
-            ['report', 'ar-rollforward', '--from', T1, '--to', T2, '--format', 'csv', '--out', 'c12'],
-            dir,
-          )
-        ).stdout
-          .split('\n')
-          .find((l) => l.includes('ar-rollforward-'))
-          ?.split('/')
-          .pop() ?? '',
-      ),
-    );
-    const resolves = (ev: string, at: Bases) => {
-      const [report, , key] = ev.split(' · ');
-      const [field, value] = (key ?? '').split(' ');
-      const rows: CsvRow[] =
-        report === 'unpaid-invoices'
-          ? field === 'org'
-            ? [{ org: 'Total' }]
-            : at.unpaid
-          : report === 'order-ageing'
-            ? at.ageing
-            : report === 'catch-up'
-              ? at.catchUp
-              : report === 'compliance'
-                ? at.compliance
-                : report === 'ar-rollforward'
-                  ? roll
-                  : [];
-      const f = field === 'orgId,' ? 'orgId' : (field ?? '');
-      return rows.some((r) => plain(r[f]) === (value ?? '').replace(/,$/, ''));
-    };
-    for (const r of lines) {
-      if (r.evidenceBefore !== '' && !r.evidenceBefore?.startsWith('mirror'))
-        expect(resolves(r.evidenceBefore ?? '', before), `${r.kind} ${r.subject}: ${r.evidenceBefore}`).toBe(
-          true,
-        );
-      if (
-        /^(unpaid|order|catch|compl|ar-roll)/.test(r.evidenceAfter ?? '') &&
-        !r.evidenceAfter?.includes(',')
-      )
-        expect(resolves(r.evidenceAfter ?? '', after), `${r.kind} ${r.subject}: ${r.evidenceAfter}`).toBe(
-          true,
-        );
-    }
+    await expectEvidence(dir, lines, before, after);
 
     // Asked again later: the same bytes; `--since 1h` back from T2 is T1: the same report.
     const again = await changes(dir, T1, T2, 'c12b');
@@ -270,26 +312,6 @@ describe.each(engines)('%s: ohs report changes', (engine) => {
     expect(early.code).toBe(2);
     expect(early.stderr).toMatch(/AS_OF_BEFORE_HISTORY/);
 
-    // The generated check: a third sync after random upstream changes; for pairs of the three
-    // instants, the lines are the differences of the base reports' CSVs at both.
-    sim().mutate(6);
-    await ohs(SYNC3, ['sync', '--full'], dir);
-    const bases = new Map<string, Bases>([
-      [T1, before],
-      [T2, after],
-      [T3, await basesAt(dir, T3, 'b3')],
-    ]);
-    const instants = [T1, T2, T3];
-    let n = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1 }), fc.integer({ min: 1, max: 2 }), async (i, j) => {
-        const [from, to] = [instants[Math.min(i, j - 1)] as string, instants[j] as string];
-        const r = await changes(dir, from, to, `g${n++}`);
-        expect(linesOfKinds(r.rows)).toEqual(
-          expectedFromCsvs(bases.get(from) as Bases, bases.get(to) as Bases),
-        );
-      }),
-      { numRuns: 3 },
-    );
+    await generatedCheck(dir, before, after);
   }, 300_000);
 });

@@ -4,6 +4,7 @@ import { arRollforwardReport } from '../ar-rollforward/index.js';
 import { catchUpReport } from '../catch-up/index.js';
 import { complianceReport } from '../compliance/index.js';
 import { orderAgeingReport } from '../order-ageing/index.js';
+import type { ReportRun } from '../run.js';
 import { defineReports } from '../runner.js';
 import type { ReportDefinition, ReportInput, ReportParams } from '../types.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
@@ -75,13 +76,86 @@ export function baseAt(
           orgIds: input.params.orgIds,
           options,
         };
-  const key = {
+  return input.run.once(`changes-base:${name}`, sideKey(params), async () =>
+    readResult(name, await def.run({ db: input.db, params, run: input.run })),
+  );
+}
+
+/** What a base result depends on: the instant read, the as-of, the orgs, the report's own options. */
+function sideKey(params: ReportParams) {
+  return {
     at: params.mirrorAsOf ?? null,
     asOf: [params.asOf.source, params.asOf.ms],
     orgIds: params.orgIds,
-    options,
+    options: params.options,
   };
-  return input.run.once(`changes-base:${name}`, key, async () =>
-    readResult(name, await def.run({ db: input.db, params, run: input.run })),
-  );
+}
+
+/** The base reports a run can hand to the changes report as it writes them (not the roll-forward: its period is the changes report's). */
+const shared = new Set<string>(['compliance', 'catch-up', 'unpaid-invoices', 'order-ageing']);
+
+/**
+ * A base report's result as `report all` writes it, kept for the changes report of the same run:
+ * its rows are read once, by the writer, and handed on, so the base report at the run's instant
+ * is built once in the run. `wrap` the result before it is written, `offer` it after; a sheet
+ * whose rows are not a list (read once only) keeps it from being offered: the changes report
+ * then builds its own.
+ */
+export class BaseTap {
+  private detail: Row[] = [];
+  private readonly sheets = new Map<string, Row[]>();
+  private complete = true;
+
+  private constructor(
+    private readonly name: BaseName,
+    private readonly params: ReportParams,
+  ) {}
+
+  /** A tap for a report of the run, when the run has a changes report to hand it to. */
+  static for(name: string, params: ReportParams, chosen: readonly string[]): BaseTap | undefined {
+    if (!chosen.includes('changes') || !shared.has(name)) return undefined;
+    const def = base(name as BaseName);
+    const own = new Set(def.options);
+    const options = Object.fromEntries(Object.entries(params.options).filter(([k]) => own.has(k)));
+    return new BaseTap(name as BaseName, { ...params, options });
+  }
+
+  wrap(result: ReportResult): ReportResult {
+    const rows = result.detail.rows;
+    const kept = this.detail;
+    return {
+      ...result,
+      detail: {
+        ...result.detail,
+        rows: {
+          [Symbol.asyncIterator]: async function* () {
+            kept.length = 0;
+            for await (const r of rows) {
+              kept.push(r);
+              yield r;
+            }
+          },
+        },
+      },
+      summaries: () => {
+        const sheets = result.summaries();
+        for (const s of sheets)
+          if (Array.isArray(s.rows)) this.sheets.set(s.name, s.rows as Row[]);
+          else this.complete = false;
+        return sheets;
+      },
+    };
+  }
+
+  /** Hands the result written to the changes report of the run (once per key, as baseAt reads it). */
+  offer(run: ReportRun, detailName: string): void {
+    if (!this.complete) return;
+    const result: BaseResult = {
+      report: this.name,
+      detail: { name: detailName, rows: this.detail },
+      sheets: this.sheets,
+      warnings: [],
+    };
+    void run.once(`changes-base:${this.name}`, sideKey(this.params), () => Promise.resolve(result));
+  }
 }

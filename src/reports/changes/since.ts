@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { DAY, HOUR, parseInstant } from '../../dates.js';
+import { DAY, formatDate, HOUR, localDateOf, parseInstant } from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
 import { ReportParamError } from '../errors.js';
 import type { ReportInput } from '../types.js';
@@ -62,9 +62,19 @@ export async function lastNightly(db: Kysely<Database>, before: string): Promise
  * `--since`: a report saying so (`unknown`), not a failure of the run's other reports.
  */
 export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.now()): Promise<ChangesPeriod> {
-  const { db, opts, common } = input;
+  const { db, opts, common, params } = input;
   const toMs = runInstant(input, now);
   const to = iso(toMs);
+  if (
+    params.mirrorAsOf === undefined &&
+    params.asOf.source !== 'now' &&
+    params.asOf.dateText !== today(common.timezone, now)
+  ) {
+    // `--present` with another day's as-of: the present mirror aged to that day is no instant of
+    // the mirror's history, so there is no start to compare it with.
+    const note = `not known: the present mirror aged to ${params.asOf.dateText} (--present) is no instant of the mirror's history; give --as-of-time, or no as-of, to compare two instants`;
+    return { since: to, to, sinceMs: toMs, toMs, how: 'since', note, unknown: note };
+  }
   const start = await historyStart(db);
   let sinceMs: number;
   let how: ChangesPeriod['how'];
@@ -119,6 +129,10 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
     note: `from ${since} (${said}) to ${to} (the run's instant)`,
     unknown: null,
   };
+}
+
+function today(timezone: string, now: number): string {
+  return formatDate(localDateOf(now, timezone));
 }
 
 export function iso(ms: number): string {
