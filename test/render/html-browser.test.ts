@@ -36,16 +36,18 @@ const charts: Record<string, string[]> = {
   'catch-up': ['chart-verdicts'],
   'ar-rollforward': ['chart-waterfall'],
   'accounts-at-risk': ['chart-kinds'],
+  // `--present` with a past as-of is no instant to compare: the page says so, with no chart.
+  changes: [],
 };
 
 /**
- * A report's file of an extension in `files`: `NAME-ASOF.EXT`, or for the roll-forward, named
- * by its period, `ar-rollforward-FROM-TO.EXT`.
+ * A report's file of an extension in `files`: `NAME-ASOF.EXT`, or for the roll-forward and the
+ * changes, named by their period, `NAME-FROM-TO.EXT`.
  */
 function fileOf(files: string[], name: string, ext: string): string {
   const exact = `${name}-${TEST_ANCHOR}.${ext}`;
-  if (name !== 'ar-rollforward') return exact;
-  const period = new RegExp(`^ar-rollforward-[0-9T.Z-]+\\.${ext}$`);
+  if (name !== 'ar-rollforward' && name !== 'changes') return exact;
+  const period = new RegExp(`^${name}-[0-9T.Z-]+\\.${ext}$`);
   return files.find((f) => period.test(f)) ?? exact;
 }
 

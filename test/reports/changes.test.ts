@@ -245,6 +245,12 @@ describe.each(engines)('%s: ohs report changes', (engine) => {
 
     const got = await changes(dir, T1, T2, 'c12', 'csv,xlsx,html');
     const lines = got.rows;
+    // The page: the headline first, the chart of the lines per kind.
+    const page = readFileSync(got.file.replace(/\.csv$/, '.html'), 'utf8');
+    expect(page).toContain('since 2026-06-15T23:30:00.000Z');
+    expect(page).toContain('id="chart-changes"');
+    const verdictFile = JSON.parse(readFileSync(got.file.replace(/\.csv$/, '.summary.json'), 'utf8'));
+    expect(verdictFile.headline).toMatch(/^since 2026-06-15T23:30:00\.000Z: .*employer.* fell behind/);
     const find = (kind: string, subject: string) =>
       lines.filter((r) => r.kind === kind && plain(r.subject) === subject);
     // The known changes, each once.
