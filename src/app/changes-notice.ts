@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { readSummaryFile } from '../render/index.js';
-import { type Counted, type HeadlineCounts, headlineCounts, kindRows } from '../reports/changes/headline.js';
+import { type Counted, type HeadlineCounts, headlineCounts } from '../reports/changes/headline.js';
 
 /**
  * What a job run's notice says of the changes report it wrote: its headline and level (from the
@@ -33,7 +33,7 @@ export async function changesNotice(files: readonly string[]): Promise<ChangesNo
         skip_empty_lines: true,
         delimiter: [',', ';', '\t'],
       }) as Counted[];
-      counts = headlineCounts(kindRows(rows));
+      counts = headlineCounts(rows);
     }
   }
   return { headline: summary?.headline ?? null, level: summary?.level ?? null, counts };

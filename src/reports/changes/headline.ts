@@ -27,31 +27,40 @@ export interface HeadlineCounts {
   worse: number;
 }
 
-/** The counts of a By kind sheet's rows (kind, severity, lines, records, employers). */
-export function headlineCounts(rows: readonly Row[]): HeadlineCounts {
-  const n = (field: 'lines' | 'records' | 'employers', pick: (r: Row) => boolean) =>
-    rows.filter(pick).reduce((a, r) => a + (typeof r[field] === 'number' ? (r[field] as number) : 0), 0);
+/**
+ * The counts of the report's lines (its detail rows, or its CSV read back): employers counted
+ * once however many of their statuses and verdicts moved (one that fell behind in one and
+ * recovered in another fell behind).
+ */
+export function headlineCounts(lines: readonly Counted[]): HeadlineCounts {
+  const of = (pick: (c: Counted) => boolean) => lines.filter(pick);
   const kind =
     (...k: string[]) =>
-    (r: Row) =>
-      k.includes(String(r.kind));
-  const worse = (r: Row) => r.severity === 'action' || r.severity === 'worse';
+    (c: Counted) =>
+      k.includes(String(c.kind));
+  const worse = (c: Counted) => c.severity === 'action' || c.severity === 'worse';
   const standing = kind('COMPLIANCE_STATUS', 'CATCH_UP_VERDICT');
+  const orgs = (cs: readonly Counted[]) =>
+    new Set(cs.map((c) => String(c.orgId ?? '')).filter((o) => o !== ''));
+  const fell = orgs(of((c) => standing(c) && worse(c)));
+  const rose = [...orgs(of((c) => standing(c) && c.severity === 'better'))].filter((o) => !fell.has(o));
+  const n = (pick: (c: Counted) => boolean) => of(pick).length;
+  const records = (pick: (c: Counted) => boolean) => of(pick).reduce((a, c) => a + Number(c.count), 0);
   return {
-    employersFellBehind: n('employers', (r) => standing(r) && worse(r)),
-    employersRecovered: n('employers', (r) => standing(r) && r.severity === 'better'),
-    newDataProblems: n('lines', kind('PROBLEM_NEW')),
-    invoicesPassed60: n('lines', kind('INVOICE_OVER_60')),
-    invoicesPassed90: n('lines', kind('INVOICE_OVER_90')),
-    invoicesPaid: n('lines', kind('INVOICE_PAID_TOOL', 'INVOICE_PAID_ELSEWHERE')),
-    ordersStuck: n('lines', kind('ORDER_STUCK')),
-    ordersPastWarn: n('lines', kind('ORDER_WARN')),
-    writeBacksFailed: n('records', kind('WRITEBACK_FAILED')),
-    writeBacksHeld: n('records', kind('WRITEBACK_HELD')),
-    streamsIncomplete: n('lines', kind('STREAM_INCOMPLETE')),
-    lines: n('lines', () => true),
-    actionNeeded: n('lines', (r) => r.severity === 'action'),
-    worse: n('lines', worse),
+    employersFellBehind: fell.size,
+    employersRecovered: rose.length,
+    newDataProblems: n(kind('PROBLEM_NEW')),
+    invoicesPassed60: n(kind('INVOICE_OVER_60')),
+    invoicesPassed90: n(kind('INVOICE_OVER_90')),
+    invoicesPaid: n(kind('INVOICE_PAID_TOOL', 'INVOICE_PAID_ELSEWHERE')),
+    ordersStuck: n(kind('ORDER_STUCK')),
+    ordersPastWarn: n(kind('ORDER_WARN')),
+    writeBacksFailed: records(kind('WRITEBACK_FAILED')),
+    writeBacksHeld: records(kind('WRITEBACK_HELD')),
+    streamsIncomplete: n(kind('STREAM_INCOMPLETE')),
+    lines: lines.length,
+    actionNeeded: n((c) => c.severity === 'action'),
+    worse: n(worse),
   };
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
 import { kindWords } from './columns.js';
-import { headlineCounts, headlineOf } from './headline.js';
+import { type Counted, headlineCounts, headlineOf } from './headline.js';
 import { type Severity, severities, severityWords } from './line.js';
 
 /** Lines shown first on the page (the worst); every line is in the table and the CSV. */
@@ -34,10 +34,15 @@ const severityColour: Record<Severity, string> = {
  */
 export function changesHtml(): SummaryBuilder {
   const first: Row[] = [];
-  let rows = 0;
+  const lines: Counted[] = [];
   return {
     onRow(row) {
-      rows++;
+      lines.push({
+        severity: String(row.severity),
+        kind: String(row.kind),
+        orgId: typeof row.orgId === 'number' ? row.orgId : null,
+        count: Number(row.count),
+      });
       if (first.length < FIRST_ROWS && row.severity !== 'better') first.push(row);
     },
     build(sheets) {
@@ -45,7 +50,7 @@ export function changesHtml(): SummaryBuilder {
       const period = new Map(
         (sheet(sheets, 'Period')?.rows ?? []).map((r) => [String(r.item), String(r.value)]),
       );
-      const c = headlineCounts(kinds);
+      const c = headlineCounts(lines);
       const unknown = period.get('Not known');
       const tool = kinds.filter((r) => r.severity === 'tool').reduce((a, r) => a + Number(r.lines), 0);
       const problems: string[] = [];
@@ -76,7 +81,7 @@ export function changesHtml(): SummaryBuilder {
         problems,
         ...(first.length === 0
           ? {}
-          : { first: { title: 'Worst first', rows: first, more: Math.max(0, rows - first.length) } }),
+          : { first: { title: 'Worst first', rows: first, more: Math.max(0, lines.length - first.length) } }),
         charts: kinds.length === 0 ? [] : [kindChart(kinds)],
       };
     },
