@@ -39,7 +39,7 @@ function codeOf(v: Row[string]): { code: string; assumed: boolean } | null {
 }
 
 /** The severity of a code moving from `a` to `b` (either absent: the employer appeared or left). */
-export function movement(
+function movement(
   a: { code: string; assumed: boolean } | null,
   b: { code: string; assumed: boolean } | null,
   ranks: Record<string, number>,

@@ -79,13 +79,3 @@ export function numOf(v: Row[string]): number | null {
 export function textOf(v: Row[string]): string | null {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 }
-
-/** Rows by a key (rows without one are passed over: total rows). */
-export function byKey(rows: readonly Row[], key: (r: Row) => string | null): Map<string, Row> {
-  const out = new Map<string, Row>();
-  for (const r of rows) {
-    const k = key(r);
-    if (k !== null) out.set(k, r);
-  }
-  return out;
-}

@@ -24,14 +24,14 @@ export interface ChangesPeriod {
 const UNITS: Record<string, number> = { m: 60_000, h: HOUR, d: DAY, w: 7 * DAY };
 
 /** A duration back from the run's instant (`7d`, `24h`, `90m`, `2w`) in ms, or null when it is none. */
-export function durationMs(text: string): number | null {
+function durationMs(text: string): number | null {
   const m = /^\s*(\d{1,5})\s*([mhdw])\s*$/i.exec(text);
   if (m === null) return null;
   return Number(m[1]) * (UNITS[(m[2] as string).toLowerCase()] as number);
 }
 
 /** The run's instant: the one the mirror is read at, else `--as-of-time`, else now to the second. */
-export function runInstant(input: ReportInput<ChangesOptions>, now = Date.now()): number {
+function runInstant(input: ReportInput<ChangesOptions>, now = Date.now()): number {
   const { params } = input;
   if (params.mirrorAsOf !== undefined) return Date.parse(params.mirrorAsOf);
   if (params.asOf.source === 'instant') return params.asOf.ms;
@@ -43,7 +43,7 @@ export function runInstant(input: ReportInput<ChangesOptions>, now = Date.now())
  * `running`, is not one): the mirror as its reports read it, so "since the last run" compares
  * with what that run's reports said. The job ledger (job_run) holds it; no other store is needed.
  */
-export async function lastNightly(db: Kysely<Database>, before: string): Promise<string | null> {
+async function lastNightly(db: Kysely<Database>, before: string): Promise<string | null> {
   const row = await db
     .selectFrom('job_run')
     .select((eb) => eb.fn.max('ended_at').as('at'))
@@ -135,6 +135,6 @@ function today(timezone: string, now: number): string {
   return formatDate(localDateOf(now, timezone));
 }
 
-export function iso(ms: number): string {
+function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
