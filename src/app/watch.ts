@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { streams } from '../sync/streams.js';
 import { writeFileSafely } from '../util/safe-file.js';
+import { type ChangesNotice, changesNotice } from './changes-notice.js';
 import { lastJobRuns } from './status.js';
 
 /**
@@ -45,6 +46,11 @@ export interface JobNotice {
       }
     >;
   } | null;
+  /**
+   * The changes report the run wrote (the nightly job writes it every run): its headline, level
+   * and headline counts; null when the run wrote none.
+   */
+  changes: ChangesNotice | null;
 }
 
 /** The notice of job run `runId`, read back from `job_run` and the sync run it made. */
@@ -67,6 +73,7 @@ export async function jobNotice(mirror: Mirror, runId: number): Promise<JobNotic
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
+  const outputs = JSON.parse(run.outputs) as unknown[];
   let sync: JobNotice['sync'] = null;
   if (syncRun !== undefined) {
     const rows = await mirror.db
@@ -104,8 +111,9 @@ export async function jobNotice(mirror: Mirror, runId: number): Promise<JobNotic
     errorCode: run.error_code,
     startedAt: run.started_at,
     endedAt: run.ended_at,
-    files: (JSON.parse(run.outputs) as unknown[]).length,
+    files: outputs.length,
     sync,
+    changes: await changesNotice(outputs.filter((f): f is string => typeof f === 'string')),
   };
 }
 

@@ -1,6 +1,7 @@
 import { accountsAtRiskReport } from './accounts-at-risk/index.js';
 import { arRollforwardReport } from './ar-rollforward/index.js';
 import { catchUpReport } from './catch-up/index.js';
+import { changesReport } from './changes/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
 import { defineReports } from './runner.js';
@@ -19,6 +20,7 @@ const declarations = [
   catchUpReport,
   arRollforwardReport,
   accountsAtRiskReport,
+  changesReport,
 ] as const;
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */

@@ -148,8 +148,11 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(hook.received).toHaveLength(2);
     const success = hook.received[1]?.body;
-    // Six reports as xlsx and csv, and the Trend CSVs of unpaid-invoices and compliance.
-    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 14 });
+    // Seven reports as xlsx and csv, and the Trend CSVs of unpaid-invoices and compliance.
+    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 16 });
+    // The changes report of the run: its counts (no page, so no headline sentence).
+    expect(success?.changes).toMatchObject({ headline: null, level: null });
+    expect(success?.changes?.counts?.lines).toEqual(expect.any(Number));
     // The counts are the sync's: a first run inserts every order item of the sandbox.
     expect(success?.sync?.streams.orderitem).toMatchObject({
       outcome: 'ok',
@@ -158,6 +161,25 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
     });
     expect(success?.sync?.requests).toBeGreaterThan(0);
     expect(hook.received[1]?.raw).not.toContain(WRITE_TOKEN);
+
+    // Upstream changes, and the next nightly run: its notice counts what changed since the last
+    // run, with the headline of the changes page; never an org's name or an amount.
+    sim().mutate(4);
+    const { dir: dir3 } = await setUp(
+      { notify: { ...notify, onSuccess: true } },
+      { jobs: { formats: ['csv', 'html'] } },
+    );
+    expect((await nightly(dir3)).code).toBe(0);
+    sim().mutate(4);
+    const next = await nightly(dir3);
+    expect(next.code, next.stderr).toBe(0);
+    const changed = hook.received.at(-1);
+    expect(changed?.body.changes?.headline).toMatch(/^since the last run \(\d{4}-\d{2}-\d{2}T[\d:.]+Z\): /);
+    expect(changed?.body.changes?.counts?.lines).toBeGreaterThan(0);
+    expect(changed?.body.changes?.level).toMatch(/^(ok|warn|bad)$/);
+    for (const inv of sim().truth().Invoice.slice(0, 50))
+      expect(changed?.raw).not.toContain(String(inv.c_org));
+    expect(changed?.raw).not.toMatch(/\$\d/);
   }, 300_000);
 
   /**

@@ -32,7 +32,7 @@ describe('a report over streams never synced', () => {
     expect(r.code).toBe(1);
     const first = r.stderr.split('\n')[0];
     expect(first).toMatch(
-      /^ohs: NOT_SYNCED: compliance, unpaid-invoices, order-ageing, catch-up, ar-rollforward, accounts-at-risk: the mirror holds no successful sync of /,
+      /^ohs: NOT_SYNCED: compliance, unpaid-invoices, order-ageing, catch-up, ar-rollforward, accounts-at-risk, changes: the mirror holds no successful sync of /,
     );
     expect(first).toMatch(/invoice/);
     expect(first).toMatch(/run ohs sync/);

@@ -32,6 +32,7 @@ const csvKeys: Record<ReportDefinition['name'], string> = {
     'invoiceId, orgId, org, invoiceDate, opening, new, increases, decreases, decreasesApplied, decreasesElsewhere, cancellations, restorations, removed, closing',
   'accounts-at-risk':
     'orgId, org, kinds, kindCount, complianceStatus, complianceBasis, drugStatus, alcoholStatus, openBalance, balance91Plus, oldestDaysPastDue, openOrders, onHold, stuck, lastDrugAlcoholOrder, daysSinceLastOrder',
+  changes: 'severity, area, kind, orgId, org, subject, before, after, count, evidenceBefore, evidenceAfter',
 };
 
 const outDirs: string[] = [];
@@ -83,6 +84,7 @@ describe('the report registry', () => {
       'catch-up',
       'ar-rollforward',
       'accounts-at-risk',
+      'changes',
     ]);
     expect(reportByName('order-ageing')?.title).toBe('Order status ageing');
     expect(reportByName('nope')).toBeUndefined();

@@ -208,12 +208,13 @@ describe.runIf(engines.length > 1)('the same truth on every engine', () => {
     const [first, ...others] = all as [Synced, ...Synced[]];
     // The roll-forward is named by its period, whose default on a mirror younger than a month
     // starts at that mirror's own history (each engine synced apart): checked by its name only.
-    const rollForward = (f: string) => f.startsWith('ar-rollforward-');
+    // The changes report too: named by its period, which ends at the run's instant.
+    const rollForward = (f: string) => f.startsWith('ar-rollforward-') || f.startsWith('changes-');
     const csvs = (dir: string) =>
       readdirSync(join(dir, 'out'))
         .filter((f) => f.endsWith('.csv'))
         .sort();
-    expect(csvs(first.dir).filter(rollForward)).toHaveLength(1);
+    expect(csvs(first.dir).filter(rollForward)).toHaveLength(2);
     const files = csvs(first.dir).filter((f) => !rollForward(f));
     expect(files).toEqual(
       [

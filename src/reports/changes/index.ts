@@ -1,0 +1,143 @@
+import type { Row, Sheet } from '../../render/types.js';
+import { fileEnd, periodWords } from '../ar-rollforward/period.js';
+import { catchUpReport } from '../catch-up/index.js';
+import { complianceReport } from '../compliance/index.js';
+import { orderAgeingReport } from '../order-ageing/index.js';
+import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
+import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
+import { changeColumns, kindColumns, periodColumns } from './columns.js';
+import { catchUpChanges, complianceChanges } from './compliance-lines.js';
+import { kindRows } from './headline.js';
+import { changesHtml } from './html.js';
+import { type Change, compareChanges } from './line.js';
+import { type ChangesOptions, changesOptions } from './options.js';
+import { orderChanges } from './order-lines.js';
+import { receivableChanges } from './receivables-lines.js';
+import { baseAt } from './sides.js';
+import { type ChangesPeriod, periodOf } from './since.js';
+import { toolChanges } from './tool-lines.js';
+
+/**
+ * What changed (docs/reports.md, "Changes"): every change that needs a person between two
+ * instants, read as the differences of the base reports' own results at both ends (compliance,
+ * catch-up, unpaid invoices, order ageing; the roll-forward over the period for payments,
+ * cancellations and restorations), with the mirror's and the tool's own events in the period.
+ * The end is the run's instant (its base reports are the ones `report all` writes, built once
+ * in the run); the start `--since`, else the end of the last successful nightly job.
+ */
+export const changesReport: ReportDeclaration<typeof changesOptions, 'changes'> = {
+  name: 'changes',
+  title: 'What changed',
+  description:
+    "Every change that needs a person between two instants (default: since the last successful nightly job): compliance statuses and catch-up verdicts, new data problems, invoices crossing 60 and 90 days, paid, cancelled or restored, A/R per employer, orders newly stuck, completed or new, records deleted, streams incomplete, write-backs applied, held or failed; worst first, each with the base reports' rows at both ends.",
+  options: changesOptions,
+  flags: [
+    {
+      name: 'since',
+      value: 'instant',
+      description:
+        "start of the period: an instant, a date, or a duration back from the run's instant (7d, 24h) (default: the end of the last successful nightly job)",
+      option: 'since',
+      example: '7d',
+    },
+  ],
+  streams: [
+    ...new Set([
+      ...complianceReport.streams,
+      ...catchUpReport.streams,
+      ...unpaidInvoicesReport.streams,
+      ...orderAgeingReport.streams,
+    ]),
+  ],
+  build,
+  html: changesHtml,
+};
+
+/** The lines of the period: the base reports at both ends compared, and the mirror's own events. */
+async function linesOf(input: ReportInput<ChangesOptions>, period: ChangesPeriod): Promise<Change[]> {
+  if (period.since === period.to) return [];
+  const at = (name: Parameters<typeof baseAt>[1]) =>
+    Promise.all([baseAt(input, name, period.since), baseAt(input, name, undefined)]);
+  const [cb, ca] = await at('compliance');
+  const [pb, pa] = await at('catch-up');
+  const [ub, ua] = await at('unpaid-invoices');
+  const [ob, oa] = await at('order-ageing');
+  const roll = await baseAt(input, 'ar-rollforward', undefined, { from: period.since, to: period.to });
+  const lines = [
+    ...complianceChanges(cb, ca),
+    ...catchUpChanges(pb, pa),
+    ...receivableChanges(ub, ua, roll),
+    ...(await orderChanges(input, ob, oa, input.at)),
+    // The mirror's and the tool's events are the whole mirror's: not in a report of some orgs.
+    ...(input.scope === null ? await toolChanges(input.db, period.since, period.to) : []),
+  ];
+  return lines.sort(compareChanges);
+}
+
+function rowOf(c: Change): Row {
+  return {
+    severity: c.severity,
+    area: c.area,
+    kind: c.kind,
+    orgId: c.orgId,
+    org: c.org,
+    subject: c.subject,
+    before: c.before,
+    after: c.after,
+    count: c.count,
+    evidenceBefore: c.evidenceBefore,
+    evidenceAfter: c.evidenceAfter,
+  };
+}
+
+/** The period in the headline's words: "since the last run (…)", "since 2026-11-21T…". */
+function sinceWords(p: ChangesPeriod): string {
+  if (p.how === 'last-nightly') return `since the last run (${p.since})`;
+  if (p.how === 'history-start') return `since the mirror's history began (${p.since})`;
+  return `since ${p.since}`;
+}
+
+async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
+  const { common } = input;
+  const period = await periodOf(input);
+  const lines = period.unknown === null ? await linesOf(input, period) : [];
+  const rows = lines.map(rowOf);
+  const periodRows: Row[] = [
+    { item: 'From', value: period.since },
+    { item: 'To', value: period.to },
+    { item: 'Since', value: sinceWords(period) },
+    { item: 'Chosen', value: period.note },
+    ...(period.unknown === null ? [] : [{ item: 'Not known', value: period.unknown }]),
+  ];
+  const sheets: Sheet[] = [
+    { name: 'By kind', columns: kindColumns, rows: kindRows(lines), totals: 'none' },
+    { name: 'Period', columns: periodColumns, rows: periodRows, totals: 'none' },
+  ];
+  const warnings: string[] = [];
+  if (period.unknown !== null) warnings.push(`NO CHANGES: ${period.unknown}`);
+  if (input.scope !== null)
+    warnings.push('Some orgs only: the mirror and tool lines (deletions, streams, write-backs) are left out');
+  return {
+    fileName: `${fileEnd(period.sinceMs, common.timezone)}-${fileEnd(period.toMs, common.timezone)}`,
+    covers: periodWords({ fromMs: period.sinceMs, toMs: period.toMs }, common.timezone),
+    detail: { name: 'Changes', columns: changeColumns, rows, totals: 'none', wrap: true },
+    summaries: () => sheets,
+    warnings: () => warnings,
+    about: () => ({
+      method: [
+        ['Period', period.note],
+        [
+          'Method',
+          "each line is a difference of the base reports' own results as of the two ends (compliance YTD by org, catch-up plan, unpaid invoices and By org, order ageing), or what the A/R roll-forward over the period says of an invoice (payments, cancellations, restorations); the evidence columns name the base report, its sheet and the row's key at each end",
+        ],
+        [
+          'Mirror and tool',
+          'sync_deletion (records found deleted or seen again), sync_stream_run (runs not complete) and the outbox (write-backs applied, held or failed, by the instant of their last change) in the period',
+        ],
+      ],
+      results: [['Lines', String(rows.length)]],
+    }),
+  };
+}
+
+export { changesOptions };

@@ -1,0 +1,156 @@
+import { asOf } from '../../mirror/index.js';
+import type { Row } from '../../render/types.js';
+import { orderAgeingOptions } from '../order-ageing/options.js';
+import { setup } from '../order-ageing/setup.js';
+import { reportDb } from '../tables.js';
+import type { ReportInput } from '../types.js';
+import { listSome } from '../values.js';
+import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
+import type { ChangesOptions } from './options.js';
+import type { BaseResult } from './sides.js';
+
+const REPORT = 'order-ageing';
+const flagRank: Record<string, number> = { OK: 0, WARN: 1, STUCK: 2 };
+
+function items(result: BaseResult): Map<number, Row> {
+  const out = new Map<number, Row>();
+  for (const r of result.detail.rows) {
+    const id = numOf(r.orderItemId);
+    if (id !== null) out.set(id, r);
+  }
+  return out;
+}
+
+/**
+ * Orders from the ageing's open items at both ends: items newly STUCK or past their warn age (and
+ * those whose flag eased), items that left the open list (completed, cancelled, expired, gone: their
+ * status at the end, read through the ageing's own status mapping), and new items per employer and
+ * product family.
+ */
+export async function orderChanges(
+  input: ReportInput<ChangesOptions>,
+  before: BaseResult,
+  after: BaseResult,
+  end: string | undefined,
+): Promise<Change[]> {
+  const a = items(before);
+  const b = items(after);
+  const sheet = after.detail.name;
+  const ev = (id: number) => evidence(REPORT, sheet, { orderItemId: id });
+  const out: Change[] = [];
+  const fresh = new Map<
+    string,
+    { org: string | null; orgId: number | null; family: string; ids: number[] }
+  >();
+  for (const [id, rb] of b) {
+    const ra = a.get(id);
+    const fb = textOf(rb.flag) ?? 'OK';
+    if (ra === undefined) {
+      const family = textOf(rb.family) ?? 'generic';
+      const k = `${numOf(rb.orgId) ?? ''}\u0000${family}`;
+      const g = fresh.get(k) ?? { org: textOf(rb.org), orgId: numOf(rb.orgId), family, ids: [] };
+      g.ids.push(id);
+      fresh.set(k, g);
+    }
+    const fa = ra === undefined ? 'OK' : (textOf(ra.flag) ?? 'OK');
+    if (fa === fb) continue;
+    const up = (flagRank[fb] ?? 0) > (flagRank[fa] ?? 0);
+    const severity: Severity = up ? (fb === 'STUCK' ? 'action' : 'worse') : 'better';
+    out.push({
+      severity,
+      area: 'orders',
+      kind: up ? (fb === 'STUCK' ? 'ORDER_STUCK' : 'ORDER_WARN') : 'ORDER_EASED',
+      orgId: numOf(rb.orgId),
+      org: textOf(rb.org),
+      subject: String(id),
+      before: ra === undefined ? null : itemSaid(ra, fa),
+      after: itemSaid(rb, fb),
+      evidenceBefore: ra === undefined ? null : ev(id),
+      evidenceAfter: ev(id),
+      count: 1,
+    });
+  }
+  for (const g of fresh.values())
+    out.push({
+      severity: 'new',
+      area: 'orders',
+      kind: 'ORDERS_NEW',
+      orgId: g.orgId,
+      org: g.org,
+      subject: g.family,
+      before: null,
+      after: `${g.ids.length} new: ${listSome(g.ids.map(String), 10)}`,
+      evidenceBefore: null,
+      evidenceAfter: `${REPORT} · ${sheet} · orderItemId ${listSome(g.ids.map(String), 10)}`,
+      count: g.ids.length,
+    });
+  const gone = [...a.keys()].filter((id) => !b.has(id));
+  const stages = await stagesAt(input, gone, end);
+  for (const id of gone) {
+    const ra = a.get(id) as Row;
+    const s = stages.get(id);
+    const kind =
+      s === undefined
+        ? 'ORDER_GONE'
+        : s.stage === 'COMPLETE'
+          ? 'ORDER_COMPLETED'
+          : s.stage === 'CANCELLED'
+            ? 'ORDER_CANCELLED'
+            : 'ORDER_CLOSED';
+    out.push({
+      severity: kind === 'ORDER_COMPLETED' ? 'better' : 'changed',
+      area: 'orders',
+      kind,
+      orgId: numOf(ra.orgId),
+      org: textOf(ra.org),
+      subject: String(id),
+      before: itemSaid(ra, textOf(ra.flag) ?? 'OK'),
+      after: s === undefined ? 'not in the mirror' : `${s.status ?? 'no status'} (${s.stage})`,
+      evidenceBefore: ev(id),
+      evidenceAfter: s === undefined ? null : `mirror · orderitem · id ${id} (not among the open items)`,
+      count: 1,
+    });
+  }
+  return out;
+}
+
+function itemSaid(r: Row, flag: string): string {
+  return `${textOf(r.status) ?? 'no status'}, ${flag}`;
+}
+
+/**
+ * The stage at `end` (undefined: now) of items that left the ageing's open list, by the ageing's
+ * own status mapping (codes first, then names; its options over the defaults); an item the mirror
+ * no longer holds has none.
+ */
+async function stagesAt(
+  input: ReportInput<ChangesOptions>,
+  ids: readonly number[],
+  end: string | undefined,
+): Promise<Map<number, { stage: string; status: string | null }>> {
+  const out = new Map<number, { stage: string; status: string | null }>();
+  if (ids.length === 0) return out;
+  const own = new Set(Object.keys(orderAgeingOptions.shape));
+  const parsed = orderAgeingOptions.safeParse(
+    Object.fromEntries(Object.entries(input.params.options).filter(([k]) => own.has(k))),
+  );
+  const st = setup(parsed.success ? parsed.data : orderAgeingOptions.parse({}));
+  const db = reportDb(input.db);
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db
+      .selectFrom(asOf(db, 'orderitem', end, 'o'))
+      .select(['o.id', 'o.c_currentStatusCodeName', 'o.c_currentStatusCodeId', 'o.deleted_at'])
+      .where('o.id', 'in', chunk)
+      .where('o.deleted_at', 'is', null)
+      .execute();
+    for (const r of rows) {
+      const status = textOf(r.c_currentStatusCodeName as Row[string]);
+      const code = textOf(r.c_currentStatusCodeId as Row[string]);
+      const norm = (s: string | null) => (s === null ? '' : s.trim().toLowerCase());
+      const mapped = st.codes.get(norm(code)) ?? st.mapping.get(norm(status));
+      out.set(Number(r.id), { stage: mapped?.stage ?? 'OTHER', status });
+    }
+  }
+  return out;
+}

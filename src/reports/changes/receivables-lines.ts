@@ -1,0 +1,186 @@
+import { money } from '../../render/html/summary.js';
+import type { Row } from '../../render/types.js';
+import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
+import type { BaseResult } from './sides.js';
+
+const UNPAID = 'unpaid-invoices';
+const ROLL = 'ar-rollforward';
+
+/** The ageing's detail rows by invoice id, cancelled ones included (status `cancelled`). */
+function invoices(result: BaseResult): Map<string, Row> {
+  const out = new Map<string, Row>();
+  for (const r of result.detail.rows) {
+    const id = textOf(r.invoiceId);
+    if (id !== null) out.set(id, r);
+  }
+  return out;
+}
+
+const isOpen = (r: Row | undefined) => r !== undefined && r.status !== 'cancelled';
+const days = (r: Row) => numOf(r.daysPastDue) ?? 0;
+const said = (r: Row) => {
+  const d = days(r);
+  const when = d > 0 ? `${d} days past due` : d === 0 ? 'due today' : `due in ${-d} days`;
+  return `${when} (${textOf(r.bucket) ?? 'current'}), ${money(r.totalDue)} due`;
+};
+
+/**
+ * Receivables from the ageing at both ends: invoices that crossed 60 or 90 days past due (open at
+ * both ends), new invoices (open at the end, in neither list at the start, not restored); from
+ * the roll-forward over the period: payments (by this tool, the outbox's applied ones, or
+ * elsewhere), cancellations, restorations, removals; and per employer and in total, the A/R and
+ * its share over 60 days where either changed.
+ */
+export function receivableChanges(before: BaseResult, after: BaseResult, roll: BaseResult | null): Change[] {
+  const a = invoices(before);
+  const b = invoices(after);
+  const moves = new Map<string, Row>();
+  for (const r of roll?.detail.rows ?? []) {
+    const id = textOf(r.invoiceId);
+    if (id !== null) moves.set(id, r);
+  }
+  const out: Change[] = [];
+  const sheet = after.detail.name;
+  const at = (r: Row | undefined, id: string) =>
+    r === undefined ? null : evidence(UNPAID, sheet, { invoiceId: id });
+  for (const [id, rb] of b) {
+    if (!isOpen(rb)) continue;
+    const ra = a.get(id);
+    const base = {
+      area: 'receivables' as const,
+      orgId: numOf(rb.orgId),
+      org: textOf(rb.org),
+      subject: id,
+      count: 1,
+    };
+    if (ra === undefined) {
+      if ((numOf(moves.get(id)?.restorations) ?? 0) !== 0) continue;
+      out.push({
+        ...base,
+        severity: 'new',
+        kind: 'INVOICE_NEW',
+        before: null,
+        after: said(rb),
+        evidenceBefore: null,
+        evidenceAfter: at(rb, id),
+      });
+      continue;
+    }
+    if (!isOpen(ra)) continue;
+    const crossed =
+      days(ra) <= 90 && days(rb) > 90
+        ? 'INVOICE_OVER_90'
+        : days(ra) <= 60 && days(rb) > 60
+          ? 'INVOICE_OVER_60'
+          : null;
+    if (crossed !== null)
+      out.push({
+        ...base,
+        severity: 'worse',
+        kind: crossed,
+        before: said(ra),
+        after: said(rb),
+        evidenceBefore: at(ra, id),
+        evidenceAfter: at(rb, id),
+      });
+  }
+  for (const [id, m] of moves) out.push(...movementChanges(id, m, a.get(id), at));
+  out.push(...arChanges(before, after));
+  return out;
+}
+
+/** What the roll-forward saw happen to one invoice: payments, a cancellation, a restoration, a removal. */
+function movementChanges(
+  id: string,
+  m: Row,
+  ra: Row | undefined,
+  at: (r: Row | undefined, id: string) => string | null,
+): Change[] {
+  const base = {
+    area: 'receivables' as const,
+    orgId: numOf(m.orgId),
+    org: textOf(m.org),
+    subject: id,
+    count: 1,
+  };
+  const opening = money(m.opening);
+  const closing = money(m.closing);
+  const evidenceAfter = evidence(ROLL, 'Invoice movements', { invoiceId: id });
+  const line = (kind: string, severity: Severity, after: string): Change => ({
+    ...base,
+    severity,
+    kind,
+    before: `${opening} open`,
+    after,
+    evidenceBefore: at(ra, id),
+    evidenceAfter,
+  });
+  const out: Change[] = [];
+  const applied = numOf(m.decreasesApplied) ?? 0;
+  const elsewhere = numOf(m.decreasesElsewhere) ?? 0;
+  if (applied !== 0)
+    out.push(line('INVOICE_PAID_TOOL', 'better', `${money(applied)} paid by this tool, ${closing} open`));
+  if (elsewhere !== 0)
+    out.push(
+      line(
+        'INVOICE_PAID_ELSEWHERE',
+        'better',
+        `${money(elsewhere)} paid or credited elsewhere, ${closing} open`,
+      ),
+    );
+  if ((numOf(m.cancellations) ?? 0) !== 0)
+    out.push(line('INVOICE_CANCELLED', 'changed', `cancelled, ${closing} open`));
+  if ((numOf(m.restorations) ?? 0) !== 0)
+    out.push(line('INVOICE_RESTORED', 'worse', `restored, ${closing} open`));
+  if ((numOf(m.removed) ?? 0) !== 0)
+    out.push(line('INVOICE_REMOVED', 'changed', `gone from the service, ${closing} open`));
+  return out;
+}
+
+const share = (r: Row | undefined) => numOf(r?.over60Share) ?? 0;
+const arSaid = (r: Row | undefined) =>
+  r === undefined ? null : `${money(r.total)}, ${(share(r) * 100).toFixed(1)}% over 60 days`;
+
+/** The A/R and its share over 60 days per employer and in total (By org), where either changed. */
+function arChanges(before: BaseResult, after: BaseResult): Change[] {
+  const rowsOf = (r: BaseResult) => {
+    const m = new Map<string, Row>();
+    for (const row of r.sheets.get('By org') ?? [])
+      m.set(typeof row.orgId === 'number' ? String(row.orgId) : 'total', row);
+    return m;
+  };
+  const a = rowsOf(before);
+  const b = rowsOf(after);
+  const out: Change[] = [];
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const ra = a.get(key);
+    const rb = b.get(key);
+    if (arSaid(ra) === arSaid(rb)) continue;
+    const total = key === 'total';
+    const up = share(rb) > share(ra);
+    // The ageing's page: over 60 days above half of what is owed is Action needed.
+    const severity: Severity = up
+      ? total && share(rb) > 0.5 && share(ra) <= 0.5
+        ? 'action'
+        : 'worse'
+      : share(rb) < share(ra)
+        ? 'better'
+        : 'changed';
+    const ev = (r: Row | undefined) =>
+      r === undefined ? null : evidence(UNPAID, 'By org', total ? { org: 'Total' } : { orgId: key });
+    out.push({
+      severity,
+      area: 'receivables',
+      kind: total ? 'AR_TOTAL' : 'AR_EMPLOYER',
+      orgId: total ? null : Number(key),
+      org: total ? null : (textOf(rb?.org) ?? textOf(ra?.org)),
+      subject: total ? 'all employers' : 'A/R',
+      before: arSaid(ra),
+      after: arSaid(rb),
+      evidenceBefore: ev(ra),
+      evidenceAfter: ev(rb),
+      count: 1,
+    });
+  }
+  return out;
+}
