@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runOhs } from './helpers/cli.js';
+import { docLines } from './helpers/doc-lines.js';
 
 /**
  * The docs match the tool: every `ohs` command line in a shell block of README.md and docs/*.md
@@ -12,29 +13,10 @@ import { runOhs } from './helpers/cli.js';
  * test/jobs/terminal.test.ts and test/jobs/jobs.test.ts.
  */
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const DOCS = ['README.md', ...readdirSync(join(REPO, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
-  f.endsWith('.md'),
-);
 
-/** The `ohs` command lines of the shell blocks of a markdown file: [file, line]. */
-function commandLines(): [string, string][] {
-  const found: [string, string][] = [];
-  for (const doc of DOCS) {
-    let inShell = false;
-    for (const raw of readFileSync(join(REPO, doc), 'utf8').split('\n')) {
-      if (raw.startsWith('```')) {
-        inShell = !inShell && /^```(sh|bash|shell)?\s*$/.test(raw);
-        continue;
-      }
-      if (!inShell) continue;
-      const line = raw.replace(/\s+#.*$/, '').trim();
-      const at = line.search(/(^|\s)(npx )?ohs /);
-      if (at >= 0 && !line.startsWith('sqlite3') && !line.startsWith('psql'))
-        found.push([doc, line.slice(at).trim()]);
-    }
-  }
-  return found;
-}
+/** The `ohs` command lines of the docs, by the rule of test/helpers/doc-lines.ts: [file, line]. */
+const commandLines = (): [string, string][] =>
+  docLines().map((l) => [l.doc, l.text.slice(l.text.search(/(^|\s)(npx )?ohs /)).trim()]);
 
 /** Command words (one or two: `policy import`) and the `--flags` of one command line. */
 function parse(line: string): { words: string[]; flags: string[] } {
