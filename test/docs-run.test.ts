@@ -26,7 +26,9 @@ import { type DocLine, docLines, REPO, splitLine } from './helpers/doc-lines.js'
  * NOT_RUN with the reason. What the line needs that the docs leave to the reader (the sandbox's
  * port, a real service's URL, dates the fresh mirror has history for, the reader's own files) is
  * changed by the explicit table REWRITES, and nothing else. The claims a test can check (lines
- * printed, one line, nothing printed, files written) are checked in CLAIMS.
+ * printed, one line, nothing printed, files written) are checked in CLAIMS. The sandbox is the
+ * default one, as the README starts it: its figures (lines printed) are the docs' own.
+ * `OHS_DOCS_RUN_TIMES=1` prints each line's seconds.
  */
 
 /** Lines not run, by exact text (comment removed), with the reason. */
@@ -213,9 +215,16 @@ async function start(
 /** The line after the rewrites (and the rewrites that applied). */
 function rewrite(text: string, ctx: Ctx): string {
   let out = text;
-  for (const r of REWRITES) out = out.replace(r.from, () => r.to(ctx));
+  for (const r of REWRITES)
+    out = out.replace(r.from, () => {
+      rewritten.add(r);
+      return r.to(ctx);
+    });
   return out;
 }
+
+/** The rewrites that applied to some line: one that applies to none is stale. */
+const rewritten = new Set<(typeof REWRITES)[number]>();
 
 describe('the docs, run against the sandbox', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ohs-docs-run-'));
@@ -253,6 +262,8 @@ describe('the docs, run against the sandbox', () => {
       ran.push(line.text);
     }
     expect(problems).toEqual([]);
+    expect(REWRITES.filter((r) => !rewritten.has(r)).map((r) => String(r.from))).toEqual([]);
+    expect(Object.keys(EXPECT).filter((t) => !ran.includes(t))).toEqual([]);
     expect(ran.length).toBe(new Set(lines.map((l) => l.text)).size - Object.keys(NOT_RUN).length);
     // The dates rewritten above, as written, on this fresh mirror: refused as docs/commands.md says.
     const early = await runOhs(['report', 'all', '--as-of', '2026-06-30'], { cwd: dir, env });
