@@ -76,6 +76,36 @@ describe('the command lines of the docs', () => {
     expect(help).toMatch(/--no-strict-bodies Switch off \(on by default\): Reject unknown fields/);
   });
 
+  it('a usage error names the help of its command, as docs/commands.md says', async () => {
+    const doc = readFileSync(join(REPO, 'docs', 'commands.md'), 'utf8');
+    expect(doc).toContain(
+      'a usage error names the help of\nthe command it was about (`(see ohs report --help)`)',
+    );
+    const r = await runOhs(['report', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("ohs: USAGE: unknown option '--bogus' (see ohs report --help)\n");
+  });
+
+  it('the help of --db says how to give a PostgreSQL password, as docs/security.md says', async () => {
+    const doc = readFileSync(join(REPO, 'docs', 'security.md'), 'utf8');
+    expect(doc).toContain(
+      '`--help` of every `--db` says to give them through `OHS_DB` or `~/.pgpass`, never in argv',
+    );
+    const top = (await runOhs(['--help'])).stdout;
+    // The commands `ohs --help` lists (two spaces, the name), then each one's help.
+    const commands = [...(top.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z]+)\b/gm)]
+      .map((m) => m[1] ?? '')
+      .filter((c) => c !== 'help');
+    expect(commands).toContain('demo');
+    for (const command of ['', ...commands]) {
+      const text = (await runOhs(command === '' ? ['--help'] : [command, '--help'])).stdout;
+      // The --db option's block: its line and the indented lines that continue it.
+      const db = /^ {2}--db <\w+>(.*\n(?: {4,}.*\n)*)/m.exec(text)?.[1]?.replace(/\s+/g, ' ');
+      if (db !== undefined)
+        expect(db, `ohs ${command} --help`).toMatch(/password through .*~\/\.pgpass.*never in --db/);
+    }
+  });
+
   it('--as-of takes YYYY-MM-DD; 11/28/2026 is refused, as docs/reports.md says', async () => {
     const doc = readFileSync(join(REPO, 'docs', 'reports.md'), 'utf8');
     expect(doc).toContain('`--as-of` takes `YYYY-MM-DD` only (`11/28/2026` is refused');
