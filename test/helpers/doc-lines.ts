@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
  */
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-export const DOCS = ['README.md', ...readdirSync(join(REPO, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
+const DOCS = ['README.md', ...readdirSync(join(REPO, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
   f.endsWith('.md'),
 );
 
@@ -46,7 +46,7 @@ export function docLines(): DocLine[] {
 }
 
 /** One command of a line: its `VAR=value` prefixes, the program (`ohs`, `npm`), its words. */
-export interface DocCommand {
+interface DocCommand {
   env: Record<string, string>;
   program: string;
   args: string[];
