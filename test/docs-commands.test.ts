@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runOhs } from './helpers/cli.js';
+import { docLines } from './helpers/doc-lines.js';
 
 /**
  * The docs match the tool: every `ohs` command line in a shell block of README.md and docs/*.md
@@ -12,29 +13,10 @@ import { runOhs } from './helpers/cli.js';
  * test/jobs/terminal.test.ts and test/jobs/jobs.test.ts.
  */
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const DOCS = ['README.md', ...readdirSync(join(REPO, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
-  f.endsWith('.md'),
-);
 
-/** The `ohs` command lines of the shell blocks of a markdown file: [file, line]. */
-function commandLines(): [string, string][] {
-  const found: [string, string][] = [];
-  for (const doc of DOCS) {
-    let inShell = false;
-    for (const raw of readFileSync(join(REPO, doc), 'utf8').split('\n')) {
-      if (raw.startsWith('```')) {
-        inShell = !inShell && /^```(sh|bash|shell)?\s*$/.test(raw);
-        continue;
-      }
-      if (!inShell) continue;
-      const line = raw.replace(/\s+#.*$/, '').trim();
-      const at = line.search(/(^|\s)(npx )?ohs /);
-      if (at >= 0 && !line.startsWith('sqlite3') && !line.startsWith('psql'))
-        found.push([doc, line.slice(at).trim()]);
-    }
-  }
-  return found;
-}
+/** The `ohs` command lines of the docs, by the rule of test/helpers/doc-lines.ts: [file, line]. */
+const commandLines = (): [string, string][] =>
+  docLines().map((l) => [l.doc, l.text.slice(l.text.search(/(^|\s)(npx )?ohs /)).trim()]);
 
 /** Command words (one or two: `policy import`) and the `--flags` of one command line. */
 function parse(line: string): { words: string[]; flags: string[] } {
@@ -92,6 +74,36 @@ describe('the command lines of the docs', () => {
   it('ohs sim --help says that --no-strict-bodies switches the check off', async () => {
     const help = (await runOhs(['sim', '--help'])).stdout.replace(/\s+/g, ' ');
     expect(help).toMatch(/--no-strict-bodies Switch off \(on by default\): Reject unknown fields/);
+  });
+
+  it('a usage error names the help of its command, as docs/commands.md says', async () => {
+    const doc = readFileSync(join(REPO, 'docs', 'commands.md'), 'utf8');
+    expect(doc).toContain(
+      'a usage error names the help of\nthe command it was about (`(see ohs report --help)`)',
+    );
+    const r = await runOhs(['report', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("ohs: USAGE: unknown option '--bogus' (see ohs report --help)\n");
+  });
+
+  it('the help of --db says how to give a PostgreSQL password, as docs/security.md says', async () => {
+    const doc = readFileSync(join(REPO, 'docs', 'security.md'), 'utf8');
+    expect(doc).toContain(
+      '`--help` of every `--db` says to give them through `OHS_DB` or `~/.pgpass`, never in argv',
+    );
+    const top = (await runOhs(['--help'])).stdout;
+    // The commands `ohs --help` lists (two spaces, the name), then each one's help.
+    const commands = [...(top.split('\nCommands:\n')[1] ?? '').matchAll(/^ {2}([a-z]+)\b/gm)]
+      .map((m) => m[1] ?? '')
+      .filter((c) => c !== 'help');
+    expect(commands).toContain('demo');
+    for (const command of ['', ...commands]) {
+      const text = (await runOhs(command === '' ? ['--help'] : [command, '--help'])).stdout;
+      // The --db option's block: its line and the indented lines that continue it.
+      const db = /^ {2}--db <\w+>(.*\n(?: {4,}.*\n)*)/m.exec(text)?.[1]?.replace(/\s+/g, ' ');
+      if (db !== undefined)
+        expect(db, `ohs ${command} --help`).toMatch(/password through .*~\/\.pgpass.*never in --db/);
+    }
   });
 
   it('--as-of takes YYYY-MM-DD; 11/28/2026 is refused, as docs/reports.md says', async () => {

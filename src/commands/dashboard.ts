@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { dashboardFor } from '../app/dashboard.js';
 import { commandContext } from './context.js';
+import { DB_OPTION_HELP } from './parse.js';
 
 /** `ohs dashboard`: index.html of a report folder, from its HTML pages and the mirror's state. */
 export function registerDashboard(program: Command): void {
@@ -10,7 +11,7 @@ export function registerDashboard(program: Command): void {
     .description(
       "write index.html in the report folder: each report's headline figures and status (from its HTML page), each stream's freshness, each job's last run",
     )
-    .option('--db <db>', 'the mirror: a SQLite file or postgres://user@host/db (env OHS_DB)')
+    .option('--db <db>', DB_OPTION_HELP)
     .option('--out <dir>', 'the report folder (default config jobs.outDir)')
     .addHelpText('after', '\nExample: ohs report all --format html && ohs dashboard --out out')
     .action(async (flags: { out?: string }, cmd: Command) => {

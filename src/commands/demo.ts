@@ -36,7 +36,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--db <file>',
-      `the demo's mirror: a SQLite file or postgres:// URL (default ${demoDefaults.db}; OHS_DB and config db are ignored; a mirror filled from a service is refused)`,
+      `the demo's mirror: a SQLite file or postgres:// URL (default ${demoDefaults.db}; OHS_DB and config db are ignored; a mirror filled from a service is refused); give a PostgreSQL password through ~/.pgpass (PGPASSFILE), never in --db: the command line is visible to every user in ps`,
     )
     .option('--out <dir>', 'where the reports go', demoDefaults.out)
     .option(

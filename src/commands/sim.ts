@@ -39,6 +39,9 @@ export function registerSim(program: Command): void {
         host: flags.host,
         onRequest: (info) => logger.debug(info, 'request'),
       });
+      // Listening for the stop before announcing the URL: a script that reads the first line and
+      // then stops the sandbox must find it stoppable (a signal a moment earlier killed it).
+      const stopped = untilSignal();
       process.stdout.write(`${sim.url}\n`);
       logger.info(
         {
@@ -55,7 +58,7 @@ export function registerSim(program: Command): void {
         },
         'sandbox listening (stop with Ctrl-C)',
       );
-      const signal = await untilSignal();
+      const signal = await stopped;
       logger.info({ signal, requests: sim.stats.requests }, 'sandbox stopping');
       await sim.close();
     });
