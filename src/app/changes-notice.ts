@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { readSummaryFile } from '../render/index.js';
+import { readSummaryFile } from '../render/report-summary.js';
 import { type Counted, type HeadlineCounts, headlineCounts } from '../reports/changes/headline.js';
 
 /**

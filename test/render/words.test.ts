@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { codeWords, inWords, labelOf } from '../../src/render/html/words.js';
 import { kindWords } from '../../src/reports/accounts-at-risk/columns.js';
-import { verdictWords } from '../../src/reports/compliance/plan-columns.js';
 import { statusWords } from '../../src/reports/compliance/columns.js';
+import { verdictWords } from '../../src/reports/compliance/plan-columns.js';
 import { stageWords } from '../../src/reports/order-ageing/columns.js';
 
 /**

@@ -52,9 +52,7 @@ export interface UnreadableVerdict {
  * shows, never a second reading of the page. A verdict file that is not one (bad JSON, a field
  * missing or null) is named in `unreadable` and the others go on.
  */
-async function latestPages(
-  dir: string,
-): Promise<{ pages: ShownPage[]; unreadable: UnreadableVerdict[] }> {
+async function latestPages(dir: string): Promise<{ pages: ShownPage[]; unreadable: UnreadableVerdict[] }> {
   const best = new Map<string, { stem: string; key: string; mtime: number }>();
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = verdictOf(name);
