@@ -194,12 +194,12 @@ describe.each(engines)('%s: ohs demo', (engine) => {
         sql`SELECT job, ${sql.ref('trigger')}, outcome, outputs FROM job_run`,
       );
       expect(run).toMatchObject({ job: 'nightly', trigger: 'demo', outcome: 'ok' });
-      // Six reports in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
+      // Seven reports (what changed among them) in xlsx, csv and html with each page's verdict file, the Trend CSVs of A/R
       // and compliance, the dashboard: every file of the folder, and only those.
       expect((JSON.parse(run?.outputs ?? '[]') as string[]).map((f) => basename(f)).sort()).toEqual(
         files.map((f) => basename(f)).sort(),
       );
-      expect(files).toHaveLength(27);
+      expect(files).toHaveLength(31);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,
@@ -255,7 +255,7 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
       // The closing summary: what the job did, what needs attention, the next step.
       expect(first.out()).toMatch(/^nightly job run 1 ok in [\d.]+ s$/m);
-      expect(first.out()).toMatch(/^reports: 14 files in .* \(csv, xlsx\)$/m);
+      expect(first.out()).toMatch(/^reports: 16 files in .* \(csv, xlsx\)$/m);
       expect(first.out()).toMatch(/^next: /m);
     }, 180_000);
 

@@ -284,12 +284,12 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
       expect(left).toContain('compliance-2024-01-31.csv');
       expect(left).toContain('notes.txt');
       expect(left).not.toContain('order-ageing-2099-01-01.csv');
-      // Tonight's fourteen (two Trend CSVs among them), the ad-hoc compliance CSV with its Trend CSV,
-      // and the first run's roll-forward: on a mirror younger than its default month the period
-      // ends at each run's instant, and a file name carries both ends, so the two runs' are apart.
+      // Tonight's sixteen (two Trend CSVs among them), the ad-hoc compliance CSV with its Trend CSV,
+      // and the first run's roll-forward and changes: both are named by their period, which ends at
+      // each run's instant, so the two runs' files are apart.
       expect(left).toContain('compliance-trend-2024-01-31.csv');
       expect(left.filter((f) => /^ar-rollforward-.*\.csv$/.test(f))).toHaveLength(2);
-      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(18);
+      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(22);
     },
     300_000,
   );
