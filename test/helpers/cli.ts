@@ -10,12 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `ohs` CLI (as `npx ohs` would) to completion. */
+/**
+ * Runs the built `ohs` CLI (as `npx ohs` would) to completion; `via` runs it under another
+ * program (`['faketime', '-f', '@2026-11-28 23:00:00']`: a clock of the test's choosing).
+ */
 export async function runOhs(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; via?: readonly string[] } = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [OHS_BIN, ...args], {
+  const [program, ...before] = [...(options.via ?? []), process.execPath];
+  const child = spawn(program as string, [...before, OHS_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

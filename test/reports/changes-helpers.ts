@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { type CliResult, OHS_BIN } from '../helpers/cli.js';
+import { type CliResult, runOhs } from '../helpers/cli.js';
 
 /** The CLI run with its clock set to `at` (libfaketime): the mirror records that instant. */
 export async function ohsAt(
@@ -12,23 +10,12 @@ export async function ohsAt(
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<CliResult> {
   const stamp = at.replace('T', ' ').replace(/(\.\d+)?Z$/, '');
-  const child = spawn('faketime', ['-f', `@${stamp}`, process.execPath, OHS_BIN, ...args], {
+  return runOhs(args, {
     cwd: options.cwd,
-    env: { ...process.env, ...options.env, TZ: 'UTC' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...options.env, TZ: 'UTC' },
+    timeoutMs: 180_000,
+    via: ['faketime', '-f', `@${stamp}`],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  return { code, stdout, stderr };
 }
 
 export type CsvRow = Record<string, string>;
