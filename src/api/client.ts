@@ -366,7 +366,9 @@ export class OhsClient {
     onPage: (records: RecordOf<R>[]) => Promise<void>,
     pageSize = this.pageSize,
   ): Promise<{ count: number; total: number | undefined }> {
-    const op = resource === 'OrgMonth' ? 'listOrgMonth' : 'listUser';
+    const op = ({ OrgMonth: 'listOrgMonth', User: 'listUser' } satisfies Record<ListResource, OperationName>)[
+      resource
+    ];
     const path = `${operations[op].path}${this.selectionQuery(resource, selection)}`;
     const sink = new ListStream(
       async (page) => {
