@@ -1,14 +1,11 @@
+import { codeWords } from '../../render/html/words.js';
 import type { Column } from '../../render/types.js';
 import { ASSUMED, type Kind, kinds } from './model.js';
 
+/** The program statuses in the words every verdict uses (render/html/words.ts: one mapping). */
+const programStatuses = ['MET', 'NOT_MET', 'ON_TRACK', 'PENDING_RESULTS', 'AT_RISK', 'BEHIND', 'NO_RATE'];
 const statusSaid: Record<string, string> = {
-  MET: 'met',
-  NOT_MET: 'not met',
-  ON_TRACK: 'on track',
-  PENDING_RESULTS: 'pending results',
-  AT_RISK: 'at risk',
-  BEHIND: 'behind',
-  NO_RATE: 'no rate',
+  ...Object.fromEntries(programStatuses.map((code) => [code, codeWords[code] ?? code])),
   'N/A': 'no pool (n/a)',
 };
 
