@@ -31,8 +31,16 @@ export function registerSim(program: Command): void {
       '\nPrints the base URL on its first line, then serves until SIGINT or SIGTERM.\nExample: ohs sim --port 0 --envelope object --faults 0.2 --hooks',
     )
     .action(async (flags: ListenFlags & Record<string, unknown>, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<{ logLevel?: string }>();
-      const logger = createLogger({ level: globals.logLevel ?? defaults.logLevel });
+      const globals = cmd.optsWithGlobals<{ logLevel?: string; logFormat?: string; logFile?: string }>();
+      // A server has no closing summary: `text` (as `pretty`) prints each line readable; none
+      // given, readable on a terminal and NDJSON otherwise.
+      const format =
+        globals.logFormat === undefined ? undefined : globals.logFormat === 'json' ? 'json' : 'pretty';
+      const logger = createLogger({
+        level: globals.logLevel ?? defaults.logLevel,
+        format,
+        file: globals.logFile ?? null,
+      });
       const sim = await startSim({
         ...schemaValues(simOptionsSchema, flags),
         port: flags.port,

@@ -1,5 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { flagName } from '../../src/commands/schema-flags.js';
@@ -131,5 +134,41 @@ describe('ohs sim: flags generated from the sandbox schema', () => {
       const running = (await res.json()) as Record<string, unknown>;
       for (const [key] of fields) expect({ [key]: running[key] }).toEqual({ [key]: values[key] });
     });
+  });
+});
+
+describe('ohs sim: its log as the global flags ask', () => {
+  it('--log-format pretty is readable on a pipe, json is NDJSON, --log-file gets every line as JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ohs-sim-log-'));
+    const lines = async (args: string[]) => {
+      const s = await startOhs([...args, 'sim', '--port', '0', '--scale', '0.01']);
+      await fetch(`${s.firstLine}/__sim/config`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+      s.child.kill('SIGTERM');
+      await once(s.child, 'exit');
+      return s.stderr().trimEnd().split('\n');
+    };
+    const isJson = (l: string) => {
+      try {
+        return typeof JSON.parse(l) === 'object';
+      } catch {
+        return false;
+      }
+    };
+    const pretty = await lines(['--log-format', 'pretty', '--log-file', join(dir, 'sim.log')]);
+    expect(
+      pretty.some((l) => l.includes('sandbox listening')),
+      pretty.join('\n'),
+    ).toBe(true);
+    expect(pretty.filter(isJson)).toEqual([]);
+    const file = readFileSync(join(dir, 'sim.log'), 'utf8').trimEnd().split('\n');
+    expect(file.every(isJson)).toBe(true);
+    expect(file.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain('sandbox stopping');
+    const json = await lines(['--log-format', 'json']);
+    expect(json.length).toBeGreaterThan(0);
+    expect(json.every(isJson), json.join('\n')).toBe(true);
   });
 });
