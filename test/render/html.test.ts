@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SummaryBuilder } from '../../src/render/html/summary.js';
+import { money, type SummaryBuilder } from '../../src/render/html/summary.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
 import { reportNamed } from '../../src/reports/index.js';
@@ -251,5 +251,14 @@ describe('writeReport --format html', () => {
     ).rejects.toBeInstanceOf(RenderValueError);
     expect(everyType).toHaveLength(8);
     expect(() => statSync(`${dir}/unpaid-invoices-2025-06-30.html`)).toThrow();
+  });
+});
+
+describe('money on a page', () => {
+  it("groups thousands, keeps the cents, and puts a credit's sign before the symbol", () => {
+    expect(money(123_450)).toBe('$1,234.50');
+    expect(money(-149_326)).toBe('-$1,493.26');
+    expect(money(0)).toBe('$0.00');
+    expect(money(-5)).toBe('-$0.05');
   });
 });

@@ -127,8 +127,11 @@ export interface SummaryBuilder {
 
 /** A number cell's value; anything else (empty, text) is 0. */
 export const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-/** Cents as the page shows money: `$1,234.50`. */
-export const money = (cents: unknown) => `$${groupDigits(formatCents(num(cents)))}`;
+/** Cents as the page shows money: `$1,234.50`; a credit `-$1,493.26` (the sign before the symbol). */
+export const money = (cents: unknown) => {
+  const c = num(cents);
+  return `${c < 0 ? '-' : ''}$${groupDigits(formatCents(Math.abs(c)))}`;
+};
 /** A count with thousands separators. */
 export const count = (n: number) => groupDigits(String(n));
 /**
