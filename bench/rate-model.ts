@@ -35,7 +35,11 @@ function rng(seed: number): () => number {
 
 /** What a server answers a request sent at `at` on `connection`: when, and its status. */
 interface ModelServer {
-  answer(at: number, connection: number): { at: number; status: number; retryAfterMs?: number };
+  answer(at: number, connection: number, kind: string): { at: number; status: number; retryAfterMs?: number };
+  /** The kind of a request sent at `at` (a sync's streams: pages, then GETs by id); default 'get'. */
+  kindAt?(at: number): string;
+  /** The client's CPU for an answer of `kind`, ms (decoding, checks, writes), beyond the load's. */
+  clientMs?(kind: string): number;
 }
 
 const timerServer = (ms: number): ModelServer => ({ answer: (at) => ({ at: at + ms, status: 200 }) });
@@ -83,6 +87,25 @@ function limitedServer(rate: number, latencyMs: number): ModelServer {
       tokens -= 1;
       return { at: arrives + 0.25 + latencyMs, status: 200 };
     },
+  };
+}
+
+/**
+ * A sync's requests against the alternating server: in its first `pagesMs`, one request in five
+ * is a page (30 ms more at the server, 1.5 ms of the client's CPU), the rest GETs by id (0.35 ms
+ * each); then GETs only. The client's CPU is what a real sync spends per answer on an idle
+ * machine, so at 48 in flight its own delay in handling answers is part of their latency.
+ */
+function syncServer(cycle: number[], pagesMs: number): ModelServer {
+  const alt = alternatingServer(cycle);
+  let n = 0;
+  return {
+    kindAt: (at) => (at < pagesMs && n++ % 5 === 0 ? 'page' : 'get'),
+    answer: (at, c, kind) => {
+      const a = alt.answer(at, c, kind);
+      return kind === 'page' ? { ...a, at: a.at + 30 } : a;
+    },
+    clientMs: (kind) => (kind === 'page' ? 1.5 : 0.35),
   };
 }
 
@@ -237,19 +260,20 @@ export function simulate(server: ModelServer, ms: number, fixed?: number, load?:
     const connection = idle.pop() ?? connections++;
     run.sent++;
     count(now, 1);
-    const a = server.answer(now, connection);
+    const kind = server.kindAt?.(now) ?? 'get';
+    const a = server.answer(now, connection, kind);
     const arrives = serverRuns(a.at);
     events.push(arrives, () => {
       count(arrives, -1);
       idle.push(connection);
       // Noticed once the client runs and its CPU is free; each answer costs it cpuMs.
       const seen = Math.max(clientRuns(arrives), busyUntil);
-      const handled = seen + (load?.cpuMs ?? 0);
+      const handled = seen + (load?.cpuMs ?? 0) + (server.clientMs?.(kind) ?? 0);
       busyUntil = handled;
-      events.push(handled, () => answered(handled, now, a.status, a.retryAfterMs));
+      events.push(handled, () => answered(handled, now, a.status, kind, a.retryAfterMs));
     });
   };
-  const answered = (now: number, sentAt: number, status: number, retryAfterMs?: number) => {
+  const answered = (now: number, sentAt: number, status: number, kind: string, retryAfterMs?: number) => {
     rate.observe({ status, sentAt, retryAfterMs }, now);
     if (status === 429) {
       run.rateLimited++;
@@ -258,7 +282,7 @@ export function simulate(server: ModelServer, ms: number, fixed?: number, load?:
       if (sentAt < first429At) run.firstBurst++;
     } else {
       run.answers++;
-      limit.add('get', now - sentAt, slots, now);
+      limit.add(kind, now - sentAt, slots, now);
       run.limit.lowest = Math.min(run.limit.lowest, limit.limit);
       run.limit.highest = Math.max(run.limit.highest, limit.limit);
     }
@@ -298,6 +322,11 @@ export const MODEL_CASES: Case[] = [
     server: () => alternatingServer([3, 44, 8, 47]),
   },
   { name: 'cpu', what: 'one core, 4 ms each, 20 ms network', server: () => fifoServer(1, 4, 20) },
+  {
+    name: 'sync',
+    what: 'a sync against alternating latency: pages then GETs, the client CPU of each',
+    server: () => syncServer([3, 44, 8, 47], 5000),
+  },
   { name: '150', what: '150 req/s behind 200 ms', server: () => limitedServer(150, 200), limit: 150 },
   { name: '20', what: '20 req/s, 1 ms', server: () => limitedServer(20, 1), limit: 20 },
 ];

@@ -11,8 +11,12 @@ const LEVELS = [1, 2, 4, 8, 16, 24, 32, 48];
 const MS = 20_000;
 const SEEDS = [1, 2, 3];
 
-const bestFixed = (c: (typeof MODEL_CASES)[number], load: typeof LOADED | undefined, seed: number) =>
-  Math.max(...LEVELS.map((n) => simulate(c.server(), MS, n, load, seed).answers));
+const bestFixed = (
+  c: (typeof MODEL_CASES)[number],
+  load: typeof LOADED | undefined,
+  seed: number,
+  ms: number = MS,
+) => Math.max(...LEVELS.map((n) => simulate(c.server(), ms, n, load, seed).answers));
 
 describe.each([
   ['idle', undefined, 0.9],
@@ -58,4 +62,17 @@ describe('against FIFO workers on an idle machine', () => {
     expect(at48).toBeGreaterThan(2 * at8);
     expect(simulate(fifo.server(), MS, undefined, LOADED).meanInFlight).toBeGreaterThan(16);
   });
+});
+
+describe('a short sync against a server with no queue (two simulated seconds, idle)', () => {
+  // The climb from 8 to 48 in flight is most of a short sync: a step that delivered in
+  // proportion to what it added is followed by a longer one (8, 16, then 48, not 32 first).
+  it.each(MODEL_CASES.filter((c) => c.name === 'timer' || c.name === 'alternating'))(
+    '$what: at least 0.8 of the best fixed concurrency',
+    (c) => {
+      const run = simulate(c.server(), 2000);
+      expect(run.answers / bestFixed(c, undefined, 1, 2000)).toBeGreaterThanOrEqual(0.8);
+      expect(run.limit.highest).toBe(48);
+    },
+  );
 });

@@ -16,8 +16,10 @@
  *   expires and a window at fewer in flight renews it (BBR's min-RTT filter and PROBE_RTT), so it
  *   follows a service that slows down as well as one that speeds up.
  * - **Startup** (BBR's STARTUP): the limit doubles per window while `delivered` grows by
- *   FULL_GROWTH; after FULL_WINDOWS windows without, the limit goes back to the least that gave the
- *   most (BBR's full pipe and DRAIN).
+ *   FULL_GROWTH, and goes up by GALLOP after a step whose answers grew in proportion to it (no
+ *   knee in sight: a window spans several round trips, BBR doubles per round trip); after
+ *   FULL_WINDOWS windows without growth, the limit goes back to the least that gave the most
+ *   (BBR's full pipe and DRAIN).
  * - **Probing** (BBR's PROBE_BW): after CRUISE_WINDOWS windows at the limit, one window at UP × it;
  *   kept when `delivered` rose by at least SHARE of what was added in flight (and probing up goes
  *   on), else the limit is as before. Down: a window at DOWN × the limit, when latency is inflated
@@ -41,6 +43,9 @@ export const CONCURRENCY = {
   /** Startup ends when `delivered` has not grown by FULL_GROWTH in FULL_WINDOWS windows. */
   FULL_GROWTH: 1.25,
   FULL_WINDOWS: 3,
+  /** Startup's step after one whose answers grew by at least PROPORTIONAL of what it added in flight. */
+  GALLOP: 4,
+  PROPORTIONAL: 0.8,
   /** Windows at the limit between probes. */
   CRUISE_WINDOWS: 2,
   /** Most windows at the limit between probes down (after those that found no queue). */
@@ -300,11 +305,16 @@ export class ConcurrencyLimit {
   private startup(w: Tally): void {
     if (this.appLimited(w, this.value)) return;
     const best = this.best;
-    if (best === undefined || this.delivered(w) >= CONCURRENCY.FULL_GROWTH * this.delivered(best.tally)) {
+    const grew = best === undefined ? 0 : this.delivered(w) / Math.max(1e-9, this.delivered(best.tally)) - 1;
+    if (best === undefined || grew + 1 >= CONCURRENCY.FULL_GROWTH) {
+      // The first step doubles (nothing to judge it by yet); one that delivered in proportion to
+      // what it added (8 to 16 in flight, near twice the answers) is followed by a longer one.
+      const added = best === undefined ? 0 : this.value / best.limit - 1;
+      const proportional = best !== undefined && grew >= CONCURRENCY.PROPORTIONAL * added;
       this.best = { limit: this.value, tally: w };
       this.flat = 0;
       if (this.value < this.max) {
-        this.value *= 2;
+        this.value *= proportional ? CONCURRENCY.GALLOP : 2;
         return;
       }
     } else this.flat++;
