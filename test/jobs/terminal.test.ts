@@ -53,9 +53,7 @@ describe('the terminal of the nightly job', () => {
     // Every report's verdict, whatever the formats (xlsx and csv here: no summary.json).
     // An OK verdict is among what the job did; any other is indented under attention.
     for (const name of reports) {
-      const m = new RegExp(`^( {2})?report ${name}: (Action needed|Needs attention|OK)`, 'm').exec(
-        r.stdout,
-      );
+      const m = new RegExp(`^( {2})?report ${name}: (Action needed|Needs attention|OK)`, 'm').exec(r.stdout);
       expect(m, `${name} in\n${r.stdout}`).not.toBeNull();
       expect(m?.[1] === undefined, name).toBe(m?.[2] === 'OK');
     }
