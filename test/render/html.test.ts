@@ -189,6 +189,7 @@ describe('writeReport --format html', () => {
         onRow: (row) => void seen.push(row),
         build: (sheets) => ({
           status: 'bad',
+          headline: 'since the last run: 1 <employer> fell behind',
           figures: [
             { label: 'Rows seen', value: String(seen.length) },
             { label: 'Sheets', value: sheets.map((s) => `${s.name} ${s.rows.length}`).join(', ') },
@@ -216,6 +217,10 @@ describe('writeReport --format html', () => {
         { label: 'Sheets', value: 'By org 1' },
       ],
     });
+    // Its headline is the page's first sentence, above the figures, as in the verdict file.
+    expect(probedSummary.headline).toBe('since the last run: 1 <employer> fell behind');
+    expect(probed).toContain('<p class="headline">since the last run: 1 &lt;employer&gt; fell behind</p>');
+    expect(probed.indexOf('class="headline"')).toBeLessThan(probed.indexOf('<dl class="figures">'));
     // The list shown first is headed once, by its table's caption.
     expect(probed).toContain('<caption>First row</caption>');
     expect(probed.match(/First row</g)).toHaveLength(1);
@@ -223,6 +228,7 @@ describe('writeReport --format html', () => {
     // Named like a report of the registry but given no builder: no chart, the row count only.
     const { html: plain, summary: plainSummary } = await page('compliance');
     expect(plain).not.toContain('data-chart=');
+    expect(plain).not.toContain('class="headline"');
     expect(plainSummary).toMatchObject({
       report: 'compliance',
       level: 'ok',

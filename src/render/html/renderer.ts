@@ -136,10 +136,13 @@ export class HtmlRenderer implements Renderer {
   }
 
   private async summarySection(verdict: ReportSummary, summary: PageSummary | undefined): Promise<string> {
+    // The sentence read first (the changes report's "since the last run: ..."), then the problems.
+    const headline = verdict.headline === undefined ? '' : `<p class="headline">${esc(verdict.headline)}</p>`;
     const said =
-      verdict.problems.length === 0
+      headline +
+      (verdict.problems.length === 0
         ? ''
-        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`;
+        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`);
     const figures = `${said}<dl class="figures">${verdict.figures
       .map((f) => figureHtml(f, esc))
       .join('')}</dl>`;
