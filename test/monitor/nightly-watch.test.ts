@@ -196,7 +196,7 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
         notify: { webhook: 'http://127.0.0.1:9/down', command: null, onSuccess: true, timeoutMs: 2000 },
       });
       const r = await nightly(dir);
-      expect(r.code).toBe(0);
+      expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/notify webhook failed/);
       expect(r.stderr).not.toContain('/down');
     },

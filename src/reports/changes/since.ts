@@ -63,8 +63,6 @@ async function lastNightly(db: Kysely<Database>, before: string): Promise<string
  */
 export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.now()): Promise<ChangesPeriod> {
   const { db, opts, common, params } = input;
-  const toMs = runInstant(input, now);
-  const to = iso(toMs);
   if (
     params.mirrorAsOf === undefined &&
     params.asOf.source !== 'now' &&
@@ -73,9 +71,18 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
     // `--present` with another day's as-of: the present mirror aged to that day is no instant of
     // the mirror's history, so there is no start to compare it with.
     const note = `not known: the present mirror aged to ${params.asOf.dateText} (--present) is no instant of the mirror's history; give --as-of-time, or no as-of, to compare two instants`;
+    const toMs = runInstant(input, now);
+    const to = iso(toMs);
     return { since: to, to, sinceMs: toMs, toMs, how: 'since', note, unknown: note };
   }
   const start = await historyStart(db);
+  // The run's instant, read now to the second, may fall before a history that began within that
+  // same second (the first nightly: its sync ended at 12.345, its reports run at 12.900): the
+  // run's instant is then the history's start itself, so the period is empty, not inverted.
+  let toMs = runInstant(input, now);
+  if (start !== null && params.mirrorAsOf === undefined && params.asOf.source === 'now')
+    toMs = Math.max(toMs, Math.min(Date.parse(start), now));
+  const to = iso(toMs);
   let sinceMs: number;
   let how: ChangesPeriod['how'];
   if (opts.since !== undefined) {
@@ -100,7 +107,9 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
       sinceMs = Date.parse(last);
       how = 'last-nightly';
     } else {
-      sinceMs = Math.ceil(Date.parse(start as string) / 1000) * 1000;
+      // From the history's start to the second, unless that second is the run's own.
+      const began = Date.parse(start as string);
+      sinceMs = Math.max(began, Math.min(Math.ceil(began / 1000) * 1000, toMs));
       how = 'history-start';
     }
   }
