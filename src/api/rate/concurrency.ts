@@ -305,12 +305,12 @@ export class ConcurrencyLimit {
   private startup(w: Tally): void {
     if (this.appLimited(w, this.value)) return;
     const best = this.best;
-    const grew = best === undefined ? 0 : this.delivered(w) / Math.max(1e-9, this.delivered(best.tally)) - 1;
-    if (best === undefined || grew + 1 >= CONCURRENCY.FULL_GROWTH) {
+    const ratio = best === undefined ? 0 : this.delivered(w) / Math.max(1e-9, this.delivered(best.tally));
+    if (best === undefined || ratio >= CONCURRENCY.FULL_GROWTH) {
       // The first step doubles (nothing to judge it by yet); one that delivered in proportion to
       // what it added (8 to 16 in flight, near twice the answers) is followed by a longer one.
       const added = best === undefined ? 0 : this.value / best.limit - 1;
-      const proportional = best !== undefined && grew >= CONCURRENCY.PROPORTIONAL * added;
+      const proportional = best !== undefined && ratio - 1 >= CONCURRENCY.PROPORTIONAL * added;
       this.best = { limit: this.value, tally: w };
       this.flat = 0;
       if (this.value < this.max) {

@@ -63,6 +63,7 @@ async function lastNightly(db: Kysely<Database>, before: string): Promise<string
  */
 export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.now()): Promise<ChangesPeriod> {
   const { db, opts, common, params } = input;
+  let toMs = runInstant(input, now);
   if (
     params.mirrorAsOf === undefined &&
     params.asOf.source !== 'now' &&
@@ -71,7 +72,6 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
     // `--present` with another day's as-of: the present mirror aged to that day is no instant of
     // the mirror's history, so there is no start to compare it with.
     const note = `not known: the present mirror aged to ${params.asOf.dateText} (--present) is no instant of the mirror's history; give --as-of-time, or no as-of, to compare two instants`;
-    const toMs = runInstant(input, now);
     const to = iso(toMs);
     return { since: to, to, sinceMs: toMs, toMs, how: 'since', note, unknown: note };
   }
@@ -79,7 +79,6 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
   // The run's instant, read now to the second, may fall before a history that began within that
   // same second (the first nightly: its sync ended at 12.345, its reports run at 12.900): the
   // run's instant is then the history's start itself, so the period is empty, not inverted.
-  let toMs = runInstant(input, now);
   if (start !== null && params.mirrorAsOf === undefined && params.asOf.source === 'now')
     toMs = Math.max(toMs, Math.min(Date.parse(start), now));
   const to = iso(toMs);
