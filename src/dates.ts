@@ -449,12 +449,7 @@ export function reportTime(asOf: AsOf, o: { run?: number; present?: boolean } = 
   });
   if (asOf.source === 'instant') return of(asOf.ms, asOf.ms, 'as given (--as-of-time)');
   if (asOf.dateText < today) {
-    if (present)
-      return of(
-        asOf.dayEndMs,
-        null,
-        `the end of ${asOf.dateText} (${asOf.timezone}), the mirror as it is (--present)`,
-      );
+    if (present) return of(asOf.dayEndMs, null, `the end of ${asOf.dateText} (${asOf.timezone})`);
     return of(
       asOf.dayEndMs - 1,
       asOf.dayEndMs - 1,
@@ -465,6 +460,6 @@ export function reportTime(asOf: AsOf, o: { run?: number; present?: boolean } = 
   return of(
     Math.min(run, asOf.dayEndMs),
     null,
-    'the moment the run began (the mirror as it was then); --as-of-time with this instant gives the same rows',
+    'the moment the report ran (the mirror as it was then); --as-of-time with this instant gives the same rows',
   );
 }
