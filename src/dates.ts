@@ -340,7 +340,7 @@ export function parseInstantFlag(value: string, what: string, timezone: string):
   if (w === null) {
     if (readInstant(value, true) !== null)
       throw new UsageError(
-        `${what} '${value}': a date alone is no instant here: give --as-of ${value} (the end of that day) or a time (${value}T00:00)`,
+        `${what} '${value}': ${INSTANT_WORDS}; a date alone is --as-of ${value} (the end of that day)`,
       );
     throw new UsageError(`${what} '${value}': ${INSTANT_WORDS}`);
   }

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import { ConfigError } from '../errors.js';
-import { reports } from '../reports/index.js';
+import { ReportParamError, reports } from '../reports/index.js';
 import { closestName } from '../util/closest.js';
 
 /**
@@ -25,5 +25,17 @@ export function checkReportOptions(config: Pick<Config, 'reports'>): void {
         ? `config reports.options.${name}: no report has this option (the options: ${all.join(', ')})`
         : `config reports.options.${name}: no report has this option; did you mean ${hint}? (reports.options.${hint}, an option of ${owners(hint)})`,
     );
+  }
+  // Their values too, as the reports will read them (an instant in the one grammar, a number in
+  // range): a bad one fails the worker's start, not its first nightly run.
+  for (const report of reports) {
+    try {
+      report.checkOptions(config.reports.options);
+    } catch (err) {
+      if (!(err instanceof ReportParamError)) throw err;
+      throw new ConfigError(
+        `config reports.${err.param}: ${err.message.slice(err.message.indexOf(': ') + 2).replace(/^options\.[^:]*: /, '')}`,
+      );
+    }
   }
 }

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { durationPattern } from '../config/monitor-schema.js';
-import { DAY, HOUR } from '../dates.js';
+import { parseDuration as durationOf } from '../dates.js';
 import { alive, type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
@@ -129,14 +128,9 @@ export async function typeErrors(
 export const CheckState = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 export type CheckStateName = keyof typeof CheckState;
 
-const units: Record<string, number> = { s: 1000, m: 60_000, h: HOUR, d: DAY };
-
-/** A duration such as `90m`, `26h`, `2d`, `3600s` in milliseconds, or undefined when not one. */
+/** A duration in milliseconds by the one duration grammar (dates.ts), or undefined when not one. */
 export function parseDuration(text: string): number | undefined {
-  const m = durationPattern.exec(text);
-  if (m === null) return undefined;
-  const ms = Number(m[1]) * (units[m[2] ?? ''] ?? 0);
-  return ms > 0 ? ms : undefined;
+  return durationOf(text) ?? undefined;
 }
 
 /** A duration in the largest whole-ish unit, for the status line: 93m, 30h, 3d. */

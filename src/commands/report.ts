@@ -219,6 +219,8 @@ export function registerReport(program: Command): void {
         ...flagOptions(declared, cmd.opts(), name, chosen),
       };
       checkOptionNames(chosen, options);
+      // Every value read now, as the reports will read them: a bad one opens nothing.
+      for (const report of chosen) report.checkOptions({ ...config.reports.options, ...options });
       const mirror = await ctx.mirror('read');
       try {
         const files = await runReports(mirror, config, logger, chosen, {

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { CheckState, lastJobRuns, parseDuration, statusCheck, statusReport } from '../app/status.js';
+import { DURATION_WORDS } from '../dates.js';
 import type { Mirror } from '../mirror/index.js';
 import { textTable } from '../util/text-table.js';
 import { type CommandContext, commandContext } from './context.js';
@@ -8,7 +9,7 @@ import { DB_OPTION_HELP, intArg } from './parse.js';
 /** Commander parser of a DURATION option. */
 export function durationArg(value: string): number {
   const ms = parseDuration(value);
-  if (ms === undefined) throw new InvalidArgumentError('expected a duration such as 90m, 26h or 2d.');
+  if (ms === undefined) throw new InvalidArgumentError(`expected ${DURATION_WORDS}.`);
   return ms;
 }
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-
-/** `90m`, `26h`, `2d`, `3600s`: the durations of `monitor.maxAge` and `ohs status --max-age`. */
-export const durationPattern = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/;
+import { DURATION_WORDS, parseDuration } from '../dates.js';
 
 /**
  * Watching the worker (docs/monitoring.md): the age `ohs status --check` calls stale, the nightly
@@ -10,7 +8,7 @@ export const durationPattern = /^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$/;
 export const monitorConfigSchema = z
   .object({
     /** `ohs status --check` is CRITICAL when a stream's last success is older than this. */
-    maxAge: z.string().regex(durationPattern, 'expected a duration such as 90m, 26h or 2d'),
+    maxAge: z.string().refine((v) => parseDuration(v) !== null, `expected ${DURATION_WORDS}`),
     notify: z
       .object({
         /** A command (argv, no shell) run after a job; the JSON notice on its stdin. */

@@ -34,6 +34,13 @@ export function defineReports<N extends string>(
     options: Object.keys(d.options.shape),
     flags: d.flags ?? [],
     streams: d.streams,
+    checkOptions: (options: Record<string, unknown>) => {
+      // Its own options only: `report all` hands every report the options of all of them.
+      const own = Object.fromEntries(
+        Object.entries(options).filter(([k]) => Object.hasOwn(d.options.shape, k)),
+      );
+      parseOptions(d.name, d.options, own);
+    },
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
     trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx, ends),
     html: d.html,

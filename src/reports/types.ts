@@ -54,6 +54,11 @@ export interface ReportDefinition<N extends string = string> {
   flags: readonly ReportFlag[];
   /** The streams it reads (the declaration's): a report over one never synced is refused. */
   streams: readonly string[];
+  /**
+   * Reads its own options of `options` by its schema, as `run` will, and throws the first that
+   * does not read (ReportParamError): a command checks them before it opens the mirror.
+   */
+  checkOptions(options: Record<string, unknown>): void;
   run(ctx: ReportContext): Promise<ReportResult>;
   /** Its Trend rows at the given month ends (or any instants); none when it has no trend. */
   trend(ctx: ReportContext, ends: readonly MonthEnd[]): Promise<Row[]>;

@@ -107,7 +107,9 @@ describe.each(engines)('%s: ohs status --check', (engine) => {
     const db = await target();
     const bad = await ohs(['status', '--db', db, '--check', '--max-age', '26 hours']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^ohs: USAGE: .*--max-age.*expected a duration such as 90m, 26h or 2d/);
+    expect(bad.stderr.trim()).toMatch(
+      /^ohs: USAGE: .*--max-age.*expected a duration such as 90m, 26h, 7d or 2w/,
+    );
     const dir = dirname(tmp());
     const file = join(dir, 'bad-monitor.json');
     writeFileSync(file, JSON.stringify({ monitor: { maxAge: 'a day' } }));
