@@ -55,9 +55,10 @@ const common = {
 
 export default defineConfig({
   test: {
-    // The run's one PostgreSQL server (unless OHS_TEST_ENGINES=sqlite): test/helpers/engines.ts.
-    // Here, not in the projects: once per run, its URL inherited by both.
-    globalSetup: ['test/helpers/pg-global-setup.ts'],
+    // The run's one PostgreSQL server (unless OHS_TEST_ENGINES=sqlite): test/helpers/engines.ts;
+    // then the run's synced mirror of the shared sandbox, copied by the files that read it
+    // (test/helpers/synced-global-setup.ts). Here, not in the projects: once per run, inherited by both.
+    globalSetup: ['test/helpers/pg-global-setup.ts', 'test/helpers/synced-global-setup.ts'],
     maxWorkers: workers,
     // Longest files first (test/file-times.json), so that both workers finish together.
     sequence: { sequencer: LongestFirst },

@@ -25,9 +25,10 @@ import { type DocLine, docLines, REPO, splitLine } from './helpers/doc-lines.js'
  * line shows on purpose. A new line is run by default; one that cannot run here must be named in
  * NOT_RUN with the reason. What the line needs that the docs leave to the reader (the sandbox's
  * port, a real service's URL, dates the fresh mirror has history for, the reader's own files) is
- * changed by the explicit table REWRITES, and nothing else. The claims a test can check (lines
+ * changed by the explicit table REWRITES, and so is the sandbox's size, and nothing else. The claims a test can check (lines
  * printed, one line, nothing printed, files written) are checked in CLAIMS. The sandbox is the
- * default one, as the README starts it: its figures (lines printed) are the docs' own.
+ * one the README starts, at a tenth of its default size (the lines, not the data's size, are the
+ * subject: about a fifth of the CPU of the full size).
  * `OHS_DOCS_RUN_TIMES=1` prints each line's seconds.
  */
 
@@ -68,6 +69,16 @@ const REWRITES: { from: string | RegExp; to: (ctx: Ctx) => string; why: string }
     from: '--port 8787',
     to: () => '--port 0',
     why: 'the README’s sandbox on a free port; its URL is given to the other lines as OHS_BASE_URL',
+  },
+  {
+    from: /\bohs sim(?= --| &|$)/,
+    to: () => 'ohs sim --scale 0.1',
+    why: 'a sandbox of a tenth of the default size: what is checked is that each line ends as the docs say, not the data’s size (CONTRIBUTING: a test whose subject is not the size runs small); the full size is synced in test/writeback/examples.test.ts',
+  },
+  {
+    from: /\bohs demo(?= --| &|$)/,
+    to: () => 'ohs demo --scale 0.1',
+    why: 'the same for the demo’s built-in sandbox',
   },
   { from: 'https://ohs.example.com', to: (c) => c.url, why: 'the live service is the sandbox here' },
   { from: 'OHS_TOKEN=...', to: () => `OHS_TOKEN=${TOKEN}`, why: 'the token, elided in the docs' },

@@ -19,6 +19,7 @@ export async function runOhs(
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; via?: readonly string[] } = {},
 ): Promise<CliResult> {
   const [program, ...before] = [...(options.via ?? []), process.execPath];
+  const startedMs = Date.now();
   const child = spawn(program as string, [...before, OHS_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, ...options.env },
@@ -35,6 +36,9 @@ export async function runOhs(
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
+  // For tuning the suite (CONTRIBUTING.md): each CLI run's seconds, on the worker's stderr.
+  if (process.env.OHS_TEST_CLI_TIMES)
+    process.stderr.write(`${((Date.now() - startedMs) / 1000).toFixed(1)} s ohs ${args.join(' ')}\n`);
   return { code, stdout, stderr };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
@@ -81,17 +81,25 @@ export interface Target {
   remove(): Promise<void>;
 }
 
-export async function createTarget(engine: EngineName): Promise<Target> {
+/**
+ * A new mirror target of `engine`: empty, or a copy of `template` (a SQLite file, copied; a
+ * PostgreSQL database on the run's server that nobody is connected to, `CREATE DATABASE ...
+ * TEMPLATE`, a file-level copy).
+ */
+export async function createTarget(engine: EngineName, template?: string): Promise<Target> {
   if (!engines.includes(engine)) throw new Error(`engine ${engine} is not under test (OHS_TEST_ENGINES)`);
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'ohs-engine-'));
+    if (template !== undefined) copyFileSync(template, join(dir, `${name}.sqlite`));
     return {
       target: join(dir, `${name}.sqlite`),
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  await admin(`CREATE DATABASE ${name}`);
+  await admin(
+    template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`,
+  );
   const url = new URL(await pgAdminUrl());
   url.pathname = `/${name}`;
   return {
@@ -103,15 +111,15 @@ export async function createTarget(engine: EngineName): Promise<Target> {
 
 /**
  * For a test file or describe block (call it there, like `withTmpDir`): a factory of fresh empty
- * targets of `engine`, every one removed after the block.
+ * targets of `engine` (or copies of a template: `createTarget`), every one removed after the block.
  */
-export function withTargets(engine: EngineName): () => Promise<string> {
+export function withTargets(engine: EngineName): (template?: string) => Promise<string> {
   const made: Target[] = [];
   afterAll(async () => {
     await Promise.all(made.splice(0).map((t) => t.remove()));
   });
-  return async () => {
-    const t = await createTarget(engine);
+  return async (template?: string) => {
+    const t = await createTarget(engine, template);
     made.push(t);
     return t.target;
   };

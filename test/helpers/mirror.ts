@@ -14,6 +14,10 @@ import { clientFor } from './client.js';
 import { defaults } from './defaults.js';
 import { WRITE_TOKEN } from './sim.js';
 
+import { streamTables } from './stream-tables.js';
+
+export { streamTables };
+
 /**
  * Fixtures of the sync tests: temporary mirror files, one sync in-process (the real client over
  * real HTTP into a real SQLite file), the CLI's environment, and the comparison of a mirror with
@@ -22,19 +26,6 @@ import { WRITE_TOKEN } from './sim.js';
 
 /** The sandbox's first ids of the streams without a list operation (src/sim/seed/: each resource's IdSequence). */
 export const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
-
-/** The tables of `ohs sync`, with their resources. */
-export const streamTables: readonly { table: string; resource: ResourceName }[] = [
-  { table: 'orderitem', resource: 'OrderItem' },
-  { table: 'hsvendor', resource: 'HsVendor' },
-  { table: 'tenant', resource: 'Tenant' },
-  { table: 'role', resource: 'Role' },
-  { table: 'orgmonth', resource: 'OrgMonth' },
-  { table: 'user', resource: 'User' },
-  { table: 'invoice', resource: 'Invoice' },
-  { table: 'staff', resource: 'Staff' },
-  { table: 'applicant', resource: 'Applicant' },
-];
 
 /** A temporary directory for this test file, removed after it. */
 export function withTmpDir(prefix = 'ohs-sync-'): () => string {

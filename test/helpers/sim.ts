@@ -1,10 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { type RunningSim, type StartSimOptions, startSim } from '../../src/sim/index.js';
+import { testSimOptions, WRITE_TOKEN } from './sim-options.js';
 
-/** Fixed so that tests see the same data set whatever the day. */
-export const TEST_ANCHOR = '2026-06-15';
-export const WRITE_TOKEN = 'test-write-token';
-export const READ_TOKEN = 'test-read-token';
+export { READ_TOKEN, TEST_ANCHOR, WRITE_TOKEN } from './sim-options.js';
 
 /**
  * Starts one sandbox for the test file (real HTTP on port 0, hooks on) and closes it after.
@@ -26,13 +24,7 @@ export const FAULTY_AND_LIMITED: StartSimOptions = {
 export function withSim(options: StartSimOptions = {}): () => RunningSim {
   let sim: RunningSim | undefined;
   beforeAll(async () => {
-    sim = await startSim({
-      anchorDate: TEST_ANCHOR,
-      token: WRITE_TOKEN,
-      readonlyToken: READ_TOKEN,
-      hooks: true,
-      ...options,
-    });
+    sim = await startSim(testSimOptions(options));
   });
   afterAll(async () => {
     await sim?.close();
