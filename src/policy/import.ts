@@ -138,7 +138,7 @@ export async function importPolicies(
   limits: InputLimits,
   timezone = 'UTC',
 ): Promise<number> {
-  const rows = validatePolicies(await readTable(file, limits));
+  const rows = validatePolicies(await readTable(file, limits, { dates: true }));
   const ms = Date.now();
   const now = new Date(ms).toISOString();
   const yearStart = formatDate({ year: localDateOf(ms, timezone).year, month: 1, day: 1 });
