@@ -63,6 +63,11 @@ function pick(file: string, tabs: Tab[], view: Node, wanted: string | undefined)
       );
   } else {
     const visible = tabs.flatMap((t, k) => (t.state === 'visible' ? [k] : []));
+    const first = tabs[0] as Tab;
+    if (visible.length === 0)
+      throw new InputError(
+        `${file}: sheet ${quoted(first.name)} is ${first.state} (no sheet is visible): unhide it`,
+      );
     if (visible.length !== 1)
       throw new InputError(
         `${file}: ${visible.length} visible sheets (${visible.map((k) => quoted(tabs[k]?.name ?? '')).join(', ')}): name the one to read with --sheet`,
@@ -70,7 +75,7 @@ function pick(file: string, tabs: Tab[], view: Node, wanted: string | undefined)
     at = visible[0] as number;
     if (at !== active)
       throw new InputError(
-        `${file}: sheet ${quoted(tabs[at]?.name ?? '')} is not the sheet the workbook opens on (${quoted(activeName)}): save it with that sheet active, or name it with --sheet`,
+        `${file}: sheet ${quoted(tabs[at]?.name ?? '')} is not the sheet the workbook opens on (${quoted(activeName)}${tabs[active] === undefined || tabs[active]?.state === 'visible' ? '' : `, ${tabs[active]?.state}`}): save it with that sheet active, or name it with --sheet`,
       );
   }
   const tab = tabs[at] as Tab;
