@@ -14,7 +14,7 @@ import { zipUnpackedSize } from './zip-size.js';
  * XLSX, JSON (an array of objects) or NDJSON, read into rows of named cells, each with its row number in the file so
  * errors can say `file:row: field: what is wrong`.
  */
-export type { CellValue, InputRow, InputTable } from './table.js';
+export type { CellValue, InputTable } from './table.js';
 
 function cell(value: unknown): CellValue {
   if (value === undefined || value === null) return null;
