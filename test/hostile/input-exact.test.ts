@@ -10,6 +10,7 @@ import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
+import { writeEdited } from '../helpers/xlsx-edit.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 const SHEET = 'xl/worksheets/sheet1.xml';
@@ -31,17 +32,7 @@ async function workbook(
   for (const r of rows) ws.addRow(r);
   ws.getColumn(1).width = 12;
   ws.getColumn(2).width = 12;
-  const zip = await JSZip.loadAsync(await wb.xlsx.writeBuffer());
-  for (const [part, edit] of Object.entries(edits)) {
-    const xml = await zip.file(part)?.async('string');
-    if (xml === undefined) throw new Error(`no ${part}`);
-    const edited = edit(xml);
-    if (edited === xml) throw new Error(`${name}: the edit of ${part} changed nothing`);
-    zip.file(part, edited);
-  }
-  const out = join(dir, name);
-  writeFileSync(out, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
-  return out;
+  return writeEdited(wb, dir, name, edits);
 }
 
 /** Row 3 of zero height, its attributes single-quoted. */

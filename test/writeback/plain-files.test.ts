@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
-import JSZip from 'jszip';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exceljs } from '../../src/util/exceljs.js';
 import { listOutbox } from '../../src/writeback/index.js';
@@ -9,6 +8,7 @@ import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { openInvoices, syncStreams, withMirror, workdir } from '../helpers/writeback.js';
+import { writeEdited } from '../helpers/xlsx-edit.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 const SHEET = 'xl/worksheets/sheet1.xml';
@@ -34,17 +34,7 @@ async function workbook(
   ws.addRow([Number(invoice), 5]);
   ws.addRow([Number(invoice), 1500]);
   build(wb, ws);
-  const zip = await JSZip.loadAsync(await wb.xlsx.writeBuffer());
-  for (const [part, edit] of Object.entries(edits)) {
-    const xml = await zip.file(part)?.async('string');
-    if (xml === undefined) throw new Error(`no ${part}`);
-    const edited = edit(xml);
-    if (edited === xml) throw new Error(`${name}: the edit of ${part} changed nothing`);
-    zip.file(part, edited);
-  }
-  const out = join(dir, name);
-  writeFileSync(out, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
-  return out;
+  return writeEdited(wb, dir, name, edits);
 }
 
 /**
