@@ -38,7 +38,7 @@ async function workbook(
 }
 
 /**
- * Payment files are read only when plain (issue 49): each form of the review that paid what no
+ * Payment files are read only when plain: each form a review found paying what no
  * person sees in the file is refused, one line with INPUT_INVALID naming the file, the cell (or
  * row, column, sheet, field) and the feature found; exit 2; nothing planned. A plain file is read
  * and planned exactly as shown.
