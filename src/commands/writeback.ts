@@ -96,6 +96,10 @@ function registerPlan(program: Command): void {
     .argument('<file>', 'CSV, XLSX, JSON or NDJSON file; one change per row')
     .addOption(new Option('--op <op>', 'the operation of every row (else an op column)').choices(opNames))
     .option(
+      '--sheet <name>',
+      "the sheet of an .xlsx file to read, its name matched exactly (default: the workbook's only visible sheet)",
+    )
+    .option(
       '--yes',
       'queue a file above the confirmation threshold (writeback.confirmRows / confirmAmount) without asking',
     )
@@ -108,7 +112,7 @@ function registerPlan(program: Command): void {
     .action(
       async (
         file: string,
-        flags: { op?: OpName; yes?: boolean; allowOverpayment?: boolean },
+        flags: { op?: OpName; sheet?: string; yes?: boolean; allowOverpayment?: boolean },
         cmd: Command,
       ) => {
         const ctx = commandContext(cmd);
@@ -119,6 +123,7 @@ function registerPlan(program: Command): void {
         try {
           const report = await planFile(mirror, file, {
             ...(flags.op === undefined ? {} : { op: flags.op }),
+            ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
             ...planSettings(config),
             allowOverpayment: flags.allowOverpayment === true,
             confirm: (t) => (flags.yes === true ? Promise.resolve(true) : askToQueue(t)),

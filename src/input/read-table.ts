@@ -1,12 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import type ExcelJS from 'exceljs';
 import type { InputConfig } from '../config/schema.js';
 import { InputError } from '../errors.js';
-import { exceljs } from '../util/exceljs.js';
 import { printable } from '../util/printable.js';
-import { firstSheetLayout, type SheetLayout } from './xlsx-rows.js';
+import { type CellValue, edgeTrim, type InputRow, type InputTable } from './table.js';
+import { chooseSheet } from './xlsx-book.js';
+import { readSheetCells } from './xlsx-cells.js';
 import { zipUnpackedSize } from './zip-size.js';
 
 /**
@@ -14,40 +14,20 @@ import { zipUnpackedSize } from './zip-size.js';
  * XLSX, JSON (an array of objects) or NDJSON, read into rows of named cells, each with its row number in the file so
  * errors can say `file:row: field: what is wrong`.
  */
-export type CellValue = string | number | boolean | null;
-
-export interface InputRow {
-  /** Row number as the user sees it: the line in CSV/NDJSON (header is 1), the row in XLSX, the item (1-based) in JSON. */
-  row: number;
-  values: Record<string, CellValue>;
-}
-
-export interface InputTable {
-  file: string;
-  columns: string[];
-  rows: InputRow[];
-}
+export type { CellValue, InputTable } from './table.js';
 
 function cell(value: unknown): CellValue {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
+  if (typeof value === 'string') return edgeTrim(value) === '' ? null : edgeTrim(value);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if (typeof value === 'object' && value !== null) {
-    const v = value as { text?: unknown; result?: unknown; richText?: { text: string }[] };
-    if (Array.isArray(v.richText)) return v.richText.map((t) => t.text).join('');
-    if (v.result !== undefined) return cell(v.result);
-    if (typeof v.text === 'string') return v.text;
-    return JSON.stringify(value);
-  }
   return String(value);
 }
 
 /**
- * The separator of a CSV file: `;` when its header line holds more semicolons than commas
- * outside quotes (Excel writes `;` where the decimal mark is a comma), else `,`.
+ * The separator of a CSV file, from its header line outside quotes: `;` or `,`, never both (a
+ * header holding both is refused: one delimiter per file); a header of one column is `,`.
  */
-export function csvDelimiter(text: string): ',' | ';' {
+export function csvDelimiter(file: string, text: string): ',' | ';' {
   let commas = 0;
   let semicolons = 0;
   let quoted = false;
@@ -57,7 +37,11 @@ export function csvDelimiter(text: string): ',' | ';' {
     else if (!quoted && c === ',') commas++;
     else if (!quoted && c === ';') semicolons++;
   }
-  return semicolons > commas ? ';' : ',';
+  if (commas > 0 && semicolons > 0)
+    throw new InputError(
+      `${file}:1: the header holds both , and ; between fields: one delimiter per file (quote a header that holds the other)`,
+    );
+  return semicolons > 0 ? ';' : ',';
 }
 
 /**
@@ -71,11 +55,10 @@ function fieldCountError(
   row: number,
   fields: number,
   expected: number,
-  text: string,
+  delimiter: string,
 ): InputError {
-  const comma = csvDelimiter(text) === ',';
   const hint =
-    fields > expected && comma
+    fields > expected && delimiter === ','
       ? ': a decimal comma or a comma inside a value must be quoted ("12,50"), or separate the fields with ;'
       : ': every row has one field per header column';
   return new InputError(
@@ -83,17 +66,40 @@ function fieldCountError(
   );
 }
 
-async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+/** Headers are unique whatever their case (`amountToPay` twice, or `AMOUNTTOPAY` beside it, is refused). */
+function uniqueHeaders(file: string, columns: string[], name: (k: number) => string): void {
+  const seen = new Map<string, number>();
+  columns.forEach((c, k) => {
+    if (c === '') return;
+    const other = seen.get(c.toLowerCase());
+    if (other !== undefined)
+      throw new InputError(
+        `${file}:1: columns ${name(other)} and ${name(k)} are both headed ${printable(c, 100)}: one column per header; delete or rename one`,
+      );
+    seen.set(c.toLowerCase(), k);
+  });
+}
+
+function parseCsv(file: string, text: string, delimiter: ',' | ';', limits: InputLimits): string[][] {
+  const other = delimiter === ',' ? ';' : ',';
+  let stray: InputError | undefined;
   let records: string[][];
   try {
     records = parse(text, {
-      delimiter: csvDelimiter(text),
+      delimiter,
       // Counted below, row by row, to name the row and both counts (csv-parse would name a line).
       relax_column_count: true,
       skip_empty_lines: false,
       // A record far over the field bound stops the parse there (checkBounds names the field otherwise).
       max_record_size: limits.maxFieldChars * 64,
+      // One delimiter: the other one, unquoted, is a second separator in disguise (`1,500` in a ;-file).
+      cast: (value, context) => {
+        if (stray === undefined && !context.quoting && value.includes(other))
+          stray = new InputError(
+            `${file}:${context.records + 1}: field ${context.index + 1} (${printable(value, 40)}): a '${other}' in a '${delimiter}'-separated file: quote the field if it is text; amounts have no separators`,
+          );
+        return value;
+      },
     }) as string[][];
   } catch (err) {
     if ((err as { code?: string }).code === 'CSV_MAX_RECORD_SIZE')
@@ -102,12 +108,26 @@ async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
       );
     throw new InputError(`${file}: not valid CSV: ${(err as Error).message}`);
   }
-  const [header = [], ...body] = records;
-  const columns = header.map((h) => h.trim());
+  if (stray !== undefined) throw stray;
+  return records;
+}
+
+/**
+ * A CSV file read exactly: one delimiter (`,` or `;`, from the header line; the other one unquoted
+ * in a field is refused), one field per header column on every row, headers unique whatever
+ * their case. Fields keep what they hold but ASCII spaces and tabs at their edges.
+ */
+async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+  const delimiter = csvDelimiter(file, text);
+  const [header = [], ...body] = parseCsv(file, text, delimiter, limits);
+  const columns = header.map((h) => edgeTrim(h));
+  uniqueHeaders(file, columns, (k) => `${k + 1}`);
   const rows: InputRow[] = [];
   body.forEach((rec, i) => {
-    if (rec.every((c) => c.trim() === '')) return;
-    if (rec.length !== header.length) throw fieldCountError(file, i + 2, rec.length, header.length, text);
+    if (rec.every((c) => edgeTrim(c) === '')) return;
+    if (rec.length !== header.length)
+      throw fieldCountError(file, i + 2, rec.length, header.length, delimiter);
     const values: Record<string, CellValue> = {};
     columns.forEach((c, k) => {
       if (c !== '') values[c] = cell(rec[k]);
@@ -117,97 +137,17 @@ async function readCsv(file: string, limits: InputLimits): Promise<InputTable> {
   return { file, columns, rows };
 }
 
-/** A1-style name of a column number (1: A, 27: AA). */
-function columnLetter(n: number): string {
-  let out = '';
-  for (let k = n; k > 0; k = Math.floor((k - 1) / 26)) out = String.fromCharCode(65 + ((k - 1) % 26)) + out;
-  return out;
+/** How a file is read beyond its bounds: the sheet to read, and whether date cells are taken. */
+export interface ReadOptions {
+  /** The workbook's sheet to read, matched exactly (`--sheet`); else its only visible sheet. */
+  sheet?: string;
+  /** Date cells are read as `YYYY-MM-DD` (policy files); write-back files refuse them. */
+  dates?: boolean;
 }
 
-/** Whether a cell holds a formula (its cached result is what it last showed, not what it says). */
-function isFormula(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
-}
-
-/** The first merge over a named column (header or data), refused: it reads as one value in every cell it covers. */
-function checkMerges(place: string, columns: string[], layout: SheetLayout): void {
-  for (const m of layout.merges) {
-    const named = columns.slice(m.left - 1, m.right).find((c) => c !== undefined && c !== '');
-    if (named === undefined) continue;
-    const rows = m.top === m.bottom ? `row ${m.top}` : `rows ${m.top} to ${m.bottom}`;
-    throw new InputError(
-      `${place}: cells ${printable(m.ref, 40)} are merged (${rows}, column ${printable(named, 100)}): a merged cell reads as the same value in every cell it covers; unmerge it and give each row its own value`,
-    );
-  }
-}
-
-/**
- * The first sheet of a workbook, read as a person sees it: what is hidden cannot be read, since
- * nobody checked it. A hidden first sheet, a hidden row or a hidden column holding a named
- * column (hidden, of zero size, or hidden by the sheet's defaults or a collapsed outline: the
- * workbook's XML decides, `firstSheetLayout`), a merged range over a named column, and a formula
- * cell (its cached value is what the formula last gave, and a formula can show 20.00 while its
- * value is 2000) are each refused, naming the sheet, row and column.
- */
-function readSheet(file: string, sheet: ExcelJS.Worksheet, layout: SheetLayout): InputTable {
-  const place = `${file}: sheet '${printable(layout.name, 100)}'`;
-  if (layout.state !== 'visible')
-    throw new InputError(
-      `${place} is ${layout.state}: the first sheet is read and must be visible; unhide it or move a visible sheet first`,
-    );
-  const columns: string[] = [];
-  sheet.getRow(1).eachCell({ includeEmpty: true }, (c, col) => {
-    columns[col - 1] = String(cell(c.value) ?? '').trim();
-  });
-  columns.forEach((c, k) => {
-    const unseen = layout.columnHidden(k + 1);
-    if (c !== undefined && c !== '' && unseen !== undefined)
-      throw new InputError(
-        `${place}: column ${columnLetter(k + 1)} (${printable(c, 100)}) is ${unseen}: unhide it or delete it`,
-      );
-  });
-  checkMerges(place, columns, layout);
-  const rows: InputRow[] = [];
-  sheet.eachRow({ includeEmpty: false }, (r, n) => {
-    r.eachCell({ includeEmpty: false }, (c, col) => {
-      if (isFormula(c.value))
-        throw new InputError(
-          `${place} cell ${columnLetter(col)}${n} (row ${n}, column ${printable(columns[col - 1] || columnLetter(col), 100)}): a formula: paste its values instead`,
-        );
-    });
-    const values: Record<string, CellValue> = {};
-    columns.forEach((c, k) => {
-      if (c !== undefined && c !== '') values[c] = cell(r.getCell(k + 1).value);
-    });
-    if (Object.values(values).every((v) => v === null)) return;
-    const unseen = layout.rowHidden(n);
-    if (unseen !== undefined)
-      throw new InputError(
-        `${place} row ${n}${n === 1 ? ' (the header)' : ''} is ${unseen}: unhide it or delete it`,
-      );
-    if (n > 1) rows.push({ row: n, values });
-  });
-  return { file, columns: columns.filter((c) => c !== undefined && c !== ''), rows };
-}
-
-async function readXlsx(file: string, limits: InputLimits): Promise<InputTable> {
-  const wb = new (exceljs().Workbook)();
-  try {
-    await wb.xlsx.readFile(file);
-  } catch (err) {
-    throw new InputError(`${file}: not a readable XLSX file: ${(err as Error).message}`);
-  }
-  const layout = await firstSheetLayout(file);
-  if (layout === undefined)
-    throw new InputError(
-      `${file}: the first sheet's layout (hidden rows, columns, merged cells) cannot be read from the workbook: save it again from a spreadsheet program`,
-    );
-  // The first tab by the workbook's order (exceljs numbers sheets by their id, which may differ).
-  const sheet = wb.worksheets.find((w) => w.name === layout.name);
-  if (sheet === undefined) throw new InputError(`${file}: the workbook has no sheet`);
-  if (sheet.rowCount > limits.maxRows + 1)
-    throw new InputError(`${file}: ${sheet.rowCount - 1} rows, over input.maxRows (${limits.maxRows})`);
-  return readSheet(file, sheet, layout);
+async function readXlsx(file: string, limits: InputLimits, options: ReadOptions): Promise<InputTable> {
+  const sheet = await chooseSheet(file, options.sheet);
+  return readSheetCells(file, sheet, { maxRows: limits.maxRows, dates: options.dates === true });
 }
 
 function objectRow(file: string, row: number, value: unknown): InputRow {
@@ -289,21 +229,34 @@ function checkBounds(table: InputTable, limits: InputLimits): InputTable {
   return table;
 }
 
-async function readByType(file: string, ext: string, limits: InputLimits): Promise<InputTable | undefined> {
+async function readByType(
+  file: string,
+  ext: string,
+  limits: InputLimits,
+  options: ReadOptions,
+): Promise<InputTable | undefined> {
+  if (options.sheet !== undefined && ext !== '.xlsx')
+    throw new InputError(
+      `${file}: --sheet names a sheet of an .xlsx workbook, not of a ${ext || 'file without extension'}`,
+    );
   if (ext === '.csv') return readCsv(file, limits);
-  if (ext === '.xlsx') return readXlsx(file, limits);
+  if (ext === '.xlsx') return readXlsx(file, limits, options);
   if (ext === '.json') return readJson(file, false);
   if (ext === '.ndjson' || ext === '.jsonl') return readJson(file, true);
   return undefined;
 }
 
 /** Reads a CSV, XLSX, JSON or NDJSON file by its extension, within `limits` (config `input`). */
-export async function readTable(file: string, limits: InputLimits): Promise<InputTable> {
+export async function readTable(
+  file: string,
+  limits: InputLimits,
+  options: ReadOptions = {},
+): Promise<InputTable> {
   const ext = extname(file).toLowerCase();
   let table: InputTable | undefined;
   try {
     if (['.csv', '.xlsx', '.json', '.ndjson', '.jsonl'].includes(ext)) await checkSize(file, ext, limits);
-    table = await readByType(file, ext, limits);
+    table = await readByType(file, ext, limits, options);
   } catch (err) {
     if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -137,8 +137,11 @@ export async function importPolicies(
   file: string,
   limits: InputLimits,
   timezone = 'UTC',
+  sheet?: string,
 ): Promise<number> {
-  const rows = validatePolicies(await readTable(file, limits));
+  const rows = validatePolicies(
+    await readTable(file, limits, sheet === undefined ? { dates: true } : { dates: true, sheet }),
+  );
   const ms = Date.now();
   const now = new Date(ms).toISOString();
   const yearStart = formatDate({ year: localDateOf(ms, timezone).year, month: 1, day: 1 });

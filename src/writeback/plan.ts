@@ -60,6 +60,8 @@ export interface PlanReport {
 /** Resolved options: the configured values (config `input`, `writeback`, `mirror`) are required. */
 export interface PlanOptions {
   op?: OpName;
+  /** The workbook's sheet to read (`--sheet`, matched exactly); else its only visible sheet. */
+  sheet?: string;
   /** Bounds of the input file (config `input`). */
   limits: InputLimits;
   /** A payment above this many times its invoice's balance is refused (looks like cents); 0: off (writeback.centsRatio). */
@@ -158,7 +160,10 @@ async function insertItems(
 }
 
 export async function planFile(mirror: Mirror, file: string, options: PlanOptions): Promise<PlanReport> {
-  const { valid, problems, rows } = checkRows(await readTable(file, options.limits), options.op);
+  const { valid, problems, rows } = checkRows(
+    await readTable(file, options.limits, options.sheet === undefined ? {} : { sheet: options.sheet }),
+    options.op,
+  );
   const db = mirror.db;
   const lines: PlanLine[] = [];
   const now = options.now ?? new Date().toISOString();

@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import type { CellValue, InputTable } from '../input/read-table.js';
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
 import { closestName, didYouMean } from '../util/closest.js';
-import { AMOUNT_RULE, grouped, parseAmount } from './amount.js';
+import { AMOUNT_RULE, parseAmount } from './amount.js';
 import { columnsOf, isOpName, type OpName, opNames, ops } from './ops/index.js';
 import { printable } from './privacy.js';
 
@@ -18,9 +18,10 @@ import { printable } from './privacy.js';
  * Every problem of every row is reported at once (`file:row: field: what is wrong`); one bad
  * row and nothing is planned.
  *
- * Excel habits are read as meant: headers match fields whatever their case (`invoiceid` is
- * `InvoiceId`), numbers may carry a `$` and thousands separators (`"1,234.50"`), and an unknown
- * header gets the closest field as a suggestion.
+ * Headers match fields whatever their case (`invoiceid` is `InvoiceId`; two columns of one field
+ * are refused when the file is read), and an unknown header gets the closest field as a
+ * suggestion. Numbers and amounts are read by one grammar each: digits, one point, a leading minus
+ * (amount.ts); a currency sign, a thousands separator or a space is refused, never removed.
  */
 export interface ValidRow {
   row: number;
@@ -33,14 +34,16 @@ export interface ValidRow {
 const trueWords = new Set(['true', 'yes', 'y', '1']);
 const falseWords = new Set(['false', 'no', 'n', '0']);
 
-/** A decimal number as written by a person: no hex (`0x10`), no exponent (`1e2`), no `Infinity`. */
-const decimal = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/**
+ * A number written as text, in the grammar of amounts without their bound on decimals: digits
+ * 0-9, one optional point, a leading minus only. No currency sign, separator, space, exponent
+ * (`1e2`), hex (`0x10`) or `Infinity`.
+ */
+const decimal = /^-?[0-9]+(\.[0-9]+)?$/;
 
 export function coerceNumber(v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  let t = v.trim().replace(/^(-?)\$/, '$1');
-  if (grouped.test(t)) t = t.replace(/,/g, '');
-  return decimal.test(t) && Number.isFinite(Number(t)) ? Number(t) : v;
+  return decimal.test(v) && Number.isFinite(Number(v)) ? Number(v) : v;
 }
 
 function coerceBoolean(v: unknown): unknown {
@@ -195,6 +198,17 @@ export function checkRows(table: InputTable, op?: OpName): Validation {
   const allFields = new Set(opNames.flatMap((o) => [...columnsOf(o)]));
   const header = headerFields(table.columns, allFields);
   const field = (c: string) => header.get(c) ?? c;
+  const byField = new Map<string, string>();
+  for (const c of table.columns) {
+    const other = byField.get(field(c));
+    if (other !== undefined && other !== c)
+      at(
+        1,
+        field(c),
+        `columns ${printable(other)} and ${printable(c)} are the same field: one column per field`,
+      );
+    byField.set(field(c), c);
+  }
   const hasOpColumn = table.columns.some((c) => field(c) === 'op');
   if (op === undefined && !hasOpColumn)
     at(1, 'op', 'no op column: add one, or give --op OP for the whole file');

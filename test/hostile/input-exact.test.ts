@@ -10,6 +10,7 @@ import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
+import { writeEdited } from '../helpers/xlsx-edit.js';
 
 const env = { OHS_TOKEN: WRITE_TOKEN };
 const SHEET = 'xl/worksheets/sheet1.xml';
@@ -31,17 +32,7 @@ async function workbook(
   for (const r of rows) ws.addRow(r);
   ws.getColumn(1).width = 12;
   ws.getColumn(2).width = 12;
-  const zip = await JSZip.loadAsync(await wb.xlsx.writeBuffer());
-  for (const [part, edit] of Object.entries(edits)) {
-    const xml = await zip.file(part)?.async('string');
-    if (xml === undefined) throw new Error(`no ${part}`);
-    const edited = edit(xml);
-    if (edited === xml) throw new Error(`${name}: the edit of ${part} changed nothing`);
-    zip.file(part, edited);
-  }
-  const out = join(dir, name);
-  writeFileSync(out, await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' }));
-  return out;
+  return writeEdited(wb, dir, name, edits);
 }
 
 /** Row 3 of zero height, its attributes single-quoted. */
@@ -134,8 +125,8 @@ describe('input files read exactly', () => {
     );
   });
 
-  it('the first tab is read even when exceljs numbers another sheet first', async () => {
-    // Two tabs; the visible first tab holds the amounts, the second (sheetId 1) does not.
+  it('the sheet named by --sheet is read even when exceljs numbers another sheet first', async () => {
+    // Two visible tabs; the first holds the amounts, the second (sheetId 1) does not.
     const wb = new (exceljs().Workbook)();
     const second = wb.addWorksheet('Notes');
     second.addRow(['note']);
@@ -151,7 +142,11 @@ describe('input files read exactly', () => {
     zip.file(BOOK, book.replace(`${tags[0]}${tags[1]}`, `${tags[1]}${tags[0]}`));
     const file = join(dir, 'tabs.xlsx');
     writeFileSync(file, await zip.generateAsync({ type: 'nodebuffer' }));
-    const table = await readTable(file, defaults.input);
+    // Two visible sheets: which one is meant is not guessed.
+    expect(await refusal(file)).toMatch(
+      /tabs\.xlsx: 2 visible sheets \('Pay', 'Notes'\): name the one to read with --sheet/,
+    );
+    const table = await readTable(file, defaults.input, { sheet: 'Pay' });
     expect(table.columns).toEqual(['InvoiceId', 'amountToPay']);
     expect(table.rows.map((r) => r.values.amountToPay)).toEqual([5]);
   });
@@ -216,7 +211,7 @@ describe.each(engines.slice(0, 1))(
         [csv, `${csv}:2: 3 fields, header has 2`],
         [merged, `${merged}: sheet 'Pay': cells B2:B3 are merged`],
         [flat, `${flat}: sheet 'Pay' row 3 is of zero height`],
-        [semicolon, `${semicolon}:2: amountToPay: "12,50" is not an amount`],
+        [semicolon, `${semicolon}:2: field 2 (12,50): a ',' in a ';'-separated file`],
       ] as const) {
         const r = await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
         expect(r.code, r.stderr).toBe(2);

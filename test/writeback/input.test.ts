@@ -31,17 +31,24 @@ describe('write-back input', { timeout: 300_000 }, () => {
       expect(small.id).not.toBe('');
     });
 
-    it('reads semicolon-separated files, thousands separators and headers in any case', async () => {
+    it('reads semicolon-separated files and headers in any case; refuses thousands separators and currency signs', async () => {
       const file = join(dir, 'excel.csv');
-      writeFileSync(file, `invoiceid;AMOUNTTOPAY\n${big.id};1,234.50\n${small.id};$7.00\n`);
+      writeFileSync(file, `invoiceid;AMOUNTTOPAY\n${big.id};1234.50\n${small.id};7\n`);
       const r = await runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`pay 1234.50 on invoice ${big.id}`);
       expect(r.stdout).toContain(`pay 7.00 on invoice ${small.id}`);
       const comma = join(dir, 'comma.csv');
-      writeFileSync(comma, `InvoiceId,amountToPay\n${big.id},"1,000.25"\n`);
+      writeFileSync(comma, `InvoiceId,amountToPay\n${big.id},"1000.25"\n`);
       const c = await runOhs(['plan', comma, '--op', 'payment'], { cwd: dir, env });
       expect(c.code, c.stderr).toBe(0);
+      // What a spreadsheet shows as 1,234.50 or $7.00 is refused, not cleaned: one grammar of amounts.
+      const habits = join(dir, 'habits.csv');
+      writeFileSync(habits, `InvoiceId,amountToPay\n${big.id},"1,234.50"\n${small.id},$7.00\n`);
+      const h = await runOhs(['plan', habits, '--op', 'payment'], { cwd: dir, env });
+      expect(h.code).toBe(2);
+      expect(h.stderr).toContain(`${habits}:2: amountToPay: "1,234.50" is not an amount`);
+      expect(h.stderr).toContain(`${habits}:3: amountToPay: "$7.00" is not an amount`);
       const items = await withMirror(db, (m) => listOutbox(m));
       expect(items.map((i) => JSON.parse(i.body))).toEqual([
         { InvoiceId: big.id, amountToPay: 1234.5 },

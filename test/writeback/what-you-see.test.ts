@@ -41,7 +41,8 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
     let db = '';
     let inv = { id: '', balance: 0 };
 
-    const plan = (file: string) => runOhs(['plan', file, '--op', 'payment'], { cwd: dir, env });
+    const plan = (file: string, ...more: string[]) =>
+      runOhs(['plan', file, '--op', 'payment', ...more], { cwd: dir, env });
     const outbox = () => withMirror(db, (m) => listOutbox(m));
 
     beforeAll(async () => {
@@ -61,7 +62,7 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
             { name: 'Pay', rows: [[inv.id, 2000]], hidden: true },
             { name: 'Shown', rows: [[inv.id, 20]] },
           ]),
-          /INPUT_INVALID: .*hidden-sheet\.xlsx: sheet 'Pay' is hidden/,
+          /INPUT_INVALID: .*hidden-sheet\.xlsx: sheet 'Shown' is not the sheet the workbook opens on \('Pay', hidden\)/,
         ],
         [
           'hidden row',
@@ -105,12 +106,16 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
         expect(r.stderr, name).toMatch(expected);
         expect(r.stderr.trim().split('\n'), name).toHaveLength(1);
       }
+      // Named with --sheet, the hidden sheet is refused as hidden.
+      const named = await plan(join(dir, 'hidden-sheet.xlsx'), '--sheet', 'Pay');
+      expect(named.code).toBe(2);
+      expect(named.stderr).toMatch(/INPUT_INVALID: .*hidden-sheet\.xlsx: sheet 'Pay' is hidden/);
       expect(await outbox()).toEqual([]);
     });
 
     it('refuses loose amounts (hex, exponent, nine decimals, Infinity), naming file, row and field', async () => {
       const file = join(dir, 'loose.csv');
-      const loose = ['0x10', '1e2', '5.000000001', 'Infinity', '1.2.3', '12,34'];
+      const loose = ['0x10', '1e2', '5.000000001', 'Infinity', '1.2.3', '12,34', '$1,000.5', '€ 7.25'];
       writeFileSync(file, `InvoiceId,amountToPay\n${loose.map((a) => `${inv.id},"${a}"`).join('\n')}\n`);
       const r = await plan(file);
       expect(r.code).toBe(2);
@@ -123,7 +128,7 @@ describe('write-back input is what a person sees', { timeout: 300_000 }, () => {
 
     it('pays exactly the amounts the plan shows, read from a visible sheet', async () => {
       const csv = join(dir, 'exact.csv');
-      writeFileSync(csv, `InvoiceId,amountToPay\n${inv.id},"$1,000.5"\n${inv.id},€ 7.25\n`);
+      writeFileSync(csv, `InvoiceId,amountToPay\n${inv.id},"1000.5"\n${inv.id},7.25\n`);
       const xlsx = await workbook(join(dir, 'exact.xlsx'), [{ name: 'Pay', rows: [[inv.id, 20.1]] }]);
       for (const f of [csv, xlsx]) {
         const r = await plan(f);
