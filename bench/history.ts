@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { pagingOptions } from '../src/api/index.js';
-import { asOfInstant } from '../src/dates.js';
+import { asOfNow, reportTime } from '../src/dates.js';
 import { createLogger } from '../src/log.js';
 import { type Mirror, openMirror, tableDefs } from '../src/mirror/index.js';
 import { reportByName } from '../src/reports/index.js';
@@ -57,10 +57,9 @@ async function reportOnce(mirror: Mirror, name: string, at: string | undefined):
   const result = await report.run({
     db: mirror.db,
     params: {
-      asOf: asOfInstant(Date.now(), 'UTC', 'now'),
+      time: { ...reportTime(asOfNow('UTC')), mirrorAt: at ?? null },
       orgIds: [],
       options: {},
-      ...(at === undefined ? {} : { mirrorAsOf: at }),
     },
   });
   for await (const _ of result.detail.rows) {

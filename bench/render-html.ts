@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { asOfDate } from '../src/dates.js';
+import { asOfDate, reportTime } from '../src/dates.js';
 import { openMirror } from '../src/mirror/index.js';
 import { type ReportFormat, writeReport } from '../src/render/index.js';
 import { reports } from '../src/reports/index.js';
@@ -50,7 +50,11 @@ export async function benchRenderHtml(scale: number, rounds = 2): Promise<string
             const m = await measure(async () => {
               const result = await report.run({
                 db: mirror.db,
-                params: { asOf: asOfDate({ year: 2026, month: 6, day: 15 }, 'UTC'), orgIds: [], options: {} },
+                params: {
+                  time: reportTime(asOfDate({ year: 2026, month: 6, day: 15 }, 'UTC'), { present: true }),
+                  orgIds: [],
+                  options: {},
+                },
               });
               return writeReport(result, {
                 outDir: out,

@@ -274,12 +274,103 @@ export function asOfInstant(ms: number, timezone: string, source: 'instant' | 'n
   return asOfOf(source, ms, localDateOf(ms, timezone), timezone);
 }
 
-/** An instant as typed on a command line: ISO 8601 with at least hours and minutes. */
+/**
+ * The one grammar of an instant typed by a person (`--as-of-time`, `--from`, `--to`, `--since`, and
+ * the same names under `--option` or config `reports.options`): ISO 8601, `YYYY-MM-DD` then `T` or a
+ * space, `HH:MM`, optionally `:SS` and a fraction, optionally `Z` or an offset `±HH:MM` (at most
+ * 14 hours); without an offset it is wall time in the reporting zone. A date alone is read where
+ * the flag takes one (the start of that day in the zone). Nothing else: `06/01/2026` is June or
+ * January depending on who wrote it, so it is refused, as every form not above.
+ */
+const INSTANT_FLAG =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/** An instant as a person wrote it, read by the one grammar: resolved in a zone by `instantIn`. */
+export interface WrittenInstant {
+  /** As written (for messages and About sheets). */
+  text: string;
+  date: LocalDate;
+  /** Hours, minutes, seconds, milliseconds; null: a date alone (the start of that day). */
+  time: [number, number, number, number] | null;
+  /** Minutes east of UTC; null: wall time in the reporting zone. */
+  offsetMinutes: number | null;
+}
+
+/** What the instant grammar expects, in the one message every instant flag gives. */
+export const INSTANT_WORDS =
+  'expected an ISO 8601 instant such as 2025-06-10T02:00:00Z (or 2025-06-10T02:00 in the reporting zone)';
+
+/**
+ * `value` read by the instant grammar; null when it does not read. `dateAlone`: whether a date
+ * with no time is taken (the start of that day) or refused.
+ */
+export function readInstant(value: string, dateAlone: boolean): WrittenInstant | null {
+  const m = INSTANT_FLAG.exec(value);
+  if (m === null) return null;
+  const date = validDate(Number(m[1]), Number(m[2]), Number(m[3]));
+  if (date === null) return null;
+  if (m[4] === undefined) return dateAlone ? { text: value, date, time: null, offsetMinutes: null } : null;
+  const time: [number, number, number, number] = [
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6] ?? 0),
+    Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3)),
+  ];
+  if (time[0] > 23 || time[1] > 59 || time[2] > 59) return null;
+  const zone = m[8];
+  let offsetMinutes: number | null = null;
+  if (zone === 'Z') offsetMinutes = 0;
+  else if (zone !== undefined) {
+    const hours = Number(zone.slice(1, 3));
+    const minutes = Number(zone.slice(4, 6));
+    if (hours > 14 || minutes > 59 || (hours === 14 && minutes > 0)) return null;
+    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
+  }
+  return { text: value, date, time, offsetMinutes };
+}
+
+/** The instant (epoch milliseconds) a written instant names in the reporting zone. */
+export function instantIn(w: WrittenInstant, timeZone: string): number {
+  return instantOf({ date: w.date, time: w.time, offsetMinutes: w.offsetMinutes }, timeZone);
+}
+
+/** An instant typed on a command line (the one grammar, a time required), in epoch milliseconds. */
 export function parseInstantFlag(value: string, what: string, timezone: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(value) ? parseInstant(value, timezone) : null;
-  if (ms === null || Number.isNaN(ms))
-    throw new UsageError(`${what} '${value}': expected an ISO 8601 instant such as 2025-06-10T02:00:00Z`);
-  return ms;
+  const w = readInstant(value, false);
+  if (w === null) {
+    if (readInstant(value, true) !== null)
+      throw new UsageError(
+        `${what} '${value}': a date alone is no instant here: give --as-of ${value} (the end of that day) or a time (${value}T00:00)`,
+      );
+    throw new UsageError(`${what} '${value}': ${INSTANT_WORDS}`);
+  }
+  return instantIn(w, timezone);
+}
+
+/**
+ * The one grammar of a duration (`monitor.maxAge`, `ohs status --max-age`, `--since 7d`): a number
+ * (a fraction allowed) and one unit, `s`, `m` (minutes), `h`, `d` or `w`; at most 10 years.
+ */
+const DURATION = /^(\d{1,6}(?:\.\d{1,3})?)([smhdw])$/;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: HOUR, d: DAY, w: 7 * DAY };
+export const DURATION_WORDS = 'a duration such as 90m, 26h, 7d or 2w';
+
+/** A duration in milliseconds, or null when the text is none (`DURATION`). */
+export function parseDuration(text: string): number | null {
+  const m = DURATION.exec(text.trim());
+  if (m === null) return null;
+  const ms = Number(m[1]) * (UNIT_MS[m[2] as string] as number);
+  return ms > 0 && ms <= 3653 * DAY ? Math.round(ms) : null;
+}
+
+/** A clock reading as the instant a run stands at: up to the whole second, so a name can say it. */
+export function wholeSecondUp(ms: number): number {
+  return Math.ceil(ms / 1000) * 1000;
+}
+
+/** The as-of of the clock now (a command or a job's reports): the instant up to the whole second. */
+export function asOfNow(timezone: string, now: number = Date.now()): AsOf {
+  return asOfInstant(wholeSecondUp(now), timezone, 'now');
 }
 
 /**
@@ -294,11 +385,81 @@ export function resolveAsOf(
 ): AsOf {
   const date = flags.date === undefined ? undefined : parseIsoDate(parseDateFlag(flags.date, '--as-of'));
   if (flags.instant === undefined)
-    return date === undefined || date === null ? asOfInstant(now, timezone, 'now') : asOfDate(date, timezone);
+    return date === undefined || date === null ? asOfNow(timezone, now) : asOfDate(date, timezone);
   const asOf = asOfInstant(parseInstantFlag(flags.instant, '--as-of-time', timezone), timezone);
   if (date != null && formatDate(date) !== asOf.dateText)
     throw new UsageError(
       `--as-of ${formatDate(date)} and --as-of-time '${flags.instant}' disagree: that instant is on ${asOf.dateText} in ${timezone}; give one of them`,
     );
   return asOf;
+}
+
+// The time of a report run.
+
+/**
+ * When a report run stands, decided once where the data its reports read is in (a command: its
+ * start; a job: after its sync) and carried whole to every report: the date asked, the instant the
+ * figures stand at, and the instant the mirror is read at. No report reads the clock or parses an
+ * instant; each reads these.
+ */
+export interface ReportTime {
+  /** The as-of asked (its date, zone, and how it was given). */
+  asOf: AsOf;
+  /**
+   * The instant the figures stand at, epoch ms: ages are measured to it, and a period with no end
+   * asked ends at it. `--as-of-time`: as given; a past as-of date: the last millisecond of that day
+   * (the instant the mirror is read at); today: the run's instant; a later date: its end.
+   */
+  at: number;
+  /** `at`, ISO 8601 UTC. */
+  atIso: string;
+  /**
+   * The instant the mirror is read at (its history), ISO 8601 UTC; null: the mirror as it is
+   * (every write in it made before the run's instant).
+   */
+  mirrorAt: string | null;
+  /** The run's instant: the clock when the run began reading, up to the whole second. */
+  run: number;
+  /** The run's date in the zone, `YYYY-MM-DD` (a past as-of date is before it). */
+  today: string;
+  /** `--present`: the mirror as it is, whatever the as-of. */
+  present: boolean;
+  /** How `at` was chosen, in words (About sheets). */
+  note: string;
+}
+
+/**
+ * The time of a run asking `asOf`: `run` is the clock at the run's start (a job: after its sync);
+ * with an as-of from the clock (`source` `now`) the run's instant is the as-of's own. `present`
+ * (`--present`) reads the mirror as it is whatever the date.
+ */
+export function reportTime(asOf: AsOf, o: { run?: number; present?: boolean } = {}): ReportTime {
+  const run = asOf.source === 'now' ? asOf.ms : wholeSecondUp(o.run ?? Date.now());
+  const present = o.present === true;
+  const today = formatDate(localDateOf(run, asOf.timezone));
+  const of = (at: number, mirrorAt: number | null, note: string): ReportTime => ({
+    asOf,
+    at,
+    atIso: new Date(at).toISOString(),
+    mirrorAt: mirrorAt === null || present ? null : new Date(mirrorAt).toISOString(),
+    run,
+    today,
+    present,
+    note,
+  });
+  if (asOf.source === 'instant') return of(asOf.ms, asOf.ms, 'as given (--as-of-time)');
+  if (asOf.dateText < today) {
+    if (present) return of(asOf.dayEndMs, null, `the end of ${asOf.dateText} (${asOf.timezone})`);
+    return of(
+      asOf.dayEndMs - 1,
+      asOf.dayEndMs - 1,
+      `the end of ${asOf.dateText} (${asOf.timezone}), the instant the mirror is read as of`,
+    );
+  }
+  if (asOf.dateText > today) return of(asOf.dayEndMs, null, `the end of ${asOf.dateText} (${asOf.timezone})`);
+  return of(
+    Math.min(run, asOf.dayEndMs),
+    null,
+    'the moment the report ran (the mirror as it was then); --as-of-time with this instant gives the same rows',
+  );
 }

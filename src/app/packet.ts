@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { type AsOf, asOfInstant } from '../dates.js';
+import { type AsOf, asOfInstant, reportTime } from '../dates.js';
 import { OhsError, OutputError } from '../errors.js';
 import {
   AsOfBeforeHistoryError,
@@ -132,7 +132,8 @@ const syncRunColumns: Column[] = [
  * name's instant makes the same packet.
  */
 export function packetName(orgId: number, year: number, instant: string): string {
-  const basic = upToSecond(instant).slice(0, 19).replace(/[-:]/g, '');
+  // Already whole (writePacket rounds before the run): the name says the instant read.
+  const basic = instant.slice(0, 19).replace(/[-:]/g, '');
   return `packet-org${orgId}-${year}-at-${basic}Z`;
 }
 
@@ -191,9 +192,12 @@ async function packetInstant(
 export async function writePacket(mirror: Mirror, config: Config, o: PacketOptions): Promise<PacketResult> {
   const compliance = reportNamed('compliance');
   await checkSynced(mirror, [compliance]);
-  const { at, instant } = await packetInstant(mirror, o.asOf?.iso, compliance.streams);
+  // The instant is rounded up to the whole second before anything is read, never the name after:
+  // the name's instant is the instant every file reads, so one name is one content.
+  const given = o.asOf === undefined ? undefined : upToSecond(o.asOf.iso);
+  const { at, instant } = await packetInstant(mirror, given, compliance.streams);
   // The mirror's latest data is an instant too: its date in the zone is the packet's as-of date.
-  const asOf = o.asOf ?? asOfInstant(Date.parse(instant), config.timezone);
+  const asOf = asOfInstant(Date.parse(instant), config.timezone, o.asOf === undefined ? 'now' : 'instant');
   await checkOrgYear(mirror, o.orgId, o.year, at, instant);
 
   const name = packetName(o.orgId, o.year, instant);
@@ -305,11 +309,12 @@ async function complianceOfOrg(
   asOf: AsOf,
   at: string | undefined,
 ): Promise<{ detail: Row[]; ytd: Row[]; plan: Row[]; warnings: Row[] }> {
+  // The packet's time: its instant, the mirror read as known then (or the present, without history).
+  const time = reportTime(asOf, { run: asOf.ms });
   const ctx = {
     db: mirror.db,
     params: {
-      asOf,
-      ...(at === undefined ? {} : { mirrorAsOf: at }),
+      time: { ...time, mirrorAt: at ?? null },
       orgIds: [o.orgId],
       options: { ...config.reports.options, year: o.year },
     },

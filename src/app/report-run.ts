@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import type { ReportFormat } from '../render/index.js';
 import type { ReportDefinition } from '../reports/index.js';
-import { mirrorInstant, writeReports } from './reports.js';
+import { runTime, writeReports } from './reports.js';
 
 /** What `ohs report` asks for, its flags read. */
 export interface ReportRequest {
@@ -56,18 +56,16 @@ export async function runReports(
   chosen: readonly ReportDefinition[],
   r: ReportRequest,
 ): Promise<string[]> {
-  const mirrorAsOf = await mirrorInstant(mirror, r.asOf, r.present);
+  const time = await runTime(mirror, r.asOf, { present: r.present });
   await checkOrgs(mirror, r.orgIds);
   return writeReports(mirror, config, logger, chosen, {
-    asOf: r.asOf,
+    time,
     orgIds: r.orgIds,
     options: r.options,
     outDir: r.outDir,
     formats: r.formats,
     out: process.stderr,
     quiet: r.quiet,
-    ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
-    present: r.present,
     ...(r.csvExcel ? { csv: { delimiter: ';' as const } } : {}),
   });
 }

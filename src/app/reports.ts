@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import { type AsOf, DAY, formatDate, localDateOf } from '../dates.js';
+import { type AsOf, asOfNow, DAY, type ReportTime, reportTime } from '../dates.js';
 import { OhsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
@@ -19,16 +19,12 @@ import { type Published, writeControls } from './controls.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
-  /** The as-of, resolved where the command or job started; its zone is config `timezone`. */
-  asOf: AsOf;
+  /** When the run stands (`runTime`): decided once, where the data the reports read is in. */
+  time: ReportTime;
   orgIds: number[];
   options: Record<string, unknown>;
   outDir: string;
   formats: ReportFormat[];
-  /** The instant the reports read the mirror at (history.ts); absent: the present. */
-  mirrorAsOf?: string;
-  /** `--present`: the present was asked for whatever the as-of date (said on the About sheet). */
-  present?: boolean;
   /** Overrides of config `reports.csv` (`--csv-excel`). */
   csv?: Partial<CsvSettings>;
   /**
@@ -42,47 +38,35 @@ export interface WriteReportsOptions {
   run?: ReportRun;
 }
 
-/** Whether the as-of date is before today in its zone (the clock read now). */
-function beforeToday(asOf: AsOf): boolean {
-  return asOf.dateText < formatToday(asOf);
-}
-
-function formatToday(asOf: AsOf): string {
-  return formatDate(localDateOf(asOf.source === 'now' ? asOf.ms : Date.now(), asOf.timezone));
-}
-
 /**
- * The instant the reports read the mirror at (history.ts), or undefined for the present: the
- * explicit instant (`--as-of-time`), else the end of an as-of date before today (its last
- * millisecond); `present` (`--present`) reads the present whatever the dates. An instant the
- * mirror's history does not reach is refused (AS_OF_BEFORE_HISTORY).
+ * The time of a report run (dates.ts `reportTime`), the one place it is decided: the as-of, the
+ * run's instant (`run`: the clock now, unless the as-of is the clock's own), and the instant the
+ * mirror is read at: the explicit instant (`--as-of-time`), else the end of an as-of date before
+ * the run's date (its last millisecond); `present` (`--present`) reads the present whatever the
+ * dates. An instant the mirror's history does not reach is refused (AS_OF_BEFORE_HISTORY).
  */
-export async function mirrorInstant(
+export async function runTime(
   mirror: Mirror,
   asOf: AsOf,
-  present = false,
-): Promise<string | undefined> {
-  if (present) return undefined;
-  let instant: string;
-  let what: string;
-  if (asOf.source === 'instant') {
-    instant = asOf.iso;
-    what = '--as-of-time';
-  } else if (beforeToday(asOf)) {
-    instant = new Date(asOf.dayEndMs - 1).toISOString();
-    what = `--as-of ${asOf.dateText}: the end of that day,`;
-  } else return undefined;
-  await checkAsOf(mirror.db, instant, what);
-  return instant;
+  o: { present?: boolean; run?: number } = {},
+): Promise<ReportTime> {
+  const time = reportTime(asOf, o);
+  if (time.mirrorAt !== null)
+    await checkAsOf(
+      mirror.db,
+      time.mirrorAt,
+      asOf.source === 'instant' ? '--as-of-time' : `--as-of ${asOf.dateText}: the end of that day,`,
+    );
+  return time;
 }
 
 /** The About line saying which figures a report holds. */
-function mirrorReadLine(o: WriteReportsOptions): string {
-  if (o.mirrorAsOf !== undefined)
-    return `mirror as known at ${o.mirrorAsOf} (its history: the figures the mirror held then)`;
-  if (o.present === true && beforeToday(o.asOf))
-    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${o.asOf.dateText}`;
-  return 'the present (the mirror as it is now)';
+function mirrorReadLine(time: ReportTime): string {
+  if (time.mirrorAt !== null)
+    return `mirror as known at ${time.mirrorAt} (its history: the figures the mirror held then)`;
+  if (time.present && time.asOf.dateText < time.today)
+    return `present figures (--present): the mirror as it is now, aged to the past as-of date ${time.asOf.dateText}`;
+  return `the present (the mirror as it is now, read from ${new Date(time.run).toISOString()})`;
 }
 
 /**
@@ -104,19 +88,14 @@ export async function writeReports(
   await checkSynced(mirror, chosen);
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   // An explicit instant is in the file names: two instants of one day keep both files.
-  const instant = o.asOf.source === 'instant' ? o.asOf.iso : undefined;
+  const instant = o.time.asOf.source === 'instant' ? o.time.asOf.iso : undefined;
   // One run: what a report is built on is built once and handed on (reports/run.ts).
   const run = o.run ?? new ReportRun();
   const names = chosen.map((r) => r.name);
   const published: Published[] = [];
   for (const report of chosen) {
     const started = Date.now();
-    const params = {
-      asOf: o.asOf,
-      ...(o.mirrorAsOf === undefined ? {} : { mirrorAsOf: o.mirrorAsOf }),
-      orgIds: o.orgIds,
-      options,
-    };
+    const params = { time: o.time, orgIds: o.orgIds, options };
     // A base report of a run with the changes report: its rows, as written, are handed on to it.
     const tap = BaseTap.for(report.name, params, names);
     const built = await report.run({ db: mirror.db, run, params });
@@ -133,7 +112,7 @@ export async function writeReports(
     const written = await writeReport(result, {
       outDir: o.outDir,
       name: report.name,
-      asOf: o.asOf.dateText,
+      asOf: o.time.asOf.dateText,
       ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: o.formats,
@@ -145,7 +124,7 @@ export async function writeReports(
         ['Mirror', identity],
         ['Organizations', o.orgIds.length === 0 ? 'all' : o.orgIds.join(', ')],
         ['Time zone', config.timezone],
-        ['Mirror as of', mirrorReadLine(o)],
+        ['Mirror as of', mirrorReadLine(o.time)],
         ['Parameters', JSON.stringify(options)],
         [
           'CSV',
@@ -220,7 +199,7 @@ async function writeTrend(
     {
       outDir: o.outDir,
       name: `${report.name}-trend`,
-      asOf: o.asOf.dateText,
+      asOf: o.time.asOf.dateText,
       ...(instant === undefined ? {} : { instant }),
       title: report.title,
       formats: ['csv'],
@@ -278,14 +257,18 @@ export function checkOptionNames(
   }
 }
 
-/** The `reports` job: every report for the as-of date into `jobs.outDir`. */
+/**
+ * The `reports` job (and the nightly job's reports, after its sync): every report for the job's
+ * as-of into `jobs.outDir`. The run's time is decided here, once the data is in: an as-of from the
+ * clock is the clock now, so that nothing the sync wrote is after the instant the reports stand at.
+ */
 export async function reportsJob(env: JobEnv): Promise<JobResult> {
   const { config } = env;
+  const asOf = env.asOf.source === 'now' ? asOfNow(config.timezone) : env.asOf;
   // A past --as-of reads the mirror as it stood at the end of that day, as `ohs report` does.
-  const mirrorAsOf = await mirrorInstant(env.mirror, env.asOf);
+  const time = await runTime(env.mirror, asOf);
   const outputs = await writeReports(env.mirror, config, env.logger, reports, {
-    asOf: env.asOf,
-    ...(mirrorAsOf === undefined ? {} : { mirrorAsOf }),
+    time,
     orgIds: [],
     options: {},
     outDir: config.jobs.outDir,

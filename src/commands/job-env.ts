@@ -1,7 +1,7 @@
 import { createClient, type OhsClient, verifyService } from '../api/index.js';
 import type { JobEnv } from '../app/jobs.js';
 import type { Config } from '../config/index.js';
-import { type AsOf, asOfInstant } from '../dates.js';
+import { type AsOf, asOfNow } from '../dates.js';
 import type { Logger } from '../log.js';
 import { type MirrorIntent, openMirrorFor, shareRateBudget } from './context.js';
 
@@ -38,8 +38,8 @@ export async function openJobEnv(
     logger,
     mirror,
     signal,
-    // Absent: the clock now, resolved once for the whole job.
-    asOf: asOf ?? asOfInstant(Date.now(), config.timezone, 'now'),
+    // Absent: the clock now (the job's start; its reports take the clock again once its sync is in).
+    asOf: asOf ?? asOfNow(config.timezone),
     serviceChecked: checkService,
     client: () => {
       client ??= shareRateBudget(createClient(config, logger), mirror);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DURATION_WORDS, INSTANT_WORDS, parseDuration, readInstant, type WrittenInstant } from '../dates.js';
 import { ReportParamError } from './errors.js';
 import type { CommonParams, ReportParams } from './types.js';
 
@@ -9,7 +10,7 @@ export type { CommonParams };
  * nothing is parsed here; the org ids are checked (a caller other than the CLI may pass anything).
  */
 export function commonParams(report: string, params: ReportParams): CommonParams {
-  const { asOf } = params;
+  const { asOf } = params.time;
   const orgIds = Array.isArray(params.orgIds) ? params.orgIds : [];
   for (const id of orgIds) {
     if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
@@ -131,4 +132,38 @@ export function withDescendants(
     for (const c of children.get(id) ?? []) stack.push(c);
   }
   return out;
+}
+
+/**
+ * An instant option (`--from`, `--to`, `--option from=…`): the one instant grammar of dates.ts
+ * (`readInstant`; a date alone is the start of that day), read here once; the report resolves
+ * it in its zone (`instantIn`), never parses it.
+ */
+export function instantOption() {
+  return z.string({ error: INSTANT_WORDS }).transform((v, ctx): WrittenInstant => {
+    const w = readInstant(v, true);
+    if (w === null) {
+      ctx.addIssue({ code: 'custom', message: INSTANT_WORDS });
+      return z.NEVER;
+    }
+    return w;
+  });
+}
+
+/** A start given as an instant or as a duration back from the run's instant (`--since`). */
+export type InstantOrDuration =
+  | { kind: 'instant'; instant: WrittenInstant }
+  | { kind: 'duration'; ms: number; text: string };
+
+/** An instant (the one grammar) or a duration (the one grammar of dates.ts `parseDuration`). */
+export function instantOrDurationOption() {
+  const words = `${INSTANT_WORDS}, or ${DURATION_WORDS}`;
+  return z.string({ error: words }).transform((v, ctx): InstantOrDuration => {
+    const ms = parseDuration(v);
+    if (ms !== null) return { kind: 'duration', ms, text: v.trim() };
+    const w = readInstant(v, true);
+    if (w !== null) return { kind: 'instant', instant: w };
+    ctx.addIssue({ code: 'custom', message: words });
+    return z.NEVER;
+  });
 }

@@ -76,7 +76,7 @@ async function inputOf<S extends z.ZodObject, N extends string>(
 ): Promise<{ input: ReportInput<z.output<S>>; unknown: string[] }> {
   const { common, opts, unknown } = prepare(declaration, params);
   const includeChildren = (opts as { includeChildren?: unknown }).includeChildren === true;
-  const at = params.mirrorAsOf;
+  const at = params.time.mirrorAt ?? undefined;
   const scope = await orgScope(db, common.orgIds, includeChildren, at);
   // The org names as known at `at`: read once per run.
   const names = await run.once('org-names', at ?? null, () => orgNames(db, at));

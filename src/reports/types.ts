@@ -1,13 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { AsOf, LocalDate } from '../dates.js';
+import type { LocalDate, ReportTime } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
 import type { Facts, ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import type { ReportRun } from './run.js';
 
-/** The common parameters, checked and read once (runner.ts), the as-of's parts at hand. */
+/**
+ * The common parameters, checked and read once (runner.ts): views of `params.time` at hand (the
+ * as-of date, its text and instant), never derived from anything else.
+ */
 export interface CommonParams {
   /** The as-of date in the reporting zone. */
   asOf: LocalDate;
@@ -21,13 +24,12 @@ export interface CommonParams {
 
 /** Parameters every report takes; a report may read more from `options`. */
 export interface ReportParams {
-  /** The as-of, resolved where the command or job started (dates.ts `AsOf`): its zone is the reporting zone. */
-  asOf: AsOf;
   /**
-   * The instant to read the mirror at (ISO 8601 UTC; checked against the history's start by the
-   * caller): queries name `asOf(db, table, mirrorAsOf)` instead of the table. Absent: the present.
+   * When the run stands (dates.ts `ReportTime`): the as-of asked, the instant the figures stand
+   * at, the instant the mirror is read at (checked against the history's start by the caller),
+   * decided once for the whole run.
    */
-  mirrorAsOf?: string;
+  time: ReportTime;
   /** Only these orgs (and their children where the report supports it); empty: all. */
   orgIds: number[];
   /** Report-specific options (e.g. agingBasis, includeTerminal), validated by the report. */
@@ -89,7 +91,7 @@ export interface ReportInput<O> {
    * when the report has the option includeChildren and it is true; null: every org.
    */
   scope: Set<number> | null;
-  /** The instant the mirror is read at (params.mirrorAsOf); undefined: the present. */
+  /** The instant the mirror is read at (params.time.mirrorAt); undefined: the present. */
   at: string | undefined;
   /** Org names (org-names.ts) as the mirror knew them at `at`. */
   names: Map<number, string>;

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { asOfDate, parseIsoDate } from '../../src/dates.js';
+import { asOfDate, parseIsoDate, reportTime } from '../../src/dates.js';
 import { asOf, metaKeys, readMeta } from '../../src/mirror/index.js';
 import { monthEnds } from '../../src/reports/ar-trend.js';
 import { orgStatus } from '../../src/reports/compliance/index.js';
@@ -278,7 +278,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
         {
           db: m.db,
           params: {
-            asOf: asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'),
+            time: reportTime(asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'), {
+              present: true,
+            }),
             orgIds: [],
             options: {},
           },
@@ -299,7 +301,9 @@ describe.each(engines)('%s: reports as of an instant between two syncs', (engine
         {
           db: m.db,
           params: {
-            asOf: asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'),
+            time: reportTime(asOfDate(parseIsoDate(day) ?? { year: 0, month: 1, day: 1 }, 'UTC'), {
+              present: true,
+            }),
             orgIds: [],
             options: {},
           },

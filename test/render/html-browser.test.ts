@@ -6,7 +6,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAsOf } from '../../src/dates.js';
+import { reportTime, resolveAsOf } from '../../src/dates.js';
 import { openMirror } from '../../src/mirror/index.js';
 import { alertOf } from '../../src/render/alert.js';
 import { type ReportName, reportNamed } from '../../src/reports/index.js';
@@ -499,7 +499,11 @@ describeBrowsers(
           // The report's own columns (their alerts), from the same mirror as the files.
           const result = await reportNamed(name as ReportName).run({
             db: mirror.db,
-            params: { asOf: resolveAsOf({ date: TEST_ANCHOR }, 'UTC'), orgIds: [], options: {} },
+            params: {
+              time: reportTime(resolveAsOf({ date: TEST_ANCHOR }, 'UTC'), { present: true }),
+              orgIds: [],
+              options: {},
+            },
           });
           for await (const _ of result.detail.rows as AsyncIterable<unknown> & Iterable<unknown>) void _;
           const sheets = [result.detail, ...result.summaries()];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asOfInstant } from '../../src/dates.js';
+import { asOfNow, reportTime } from '../../src/dates.js';
 import { historyStart } from '../../src/mirror/index.js';
 import { changesReport } from '../../src/reports/changes/index.js';
 import { periodOf } from '../../src/reports/changes/since.js';
@@ -15,9 +15,9 @@ import { withSim } from '../helpers/sim.js';
 /**
  * The changes report's period on a mirror whose history began within the run's own second (the
  * first nightly job: its sync ended at 12.345, its reports ran at 12.900). The run's instant, read
- * to the second, fell before the history's start and the start, rounded up, after it: the report
- * failed the job (exit 2) on a fast machine. Now the period is empty there, and whole seconds
- * elsewhere.
+ * down to the second, fell before the history's start and the start, rounded up, after it: the
+ * report failed the job (exit 2) on a fast machine. The run's instant is now rounded up, once, for
+ * the whole run (dates.ts ReportTime): the period is empty there, and whole seconds elsewhere.
  */
 const sim = withSim({ scale: 0.02 });
 const dir = mkdtempSync(join(tmpdir(), 'ohs-changes-period-'));
@@ -36,17 +36,18 @@ describe("the changes period when the history began in the run's own second", ()
       const at = (now: number) =>
         reportInput(changesReport, {
           db: m.db,
-          params: { asOf: asOfInstant(now, 'UTC', 'now'), orgIds: [], options: {} },
+          params: { time: reportTime(asOfNow('UTC', now)), orgIds: [], options: {} },
           run: new ReportRun(),
         });
       const sameSecond = Date.parse('2026-11-29T00:58:12.900Z');
-      const p = await periodOf(await at(sameSecond), sameSecond);
-      expect(p).toMatchObject({ since: BEGAN, to: BEGAN, how: 'history-start', unknown: null });
+      const p = await periodOf(await at(sameSecond));
+      const next = '2026-11-29T00:58:13.000Z';
+      expect(p).toMatchObject({ since: next, to: next, how: 'history-start', unknown: null });
       const later = Date.parse('2026-11-29T00:58:17.250Z');
-      const q = await periodOf(await at(later), later);
+      const q = await periodOf(await at(later));
       expect(q).toMatchObject({
         since: '2026-11-29T00:58:13.000Z',
-        to: '2026-11-29T00:58:17.000Z',
+        to: '2026-11-29T00:58:18.000Z',
         how: 'history-start',
         unknown: null,
       });
@@ -63,7 +64,7 @@ describe("the changes period when the history began in the run's own second", ()
       await sql`UPDATE sync_run SET ended_at = ${began}`.execute(m.db);
       const result = await reportNamed('changes').run({
         db: m.db,
-        params: { asOf: asOfInstant(Date.now(), 'UTC', 'now'), orgIds: [], options: {} },
+        params: { time: reportTime(asOfNow('UTC')), orgIds: [], options: {} },
       });
       const rows: unknown[] = [];
       for await (const r of result.detail.rows) rows.push(r);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterEach, expect } from 'vitest';
-import { asOfDate, asOfInstant, parseInstantFlag, parseIsoDate } from '../../src/dates.js';
+import { asOfDate, asOfInstant, parseInstantFlag, parseIsoDate, reportTime } from '../../src/dates.js';
 import { type Mirror, type OrgPolicyTable, openMirror, writePolicy } from '../../src/mirror/index.js';
 import { formatCents, neutralise, writeReport } from '../../src/render/index.js';
 import type { Column, ReportResult, Row, Sheet } from '../../src/render/types.js';
@@ -116,14 +116,19 @@ export async function syncState(m: Mirror, stream: string, lastSuccessAt: string
 
 /**
  * A report's parameters as a command resolves them: the as-of date (the end of that day), or an
- * instant (`asOfTimestamp`, whose date in the zone must be the date given), in `timezone`.
+ * instant (`asOfTimestamp`, whose date in the zone must be the date given), in `timezone`; the
+ * mirror read as it is (`--present`), or as known at `mirrorAsOf` (its history).
  */
 export function params(
   asOf: string,
   options: Record<string, unknown> = {},
-  more: Omit<Partial<ReportParams>, 'asOf'> & { asOfTimestamp?: string; timezone?: string } = {},
+  more: Omit<Partial<ReportParams>, 'time'> & {
+    asOfTimestamp?: string;
+    timezone?: string;
+    mirrorAsOf?: string;
+  } = {},
 ): ReportParams {
-  const { asOfTimestamp, timezone = defaults.timezone, ...rest } = more;
+  const { asOfTimestamp, timezone = defaults.timezone, mirrorAsOf, ...rest } = more;
   const date = parseIsoDate(asOf);
   if (date === null) throw new Error(`not a date: ${asOf}`);
   const resolved =
@@ -131,7 +136,8 @@ export function params(
       ? asOfDate(date, timezone)
       : asOfInstant(parseInstantFlag(asOfTimestamp, 'asOfTimestamp', timezone), timezone);
   if (resolved.dateText !== asOf) throw new Error(`${asOfTimestamp} is not on ${asOf} in ${timezone}`);
-  return { asOf: resolved, orgIds: [], options, ...rest };
+  const time = reportTime(resolved, { present: true });
+  return { time: { ...time, mirrorAt: mirrorAsOf ?? null }, orgIds: [], options, ...rest };
 }
 
 export async function rowsOf(sheet: Sheet): Promise<Row[]> {
@@ -184,13 +190,13 @@ async function checkFiles(def: ReportDefinition, m: Mirror, p: ReportParams, det
     await writeReport(result, {
       outDir: dir,
       name: def.name,
-      asOf: p.asOf.dateText,
+      asOf: p.time.asOf.dateText,
       title: def.title,
       formats: ['csv', 'xlsx'],
       csv: defaults.reports.csv,
     });
     // A report named by its period (the roll-forward) says its files' name.
-    const stem = `${def.name}-${result.fileName ?? p.asOf.dateText}`;
+    const stem = `${def.name}-${result.fileName ?? p.time.asOf.dateText}`;
     const csv = parse(readFileSync(join(dir, `${stem}.csv`), 'utf8'), {
       columns: true,
       bom: true,

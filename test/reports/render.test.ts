@@ -47,17 +47,17 @@ async function write(def: ReportDefinition, m: Mirror, p: ReportParams) {
   const out = await writeReport(result, {
     outDir: dir,
     name: def.name,
-    asOf: p.asOf.dateText,
+    asOf: p.time.asOf.dateText,
     title: def.title,
     formats: ['xlsx', 'csv'],
     csv: defaults.reports.csv,
   });
-  const text = readFileSync(join(dir, `${def.name}-${p.asOf.dateText}.csv`), 'utf8');
+  const text = readFileSync(join(dir, `${def.name}-${p.time.asOf.dateText}.csv`), 'utf8');
   // UTF-8 with a BOM, so that Excel reads accented names right.
   expect(text.charCodeAt(0)).toBe(0xfeff);
   const csv = text.slice(1).split('\r\n');
   const wb = new ExcelJS.Workbook();
-  await wb.xlsx.readFile(join(dir, `${def.name}-${p.asOf.dateText}.xlsx`));
+  await wb.xlsx.readFile(join(dir, `${def.name}-${p.time.asOf.dateText}.xlsx`));
   return { out, csv, wb };
 }
 

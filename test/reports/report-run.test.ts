@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../../src/app/reports.js';
-import { asOfDate } from '../../src/dates.js';
+import { asOfDate, reportTime } from '../../src/dates.js';
 import { openMirror } from '../../src/mirror/index.js';
 import { ReportRun, reports } from '../../src/reports/index.js';
 import { runOhs } from '../helpers/cli.js';
@@ -102,7 +102,8 @@ describe.each(engines)('%s: one instant in three spellings', (engine) => {
       const run = new ReportRun();
       const asOf = asOfDate({ year: 2026, month: 6, day: 15 }, 'UTC');
       const out = mkdtempSync(join(tmpdir(), 'ohs-report-run-'));
-      const common = { asOf, orgIds: [], options: {}, outDir: out, formats: ['csv' as const], present: true };
+      const time = reportTime(asOf, { present: true });
+      const common = { time, orgIds: [], options: {}, outDir: out, formats: ['csv' as const] };
       const files = await writeReports(mirror, defaults, silentLogger, reports, { ...common, run });
       expect(files.length).toBeGreaterThanOrEqual(reports.length);
       expect(run.built.get('compliance-walk')).toBe(1);

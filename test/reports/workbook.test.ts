@@ -31,7 +31,7 @@ async function workbook(def: ReportDefinition, m: Mirror, p: ReportParams): Prom
   const { files } = await writeReport(result, {
     outDir: dir,
     name: def.name,
-    asOf: p.asOf.dateText,
+    asOf: p.time.asOf.dateText,
     title: def.title,
     formats: ['xlsx'],
     csv: defaults.reports.csv,

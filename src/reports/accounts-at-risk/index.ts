@@ -1,7 +1,6 @@
 import { formatInstant } from '../../dates.js';
 import { reportStem } from '../../render/index.js';
 import type { Row } from '../../render/types.js';
-import { asOfInstant } from '../order-ageing/as-of.js';
 import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
 import { compareOrgs } from '../values.js';
 import { accountsColumns, joinedColumns, kindCountColumns } from './columns.js';
@@ -28,12 +27,13 @@ export const accountsAtRiskReport: ReportDeclaration<typeof accountsAtRiskOption
 };
 
 async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportBody> {
-  const { params, opts, at, names } = input;
+  const { params, opts, names } = input;
   const joined = await joinReports(input);
-  const instant = asOfInstant(params.asOf, at);
+  const { time } = params;
+  const instant = { ms: time.at, note: time.note };
   // The evidence files of the same run: named as writeReports names them.
-  const fileInstant = params.asOf.source === 'instant' ? params.asOf.iso : undefined;
-  const stem = (report: string) => reportStem(report, params.asOf.dateText, fileInstant);
+  const fileInstant = time.asOf.source === 'instant' ? time.asOf.iso : undefined;
+  const stem = (report: string) => reportStem(report, time.asOf.dateText, fileInstant);
   const rows: Row[] = [];
   for (const f of joined.orgs.values()) {
     const k = kindsOf(f, opts, instant.ms);

@@ -73,10 +73,7 @@ async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: Age
 
 async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody> {
   const { db, common, opts, scope, names, params } = input;
-  const period = await periodOf(db, common, opts, {
-    explicit: params.asOf.source === 'instant',
-    mirrorAsOf: params.mirrorAsOf,
-  });
+  const period = await periodOf(db, common, opts, params.time);
   // Both ends in the file name: two periods of one day never overwrite each other.
   const fileName = `${fileEnd(period.fromMs, common.timezone)}-${fileEnd(period.toMs, common.timezone)}`;
   // The page's header names the period, not an as-of.
@@ -96,7 +93,8 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
   const total = lineTotals(rows);
   const opening = await ageingTotal(input, reader, period.from);
   const closing = await ageingTotal(input, reader, period.to);
-  const reconciliation = await reconcile(db, payments);
+  // Only what the mirror knew by the period's end: asked again after a later sync, the same bytes.
+  const reconciliation = await reconcile(db, payments, period.to);
   const checks = {
     lines: gap(total),
     opening: total.opening - opening.total,

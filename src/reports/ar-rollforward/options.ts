@@ -1,9 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { instantOption } from '../params.js';
 import { unpaidInvoicesOptions } from '../unpaid-invoices/options.js';
-
-const instantOption = z.string({ error: 'expected an instant, ISO 8601 (or a date: its start)' }).min(1, {
-  error: 'expected an instant, ISO 8601 (or a date: its start)',
-});
 
 /**
  * The A/R roll-forward's options: the period, and the ageing's own options (its opening and
@@ -11,9 +8,9 @@ const instantOption = z.string({ error: 'expected an instant, ISO 8601 (or a dat
  */
 export const arRollforwardOptions = unpaidInvoicesOptions.extend({
   /** Start of the period, an instant (a date alone: its start in the zone). @default the start of the last full month */
-  from: instantOption.optional(),
+  from: instantOption().optional(),
   /** End of the period, an instant (a date alone: its start in the zone). @default the start of the as-of month */
-  to: instantOption.optional(),
+  to: instantOption().optional(),
 });
 
 export type ArRollforwardOptions = z.output<typeof arRollforwardOptions>;

@@ -58,16 +58,22 @@ export const RESULTS = { matched: 'matched', notSeen: 'not seen yet', different:
 /**
  * Each applied payment against the balance change seen on its invoice after it: the invoice as
  * the mirror held it at the end of the first complete sync of invoices that started after the
- * payment was applied. `matched`: the balance dropped by the amount; `not seen yet`: no such sync
+ * payment was applied and ended by `to` (the period's end). `matched`: the balance dropped by the amount; `not seen yet`: no such sync
  * yet; `different`: some other change (another payment, a fee, a credit in between, or none).
  */
-export async function reconcile(db: Kysely<Database>, payments: readonly AppliedPayment[]): Promise<Row[]> {
+export async function reconcile(
+  db: Kysely<Database>,
+  payments: readonly AppliedPayment[],
+  to: string,
+): Promise<Row[]> {
+  // Syncs that ended by the period's end only: a later sync never changes a past period's figures.
   const syncs = await db
     .selectFrom('sync_stream_run')
     .select(['started_at', 'ended_at'])
     .where('stream', '=', 'invoice')
     .where('outcome', '=', 'ok')
     .where('ended_at', 'is not', null)
+    .where('ended_at', '<=', to)
     .orderBy('started_at')
     .execute();
   const rows: Row[] = [];

@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import {
   formatDate,
   formatInstant,
+  instantIn,
   type LocalDate,
   localDateOf,
-  parseInstant,
+  type ReportTime,
   zonedToUtc,
 } from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
@@ -26,14 +27,6 @@ export interface Period {
   note: string;
 }
 
-/** The instant a run reads as of: how the caller asked for it. */
-export interface RunInstant {
-  /** `--as-of-time` was given (params.asOfTimestamp): common.asOfMs is that instant. */
-  explicit: boolean;
-  /** The instant the mirror is read at (a past as-of date's end); undefined: the present. */
-  mirrorAsOf: string | undefined;
-}
-
 const REPORT = 'ar-rollforward';
 export const NO_HISTORY =
   'not known: the mirror has no history yet (no complete sync since it began keeping one); run ohs sync';
@@ -51,26 +44,16 @@ export async function periodOf(
   db: Kysely<Database>,
   common: CommonParams,
   opts: ArRollforwardOptions,
-  run: RunInstant,
-  now = Date.now(),
+  time: ReportTime,
 ): Promise<Period> {
-  const read = (name: 'from' | 'to', value: string): number => {
-    const ms = parseInstant(value, common.timezone);
-    if (ms === null)
-      throw new ReportParamError(
-        REPORT,
-        `options.${name}`,
-        `expected an ISO 8601 instant or a date, got '${value}'`,
-      );
-    return ms;
-  };
-  // The run's instant: the one asked (--as-of-time), the end of a past as-of date the mirror is
-  // read at, or now (to the whole second, so the file name's end reproduces it).
-  const runMs = run.explicit
-    ? common.asOfMs
-    : run.mirrorAsOf !== undefined
-      ? (parseInstant(run.mirrorAsOf, 'UTC') as number)
-      : Math.floor(now / 1000) * 1000;
+  const read = (_name: 'from' | 'to', value: NonNullable<ArRollforwardOptions['from']>): number =>
+    instantIn(value, common.timezone);
+  // The run's instant (dates.ts ReportTime, decided once for the run): the one asked
+  // (--as-of-time), the end of a past as-of date the mirror is read at, or the run's own instant
+  // (a whole second, so the file name's end reproduces it).
+  const run = { explicit: time.asOf.source === 'instant' };
+  const runMs = time.at;
+  const now = time.run;
   const monthStart = (d: LocalDate) =>
     zonedToUtc({ year: d.year, month: d.month, day: 1 }, 0, 0, 0, 0, common.timezone);
   const defaultTo = opts.to === undefined && !run.explicit && opts.from === undefined;
@@ -90,7 +73,7 @@ export async function periodOf(
     // said so; a --from before it is refused below.
     const asked = `${iso(fromMs)} to ${iso(toMs)}`;
     // Up to the whole second (the history holds every later instant): a short file name.
-    fromMs = Math.ceil((parseInstant(start, 'UTC') as number) / 1000) * 1000;
+    fromMs = Math.ceil(Date.parse(start) / 1000) * 1000;
     // A mirror younger than the default month: to the run's instant.
     if (defaultTo && toMs <= fromMs) toMs = runMs;
     shortened = `the period ${asked} starts before the mirror's history (${start}): it starts there instead, and ends ${iso(toMs)}`;
@@ -117,7 +100,7 @@ export async function periodOf(
     throw new ReportParamError(
       REPORT,
       'options.to',
-      `the period's end ${iso(toMs)} is in the future (now ${iso(now)}): the mirror cannot know it yet`,
+      `the period's end ${iso(toMs)} is after the run's instant ${iso(now)}: the mirror cannot know it yet`,
     );
   const from = iso(fromMs);
   if (start === null && opts.from === undefined)

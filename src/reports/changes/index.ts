@@ -57,7 +57,7 @@ export const changesReport: ReportDeclaration<typeof changesOptions, 'changes'> 
 async function linesOf(input: ReportInput<ChangesOptions>, period: ChangesPeriod): Promise<Change[]> {
   if (period.since === period.to) return [];
   const at = (name: Parameters<typeof baseAt>[1]) =>
-    Promise.all([baseAt(input, name, period.since), baseAt(input, name, undefined)]);
+    Promise.all([baseAt(input, name, period.sinceMs), baseAt(input, name, undefined)]);
   const [cb, ca] = await at('compliance');
   const [pb, pa] = await at('catch-up');
   const [ub, ua] = await at('unpaid-invoices');

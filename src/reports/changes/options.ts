@@ -1,15 +1,13 @@
 import { z } from 'zod';
+import { instantOrDurationOption } from '../params.js';
 
 /**
- * The changes report's options: the start of its period. `since` is an instant (ISO 8601; a
- * date alone: its start in the zone) or a duration back from the run's instant (`7d`, `24h`,
- * `90m`); absent: the end of the last successful nightly job (since.ts).
+ * The changes report's options: the start of its period. `since` is an instant (the one instant
+ * grammar; a date alone: its start in the zone) or a duration back from the run's instant (`7d`,
+ * `24h`, `90m`); absent: the end of the last successful nightly job (since.ts).
  */
 export const changesOptions = z.object({
-  since: z
-    .string({ error: 'expected an instant (ISO 8601 or a date) or a duration such as 7d, 24h' })
-    .min(1, { error: 'expected an instant (ISO 8601 or a date) or a duration such as 7d, 24h' })
-    .optional(),
+  since: instantOrDurationOption().optional(),
 });
 
 export type ChangesOptions = z.output<typeof changesOptions>;

@@ -1,4 +1,4 @@
-import { asOfInstant } from '../../dates.js';
+import { asOfInstant, reportTime } from '../../dates.js';
 import type { ReportResult, Row } from '../../render/types.js';
 import { arRollforwardReport } from '../ar-rollforward/index.js';
 import { catchUpReport } from '../catch-up/index.js';
@@ -58,7 +58,7 @@ async function readResult(report: BaseName, result: ReportResult): Promise<BaseR
 export function baseAt(
   input: ReportInput<ChangesOptions>,
   name: BaseName,
-  at: string | undefined,
+  at: number | undefined,
   extra: Record<string, unknown> = {},
 ): Promise<BaseResult> {
   const def = base(name);
@@ -67,12 +67,12 @@ export function baseAt(
     ...Object.fromEntries(Object.entries(input.params.options).filter(([k]) => own.has(k))),
     ...extra,
   };
+  // The earlier side: its as-of that instant, the mirror read as known then, in the same run.
   const params: ReportParams =
     at === undefined
       ? { ...input.params, options }
       : {
-          asOf: asOfInstant(Date.parse(at), input.common.timezone),
-          mirrorAsOf: at,
+          time: reportTime(asOfInstant(at, input.common.timezone), { run: input.params.time.run }),
           orgIds: input.params.orgIds,
           options,
         };
@@ -84,8 +84,8 @@ export function baseAt(
 /** What a base result depends on: the instant read, the as-of, the orgs, the report's own options. */
 function sideKey(params: ReportParams) {
   return {
-    at: params.mirrorAsOf ?? null,
-    asOf: [params.asOf.source, params.asOf.ms],
+    at: params.time.mirrorAt,
+    asOf: [params.time.asOf.source, params.time.at],
     orgIds: params.orgIds,
     options: params.options,
   };

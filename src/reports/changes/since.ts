@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { DAY, formatDate, HOUR, localDateOf, parseInstant } from '../../dates.js';
+import { instantIn } from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
 import { ReportParamError } from '../errors.js';
 import type { ReportInput } from '../types.js';
@@ -19,23 +19,6 @@ export interface ChangesPeriod {
   note: string;
   /** Why there is no period to compare (a mirror with no history yet); null otherwise. */
   unknown: string | null;
-}
-
-const UNITS: Record<string, number> = { m: 60_000, h: HOUR, d: DAY, w: 7 * DAY };
-
-/** A duration back from the run's instant (`7d`, `24h`, `90m`, `2w`) in ms, or null when it is none. */
-function durationMs(text: string): number | null {
-  const m = /^\s*(\d{1,5})\s*([mhdw])\s*$/i.exec(text);
-  if (m === null) return null;
-  return Number(m[1]) * (UNITS[(m[2] as string).toLowerCase()] as number);
-}
-
-/** The run's instant: the one the mirror is read at, else `--as-of-time`, else now to the second. */
-function runInstant(input: ReportInput<ChangesOptions>, now = Date.now()): number {
-  const { params } = input;
-  if (params.mirrorAsOf !== undefined) return Date.parse(params.mirrorAsOf);
-  if (params.asOf.source === 'instant') return params.asOf.ms;
-  return Math.floor(now / 1000) * 1000;
 }
 
 /**
@@ -61,39 +44,26 @@ async function lastNightly(db: Kysely<Database>, before: string): Promise<string
  * (AS_OF_BEFORE_HISTORY) one before the history begins. A mirror with no history at all and no
  * `--since`: a report saying so (`unknown`), not a failure of the run's other reports.
  */
-export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.now()): Promise<ChangesPeriod> {
+export async function periodOf(input: ReportInput<ChangesOptions>): Promise<ChangesPeriod> {
   const { db, opts, common, params } = input;
-  let toMs = runInstant(input, now);
-  if (
-    params.mirrorAsOf === undefined &&
-    params.asOf.source !== 'now' &&
-    params.asOf.dateText !== today(common.timezone, now)
-  ) {
+  const { time } = params;
+  // The run's instant (dates.ts ReportTime, decided once for the run, a job's after its sync):
+  // the instant the base reports stand at, so the period's end is theirs.
+  const toMs = time.at;
+  if (time.mirrorAt === null && time.asOf.dateText !== time.today) {
     // `--present` with another day's as-of: the present mirror aged to that day is no instant of
     // the mirror's history, so there is no start to compare it with.
-    const note = `not known: the present mirror aged to ${params.asOf.dateText} (--present) is no instant of the mirror's history; give --as-of-time, or no as-of, to compare two instants`;
+    const note = `not known: the present mirror aged to ${time.asOf.dateText} (--present) is no instant of the mirror's history; give --as-of-time, or no as-of, to compare two instants`;
     const to = iso(toMs);
     return { since: to, to, sinceMs: toMs, toMs, how: 'since', note, unknown: note };
   }
   const start = await historyStart(db);
-  // The run's instant, read now to the second, may fall before a history that began within that
-  // same second (the first nightly: its sync ended at 12.345, its reports run at 12.900): the
-  // run's instant is then the history's start itself, so the period is empty, not inverted.
-  if (start !== null && params.mirrorAsOf === undefined && params.asOf.source === 'now')
-    toMs = Math.max(toMs, Math.min(Date.parse(start), now));
   const to = iso(toMs);
   let sinceMs: number;
   let how: ChangesPeriod['how'];
   if (opts.since !== undefined) {
-    const back = durationMs(opts.since);
-    const at = back !== null ? toMs - back : parseInstant(opts.since, common.timezone);
-    if (at === null || Number.isNaN(at))
-      throw new ReportParamError(
-        REPORT,
-        'options.since',
-        `expected an ISO 8601 instant, a date or a duration such as 7d or 24h, got '${opts.since}'`,
-      );
-    sinceMs = at;
+    sinceMs =
+      opts.since.kind === 'duration' ? toMs - opts.since.ms : instantIn(opts.since.instant, common.timezone);
     how = 'since';
   } else {
     const last = await lastNightly(db, to);
@@ -124,7 +94,7 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
       `the period's start ${since} is after its end ${to} (the run's instant)`,
     );
   const said = {
-    since: opts.since !== undefined && durationMs(opts.since) !== null ? `--since ${opts.since}` : '--since',
+    since: opts.since?.kind === 'duration' ? `--since ${opts.since.text}` : '--since',
     'last-nightly': 'the end of the last successful nightly job',
     'history-start': "the start of the mirror's history (no successful nightly job before this run)",
   }[how];
@@ -137,10 +107,6 @@ export async function periodOf(input: ReportInput<ChangesOptions>, now = Date.no
     note: `from ${since} (${said}) to ${to} (the run's instant)`,
     unknown: null,
   };
-}
-
-function today(timezone: string, now: number): string {
-  return formatDate(localDateOf(now, timezone));
 }
 
 function iso(ms: number): string {

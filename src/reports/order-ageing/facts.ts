@@ -1,7 +1,6 @@
 import { HOUR } from '../../dates.js';
 import { figuresKey } from '../run-key.js';
 import type { ReportInput } from '../types.js';
-import { asOfInstant } from './as-of.js';
 import { type ClassifiedItem, Classifier, type ClassifierSettings, terminalStages } from './classify.js';
 import type { OrderAgeingOptions } from './options.js';
 import { itemQuery } from './query.js';
@@ -13,9 +12,10 @@ import { warningsOf } from './warnings.js';
 export function classifierSettings(
   input: ReportInput<OrderAgeingOptions>,
   st: Setup,
-): ClassifierSettings & { instant: ReturnType<typeof asOfInstant> } {
-  const { params, common, opts, at, names } = input;
-  const instant = asOfInstant(params.asOf, at);
+): ClassifierSettings & { instant: { ms: number; note: string } } {
+  const { params, common, opts, names } = input;
+  // The instant the run stands at (dates.ts ReportTime): decided once for the run, never here.
+  const instant = { ms: params.time.at, note: params.time.note };
   return {
     instant,
     asOfMs: instant.ms,

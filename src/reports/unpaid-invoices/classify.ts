@@ -1,4 +1,4 @@
-import { dayNumber, formatDate, type LocalDate, localDateOf, parseDate } from '../../dates.js';
+import { dayNumber, formatDate, type LocalDate, parseDate } from '../../dates.js';
 import type { Row } from '../../render/types.js';
 import { formatCents } from '../../util/money.js';
 import type { CommonParams } from '../params.js';
@@ -203,12 +203,12 @@ function detailRow(f: DetailFacts): Row {
 }
 
 /** The as-of date in the future, or before every invoice: the report would silently say nothing. */
-export function asOfWarnings(common: CommonParams, c: Classified): string[] {
+export function asOfWarnings(common: CommonParams, today: string, c: Classified): string[] {
   const out: string[] = [];
-  const today = localDateOf(Date.now(), common.timezone);
-  if (dayNumber(common.asOf) > dayNumber(today))
+  // Today: the run's date (dates.ts ReportTime), decided once for the run, not the clock read here.
+  if (common.asOfText > today)
     out.push(
-      `The as-of date ${common.asOfText} is in the future (today is ${formatDate(today)}): invoices are aged to a day that has not come, with today's balances`,
+      `The as-of date ${common.asOfText} is in the future (today is ${today}): invoices are aged to a day that has not come, with today's balances`,
     );
   if (c.seen > 0 && c.future === c.seen)
     out.push(

@@ -32,7 +32,11 @@ export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
     const buckets = agingBuckets(opts.periodDays, opts.periods);
     const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
     const history = await invoiceBalancesAsOf(db, common, at);
-    const warnings = [...history.warnings, ...asOfWarnings(common, c), ...c.warnings];
+    const warnings = [
+      ...history.warnings,
+      ...asOfWarnings(common, input.params.time.today, c),
+      ...c.warnings,
+    ];
     for (const id of common.orgIds)
       if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
     const { byOrg, buckets: bucketRows, facts } = summarise(c.open, c.voided, buckets, opts.summarySort);
