@@ -54,8 +54,8 @@ const figureOf = (s: ReportSummary | undefined, label: string) =>
   s?.figures.find((f) => f.label === label)?.value ?? 'not shown';
 
 /**
- * The controls of a run: `instantMs`, the instant the reports read the mirror at (undefined: the
- * present, read when the run began, `startedMs`).
+ * The controls of a run: `instantMs`, the instant the run's figures stand at (ReportTime `at`);
+ * undefined: not known, and the controls that need it are left out.
  */
 export async function runControls(
   run: readonly Published[],

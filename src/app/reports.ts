@@ -171,16 +171,14 @@ export async function writeReports(
   logger.debug({ built: Object.fromEntries(run.built) }, 'report run: work built');
   // Every report of the run: its figures checked across them (app/controls.ts).
   if (chosen.length === reports.length) {
-    const at = { outDir: o.outDir, asOf: o.asOf.dateText, ...(instant === undefined ? {} : { instant }) };
-    const mirrorMs = o.mirrorAsOf === undefined ? undefined : Date.parse(o.mirrorAsOf);
+    const at = {
+      outDir: o.outDir,
+      asOf: o.time.asOf.dateText,
+      ...(instant === undefined ? {} : { instant }),
+    };
+    const to = { ...at, formats: o.formats, csv };
     files.push(
-      ...(await writeControls(
-        published,
-        mirrorMs,
-        { ...at, formats: o.formats, csv },
-        logger,
-        o.quiet === true ? undefined : o.out,
-      )),
+      ...(await writeControls(published, o.time.at, to, logger, o.quiet === true ? undefined : o.out)),
     );
   }
   return files;
