@@ -12,7 +12,7 @@ import { workdir } from '../helpers/writeback.js';
 import { type CsvRow, expectedFromCsvs, fileOf, linesOfKinds, readCsv } from '../reports/changes-helpers.js';
 
 /**
- * The agreement suite (issue 48): for each fact, every path to it agrees, over sandbox states
+ * The agreement suite: for each fact, every path to it agrees, over sandbox states
  * generated at random (fast-check: a new seed each run, printed on failure; scale 0.02; one
  * sandbox synced into every engine under test, the syncs reused across the paths):
  * - `report all` against each report asked alone (CSV bytes, verdict file);
