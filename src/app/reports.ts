@@ -15,6 +15,7 @@ import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
 import { printable } from '../util/printable.js';
+import { type Published, writeControls } from './controls.js';
 import type { JobEnv, JobResult } from './types.js';
 
 export interface WriteReportsOptions {
@@ -91,6 +92,7 @@ export async function writeReports(
   // One run: what a report is built on is built once and handed on (reports/run.ts).
   const run = o.run ?? new ReportRun();
   const names = chosen.map((r) => r.name);
+  const published: Published[] = [];
   for (const report of chosen) {
     const started = Date.now();
     const params = { time: o.time, orgIds: o.orgIds, options };
@@ -131,6 +133,7 @@ export async function writeReports(
       ],
     });
     tap?.offer(run, built.detail.name);
+    published.push({ report: report.name, written });
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).
     const out = o.out;
@@ -166,6 +169,18 @@ export async function writeReports(
       files.push(...(await writeTrend(trend, report, o, csv, instant)));
   }
   logger.debug({ built: Object.fromEntries(run.built) }, 'report run: work built');
+  // Every report of the run: its figures checked across them (app/controls.ts).
+  if (chosen.length === reports.length) {
+    const at = {
+      outDir: o.outDir,
+      asOf: o.time.asOf.dateText,
+      ...(instant === undefined ? {} : { instant }),
+    };
+    const to = { ...at, formats: o.formats, csv };
+    files.push(
+      ...(await writeControls(published, o.time.at, to, logger, o.quiet === true ? undefined : o.out)),
+    );
+  }
   return files;
 }
 
@@ -267,7 +282,7 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
  */
 const END = '(?:\\d{4}-\\d{2}-\\d{2}|\\d{8}T\\d{6}(?:\\.\\d{3})?Z)';
 const reportFile = new RegExp(
-  `^(${reports.map((r) => r.name).join('|')})(?:-trend)?-(?:\\d{4}-\\d{2}-\\d{2}(?:-at-\\d{8}T\\d{6}Z)?|${END}-${END})\\.(xlsx|csv|html|summary\\.json)$`,
+  `^(${[...reports.map((r) => r.name), 'controls'].join('|')})(?:-trend)?-(?:\\d{4}-\\d{2}-\\d{2}(?:-at-\\d{8}T\\d{6}Z)?|${END}-${END})\\.(xlsx|csv|html|summary\\.json)$`,
 );
 
 /**

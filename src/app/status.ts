@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { parseDuration as durationOf } from '../dates.js';
 import { alive, type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
+import { lastStreamRuns } from '../reports/sync-info.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { streams } from '../sync/streams.js';
@@ -63,6 +64,8 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       : run,
   );
   const state = await mirror.db.selectFrom('sync_stream_state').selectAll().execute();
+  // Each stream's last run: the one state the dashboard and the changes report read too.
+  const lastOfStream = await lastStreamRuns(mirror.db, undefined);
   const out: StatusReport['streams'] = [];
   for (const s of streams) {
     const table = s.name as ResourceTableName;
@@ -74,20 +77,7 @@ export async function statusReport(mirror: Mirror, runs = 10): Promise<StatusRep
       ])
       .executeTakeFirst();
     const st = state.find((x) => x.stream === s.name);
-    const last = await mirror.db
-      .selectFrom('sync_stream_run')
-      .innerJoin('sync_run', 'sync_run.id', 'sync_stream_run.run_id')
-      .select([
-        'sync_stream_run.outcome',
-        'sync_stream_run.error',
-        'sync_stream_run.run_id',
-        'sync_run.pid',
-        'sync_run.host',
-      ])
-      .where('sync_stream_run.stream', '=', s.name)
-      .orderBy('sync_stream_run.id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const last = lastOfStream.get(s.name);
     out.push({
       stream: s.name,
       rows: Number(counts?.all ?? 0) - Number(counts?.deleted ?? 0),

@@ -11,7 +11,7 @@ import type { PageSummary, ReportSummary, SummaryBuilder } from './html/summary.
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { reportSummary, summaryFileOf } from './report-summary.js';
 import { forEachRow } from './streams.js';
-import type { ReportResult } from './types.js';
+import type { Facts, ReportResult, Row } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { formatCents } from '../util/money.js';
@@ -21,7 +21,7 @@ export { RenderOptionsError, RenderValueError } from './errors.js';
 export type { ReportSummary } from './html/summary.js';
 export type { CsvSettings, ReportFormat } from './renderer.js';
 
-export type { Column, ReportResult, Row, Sheet } from './types.js';
+export type { Column, Facts, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
 
@@ -59,6 +59,10 @@ export interface WriteReportResult {
   summary: ReportSummary;
   /** With an HTML page: the verdict as JSON beside it (`STEM.summary.json`, the dashboard's). */
   summaryFile?: string;
+  /** The report's typed figures, as its page read them (absent: it publishes none). */
+  facts?: Facts;
+  /** Its summary sheets as the workbook got them (rows read). */
+  sheets: readonly { name: string; rows: readonly Row[] }[];
 }
 
 /**
@@ -142,9 +146,10 @@ export async function writeReport(
     // The summaries' rows can be read once: with a summary builder or the page as well as the
     // workbook, they are read here (a few hundred rows) and handed to each.
     const sheets = result.summaries();
-    const read = builder !== undefined || formats.includes('html') ? await readSheets(sheets) : sheets;
+    const read = await readSheets(sheets);
+    const facts = result.facts?.();
     const page: PageSummary | undefined =
-      builder === undefined ? undefined : builder.build(await readSheets(read));
+      builder === undefined ? undefined : builder.build(await readSheets(read), facts);
     const summary = reportSummary(
       { ...opts, ...(result.covers === undefined ? {} : { covers: result.covers }) },
       page,
@@ -179,6 +184,8 @@ export async function writeReport(
       warnings,
       summary,
       ...(sidecar === undefined ? {} : { summaryFile: sidecar }),
+      ...(facts === undefined ? {} : { facts }),
+      sheets: read,
     };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));

@@ -84,6 +84,13 @@ export interface Sheet {
   anchors?: { key: string; prefix: string };
 }
 
+/**
+ * The figures a report publishes typed, as a type of its own (cents for money, counts, epoch ms
+ * for instants): its page summary, the dashboard's card and the run's controls read these, never
+ * a sheet's row found by its label (the renderers only hand them on).
+ */
+export type Facts = object;
+
 export interface ReportResult {
   /**
    * The files' name after the report's when the report decides it (the roll-forward: its
@@ -106,4 +113,6 @@ export interface ReportResult {
   warnings: () => string[];
   /** Lines of the About sheet besides the standard ones (report, as-of, sources, parameters). */
   about: () => [string, string][];
+  /** Its typed figures (read once the detail is done); absent: it publishes none. */
+  facts?: () => Facts;
 }

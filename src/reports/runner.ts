@@ -140,6 +140,7 @@ async function runReport<S extends z.ZodObject, N extends string>(
     ...(body.covers === undefined ? {} : { covers: body.covers }),
     detail: body.detail,
     summaries: body.summaries,
+    ...(body.facts === undefined ? {} : { facts: body.facts }),
     warnings: () => [...optionWarnings, ...body.warnings()],
     about: () => {
       const { method, results } = body.about();

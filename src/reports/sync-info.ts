@@ -9,6 +9,59 @@ export interface StreamState {
   last_run_id: number | null;
 }
 
+/** A stream's last run as the mirror knew it at an instant: the one state every view of it reads. */
+export interface LastStreamRun {
+  stream: string;
+  outcome: string;
+  error: string | null;
+  run_id: number;
+  pid: number;
+  host: string | null;
+}
+
+/**
+ * Each stream's last run that started at or before `at` (undefined: any), by stream: what
+ * `ohs status`, the dashboard's freshness and the changes report's "stream incomplete" all read,
+ * so a stream whose interrupted run was followed by a complete one is incomplete in none of them.
+ */
+export async function lastStreamRuns(
+  db: Kysely<Database>,
+  at: string | undefined,
+): Promise<Map<string, LastStreamRun>> {
+  let q = db
+    .selectFrom('sync_stream_run')
+    .innerJoin('sync_run', 'sync_run.id', 'sync_stream_run.run_id')
+    .select([
+      'sync_stream_run.id',
+      'sync_stream_run.stream',
+      'sync_stream_run.outcome',
+      'sync_stream_run.error',
+      'sync_stream_run.run_id',
+      'sync_run.pid',
+      'sync_run.host',
+    ])
+    .where('sync_stream_run.id', 'in', (eb) => {
+      let inner = eb.selectFrom('sync_stream_run as l').select((x) => x.fn.max('l.id').as('id'));
+      if (at !== undefined) inner = inner.where('l.started_at', '<=', at);
+      return inner.groupBy('l.stream');
+    });
+  if (at !== undefined) q = q.where('sync_stream_run.started_at', '<=', at);
+  const rows = await q.execute();
+  return new Map(
+    rows.map((r) => [
+      r.stream,
+      {
+        stream: r.stream,
+        outcome: r.outcome,
+        error: r.error,
+        run_id: Number(r.run_id),
+        pid: Number(r.pid),
+        host: r.host,
+      },
+    ]),
+  );
+}
+
 /**
  * Each stream's last successful sync as the mirror knew it at `at` (ISO 8601 UTC; undefined:
  * now, sync_stream_state). At an instant, the last stream run that ended ok at or before it

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { LocalDate, ReportTime } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
-import type { ReportResult, Row, Sheet } from '../render/types.js';
+import type { Facts, ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import type { ReportRun } from './run.js';
 
@@ -134,6 +134,11 @@ export interface ReportBody {
    * the last sync of each of its streams, what it found (`results`).
    */
   about: () => { method: [string, string][]; results: [string, string][] };
+  /**
+   * Its headline figures typed (render/types.ts `Facts`; read once the detail is done): the page
+   * summary, the dashboard and the run's controls (app/controls.ts) read them.
+   */
+  facts?: () => Facts;
 }
 
 /**

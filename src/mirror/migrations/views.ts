@@ -48,8 +48,21 @@ async function createOrderViews(db: Kysely<Database>): Promise<void> {
         .where('o.deleted_at', 'is', null),
     )
     .execute();
-  await db.schema
-    .createView('v_invoice_open')
+  await createInvoiceOpenView(db);
+}
+
+/**
+ * `v_invoice_open`: the unpaid-invoices report's open invoice with its default options (docs/bi.md
+ * says what differs): in the mirror (not deleted), a balance not zero, not cancelled
+ * (`dropInvoice` blank or an explicit no: false, 0, no; as util/invoice-cancelled.ts reads it).
+ * `balance` already holds the late fee (the report's `lateFeeInBalance`). `replace`: on
+ * PostgreSQL `CREATE OR REPLACE` (the same columns in the same order, so the BI role's grants
+ * stay); SQLite has no grants and no `OR REPLACE`: the caller drops it first.
+ */
+export async function createInvoiceOpenView(db: Kysely<Database>, replace = false): Promise<void> {
+  const drop = sql.ref('i.dropInvoice');
+  const view = db.schema.createView('v_invoice_open');
+  await (replace ? view.orReplace() : view)
     .as(
       db
         .selectFrom('invoice as i')
@@ -63,7 +76,8 @@ async function createOrderViews(db: Kysely<Database>): Promise<void> {
           'i.lateFee as late_fee',
         ])
         .where('i.deleted_at', 'is', null)
-        .where('i.balance', '<>', 0),
+        .where('i.balance', '<>', 0)
+        .where(sql<boolean>`(${drop} is null or lower(trim(${drop})) in ('', 'false', '0', 'no'))`),
     )
     .execute();
 }

@@ -1,5 +1,5 @@
 import { formatCents } from '../../util/money.js';
-import type { Column, Row } from '../types.js';
+import type { Column, Facts, Row } from '../types.js';
 import type { Chart } from './charts.js';
 import { groupDigits } from './escape.js';
 
@@ -120,9 +120,10 @@ export interface PageSummary {
  * few) and builds the summary from the summary sheets once the detail is done. A report declares
  * a function making one per page (`html` of its declaration).
  */
-export interface SummaryBuilder {
+export interface SummaryBuilder<F extends Facts = Facts> {
   onRow(row: Row): void;
-  build(sheets: ReadSheet[]): PageSummary;
+  /** `facts`: the report's typed figures (its `facts`), the one source of a figure it shows. */
+  build(sheets: ReadSheet[], facts?: F): PageSummary;
 }
 
 /** A number cell's value; anything else (empty, text) is 0. */

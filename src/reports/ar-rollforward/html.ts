@@ -1,45 +1,49 @@
 import type { Chart } from '../../render/html/charts.js';
 import {
   count,
+  type Figure,
   level,
   money,
-  num,
   palette,
   plural,
-  type ReadSheet,
   type SummaryBuilder,
   sheet,
 } from '../../render/html/summary.js';
 import { DOWN, LINES, NO_WRITE_OFF, SHORTENED, STEPS, UNKNOWN_PERIOD } from './columns.js';
+import type { RollforwardFacts } from './facts.js';
 import { RESULTS } from './payments.js';
 
 /**
- * The roll-forward page's summary: the lines as figures (read from the Roll-forward sheet, the
- * workbook's own rows), a waterfall from opening to closing, the reconciliation checks and the
- * payments' results. Action needed when a check is not zero (a report fault); needs attention
- * when a payment is not seen yet or differs, or the period was shortened.
+ * The roll-forward page's summary: the lines as figures, a waterfall from opening to closing,
+ * the reconciliation checks and the payments' results, all from the report's typed figures
+ * (`RollforwardFacts`: each line by its key, the workbook's rows made from the same object),
+ * never a sheet row found by its label (two lines share "of which credit balances"). Action
+ * needed when a check is not zero (a report fault); needs attention when a payment is not seen
+ * yet or differs, or the period was shortened.
  */
-export function arRollforwardHtml(): SummaryBuilder {
+export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
   return {
     onRow() {},
-    build(sheets) {
+    build(sheets, facts) {
       const lines = sheet(sheets, 'Roll-forward')?.rows ?? [];
-      const payments = sheet(sheets, 'Payments applied')?.rows ?? [];
-      if (lines.some((r) => r.line === UNKNOWN_PERIOD))
+      if (facts === undefined || lines.some((r) => r.line === UNKNOWN_PERIOD))
         return {
           status: 'warn',
           problems: ['no roll-forward: the mirror has no history yet'],
           figures: [{ label: 'Roll-forward', value: 'not known' }],
-          charts: [waterfall(lines)],
+          charts: [waterfall(undefined)],
         };
-      // Every check line must be zero, and all of them must be there.
-      const checks = lines.filter((r) => String(r.line).startsWith('Check:'));
-      const off = checks.length < 5 || checks.some((r) => num(r.check) !== 0);
-      const lineOf = (label: string) => lines.find((r) => r.line === label);
-      const shortened = lineOf(SHORTENED) !== undefined;
-      const n = (result: string) => payments.filter((p) => p.result === result).length;
-      const unseen = n(RESULTS.notSeen);
-      const differ = n(RESULTS.different);
+      const checks = [
+        facts.checkLines,
+        facts.checkOpening,
+        facts.checkClosing,
+        facts.checkOpeningCredits,
+        facts.checkClosingCredits,
+      ];
+      const off = checks.some((c) => c !== 0);
+      const shortened = lines.some((r) => r.line === SHORTENED);
+      const unseen = facts.paymentsNotSeen;
+      const differ = facts.paymentsDifferent;
       const problems = [
         ...(off ? ["the roll-forward does not reconcile with the ageing's totals (a report fault)"] : []),
         ...(differ > 0
@@ -48,42 +52,43 @@ export function arRollforwardHtml(): SummaryBuilder {
         ...(unseen > 0 ? [`${plural(unseen, 'payment')} applied not seen by a sync yet`] : []),
         ...(shortened ? ["the period is shortened: it starts at the mirror's history"] : []),
       ];
-      const amount = (key: string) =>
-        lines.find((r) => r.line === LINES.find((l) => l.key === key)?.label)?.amount;
+      const results: [string, number][] = [
+        [RESULTS.matched, facts.paymentsMatched],
+        [RESULTS.notSeen, unseen],
+        [RESULTS.different, differ],
+      ];
       return {
         status: level(off, differ > 0 || unseen > 0 || shortened),
         problems,
-        counts: [RESULTS.matched, RESULTS.notSeen, RESULTS.different].map((status) => ({
-          group: 'payments applied',
-          status,
-          count: n(status),
-          assumed: 0,
-        })),
-        figures: [
-          // The lines as they read; the "of which" parts named on their own.
-          ...LINES.filter((l) => !l.label.startsWith(' ')).map((l) => ({
-            label: l.label.trim(),
-            value: money(lineOf(l.label)?.amount),
-          })),
-          { label: 'Decreases applied by this tool', value: money(amount('decreasesApplied')) },
-          { label: 'Credit balances at the start', value: money(amount('openingCredits')) },
-          { label: 'Credit balances at the end', value: money(amount('closingCredits')) },
-          { label: 'Reconciles to the cent', value: off ? 'no' : 'yes' },
-          { label: 'Payments applied: matched', value: count(n(RESULTS.matched)) },
-        ],
-        charts: [waterfall(lines)],
+        counts: results.map(([status, n]) => ({ group: 'payments applied', status, count: n, assumed: 0 })),
+        figures: rollforwardFigures(facts, off),
+        charts: [waterfall(facts)],
       };
     },
   };
+}
+
+/** The page's figures: the lines as they read (the "of which" parts named on their own). */
+export function rollforwardFigures(facts: RollforwardFacts, off: boolean): Figure[] {
+  return [
+    ...LINES.filter((l) => !l.label.startsWith(' ')).map((l) => ({
+      label: l.label.trim(),
+      value: money(facts[l.key]),
+    })),
+    { label: 'Decreases applied by this tool', value: money(facts.decreasesApplied) },
+    { label: 'Credit balances at the start', value: money(facts.openingCredits) },
+    { label: 'Credit balances at the end', value: money(facts.closingCredits) },
+    { label: 'Reconciles to the cent', value: off ? 'no' : 'yes' },
+    { label: 'Payments applied: matched', value: count(facts.paymentsMatched) },
+  ];
 }
 
 /**
  * The roll-forward as a waterfall: opening, each movement as a step up or down from where the
  * last one ended, closing. Amounts in dollars (the lines' cents / 100); lines of 0 are left out.
  */
-function waterfall(lines: ReadSheet['rows']): Chart {
-  const amountOf = (key: string) =>
-    num(lines.find((r) => r.line === LINES.find((l) => l.key === key)?.label)?.amount);
+function waterfall(facts: RollforwardFacts | undefined): Chart {
+  const amountOf = (key: (typeof STEPS)[number] | 'opening' | 'closing') => facts?.[key] ?? 0;
   const labelOf = (key: string) =>
     (LINES.find((l) => l.key === key)?.label ?? key).replace(/^\s*(of which\s*)?/, '').trim();
   const opening = amountOf('opening');

@@ -8,6 +8,7 @@ import { summarise } from '../unpaid-invoices/summary.js';
 import { compareOrgs, listSome } from '../values.js';
 import { aboutLines } from './about.js';
 import { detailColumns, LINES, lineColumns, NO_WRITE_OFF, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
+import { type Checks, rollforwardFacts, type Totals } from './facts.js';
 import { arRollforwardHtml } from './html.js';
 import {
   AgeingReader,
@@ -131,6 +132,7 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
       },
     },
     summaries: () => sheets,
+    facts: () => rollforwardFacts(total, checks, reconciliation, period),
     warnings: () => warnings,
     about: () =>
       aboutLines(period, opts, {
@@ -140,15 +142,6 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
       }),
   };
 }
-
-type Totals = Movement & {
-  decreasesApplied: number;
-  decreasesElsewhere: number;
-  openingOwed: number;
-  openingCredits: number;
-  closingOwed: number;
-  closingCredits: number;
-};
 
 /** Each line's total over the invoices' rows; opening and closing split into owed and credits. */
 function lineTotals(rows: readonly Row[]): Totals {
@@ -173,14 +166,6 @@ function lineTotals(rows: readonly Row[]): Totals {
     else total.closingCredits += closing;
   }
   return total;
-}
-
-interface Checks {
-  lines: number;
-  opening: number;
-  closing: number;
-  openingCredits: number;
-  closingCredits: number;
 }
 
 /** The checks (each must be 0, coloured when not) and the ageing's own totals they compare with. */

@@ -97,6 +97,13 @@ function sinceWords(p: ChangesPeriod): string {
   return `since ${p.since}`;
 }
 
+/** The changes report's typed figures: its period's ends (epoch ms) and its lines. */
+export interface ChangesFacts {
+  sinceMs: number;
+  toMs: number;
+  lines: number;
+}
+
 async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
   const { common } = input;
   const period = await periodOf(input);
@@ -122,6 +129,7 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
     covers: periodWords({ fromMs: period.sinceMs, toMs: period.toMs }, common.timezone),
     detail: { name: 'Changes', columns: changeColumns, rows, totals: 'none', wrap: true },
     summaries: () => sheets,
+    facts: (): ChangesFacts => ({ sinceMs: period.sinceMs, toMs: period.toMs, lines: lines.length }),
     warnings: () => warnings,
     about: () => ({
       method: [

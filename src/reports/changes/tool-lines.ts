@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
+import { lastStreamRuns } from '../sync-info.js';
 import { listSome } from '../values.js';
 import type { Change, Severity } from './line.js';
 
@@ -80,7 +81,12 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
     .orderBy('stream')
     .orderBy('id')
     .execute();
+  // A stream is incomplete at the period's end when its last run by then did not complete (the
+  // state `ohs status` and the dashboard's freshness read): one interrupted and then completed is not.
+  const last = await lastStreamRuns(db, to);
   for (const stream of [...new Set(streams.map((s) => s.stream))]) {
+    const outcome = last.get(stream)?.outcome;
+    if (outcome === 'ok' || outcome === 'running') continue;
     const runs = streams.filter((s) => s.stream === stream);
     const outcomes = [...new Set(runs.map((r) => r.outcome))].join(', ');
     out.push(

@@ -39,7 +39,7 @@ export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
     ];
     for (const id of common.orgIds)
       if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
-    const { byOrg, buckets: bucketRows } = summarise(c.open, c.voided, buckets, opts.summarySort);
+    const { byOrg, buckets: bucketRows, facts } = summarise(c.open, c.voided, buckets, opts.summarySort);
     const old = buckets[buckets.length - 1] as (typeof buckets)[number];
     const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
       typeof r.orgId !== 'number'
@@ -55,6 +55,6 @@ export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
             },
           ],
     );
-    return { buckets, c, history, warnings, byOrg, bucketRows, balances, oldLabel: old.label };
+    return { buckets, c, history, warnings, byOrg, bucketRows, balances, oldLabel: old.label, facts };
   });
 }

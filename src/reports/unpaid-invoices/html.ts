@@ -13,23 +13,23 @@ import {
   sheet,
 } from '../../render/html/summary.js';
 import { TREND_SHEET } from '../ar-trend.js';
+import type { UnpaidFacts } from './summary.js';
 
 /**
  * The summary of the unpaid invoices page (docs/html-reports.md): the open balance, its oldest
  * bucket and share over 60 days, and charts by bucket, of the largest balances and of the trend.
  * The buckets are read from the sheets' money columns, so configured buckets keep their charts.
  */
-export function unpaidInvoicesHtml(): SummaryBuilder {
+export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidFacts> {
   return {
     onRow() {},
-    build(sheets) {
+    build(sheets, facts) {
       const buckets = (sheet(sheets, 'Buckets')?.rows ?? [])
         .filter((r) => !isTotal(r.bucket))
         .map((r) => ({ bucket: String(r.bucket), dollars: num(r.amount) / 100, invoices: num(r.invoices) }));
       const byOrgSheet = sheet(sheets, 'By org');
       const bucketColumns = ageingColumns(byOrgSheet);
       const byOrg = byOrgSheet?.rows ?? [];
-      const total = byOrg.find((r) => isTotal(r.org));
       const largest = byOrg
         .filter((r) => !isTotal(r.org))
         .sort((a, b) => num(b.total) - num(a.total))
@@ -42,7 +42,8 @@ export function unpaidInvoicesHtml(): SummaryBuilder {
           dollars: num(r[key]) / 100,
         })),
       );
-      const over60 = num(total?.over60Share);
+      // The figures from the report's typed totals (never the sheet's Total row by its label).
+      const over60 = facts === undefined || facts.owed === 0 ? 0 : facts.over60 / facts.owed;
       const share = `${(over60 * 100).toFixed(1)}%`;
       return {
         // Of the balances owed (credits apart): over half past 60 days needs action, a quarter attention.
@@ -50,14 +51,14 @@ export function unpaidInvoicesHtml(): SummaryBuilder {
         counts: buckets.map((b) => ({ group: 'bucket', status: b.bucket, count: b.invoices, assumed: 0 })),
         problems: over60 > 0.25 ? [`${share} of the balances owed is over 60 days past due`] : [],
         figures: [
-          { label: 'Open balance', value: money(total?.total) },
-          { label: 'Open invoices', value: count(num(total?.openInvoices)) },
+          { label: 'Open balance', value: money(facts?.openBalance) },
+          { label: 'Open invoices', value: count(facts?.openInvoices ?? 0) },
           {
             label: `${bucketColumns.at(-1)?.label ?? 'Oldest bucket'} days past due`,
-            value: money(total?.[bucketColumns.at(-1)?.key ?? '']),
+            value: money(facts?.oldestBucket),
           },
           { label: 'Over 60 days (of balances owed)', value: share },
-          { label: 'Late fees', value: money(total?.lateFees) },
+          { label: 'Late fees', value: money(facts?.lateFees) },
         ],
         charts: [
           {

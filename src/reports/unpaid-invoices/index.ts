@@ -33,7 +33,7 @@ export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOption
 async function build(input: ReportInput<UnpaidInvoicesOptions>) {
   const { db, common, opts, scope, at } = input;
   // The run's figures (shared with accounts at risk).
-  const { buckets, c, history, warnings, byOrg, bucketRows } = await unpaidFigures(input);
+  const { buckets, c, history, warnings, byOrg, bucketRows, facts } = await unpaidFigures(input);
   const { open, voided } = c;
   const trend = await arTrend(db, common, opts, buckets, scope);
   const about = aboutLines(opts, buckets, voided.length, open.length, c, at, history.about, [
@@ -63,6 +63,7 @@ async function build(input: ReportInput<UnpaidInvoicesOptions>) {
       },
     },
     summaries: () => sheets,
+    facts: () => facts,
     warnings: () => warnings,
     about: () => about,
   };

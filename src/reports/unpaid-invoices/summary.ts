@@ -3,6 +3,27 @@ import { compareOrgs } from '../values.js';
 import { type Bucket, CREDITS, VOID } from './buckets.js';
 import type { OpenInvoice } from './classify.js';
 
+/**
+ * The ageing's typed figures over every org in scope (its page, the dashboard, the roll-forward's
+ * ends and the run's controls read these): cents and counts.
+ */
+export interface UnpaidFacts {
+  /** The net open balance (credits netted): the A/R total. */
+  openBalance: number;
+  openInvoices: number;
+  lateFees: number;
+  /** The balance in the oldest bucket. */
+  oldestBucket: number;
+  /** The credit balances (negative). */
+  credits: number;
+  /** Owed more than 60 days past due (credits apart). */
+  over60: number;
+  /** What is owed (the positive balances, credits apart). */
+  owed: number;
+  /** Cancelled invoices (apart from A/R). */
+  cancelled: number;
+}
+
 interface OrgTotals {
   orgId: number | null;
   org: string | null;
@@ -21,7 +42,7 @@ export function summarise(
   voided: OpenInvoice[],
   buckets: Bucket[],
   sort: 'total' | 'name',
-): { byOrg: Row[]; buckets: Row[] } {
+): { byOrg: Row[]; buckets: Row[]; facts: UnpaidFacts } {
   const keyOf = new Map<string, string>([
     ...buckets.map((b) => [b.label, b.key] as const),
     [CREDITS.label, CREDITS.key],
@@ -104,7 +125,18 @@ export function summarise(
       },
     );
   }
-  return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows };
+  const old = buckets[buckets.length - 1];
+  const facts: UnpaidFacts = {
+    openBalance: grand.total,
+    openInvoices: grand.count,
+    lateFees: grand.lateFees,
+    oldestBucket: old === undefined ? 0 : (grand.amounts.get(old.key) ?? 0),
+    credits: grand.amounts.get(CREDITS.key) ?? 0,
+    over60: grand.over60,
+    owed: grand.gross,
+    cancelled: voided.length,
+  };
+  return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows, facts };
 }
 
 /** Open and cancelled invoices by org: each org's open invoices, then its cancelled ones. */
