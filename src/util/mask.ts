@@ -237,17 +237,6 @@ function recordIds(value: unknown, field = '', into = new Set<string>()): Set<st
 
 const isRecordId = (field: string) => /(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field);
 
-/** Every string of a JSON value (an error body) through `maskText`, and its fields masked by name. */
-export function maskTextDeep(value: unknown, masking: TextMasking = {}): unknown {
-  if (typeof value === 'string') return maskText(value, masking);
-  if (Array.isArray(value)) return value.map((v) => maskTextDeep(v, masking));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(maskByName(value) as Record<string, unknown>))
-    out[k] = maskTextDeep(v, masking);
-  return out;
-}
-
 /**
  * The keys of a query body whose values are its structure, not data: the field names a filter,
  * a sort or `return` names, an operator, a link operator, a direction. A service quoting them
