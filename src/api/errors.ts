@@ -10,6 +10,8 @@ export interface ApiErrorOptions extends OhsErrorOptions {
   method: string;
   path: string;
   attempts?: number;
+  /** The service's text (an error body), masked when read: see `ApiError.serviceText`. */
+  serviceText?: () => string;
 }
 
 export abstract class ApiError extends OhsError {
@@ -18,6 +20,13 @@ export abstract class ApiError extends OhsError {
   readonly method: string;
   readonly path: string;
   readonly attempts: number;
+  /**
+   * The text the service answered with (its error body), through the masking gate, made when
+   * read. Withheld from the message and `detail` (src/util/refusal.ts): shown only by `ohs apply
+   * --show-service-text` on a terminal, never stored or logged. Not enumerable, so no
+   * serializer of the error (a log line's `err`) meets it.
+   */
+  declare readonly serviceText: string | undefined;
 
   constructor(code: string, message: string, options: ApiErrorOptions) {
     super(code, `${message}: ${options.method} ${options.path}`, options);
@@ -25,6 +34,15 @@ export abstract class ApiError extends OhsError {
     this.method = options.method;
     this.path = options.path;
     this.attempts = options.attempts ?? 1;
+    const text = options.serviceText;
+    let shown: string | undefined;
+    Object.defineProperty(this, 'serviceText', {
+      enumerable: false,
+      get: () => {
+        if (text !== undefined) shown ??= text();
+        return shown;
+      },
+    });
   }
 }
 

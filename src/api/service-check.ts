@@ -87,7 +87,7 @@ function answerKind(err: ProtocolError): string {
 
 /** Whether the answer was an HTML page (a web site, a portal, a proxy's page). */
 function isHtml(err: ProtocolError): boolean {
-  const body = typeof err.detail === 'string' ? err.detail.trimStart() : undefined;
+  const body = err.serviceText?.trimStart();
   return body !== undefined && /^<(!doctype|html|head|body|\?xml|!--)/i.test(body);
 }
 

@@ -4,6 +4,7 @@ import { createClient, verifyService } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import type { OutboxState } from '../mirror/index.js';
 import { summarised } from '../terminal.js';
+import { printable } from '../util/printable.js';
 import { textTable } from '../util/text-table.js';
 import {
   type ApplyReport,
@@ -55,6 +56,17 @@ export function formatApply(report: ApplyReport): string {
   if (report.orphans > 0) parts.push(`${report.orphans} left sending by a stopped apply, now unknown`);
   if (report.deletesWaiting > 0) parts.push(`${report.deletesWaiting} delete(s) not confirmed, not sent`);
   return `${rows.length > 0 ? textTable(['ID', 'OP', 'STATE', 'SUMMARY', 'NOTE'], rows) : 'nothing to send\n'}${parts.join(', ')}\n`;
+}
+
+/**
+ * The service's own text of each refused item (`--show-service-text`), for the terminal only:
+ * masked (src/util/mask.ts), control characters shown escaped; never stored or logged.
+ */
+export function formatServiceTexts(report: ApplyReport): string {
+  const lines = report.lines.filter((l) => l.serviceText !== undefined);
+  if (lines.length === 0) return '';
+  const texts = lines.map((l) => `  #${l.id}: ${printable(l.serviceText ?? '', 2000)}`);
+  return `the service's text (masked; shown here only, never kept):\n${texts.join('\n')}\n`;
 }
 
 const amount = (n: number | null) => (n === null ? 'none' : n.toFixed(2));
@@ -148,9 +160,19 @@ function registerApply(program: Command): void {
       'send these held items as they are (the change is meant although the target changed since the plan)',
       (v: string, prev: number[] = []) => [...prev, intArg(1)(v)],
     )
+    .option(
+      '--show-service-text',
+      "show the service's own text of each refusal (masked) on this terminal; never stored or logged",
+    )
     .option('--db <db>', DB_OPTION_HELP)
     .addHelpText('after', '\nExamples: ohs apply --yes\n          ohs apply --release 12')
-    .action(async (flags: { yes?: boolean; release?: number[] }, cmd: Command) => {
+    .action(async (flags: { yes?: boolean; release?: number[]; showServiceText?: boolean }, cmd: Command) => {
+      // The service's text is for a person at a terminal: refused (before anything is sent) where
+      // stdout is a file or a pipe, which would keep it.
+      if (flags.showServiceText === true && process.stdout.isTTY !== true)
+        throw new UsageError(
+          "--show-service-text shows the service's text on a terminal only, and stdout is not one: nothing was sent",
+        );
       const release = flags.release ?? [];
       const ctx = commandContext(cmd);
       const { config, logger } = ctx;
@@ -200,6 +222,7 @@ function registerApply(program: Command): void {
         });
         logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
         process.stdout.write(formatApply(report));
+        if (flags.showServiceText === true) process.stdout.write(formatServiceTexts(report));
         throwUnlessDone(report);
       } finally {
         process.off('SIGINT', stop);

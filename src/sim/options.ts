@@ -296,6 +296,13 @@ export const simOptionsSchema = z
         'Refuse every write with 400 quoting its values reworded (a date as July 4, 1961 or 04-JUL-61, an SSN as 987.65.4321, text in upper case), as services that paraphrase what they refuse do.',
       ),
 
+    localeRefusals: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Refuse every write with 422 quoting its values in other locales' spellings (a date as 4 juillet 1961, 4. Juli 1961 or 1961年7月4日, an SSN in fullwidth or Arabic-Indic digits or as HTML character references, text percent-encoded or in upper case), as services abroad do.",
+      ),
+
     hostile: z
       .boolean()
       .default(false)
@@ -359,6 +366,7 @@ export const liveOptionKeys = [
   'missingOps',
   'quoteRefusals',
   'rewordErrors',
+  'localeRefusals',
   'mutateEveryMs',
   'mutateEveryRequests',
   'mutationSize',

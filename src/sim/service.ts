@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hugeErrorMessage } from './hostile.js';
-import { parseJsonBody, quotedRefusal, rewordedRefusal, SimHttpError } from './http-error.js';
+import { localeRefusal, parseJsonBody, quotedRefusal, rewordedRefusal, SimHttpError } from './http-error.js';
 import { loadLatency } from './load.js';
 import { type FaultKind, faultMayHit, type WriteOperation } from './options.js';
 import { serviceTime } from './queue.js';
@@ -209,6 +209,7 @@ async function perform(state: SimState, ex: Exchange, { route, raw, writes }: Ad
   const input = parseJsonBody(raw, ex.req, route.op.method !== 'GET');
   if (writes && options.quoteRefusals) throw quotedRefusal(raw, ex.req.headers.authorization);
   if (writes && options.rewordErrors) throw rewordedRefusal(input);
+  if (writes && options.localeRefusals) throw localeRefusal(input);
   if (state.hooks.failRequest?.({ method: ex.method, path: ex.path, body: input }) === true)
     throw new SimHttpError(500, 'INTERNAL', 'internal error (failRequest hook)');
   const writeFault = writes ? drawWriteFault(state, route) : undefined;

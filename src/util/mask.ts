@@ -91,16 +91,18 @@ export function rememberSecret(secret: string): void {
 export interface TextMasking {
   /**
    * The request the text answers (a write's body): every value it carried, whatever its field's
-   * name, is masked where the text quotes it: as is, as JSON escapes it, and in any letter case
-   * or with other separators between its letters and digits (`ZEBULON QUARTZ`, `D-1234-567`).
+   * name, is masked where the text quotes it: as is, as JSON escapes it, and in any letter case,
+   * with or without accents, or with other separators between its letters and digits
+   * (`ZEBULON QUARTZ`, `D-1234-567`, `JOSÉ` or `JOSE` for `José`).
    */
   carried?: unknown;
   /**
-   * Text from the service: besides the carried values, every date-like token (`July 4, 1961`,
-   * `04-JUL-61`, `02/03/71`, `3 Feb 1971`, `1961-07-04`) becomes `[date]` and every number-like
-   * token of four digits or more (`987.65.4321`, `987-654321`, `D1234567`) `[number]`, whatever
-   * was sent: a service that rewords what it refuses quotes no personal value. Kept: words,
-   * field names, codes, statuses (three digits), and the ids of records the request named.
+   * Text from the service, read by an allow-list: the text is first decoded as a person would
+   * read it (HTML character references, percent-encoding, `\uXXXX` escapes, fullwidth forms,
+   * accents), then every token holding a digit of any script (`1961`, `4th`, `'61`, `7月4日`,
+   * `٩٨٧`, `D1234567`, `03 02 1971` as one) becomes `[number]`, whatever was sent. What is kept:
+   * words without digits, punctuation, and the ids of the records the request named. A service
+   * that rewords what it refuses, in any locale's spelling, quotes no digit of a personal value.
    */
   shapes?: boolean;
 }
@@ -110,24 +112,48 @@ const AUTH_VALUE = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=:-]{8,}/gi;
 const AUTH_HEADER = /\b(authorization|x-api-key|api[-_]?key)("?\s*[:=]\s*"?)(?!(Bearer|Basic)\s)[^\s",;}]+/gi;
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
 
-const MONTH =
-  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
-const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
-const SEP = '[\\s,\\-/.]*';
-/** Dates with a month's name, in any order and case: `July 4, 1961`, `4 Jul 1961`, `04-JUL-61`, `July 1961`. */
-const NAMED_DATE = new RegExp(
-  `(?<![A-Za-z0-9])(?:${MONTH}${SEP}${DAY}${SEP}\\d{2,4}|${DAY}${SEP}${MONTH}${SEP}\\d{2,4}|${MONTH}${SEP}\\d{4})(?![A-Za-z0-9])`,
-  'gi',
-);
-/** Dates of three numbers: `1961-07-04`, `02/03/71`, `4.7.1961`. */
-const NUMERIC_DATE = /(?<![A-Za-z0-9])\d{1,4}([-/.])\d{1,2}\1\d{1,4}(?![A-Za-z0-9])/g;
 /**
- * A token holding digits: letters and digits, joined by `.`, `-` or `/`; or digit groups joined by
- * a space or comma. It starts only where a run of letters and digits starts: tried at every
- * position of a long run without a digit (a 200 KB error of one word), it rescanned the run from
- * each, quadratic in the run's length.
+ * A token holding a digit of any script: letters, digits and marks, joined by `.`, `-`, `/`, `'`
+ * or `:`; or digit groups joined by spaces or commas (`03 02 1971`, `987 65 4321`). It starts only
+ * where a run of letters and digits starts (tried at every position of a long run without a
+ * digit, a 200 KB error of one word, it rescanned the run from each: quadratic), and never inside
+ * a held mask's marker.
  */
-const NUMBER_TOKEN = /(?<![A-Za-z0-9])(?:[A-Za-z0-9]*\d[A-Za-z0-9]*(?:[./-][A-Za-z0-9]+)*|\d+(?:[ ,]\d+)+)/g;
+const NUMBER_TOKEN =
+  /(?<![\p{L}\p{N}\p{M}\uE000])(?:[\p{L}\p{M}\p{N}]*\p{N}[\p{L}\p{M}\p{N}]*(?:[./:'’-][\p{L}\p{M}\p{N}]+)*|\p{N}+(?:[ ,]+\p{N}+)+)/gu;
+
+/** HTML character references: numeric (`&#57;`, `&#x39;`) and the named ones a service escapes with. */
+const NAMED_REFS: Record<string, string> = { amp: '&', apos: "'", quot: '"', lt: '<', gt: '>', nbsp: ' ' };
+
+/**
+ * The text as a person reads it: HTML character references, percent-encoding and `\uXXXX`
+ * escapes decoded (twice over at most: `&amp;#57;`), then compatibility forms folded (fullwidth
+ * `９` is `9`) and accents dropped (`JOSÉ` is `JOSE`), so no spelling hides a value from the masks.
+ */
+function readable(text: string): string {
+  let out = text;
+  for (let round = 0; round < 3; round++) {
+    const before = out;
+    out = out
+      .replace(/&#(\d{1,7});?|&#x([0-9a-f]{1,6});?/gi, (m, dec?: string, hex?: string) => {
+        const cp = dec !== undefined ? Number(dec) : Number.parseInt(hex ?? '', 16);
+        return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+      })
+      .replace(/&(amp|apos|quot|lt|gt|nbsp);/gi, (m, name: string) => NAMED_REFS[name.toLowerCase()] ?? m)
+      .replace(/\\u([0-9a-f]{4})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+      .replace(/(?:%[0-9a-f]{2})+/gi, (m) => {
+        try {
+          return decodeURIComponent(m);
+        } catch {
+          return m.replace(/%([0-9a-f]{2})/gi, (_x, h: string) =>
+            String.fromCharCode(Number.parseInt(h, 16)),
+          );
+        }
+      });
+    if (out === before) break;
+  }
+  return out.normalize('NFKD').replace(/\p{M}/gu, '');
+}
 
 /** Private-use brackets around a masked carried value while the shapes are removed (so `***4321` stays). */
 const HOLD_OPEN = '\uE000';
@@ -135,7 +161,7 @@ const HOLD_CLOSE = '\uE001';
 
 /** A pattern finding `value` in any letter case, with up to three other characters between its letters and digits. */
 function loosePattern(value: string): RegExp | undefined {
-  const chars = value.replace(/[^A-Za-z0-9]/g, '');
+  const chars = readable(value).replace(/[^A-Za-z0-9]/g, '');
   if (chars.length < 4 || value.length > 200) return undefined;
   return new RegExp(`(?<![A-Za-z0-9])${[...chars].join('[^A-Za-z0-9]{0,3}')}(?![A-Za-z0-9])`, 'gi');
 }
@@ -165,14 +191,11 @@ function maskCarried(text: string, carried: unknown, held: string[]): string {
 const alreadyMasked = (text: string, at: number, length: number) =>
   text.slice(Math.max(0, at - 3), at) === '***' || text.startsWith('-**-**', at + length);
 
-/** Every date-like token, and every number-like token of four digits or more but the ids in `kept`. */
+/** Every token holding a digit, but the ids in `kept` and the masks this gate made before. */
 function maskShapes(text: string, kept: Set<string>): string {
-  return text
-    .replace(NAMED_DATE, '[date]')
-    .replace(NUMERIC_DATE, '[date]')
-    .replace(NUMBER_TOKEN, (m, at: number, whole: string) =>
-      m.replace(/\D/g, '').length < 4 || kept.has(m) || alreadyMasked(whole, at, m.length) ? m : '[number]',
-    );
+  return text.replace(NUMBER_TOKEN, (m, at: number, whole: string) =>
+    kept.has(m) || alreadyMasked(whole, at, m.length) ? m : '[number]',
+  );
 }
 
 /**
@@ -180,11 +203,12 @@ function maskShapes(text: string, kept: Set<string>): string {
  * or store: the process's secrets and any `Authorization`/`Bearer` value become `[secret]`, a
  * URL's password `***`; with `carried`, every value of the request the text answers is masked as
  * the record's field would be (`***6789`, `1980-**-**`), in any case or spacing; with `shapes`,
- * every date-like and number-like token too (see `TextMasking`). Field names, codes and statuses
- * stay: the text stays useful.
+ * the text is decoded and every token holding a digit masked (see `TextMasking`). Field names and
+ * words stay: the text stays readable.
  */
 export function maskText(text: string, masking: TextMasking = {}): string {
-  let out = text;
+  // Service text is read as a person reads it before anything is looked for in it.
+  let out = masking.shapes === true ? readable(text) : text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[secret]');
   out = out
     .replace(AUTH_VALUE, (_m, scheme: string) => `${scheme} [secret]`)
@@ -212,17 +236,6 @@ function recordIds(value: unknown, field = '', into = new Set<string>()): Set<st
 }
 
 const isRecordId = (field: string) => /(^|[a-z_])(id|Id|ID)$/.test(field) && !looksSensitive(field);
-
-/** Every string of a JSON value (an error body) through `maskText`, and its fields masked by name. */
-export function maskTextDeep(value: unknown, masking: TextMasking = {}): unknown {
-  if (typeof value === 'string') return maskText(value, masking);
-  if (Array.isArray(value)) return value.map((v) => maskTextDeep(v, masking));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(maskByName(value) as Record<string, unknown>))
-    out[k] = maskTextDeep(v, masking);
-  return out;
-}
 
 /**
  * The keys of a query body whose values are its structure, not data: the field names a filter,

@@ -136,12 +136,16 @@ export async function writeFileSafely(file: string, data: string | Uint8Array, m
   }
 }
 
-const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+const APPEND =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * Opens the log file (`logFile`) for appending, the one file the tool keeps open rather than
  * writing whole: never through a symbolic link (`O_NOFOLLOW`: a link planted at its name refuses
- * the open, its target untouched), created 0600; an existing file must be a regular file of this
+ * the open, its target untouched), without blocking (`O_NONBLOCK`: a FIFO at its name with no
+ * reader refuses the open at once, instead of waiting for one; with a reader, `fstat` finds it),
+ * created 0600; an existing file must be a regular file with one link (a hard link would append
+ * our lines to a file known by another name too), of this
  * user (another owner's file is refused: it would be appended to with our lines), and a mode
  * wider than 0600 is tightened to 0600 on the open descriptor (the file is ours, and its lines may
  * name records; an older version created it 0644). Returns the descriptor.
@@ -157,6 +161,11 @@ export function openLogFile(path: string): number {
         `logFile ${printable(path, 300)}: is a symbolic link: not followed; remove it or log elsewhere`,
         { cause: err },
       );
+    // A FIFO (or a device) with no reader: O_NONBLOCK refuses it at once rather than waiting.
+    if (code === 'ENXIO')
+      throw new OutputError(`logFile ${printable(path, 300)}: not a regular file (a FIFO or a device)`, {
+        cause: err,
+      });
     throw new OutputError(`logFile ${printable(path, 300)}: cannot open it: ${code ?? String(err)}`, {
       cause: err,
     });
@@ -165,6 +174,10 @@ export function openLogFile(path: string): number {
     const st = fstatSync(fd);
     const uid = process.getuid?.();
     if (!st.isFile()) throw new OutputError(`logFile ${printable(path, 300)}: not a regular file`);
+    if (st.nlink !== 1)
+      throw new OutputError(
+        `logFile ${printable(path, 300)}: has ${st.nlink} links (a hard link to another file): not appended to; log elsewhere`,
+      );
     if (uid !== undefined && st.uid !== uid)
       throw new OutputError(
         `logFile ${printable(path, 300)}: belongs to another user (uid ${st.uid}): not appended to; log elsewhere`,

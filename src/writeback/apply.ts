@@ -63,6 +63,11 @@ export interface ApplyLine {
   summary: string;
   state: OutboxState;
   note: string;
+  /**
+   * The service's own text of its answer, masked: for `ohs apply --show-service-text` on a
+   * terminal only; never in `note`, the log or the outbox.
+   */
+  serviceText?: string;
 }
 
 export interface ApplyReport {
@@ -95,6 +100,8 @@ export class Applier {
   private readonly ctx: OpContext;
   private readonly work: PQueue;
   private reconciled = 0;
+  /** The service's text of each item's failed request, for the terminal's view only (ApplyLine). */
+  private readonly texts = new Map<number, string>();
 
   constructor(
     client: OhsClient,
@@ -171,6 +178,7 @@ export class Applier {
         if (err instanceof UnauthorizedError) throw err;
         // A read needed to send or to reconcile failed after its retries: the item stays as it was.
         const error = errorOf(item, err);
+        this.heard(item, err);
         this.options.logger?.warn({ outbox: item.id, err: error }, 'write-back item not settled');
         state = (await this.claims.state(item.id)) ?? item.state;
         this.line(item, state, error);
@@ -192,7 +200,23 @@ export class Applier {
 
   private line(item: OutboxItem, state: OutboxState, note: string): void {
     item.state = state;
-    this.lines.set(item.id, { id: item.id, op: item.op as OpName, summary: item.summary, state, note });
+    const serviceText = this.texts.get(item.id);
+    this.lines.set(item.id, {
+      ...{ id: item.id, op: item.op as OpName, summary: item.summary, state, note },
+      ...(serviceText === undefined ? {} : { serviceText }),
+    });
+  }
+
+  /**
+   * Keeps the service's text of a failed request for the terminal's view (never stored); a
+   * service's answer to a send is logged as what is stored of it (`error`), never its text.
+   */
+  private heard(item: OutboxItem, err: unknown, error?: string): void {
+    if (!(err instanceof ApiError)) return;
+    const text = err.serviceText;
+    if (text !== undefined && text !== '') this.texts.set(item.id, text);
+    if (error !== undefined && err.status !== undefined)
+      this.options.logger?.warn({ outbox: item.id, err: error }, 'write-back item answered with an error');
   }
 
   private workOf(item: OutboxItem, before: Json | null): Work {
@@ -249,6 +273,7 @@ export class Applier {
   /** A send that threw: refused, never left, or unknown. Never "failed, safe to resend" for a create. */
   private async failedSend(item: OutboxItem, idempotent: boolean, err: unknown): Promise<OutboxState> {
     const error = errorOf(item, err);
+    this.heard(item, err, error);
     const settle = async (state: Settled | 'queued', note: string) => {
       await this.claims.finish(item, state, { error });
       this.line(item, state, note);
@@ -336,15 +361,15 @@ export class Applier {
 }
 
 /**
- * What is printed, logged and stored of a failed item: the error through the masking gate with
- * the item's own body (a service may quote what it refused: every value the request carried is
- * masked, whatever its field's name, and SSN- and date-shaped strings too). Code, status and
- * field names stay, after the error's code and status (`INVALID_REQUEST 400: ...`).
+ * What is printed, logged and stored of a failed item: the error's code and status, then its
+ * message (`INVALID_REQUEST 400: refused: status 400, service code X, names ssn; its text
+ * withheld: POST /...`). The service's text is no part of it (src/util/refusal.ts); the message
+ * passes the masking gate with the item's own body all the same (an error of ours may name a value).
  */
 function errorOf(item: OutboxItem, err: unknown): string {
   const code =
     err instanceof ApiError ? `${err.code}${err.status === undefined ? '' : ` ${err.status}`}: ` : '';
-  return maskText(`${code}${describeError(err)}`, { carried: JSON.parse(item.body) as Json, shapes: true });
+  return maskText(`${code}${describeError(err)}`, { carried: JSON.parse(item.body) as Json });
 }
 
 function targetOf(item: OutboxItem): number | null {

@@ -122,7 +122,7 @@ describe('typed client: every operation of the interface', () => {
     }
   });
 
-  it('maps statuses to error classes with stable codes, keeping the service body', async () => {
+  it('maps statuses to error classes with stable codes, the service text withheld', async () => {
     const client = clientFor(sim());
     try {
       const bad = await client
@@ -133,11 +133,14 @@ describe('typed client: every operation of the interface', () => {
       expect(bad).toBeInstanceOf(InvalidRequestError);
       expect((bad as InvalidRequestError).code).toBe('INVALID_REQUEST');
       expect((bad as InvalidRequestError).status).toBe(400);
-      expect((bad as InvalidRequestError).message).toContain("unknown field 'nope'");
+      // The service's text withheld: its status, its code and the request's fields it names kept.
+      expect((bad as InvalidRequestError).message).toMatch(
+        /^refused: status 400, service code INVALID_REQUEST, names .*\bnope; its text withheld/,
+      );
       expect((bad as InvalidRequestError).message).toContain('POST /vLatest/query/core/orderitem');
-      expect((bad as InvalidRequestError).detail).toMatchObject({
-        error: { code: 'INVALID_REQUEST', status: 400 },
-      });
+      expect((bad as InvalidRequestError).detail).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+      expect((bad as InvalidRequestError).detail).toHaveProperty('fields', expect.arrayContaining(['nope']));
+      expect((bad as InvalidRequestError).serviceText).toContain("unknown field 'nope'");
 
       const missing = await client.getStaff(1).catch((e: unknown) => e);
       expect(missing).toBeInstanceOf(NotFoundError);

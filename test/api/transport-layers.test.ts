@@ -214,11 +214,18 @@ describe('the retry table, composed around a plain attempt', () => {
     ).toBeInstanceOf(E.NotFoundError);
   });
 
-  it("throws a client error at once, with the service's message", async () => {
-    const s = stack([{ status: 422, text: '{"error":{"message":"amount must be positive"}}' }]);
+  it("throws a client error at once, the service's text withheld but for its code and the fields it names", async () => {
+    const s = stack([
+      { status: 422, text: '{"error":{"code":"E_AMOUNT","message":"amount must be positive"}}' },
+    ]);
     const err = await failed(s.send(create));
     expect(err).toBeInstanceOf(E.InvalidRequestError);
-    expect((err as Error).message).toContain('amount must be positive');
+    expect((err as Error).message).not.toContain('must be positive');
+    expect((err as Error).message).toMatch(
+      /^refused: status 422, service code E_AMOUNT, names .*; its text withheld: /,
+    );
+    expect((err as E.InvalidRequestError).serviceText).toContain('amount must be positive');
+    expect(JSON.stringify(err)).not.toContain('must be positive');
     expect(await failed(stack([{ status: 403 }]).send(get))).toBeInstanceOf(E.ForbiddenError);
     const huge = await failed(stack([{ status: 200, text: '{"id":9007199254740993}' }]).send(get));
     expect(huge).toBeInstanceOf(E.ProtocolError);

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import {
   chownSync,
   existsSync,
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -12,7 +14,7 @@ import {
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OutputError } from '../../src/errors.js';
-import { PrivateFolder } from '../../src/util/safe-file.js';
+import { openLogFile, PrivateFolder } from '../../src/util/safe-file.js';
 import { runOhs } from '../helpers/cli.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
 import { reportCli } from '../helpers/report-cli.js';
@@ -75,6 +77,52 @@ describe('mirror and output paths', () => {
       expect(r.stderr).toMatch(/OUTPUT_INVALID: logFile .*other\.log: belongs to another user/);
       expect(readFileSync(other, 'utf8')).toBe('not ours\n');
     }
+  });
+
+  it('the log file: a hard link and a FIFO refused in under a second, nothing appended, the command never waits', async () => {
+    const dir = dirname(tmp());
+    const db = join(dir, 'log.sqlite');
+    const refusal = (path: string) => {
+      const started = performance.now();
+      try {
+        openLogFile(path);
+        return { what: 'opened', ms: performance.now() - started };
+      } catch (err) {
+        return {
+          what: err instanceof OutputError ? `${err.code}: ${err.message}` : String(err),
+          ms: performance.now() - started,
+        };
+      }
+    };
+
+    // A hard link: the file is known by another name too; refused, not appended to.
+    const theirs = join(dir, 'theirs.log');
+    writeFileSync(theirs, 'theirs\n', { mode: 0o600 });
+    const hard = join(dir, 'hard.log');
+    linkSync(theirs, hard);
+    const linked = refusal(hard);
+    expect(linked.what).toMatch(/^OUTPUT_INVALID: logFile .*hard\.log: has 2 links/);
+    expect(linked.ms).toBeLessThan(1000);
+
+    // A FIFO with no reader: an open that would wait for a reader forever is refused at once.
+    const fifo = join(dir, 'fifo.log');
+    execFileSync('mkfifo', ['-m', '600', fifo]);
+    const piped = refusal(fifo);
+    expect(piped.what).toMatch(/^OUTPUT_INVALID: logFile .*fifo\.log: not a regular file/);
+    expect(piped.ms).toBeLessThan(1000);
+
+    // The command: each refused with exit 2 and its one line, nothing synced, the file untouched.
+    for (const [path, why] of [
+      [hard, /has 2 links/],
+      [fifo, /not a regular file/],
+    ] as const) {
+      const r = await sync(db, dir, '--log-file', path);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')[0]).toMatch(
+        new RegExp(`^ohs: OUTPUT_INVALID: logFile .*${why.source}`),
+      );
+    }
+    expect(readFileSync(theirs, 'utf8')).toBe('theirs\n');
   });
 
   it("the packet's folder: a link at its temporary or final name, or the folder swapped, is OUTPUT_INVALID and nothing is written through it", async () => {

@@ -1,5 +1,5 @@
-import { maskText, maskTextDeep, type TextMasking } from '../../util/mask.js';
-import { printable } from '../../util/printable.js';
+import { maskText, type TextMasking } from '../../util/mask.js';
+import { describeRefusal, refusalOf } from '../../util/refusal.js';
 import { deadlineFailure } from '../deadline.js';
 import {
   type ApiError,
@@ -37,56 +37,28 @@ export function failure(o: Outcome, call: Call, kind: FailureKind): ApiError {
     return new NetworkError(`${label} (${o.code}) on each of ${call.attempt} attempts`, fault);
   }
   const { status, text } = o.answer;
-  const answered = { ...where, status };
+  // The service's text is withheld: the error keeps its status, its code and the request's field
+  // names it mentions (src/util/refusal.ts); the text itself, masked, only for a terminal's view.
+  const masking: TextMasking = { carried: call.req.body, shapes: true };
+  const serviceText = () => maskText(text.slice(0, 64 * 1024), masking);
+  const answered = { ...where, status, serviceText };
   if (o.reason === 'throttled' || o.reason === 'throttling_answer') return new RateLimitedError(answered);
   if (o.reason === 'unreadable') {
-    if (kind === 'unknown')
-      return new OutcomeUnknownError('success with an unreadable body', {
-        ...answered,
-        detail: maskText(text, { carried: call.req.body, shapes: true }),
-      });
-    // The body's start kept, masked like any service text: the service check tells a web page by it.
-    return new ProtocolError(`unreadable response body (${text.length} bytes)`, {
-      ...answered,
-      detail: maskText(text.slice(0, 512), { carried: call.req.body, shapes: true }),
-    });
+    if (kind === 'unknown') return new OutcomeUnknownError('success with an unreadable body', answered);
+    return new ProtocolError(`unreadable response body (${text.length} bytes)`, answered);
   }
   if (o.reason === 'unsafe_integer') {
     return new ProtocolError(unsafeIntegerProblem(unsafeInteger(text) ?? 'a number'), answered);
   }
-  // The service's text passes the gate before anything keeps it: it may quote what it refused.
-  const masking: TextMasking = { carried: call.req.body, shapes: true };
-  const detail = maskTextDeep(parseJson(text).value, masking);
+  const parsed = parseJson(text);
+  const refusal = refusalOf(status, text, parsed.ok ? parsed.value : undefined, call.req.body);
+  const kept = { ...answered, detail: refusal };
   if (o.reason === 'server_error') {
-    if (kind === 'unknown')
-      return new OutcomeUnknownError(`status ${status}`, {
-        ...answered,
-        detail: detail ?? maskText(text, masking),
-      });
-    return new ServerError({ ...answered, detail: detail ?? maskText(text, masking) });
+    if (kind === 'unknown') return new OutcomeUnknownError(`status ${status}`, kept);
+    return new ServerError(kept);
   }
-  if (o.reason === 'unauthorized') return new UnauthorizedError({ ...answered, detail });
-  if (o.reason === 'forbidden') return new ForbiddenError({ ...answered, detail });
-  if (o.reason === 'not_found') return new NotFoundError({ ...answered, detail });
-  const msg = serviceMessage(detail) ?? `rejected (${status})`;
-  return new InvalidRequestError(msg, { ...answered, detail: detail ?? maskText(text, masking) });
-}
-
-/** The message of an error body (masked already), whatever its shape (`{error:{message}}`, `{message}`, a string). */
-function serviceMessage(body: unknown): string | undefined {
-  const m = rawServiceMessage(body);
-  return m === undefined ? undefined : printable(m, 300);
-}
-
-function rawServiceMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body;
-  if (typeof body !== 'object' || body === null) return undefined;
-  const b = body as { message?: unknown; error?: unknown };
-  if (typeof b.message === 'string') return b.message;
-  if (typeof b.error === 'string') return b.error;
-  if (typeof b.error === 'object' && b.error !== null) {
-    const m = (b.error as { message?: unknown }).message;
-    if (typeof m === 'string') return m;
-  }
-  return undefined;
+  if (o.reason === 'unauthorized') return new UnauthorizedError(kept);
+  if (o.reason === 'forbidden') return new ForbiddenError(kept);
+  if (o.reason === 'not_found') return new NotFoundError(kept);
+  return new InvalidRequestError(`refused: ${describeRefusal(refusal)}`, kept);
 }
