@@ -245,6 +245,7 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0012_policy_history',
       '0013_policy_effective_from',
       '0014_outbox_held',
+      '0015_outbox_released_by',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);

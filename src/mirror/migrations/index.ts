@@ -17,6 +17,7 @@ import { migration as m0011 } from './0011-history.js';
 import { migration as m0012 } from './0012-policy-history.js';
 import { migration as m0013 } from './0013-policy-effective-from.js';
 import { migration as m0014 } from './0014-outbox-held.js';
+import { migration as m0015 } from './0015-outbox-released-by.js';
 import { applySchemaWork, pending, schemaWork } from './schema-work.js';
 
 /**
@@ -51,6 +52,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0012_policy_history': m0012(ddl),
     '0013_policy_effective_from': m0013(ddl),
     '0014_outbox_held': m0014(ddl),
+    '0015_outbox_released_by': m0015(ddl),
   };
 }
 
