@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyMirrorInto, displayBaseUrl, machineLock, openMirror } from '../../src/mirror/index.js';
+import { copyMirrorInto, displayBaseUrl, machineLock } from '../../src/mirror/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { listOutbox, planFile, planSettings } from '../../src/writeback/index.js';
 import { type CliResult, runOhs } from '../helpers/cli.js';
