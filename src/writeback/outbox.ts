@@ -131,6 +131,27 @@ export async function releaseHeld(
   return items;
 }
 
+/** The outbox states that wait for a person, counted for the job's notice and the dashboard. */
+export interface OutboxAttention {
+  /** Sent, but the service's state read back is not the change's own effect (paid twice?). */
+  conflict: number;
+  held: number;
+  unknown: number;
+  failed: number;
+}
+
+/** How many items of the outbox wait for a person, per state (counts only: no item's content). */
+export async function outboxAttention(db: Mirror['db']): Promise<OutboxAttention> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select((eb) => ['state', eb.fn.countAll<number | string>().as('n')])
+    .where('state', 'in', ['conflict', 'held', 'unknown', 'failed'])
+    .groupBy('state')
+    .execute();
+  const n = (state: OutboxState) => Number(rows.find((r) => r.state === state)?.n ?? 0);
+  return { conflict: n('conflict'), held: n('held'), unknown: n('unknown'), failed: n('failed') };
+}
+
 /** The ops whose declaration says they are permanent (person.delete). */
 const destructiveOps = opNames.filter((op) => ops[op].destructive === true);
 

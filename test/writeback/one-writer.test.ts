@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { type CliResult, runOhs } from '../helpers/cli.js';
 import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { call, WRITE_TOKEN, withSim } from '../helpers/sim.js';
-import { openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
+import { configure, openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
 /**
  * One writer per service (issue 49). Two copies of one synced mirror plan the same 16 payments
@@ -39,8 +39,15 @@ const keyOf = ([invoice, amount]: (string | number)[]) =>
   `${String(invoice)}:${Math.round(Number(amount) * 100)}`;
 
 describe.each(engines)('one writer per service (%s)', { timeout: 600_000 }, (engine) => {
+  /** Another payer, armed by a test: pays an invoice the moment the sandbox answers our payment. */
+  let otherPayer: (() => void) | undefined;
   // Scale 0.25: 80 open invoices, 16 fresh ones a round.
-  const sim = withSim({ scale: 0.25 });
+  const sim = withSim({
+    scale: 0.25,
+    onRequest: (info) => {
+      if (info.method === 'POST' && info.path.endsWith('/action/core/payment')) otherPayer?.();
+    },
+  });
   const target = withTargets(engine);
   /** A folder of its own for a "machine": its own state directory, hence its own machine lock. */
   const machine = () => ({ ...env, OHS_STATE_DIR: mkdtempSync(join(tmpdir(), 'ohs-state-')) });
@@ -61,7 +68,10 @@ describe.each(engines)('one writer per service (%s)', { timeout: 600_000 }, (eng
       golden = g;
     }
     const a = workdir(sim().url, await target());
-    const invoices = [...new Set(rows.map((r) => String(r[0])))].map((id) => sim().tables.Invoice.get(id));
+    const invoices = [...new Set(rows.map((r) => String(r[0])))].flatMap((id) => {
+      const inv = sim().tables.Invoice.get(id);
+      return inv === undefined ? [] : [inv];
+    });
     const file = writeCsv(join(a.dir, 'pay.csv'), ['InvoiceId', 'amountToPay'], rows);
     await withMirror(golden, (from) =>
       withMirror(a.db, async (to) => {
@@ -236,6 +246,54 @@ describe.each(engines)('one writer per service (%s)', { timeout: 600_000 }, (eng
     expect(done).toMatchObject({ state: 'applied', resolution: 'released, overpayment allowed' });
     expect(done?.released_by).toMatch(/ \(\d+@\S+ \w+\)$/);
     expect((await runOhs(['apply', '--allow-overpayment'], { cwd: a.dir, env: state })).code).toBe(2);
+  });
+
+  it('a balance read back that is not the payment alone: conflict, the push job fails with it, its notice and the dashboard show it', async () => {
+    const inv = openInvoices(sim()).find((i) => i.balance > 60);
+    if (inv === undefined) throw new Error('no open invoice');
+    const { a } = await twoCopies([[inv.id, '12.34']], 1);
+    const noticeFile = join(a.dir, 'notice.json');
+    const notify = [
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(noticeFile)}, require('fs').readFileSync(0))`,
+    ];
+    configure(a.dir, {
+      monitor: { notify: { command: notify, webhook: null, onSuccess: false, timeoutMs: 10_000 } },
+    });
+    // Another machine pays 12.34 on the invoice just as the service answers ours.
+    otherPayer = () => {
+      otherPayer = undefined;
+      const now = Number(sim().tables.Invoice.get(inv.id)?.balance);
+      sim().tables.Invoice.update(inv.id, { balance: Math.round((now - 12.34) * 100) / 100 });
+    };
+    const r = await runOhs(['run', 'push'], { cwd: a.dir, env });
+    otherPayer = undefined;
+    expect(r.code, r.stdout + r.stderr).not.toBe(0);
+    const [item] = await withMirror(a.db, (m) => listOutbox(m));
+    expect(item?.state).toBe('conflict');
+    expect(item?.error).toMatch(
+      /read back, expected .*: paid twice \(by another mirror or machine\?\) or changed upstream/,
+    );
+    const notice = JSON.parse(readFileSync(noticeFile, 'utf8')) as {
+      errorCode: string;
+      outbox: Record<string, number>;
+    };
+    expect(notice.errorCode).toBe('APPLY_CONFLICT');
+    expect(notice.outbox).toEqual({ conflict: 1, held: 0, unknown: 0, failed: 0 });
+    const out = join(a.dir, 'out');
+    const dash = await runOhs(['dashboard', '--out', out], { cwd: a.dir, env });
+    expect(dash.code, dash.stderr).toBe(0);
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).toMatch(
+      /id="outbox".*Action needed.*Write-back: 1 in conflict/s,
+    );
+    // A person checked the invoice upstream: the item is settled, and the line goes.
+    const listed = await runOhs(['outbox', '--state', 'conflict'], { cwd: a.dir, env });
+    expect(listed.stdout).toContain('read back, expected');
+    const ok = await runOhs(['outbox', 'resolve', String(item?.id), '--applied'], { cwd: a.dir, env });
+    expect(ok.code, ok.stderr).toBe(0);
+    await runOhs(['dashboard', '--out', out], { cwd: a.dir, env });
+    expect(readFileSync(join(out, 'index.html'), 'utf8')).not.toContain('id="outbox"');
   });
 
   it.runIf(engine === 'postgres')(
