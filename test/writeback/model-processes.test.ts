@@ -15,7 +15,7 @@ import { call, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { configure, workdir } from '../helpers/writeback.js';
 
 /**
- * The write-back as a model, with real processes (issue 49): two mirrors of one sandbox, each in
+ * The write-back as a model, with real processes: two mirrors of one sandbox, each in
  * a folder of its own (one machine: one state directory), payments planned on one or both (the
  * same payment on both: the double payment the locks must prevent), and real `ohs apply`
  * processes started together on both mirrors, on one, or releasing a held item, some SIGKILLed

@@ -12,7 +12,7 @@ import { call, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { configure, openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
 /**
- * One writer per service (issue 49). Two copies of one synced mirror plan the same 16 payments
+ * One writer per service. Two copies of one synced mirror plan the same 16 payments
  * and both `ohs apply` start together, against the sandbox at 30 ms latency, ROUNDS times: the
  * sandbox's own payments (not our outboxes) show each paid exactly once, and no run exits 0 over
  * a conflict. Then the same with the two applies as two machines (a state directory each, two
