@@ -284,6 +284,8 @@ describe.each(engines)(
               cents: 0,
             };
             await fc.asyncModelRun(() => ({ model, real }), cmds);
+            // Every run ends with both started together, unkilled, replies kept: what is left goes.
+            await new Apply('both', false, [null, null]).run(model, real);
             await check(model, real);
           }),
           { numRuns: RUNS, seed: SEED, endOnFailure: true },

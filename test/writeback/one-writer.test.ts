@@ -21,8 +21,8 @@ import { configure, openInvoices, syncStreams, withMirror, workdir, writeCsv } f
  * themselves: the machine's and PostgreSQL's lock of the service, and a release refused by them.
  */
 // 10 rounds (the figure) take about 2.5 min per engine on a loaded 2-core machine (13 s a round,
-// two CLI applies each): the suite runs 4, OHS_ONE_WRITER_ROUNDS=10 the full count.
-const ROUNDS = Number(process.env.OHS_ONE_WRITER_ROUNDS ?? 4);
+// two CLI applies each): the suite runs 3, OHS_ONE_WRITER_ROUNDS=10 the full count.
+const ROUNDS = Number(process.env.OHS_ONE_WRITER_ROUNDS ?? 3);
 const env = { OHS_TOKEN: WRITE_TOKEN };
 const settings = { ...planSettings(defaults), confirm: async () => true, op: 'payment' as const };
 

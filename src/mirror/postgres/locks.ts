@@ -73,7 +73,8 @@ export async function takeAdvisoryLock(
   let ok = false;
   try {
     await client.query(`SELECT set_config('application_name', $1, false)`, [
-      `ohs ${name} ${process.pid}@${hostname()}`.slice(0, 63),
+      // The name's first word (a service's lock: `apply <URL>`): what holderOf reads back.
+      `ohs ${name.split(' ')[0]} ${process.pid}@${hostname()}`.slice(0, 63),
     ]);
     const r = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${key}) AS ok`, [name]);
     ok = r.rows[0]?.ok === true;
