@@ -260,6 +260,8 @@ describe.each(engines)(
       const real: Real = { dirs: [a.dir, b.dir], dbs: [a.db, b.db], exits: new Map() };
       const org = sim().truth().Invoice[0]?.OrgId;
       const started = Date.now();
+      // A read, a payment and its read back take 450 ms: two applies started together overlap.
+      sim().configure({ latencyMs: 150 });
       try {
         await fc.assert(
           fc.asyncProperty(commands, async (cmds) => {
@@ -291,7 +293,7 @@ describe.each(engines)(
           { numRuns: RUNS, seed: SEED, endOnFailure: true },
         );
       } finally {
-        sim().configure({ faultRate: 0 });
+        sim().configure({ faultRate: 0, latencyMs: 0 });
         console.log(
           `model-processes (${engine}): seed ${SEED}, ${stats.runs} runs, ${stats.commands} apply commands, ${stats.processes} processes (${stats.killed} killed), exits ${JSON.stringify(Object.fromEntries(stats.exits))}, ${Math.round((Date.now() - started) / 1000)} s`,
         );
