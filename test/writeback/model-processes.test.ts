@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { type Mirror, openMirror } from '../../src/mirror/index.js';
+import { openMirror } from '../../src/mirror/index.js';
 import { type Json, listOutbox, type OutboxItem, planFile, planSettings } from '../../src/writeback/index.js';
 import { OHS_BIN } from '../helpers/cli.js';
 import { defaults } from '../helpers/defaults.js';
