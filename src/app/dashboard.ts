@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { writeDashboard } from '../render/html/dashboard.js';
 import { mirrorIdentity } from '../reports/sync-info.js';
+import { outboxAttention } from '../writeback/index.js';
 import { lastJobRuns, parseDuration, statusReport } from './status.js';
 
 /**
@@ -23,6 +24,7 @@ export async function dashboardFor(
     streams: status.streams,
     jobs,
     maxAgeMs: parseDuration(maxAge) ?? 0,
+    outbox: await outboxAttention(mirror.db),
     ...(await writingRun(mirror, jobs)),
   });
   for (const u of unreadable)

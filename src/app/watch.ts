@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { streams } from '../sync/streams.js';
 import { writeFileSafely } from '../util/safe-file.js';
+import { type OutboxAttention, outboxAttention } from '../writeback/index.js';
 import { type ChangesNotice, changesNotice } from './changes-notice.js';
 import { lastJobRuns } from './status.js';
 
@@ -51,6 +52,11 @@ export interface JobNotice {
    * and headline counts; null when the run wrote none.
    */
   changes: ChangesNotice | null;
+  /**
+   * Write-back items waiting for a person, per state, after the run: `conflict` (sent, but the
+   * balance read back is not its own effect: paid twice?), `held`, `unknown`, `failed`.
+   */
+  outbox: OutboxAttention;
 }
 
 /** The notice of job run `runId`, read back from `job_run` and the sync run it made. */
@@ -114,6 +120,7 @@ export async function jobNotice(mirror: Mirror, runId: number): Promise<JobNotic
     files: outputs.length,
     sync,
     changes: await changesNotice(outputs.filter((f): f is string => typeof f === 'string')),
+    outbox: await outboxAttention(mirror.db),
   };
 }
 

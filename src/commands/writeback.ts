@@ -21,7 +21,6 @@ import {
   type PlanTotals,
   planFile,
   planSettings,
-  releaseHeld,
   resolveItem,
   throwUnlessDone,
   unconfirmedDeletes,
@@ -47,6 +46,7 @@ export function formatApply(report: ApplyReport): string {
   const c = report.counts;
   const parts = [
     `${c.applied} applied`,
+    ...(c.conflict > 0 ? [`${c.conflict} CONFLICT`] : []),
     ...(c.held > 0 ? [`${c.held} held`] : []),
     `${c.failed} failed`,
     `${c.unknown} unknown`,
@@ -73,6 +73,7 @@ const amount = (n: number | null) => (n === null ? 'none' : n.toFixed(2));
 
 /** The NOTE of an outbox line: a held item's both balances and reason, else its error, resolution or flags. */
 function noteOf(i: OutboxItem): string {
+  if (i.state === 'conflict') return i.error ?? 'conflict';
   if (i.state === 'held') {
     const balances =
       i.op === 'payment'
@@ -157,80 +158,97 @@ function registerApply(program: Command): void {
     .option('--yes', 'confirm permanent person deletions without asking')
     .option(
       '--release <id...>',
-      'send these held items as they are (the change is meant although the target changed since the plan)',
+      'send these held items with this apply (the change is meant although the target changed since the plan; never above the balance read unless with --allow-overpayment); held again if this apply does not send them',
       (v: string, prev: number[] = []) => [...prev, intArg(1)(v)],
+    )
+    .option(
+      '--allow-overpayment',
+      'with --release: a released payment may exceed the balance read when it leaves',
     )
     .option(
       '--show-service-text',
       "show the service's own text of each refusal (masked) on this terminal; never stored or logged",
     )
     .option('--db <db>', DB_OPTION_HELP)
-    .addHelpText('after', '\nExamples: ohs apply --yes\n          ohs apply --release 12')
-    .action(async (flags: { yes?: boolean; release?: number[]; showServiceText?: boolean }, cmd: Command) => {
-      // The service's text is for a person at a terminal: refused (before anything is sent) where
-      // stdout is a file or a pipe, which would keep it.
-      if (flags.showServiceText === true && process.stdout.isTTY !== true)
-        throw new UsageError(
-          "--show-service-text shows the service's text on a terminal only, and stdout is not one: nothing was sent",
-        );
-      const release = flags.release ?? [];
-      const ctx = commandContext(cmd);
-      const { config, logger } = ctx;
-      // What was sent is printed on stdout: the log's own lines ('applied') go to the log file only.
-      summarised();
-      const mirror = await ctx.mirror('write');
-      const abort = new AbortController();
-      const stop = () => abort.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      // The service first, before a deletion is confirmed or anything is claimed.
-      const client = createClient(config, logger);
-      try {
-        await verifyService(client);
-        if (release.length > 0) await releaseHeld(mirror, release);
-        const deletes = await unconfirmedDeletes(mirror);
-        let confirmed = flags.yes === true;
-        if (deletes.length > 0 && !confirmed) {
-          if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
-            throw new UsageError(
-              `${deletes.length} permanent person deletion(s) queued (outbox ${deletes.map((d) => `#${d.id}`).join(', ')}): pass --yes to confirm, nothing was sent`,
+    .addHelpText(
+      'after',
+      '\nExamples: ohs apply --yes\n          ohs apply --release 12\n          ohs apply --release 12 --allow-overpayment',
+    )
+    .action(
+      async (
+        flags: { yes?: boolean; release?: number[]; allowOverpayment?: boolean; showServiceText?: boolean },
+        cmd: Command,
+      ) => {
+        // The service's text is for a person at a terminal: refused (before anything is sent) where
+        // stdout is a file or a pipe, which would keep it.
+        if (flags.showServiceText === true && process.stdout.isTTY !== true)
+          throw new UsageError(
+            "--show-service-text shows the service's text on a terminal only, and stdout is not one: nothing was sent",
+          );
+        const release = flags.release ?? [];
+        if (flags.allowOverpayment === true && release.length === 0)
+          throw new UsageError(
+            '--allow-overpayment is given with --release ID (at plan time: ohs plan --allow-overpayment)',
+          );
+        const ctx = commandContext(cmd);
+        const { config, logger } = ctx;
+        // What was sent is printed on stdout: the log's own lines ('applied') go to the log file only.
+        summarised();
+        const mirror = await ctx.mirror('write');
+        const abort = new AbortController();
+        const stop = () => abort.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        // The service first, before a deletion is confirmed or anything is claimed.
+        const client = createClient(config, logger);
+        try {
+          await verifyService(client);
+          const deletes = await unconfirmedDeletes(mirror);
+          let confirmed = flags.yes === true;
+          if (deletes.length > 0 && !confirmed) {
+            if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
+              throw new UsageError(
+                `${deletes.length} permanent person deletion(s) queued (outbox ${deletes.map((d) => `#${d.id}`).join(', ')}): pass --yes to confirm, nothing was sent`,
+              );
+            }
+            process.stdout.write(
+              textTable(
+                ['ID', 'SUMMARY'],
+                deletes.map((d) => [String(d.id), d.summary]),
+              ),
             );
+            const rl = createInterface({ input: process.stdin, output: process.stdout });
+            const answer = await rl.question(`Delete these ${deletes.length} person(s) permanently? [y/N] `);
+            rl.close();
+            confirmed = /^y(es)?$/i.test(answer.trim());
+            if (!confirmed) process.stdout.write('deletions not confirmed: they stay queued\n');
           }
-          process.stdout.write(
-            textTable(
-              ['ID', 'SUMMARY'],
-              deletes.map((d) => [String(d.id), d.summary]),
-            ),
-          );
-          const rl = createInterface({ input: process.stdin, output: process.stdout });
-          const answer = await rl.question(`Delete these ${deletes.length} person(s) permanently? [y/N] `);
-          rl.close();
-          confirmed = /^y(es)?$/i.test(answer.trim());
-          if (!confirmed) process.stdout.write('deletions not confirmed: they stay queued\n');
+          if (confirmed)
+            await confirmDeletes(
+              mirror,
+              deletes.map((d) => d.id),
+            );
+          shareRateBudget(client, mirror);
+          const report = await applyOutbox(client, mirror, {
+            ...applySettings(config),
+            deletes: 'confirmed',
+            logger,
+            signal: abort.signal,
+            // Released under the apply's locks, for this apply only (held again if not sent).
+            release: { ids: release, allowOverpayment: flags.allowOverpayment === true },
+          });
+          logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
+          process.stdout.write(formatApply(report));
+          if (flags.showServiceText === true) process.stdout.write(formatServiceTexts(report));
+          throwUnlessDone(report);
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          await client.close();
+          await mirror.close();
         }
-        if (confirmed)
-          await confirmDeletes(
-            mirror,
-            deletes.map((d) => d.id),
-          );
-        shareRateBudget(client, mirror);
-        const report = await applyOutbox(client, mirror, {
-          ...applySettings(config),
-          deletes: 'confirmed',
-          logger,
-          signal: abort.signal,
-        });
-        logger.info({ ...report.counts, reconciled: report.reconciled }, 'applied');
-        process.stdout.write(formatApply(report));
-        if (flags.showServiceText === true) process.stdout.write(formatServiceTexts(report));
-        throwUnlessDone(report);
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        await client.close();
-        await mirror.close();
-      }
-    });
+      },
+    );
 }
 
 /** `ohs outbox [resolve ID]`: list the outbox; decide an unknown outcome. */

@@ -180,12 +180,17 @@ export interface JobRunTable {
   pid: number;
 }
 
-/** `sending`: claimed by an apply, request about to leave or in flight; `sent`: rows of older versions. */
+/**
+ * `sending`: claimed by an apply, request about to leave or in flight; `sent`: rows of older
+ * versions; `conflict`: sent and answered, but the service's state read back is not what the
+ * change alone makes (a person checks it).
+ */
 export type OutboxState =
   | 'queued'
   | 'sending'
   | 'sent'
   | 'applied'
+  | 'conflict'
   | 'failed'
   | 'unknown'
   | 'held'
@@ -242,8 +247,10 @@ export interface OutboxTable {
   balance_planned: number | null;
   /** Why an apply held the item instead of sending it, with both readings and what to do. */
   hold_reason: string | null;
-  /** When a person released a held item (`ohs apply --release ID`): sent as it is, once. */
+  /** When a person released a held item (`ohs apply --release ID`), for that apply only. */
   released_at: string | null;
+  /** Who released it: the user and the apply (`user (pid@host run)`), with --allow-overpayment or not (0015). */
+  released_by: string | null;
   /** When the body's personal values were replaced by masks (a terminal item keeps none). */
   redacted_at: string | null;
 }

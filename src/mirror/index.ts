@@ -13,6 +13,7 @@ export {
 } from './history.js';
 export { endRun, errorCode, type RunOutcome, type Settled, settle, startRun } from './ledger.js';
 export { acquireLock } from './lock.js';
+export { machineLock } from './machine-lock.js';
 export { maskRecord } from './mask.js';
 export { displayBaseUrl, metaKeys, readMeta, writeMeta } from './meta.js';
 
@@ -41,6 +42,7 @@ export {
   type CheckpointRow,
   LockedError,
   type Mirror,
+  type MirrorLock,
   type MirrorOptions,
   type MirrorWriter,
   noMirror,

@@ -177,6 +177,13 @@ export interface Mirror {
   durability(): Promise<string>;
   /** Takes a named lock (sync, apply); throws LockedError naming the holder when it is held. */
   lock(name: string): Promise<MirrorLock>;
+  /**
+   * A named lock shared by every mirror the engine's server holds in one database, whatever its
+   * schema (PostgreSQL: an advisory lock keyed by the name alone; the write-back's lock of a
+   * service). Throws LockedError with `refusal(holder)`. Undefined where a mirror shares nothing
+   * with another (a SQLite file).
+   */
+  sharedLock(name: string, refusal: (holder: string) => string): Promise<MirrorLock | undefined>;
   close(): Promise<void>;
 }
 

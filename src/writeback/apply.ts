@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import PQueue from 'p-queue';
 import {
   ApiError,
@@ -14,23 +14,29 @@ import {
 import { describeError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Mirror, OutboxState } from '../mirror/index.js';
-import { acquireLock } from '../mirror/index.js';
 import { operations } from '../schema/index.js';
 import { maskText } from '../util/mask.js';
 import { beforeOf, Claims, type EvidenceRead, evidenceOnly, type OutboxItem, readsOf } from './claims.js';
-import { ApplyHeldError, ApplyIncompleteError } from './errors.js';
+import { ApplyConflictError, ApplyHeldError, ApplyIncompleteError } from './errors.js';
+import { applyLocks } from './locks.js';
 import { MirrorWriter } from './mirror-writes.js';
 import { type Json, type OpContext, type OpName, ops, type Work } from './ops/index.js';
+import { releaseHeld } from './outbox.js';
 import { maskDeep } from './privacy.js';
 
 /**
  * `ohs apply`: the runner of the write-back. It knows no operation by name: each one is a
  * declaration under ops/ (lane, idempotency, send, read-back), and this file moves items through
- * their states, one apply per mirror at a time (the `apply` lock):
+ * their states, one apply per service at a time (locks.ts: the mirror's, the machine's and the
+ * database's locks of the service):
  *
  *   queued --check at the moment of sending: the change became wrong--> held
- *   held --ohs apply --release ID--> queued (sent as it is, once) | --re-plan--> queued | --abandon--> abandoned
+ *   held --ohs apply --release ID (taken under the locks, for that apply only)--> queued
+ *        | --re-plan--> queued | --abandon--> abandoned
+ *   queued (released, not sent by the apply that released it) --the apply's end, or the next one's start--> held
  *   queued --claim--> sending --answer--> applied | failed
+ *                        |--answer, but the service's state after it is not what the change alone makes (a
+ *                           payment's balance read back is not the balance before less the amount)--> conflict
  *                        |--no answer that tells (5xx, 504, timeout, reset, lost reply)--> unknown
  *   unknown --read back: applied--> applied
  *   unknown --N consecutive reads in N runs: not applied--> queued (sent again, not by the run that produced it)
@@ -55,6 +61,13 @@ export interface ApplyOptions {
   agreeingReads: number;
   signal?: AbortSignal;
   now?: () => string;
+  /**
+   * Held items a person releases with this apply (`--release`): released once its locks are held
+   * (who and when recorded), sent by it or held again at its end. A release lets through a change
+   * made since the plan (a balance fallen, an invoice cancelled), never a payment above the
+   * balance read when it leaves unless `allowOverpayment` is given with it.
+   */
+  release?: { ids: number[]; allowOverpayment: boolean };
 }
 
 export interface ApplyLine {
@@ -102,6 +115,8 @@ export class Applier {
   private reconciled = 0;
   /** The service's text of each item's failed request, for the terminal's view only (ApplyLine). */
   private readonly texts = new Map<number, string>();
+  /** Items this run released (`--release`): the release holds for this run only. */
+  private readonly released = new Set<number>();
 
   constructor(
     client: OhsClient,
@@ -117,11 +132,14 @@ export class Applier {
   }
 
   async run(): Promise<ApplyReport> {
-    const lock = await acquireLock(this.mirror, 'apply');
+    const lock = await applyLocks(this.mirror, this.ctx.client.baseUrl);
     try {
       // A claim rolled back by a power loss after its request left would send it again.
       await this.mirror.durableCommits();
       const orphans = await this.claims.orphansToUnknown();
+      // A release an earlier apply was given and did not use (it failed or was killed) is over.
+      await this.claims.lapseReleases();
+      await this.releaseHere();
       const items = await this.claims.load();
       let deletesWaiting = 0;
       const lanes = new Map<string, OutboxItem[]>();
@@ -150,6 +168,7 @@ export class Applier {
         sending: 0,
         sent: 0,
         applied: 0,
+        conflict: 0,
         failed: 0,
         unknown: 0,
         held: 0,
@@ -159,8 +178,31 @@ export class Applier {
       for (const l of lines) counts[l.state]++;
       return { lines, counts, reconciled: this.reconciled, deletesWaiting, orphans };
     } finally {
-      await lock.release();
+      // Released by this run and not sent (stopped, refused, a lane blocked): held again.
+      try {
+        if (this.released.size > 0) await this.claims.lapseReleases([...this.released]);
+      } finally {
+        await lock.release();
+      }
     }
+  }
+
+  /** `--release`: under the locks, all or none (an id not held refuses them all). */
+  private async releaseHere(): Promise<void> {
+    const release = this.options.release;
+    if (release === undefined || release.ids.length === 0) return;
+    let user: string;
+    try {
+      user = userInfo().username;
+    } catch {
+      user = `uid ${process.getuid?.() ?? 'unknown'}`;
+    }
+    const done = await releaseHeld(this.mirror, release.ids, {
+      by: `${user} (${this.claims.claimant})`,
+      allowOverpayment: release.allowOverpayment,
+      now: this.now(),
+    });
+    for (const item of done) this.released.add(item.id);
   }
 
   private async runLane(lane: OutboxItem[]): Promise<void> {
@@ -183,8 +225,9 @@ export class Applier {
         state = (await this.claims.state(item.id)) ?? item.state;
         this.line(item, state, error);
       }
-      // A held payment leaves the balance as it was: the next one in its lane is checked on its own.
-      if (state !== 'applied' && state !== 'failed' && state !== 'held') blockedBy = item.id;
+      // A held payment leaves the balance as it was: the next one in its lane is checked on its own
+      // (after a conflict too: the balance it reads is the service's, whatever moved it).
+      if (!['applied', 'conflict', 'failed', 'held'].includes(state)) blockedBy = item.id;
     }
   }
 
@@ -221,7 +264,17 @@ export class Applier {
 
   private workOf(item: OutboxItem, before: Json | null): Work {
     const planned = item.planned === null ? null : (JSON.parse(item.planned) as Json);
-    return { id: item.id, targetId: targetOf(item), body: JSON.parse(item.body) as Json, before, planned };
+    const released = this.released.has(item.id)
+      ? { allowOverpayment: this.options.release?.allowOverpayment === true }
+      : null;
+    return {
+      id: item.id,
+      targetId: targetOf(item),
+      body: JSON.parse(item.body) as Json,
+      before,
+      planned,
+      released,
+    };
   }
 
   /** The check at the moment of sending said no: held with what was read, not sent. */
@@ -245,8 +298,8 @@ export class Applier {
       work.before = await this.work.add(() => read(this.ctx, work));
     }
     if (this.options.signal?.aborted === true) return item.state;
-    // Released by a person: sent as it is, once (still claimed); else the op's check decides.
-    const reason = item.released_at === null ? decl.hold?.(work) : undefined;
+    // The op's check decides, told of a release this run was given (work.released).
+    const reason = decl.hold?.(work);
     if (reason !== undefined) return this.hold(item, work.before, reason);
     if (!(await this.claims.claim(item, work.before, requestOf(item)))) {
       const now = (await this.claims.state(item.id)) ?? item.state;
@@ -257,12 +310,25 @@ export class Applier {
     try {
       const result = await this.work.add(() => decl.send(this.ctx, work));
       const check = result.check === undefined ? {} : { check: result.check };
+      // Answered, but the service's state after it is not what this change alone makes: a person
+      // must look (paid twice by another mirror or machine, or changed upstream meanwhile).
+      const state = result.conflict === undefined ? 'applied' : 'conflict';
       // Sent and answered: the body is not needed any more, its personal data goes (finish).
-      await this.claims.finish(item, 'applied', {
+      await this.claims.finish(item, state, {
         response: JSON.stringify(maskDeep(result.response)),
         result_id: result.resultId,
         verify: JSON.stringify({ before: maskDeep(evidenceOnly(work.before ?? {})), ...check }),
+        ...(result.conflict === undefined ? {} : { error: `conflict: ${result.conflict}` }),
       });
+      if (result.conflict !== undefined) {
+        this.options.logger?.warn({ outbox: item.id, conflict: result.conflict }, 'write-back conflict');
+        this.line(
+          item,
+          'conflict',
+          `CONFLICT: ${result.conflict}; check it upstream, then ohs outbox resolve ${item.id} --applied`,
+        );
+        return 'conflict';
+      }
       this.line(item, 'applied', result.note);
       return 'applied';
     } catch (err) {
@@ -383,14 +449,18 @@ function requestOf(item: OutboxItem): Json {
 }
 
 /**
- * The end of an apply as a stable code: `APPLY_HELD` when it held an item (whatever else),
- * `APPLY_INCOMPLETE` when an item ended failed, unknown or still queued; nothing when done.
+ * The end of an apply as a stable code: `APPLY_CONFLICT` when a change it sent left the service
+ * in another state than the change alone makes (whatever else), `APPLY_HELD` when it held an
+ * item, `APPLY_INCOMPLETE` when an item ended failed, unknown or still queued; nothing when done.
  * One line naming every count that is not done.
  */
 export function throwUnlessDone(report: ApplyReport): void {
   const c = report.counts;
   const queued = c.queued + c.sent + c.sending;
   const parts = [
+    c.conflict > 0
+      ? `${c.conflict} conflict (sent, but the balance read back is not the balance before less the amount: paid twice or changed upstream; see ohs outbox --state conflict)`
+      : '',
     c.held > 0
       ? `${c.held} held (not sent: see ohs outbox --state held; re-plan, or ohs apply --release ID)`
       : '',
@@ -400,6 +470,7 @@ export function throwUnlessDone(report: ApplyReport): void {
   ].filter((p) => p !== '');
   if (parts.length === 0) return;
   const line = `${parts.join(', ')}: see ohs outbox`;
+  if (c.conflict > 0) throw new ApplyConflictError(line);
   if (c.held > 0) throw new ApplyHeldError(line);
   throw new ApplyIncompleteError(line);
 }

@@ -92,7 +92,11 @@ export class Claims {
    * The answer came: applied (or refused: failed). Only from `sending`, only by its claimant.
    * Either is terminal: the body keeps no personal values.
    */
-  finish(item: OutboxItem, state: 'applied' | 'failed' | 'queued', set: OutboxChange): Promise<boolean> {
+  finish(
+    item: OutboxItem,
+    state: 'applied' | 'conflict' | 'failed' | 'queued',
+    set: OutboxChange,
+  ): Promise<boolean> {
     const redacted = state === 'queued' ? {} : redaction(item.body, this.now());
     return this.change(item.id, 'sending', { ...redacted, ...set, state }, this.claimant);
   }
@@ -146,6 +150,34 @@ export class Claims {
     });
     if (ok) item.evidence = JSON.stringify(reads);
     return ok;
+  }
+
+  /**
+   * Releases that are over: items a person released (`ohs apply --release`) still queued and not
+   * claimed since, held again with their release's who and when in `resolution`. All of them at
+   * the start of an apply (a release lasts for the apply it was given to, which failed or was
+   * killed), or `ids` at the end of the apply that released them.
+   */
+  async lapseReleases(ids?: number[]): Promise<number> {
+    if (ids !== undefined && ids.length === 0) return 0;
+    let q = this.mirror.db
+      .selectFrom('outbox')
+      .select(['id', 'released_at', 'released_by'])
+      .where('state', '=', 'queued')
+      .where('released_at', 'is not', null)
+      .where((eb) => eb.or([eb('claimed_at', 'is', null), eb('claimed_at', '<', eb.ref('released_at'))]));
+    if (ids !== undefined) q = q.where('id', 'in', ids);
+    let n = 0;
+    for (const r of await q.execute()) {
+      const ok = await this.change(r.id, 'queued', {
+        state: 'held',
+        released_at: null,
+        released_by: null,
+        resolution: `release by ${r.released_by ?? 'a person'} at ${r.released_at ?? '?'} lapsed: the apply it was given to ended without sending it`,
+      });
+      if (ok) n++;
+    }
+    return n;
   }
 
   /** An idempotent item whose outcome is unknown: safe to send again. */

@@ -39,3 +39,17 @@ export class ApplyHeldError extends OhsError {
     super('APPLY_HELD', message, { detail });
   }
 }
+
+/**
+ * `ohs apply` sent a change and the service's state after it is not what the change alone makes:
+ * a payment's balance read back is not the balance before less the amount (beyond a cent). Paid
+ * twice (by another mirror, another machine), or changed upstream meanwhile: a person checks the
+ * invoice and settles the item (`ohs outbox resolve ID --applied`). Exit status 5.
+ */
+export class ApplyConflictError extends OhsError {
+  override name = 'ApplyConflictError';
+  override readonly exitCode = 5;
+  constructor(message: string, detail?: unknown) {
+    super('APPLY_CONFLICT', message, { detail });
+  }
+}

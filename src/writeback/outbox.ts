@@ -13,6 +13,7 @@ export const outboxStates = [
   'sending',
   'sent',
   'applied',
+  'conflict',
   'failed',
   'unknown',
   'held',
@@ -22,7 +23,8 @@ export const outboxStates = [
 type Decision = 'applied' | 'retry' | 'abandon';
 /** The states each decision may settle, and the state it leaves. */
 const decisions: Record<Decision, { from: OutboxState[]; to: OutboxState }> = {
-  applied: { from: ['unknown', 'sent'], to: 'applied' },
+  // A conflict too: a person checked the service, and the change stands as it is.
+  applied: { from: ['unknown', 'sent', 'conflict'], to: 'applied' },
   retry: { from: ['unknown', 'sent', 'failed'], to: 'queued' },
   // Not unknown: a change that may have been carried out is settled by --applied or --retry.
   abandon: { from: ['held', 'failed', 'queued'], to: 'abandoned' },
@@ -88,11 +90,17 @@ async function itemOf(mirror: Mirror, id: number): Promise<OutboxItem> {
 }
 
 /**
- * `ohs apply --release ID`: held items a person says are meant, queued to be sent as they are
- * by this apply (once: still claimed; the check at the moment of sending is not made again).
- * All or none: an id that is not held is refused before anything is released.
+ * `ohs apply --release ID`: held items a person says are meant, queued to be sent by the apply
+ * that releases them, under its locks (apply.ts; held again if it does not send them). Who and
+ * when are recorded; `--allow-overpayment` given with it is said in `resolution`. All or none:
+ * an id that is not held is refused before anything is released.
  */
-export async function releaseHeld(mirror: Mirror, ids: number[], now = new Date().toISOString()) {
+export async function releaseHeld(
+  mirror: Mirror,
+  ids: number[],
+  release: { by: string; allowOverpayment: boolean; now: string },
+) {
+  const { now } = release;
   const items = await Promise.all(ids.map((id) => itemOf(mirror, id)));
   for (const item of items) {
     if (item.state !== 'held')
@@ -106,7 +114,13 @@ export async function releaseHeld(mirror: Mirror, ids: number[], now = new Date(
     for (const item of items) {
       const r = await trx
         .updateTable('outbox')
-        .set({ state: 'queued', released_at: now, resolution: 'released', updated_at: now })
+        .set({
+          state: 'queued',
+          released_at: now,
+          released_by: release.by,
+          resolution: release.allowOverpayment ? 'released, overpayment allowed' : 'released',
+          updated_at: now,
+        })
         .where('id', '=', item.id)
         .where('state', '=', 'held')
         .executeTakeFirst();
@@ -115,6 +129,27 @@ export async function releaseHeld(mirror: Mirror, ids: number[], now = new Date(
     }
   });
   return items;
+}
+
+/** The outbox states that wait for a person, counted for the job's notice and the dashboard. */
+export interface OutboxAttention {
+  /** Sent, but the service's state read back is not the change's own effect (paid twice?). */
+  conflict: number;
+  held: number;
+  unknown: number;
+  failed: number;
+}
+
+/** How many items of the outbox wait for a person, per state (counts only: no item's content). */
+export async function outboxAttention(db: Mirror['db']): Promise<OutboxAttention> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select((eb) => ['state', eb.fn.countAll<number | string>().as('n')])
+    .where('state', 'in', ['conflict', 'held', 'unknown', 'failed'])
+    .groupBy('state')
+    .execute();
+  const n = (state: OutboxState) => Number(rows.find((r) => r.state === state)?.n ?? 0);
+  return { conflict: n('conflict'), held: n('held'), unknown: n('unknown'), failed: n('failed') };
 }
 
 /** The ops whose declaration says they are permanent (person.delete). */

@@ -246,6 +246,7 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0013_policy_effective_from',
       '0014_outbox_held',
       '0015_invoice_open_view',
+      '0016_outbox_released_by',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);

@@ -16,17 +16,27 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-const key = `hashtext('ohs'), hashtext(current_schema() || '.' || $1)`;
+/**
+ * The lock's key: `schema`, the mirror's schema and the lock's name (one sync, one apply per
+ * mirror); `database`, the name alone, shared by every mirror of the database whatever its schema
+ * (the write-back's lock of a service, `apply <base URL>`).
+ */
+export type LockScope = 'schema' | 'database';
+const keyOf = {
+  schema: { cls: `hashtext('ohs')`, obj: `hashtext(current_schema() || '.' || $1)` },
+  database: { cls: `hashtext('ohs.database')`, obj: 'hashtext($1)' },
+} as const;
 
 /** The holder as the refusal names it: `pid 123 on host, since ISO`, or what is known. */
-async function holderOf(pool: pg.Pool, name: string): Promise<string> {
+async function holderOf(pool: pg.Pool, name: string, scope: LockScope): Promise<string> {
+  const { cls, obj } = keyOf[scope];
   try {
     const r = await pool.query<{ application_name: string; since: string | null; addr: string | null }>(
       `SELECT a.application_name, to_char(a.state_change AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since,
               host(a.client_addr) AS addr
        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
        WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND l.classid::int = hashtext('ohs') AND l.objid::int = hashtext(current_schema() || '.' || $1) AND l.objsubid = 2
+         AND l.classid::int = ${cls} AND l.objid::int = ${obj} AND l.objsubid = 2
        LIMIT 1`,
       [name],
     );
@@ -53,12 +63,18 @@ export async function takeAdvisoryLock(
   name: string,
   location: string,
   locked: (message: string) => Error,
+  scope: LockScope = 'schema',
+  /** The refusal's words around its holder; default `another NAME is running on LOCATION (...)`. */
+  refusal: (holder: string) => string = (holder) =>
+    `another ${name} is running on ${location} (${holder}); wait for it to finish`,
 ): Promise<HeldLock> {
+  const key = `${keyOf[scope].cls}, ${keyOf[scope].obj}`;
   const client = await pool.connect();
   let ok = false;
   try {
     await client.query(`SELECT set_config('application_name', $1, false)`, [
-      `ohs ${name} ${process.pid}@${hostname()}`.slice(0, 63),
+      // The name's first word (a service's lock: `apply <URL>`): what holderOf reads back.
+      `ohs ${name.split(' ')[0]} ${process.pid}@${hostname()}`.slice(0, 63),
     ]);
     const r = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${key}) AS ok`, [name]);
     ok = r.rows[0]?.ok === true;
@@ -68,9 +84,7 @@ export async function takeAdvisoryLock(
   }
   if (!ok) {
     client.release(true);
-    throw locked(
-      `another ${name} is running on ${location} (${await holderOf(pool, name)}); wait for it to finish`,
-    );
+    throw locked(refusal(await holderOf(pool, name, scope)));
   }
   // A connection that breaks while held has lost the lock with it: nothing more to release.
   let broken = false;

@@ -128,6 +128,19 @@ export class PgMirror implements Mirror {
     );
   }
 
+  sharedLock(name: string, refusal: (holder: string) => string): Promise<MirrorLock> {
+    return takeAdvisoryLock(
+      this.pool,
+      name,
+      this.location,
+      (m) => new LockedError(m),
+      'database',
+      refusal,
+    ).catch((err: unknown) => {
+      throw err instanceof LockedError ? err : pgError(err, this.url, `take the ${name} lock`);
+    });
+  }
+
   async close(): Promise<void> {
     await this.db.destroy(); // ends the pool
   }

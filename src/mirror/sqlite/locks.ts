@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { HEARTBEAT_MS, LockedError, type MirrorLock } from '../store.js';
-import type { Exclusive } from './exclusive.js';
+import type { SqliteDatabase } from './driver.js';
 
 export const STALE_MS = 120_000; // 2 min without a heartbeat: the holder is gone
 
@@ -46,9 +46,13 @@ interface LockRow {
  * (`exclusive`), so none slips into another caller's transaction.
  */
 export async function acquireSqliteLock(
-  exclusive: Exclusive,
+  /** Runs its function on the connection held alone (the mirror's `exclusive`, or a lock file's own). */
+  exclusive: <T>(fn: (sqlite: SqliteDatabase) => T | Promise<T>) => Promise<T>,
   location: string,
   name: string,
+  /** The refusal's words around its holder (`pid P on H, since T`). */
+  refusal: (holder: string) => string = (holder) =>
+    `another ${name} is running on ${location} (${holder}); wait for it to finish`,
 ): Promise<MirrorLock> {
   const host = hostname();
   const now = () => new Date().toISOString();
@@ -64,9 +68,7 @@ export async function acquireSqliteLock(
           const fresh = Date.now() - Date.parse(held.heartbeat_at) < STALE_MS;
           const running = held.host === host ? alive(held.pid) : fresh;
           if (running && fresh) {
-            throw new LockedError(
-              `another ${name} is running on ${location} (pid ${held.pid} on ${held.host}, since ${held.acquired_at}); wait for it to finish`,
-            );
+            throw new LockedError(refusal(`pid ${held.pid} on ${held.host}, since ${held.acquired_at}`));
           }
         }
         const t = now();

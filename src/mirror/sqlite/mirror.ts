@@ -161,6 +161,11 @@ export class SqliteMirror implements Mirror {
     return acquireSqliteLock(this.exclusive, this.location, name);
   }
 
+  /** A SQLite file is one mirror: nothing shared to lock (the machine lock covers its host). */
+  async sharedLock(): Promise<undefined> {
+    return undefined;
+  }
+
   /**
    * Closes the handle. The last connection to close a WAL mirror checkpoints and removes the WAL
    * holding the file's exclusive lock, which a reader opening then meets (`database is locked`,

@@ -193,6 +193,33 @@ export function lastJobLine(jobs: JobState[], now: number, writer?: number): str
   return `<p class="freshness" id="last-job"><span class="status ${level}"><span class="s ${level}" aria-hidden="true"></span>Last job:</span> ${esc(last.job)} run ${last.id} ${esc(outcomeWords(last, writer))}${code}${when}.</p>`;
 }
 
+/** Write-back items waiting for a person, per state (the outbox's counts; render knows no outbox). */
+export interface OutboxCounts {
+  conflict: number;
+  held: number;
+  unknown: number;
+  failed: number;
+}
+
+/**
+ * The write-back outbox in one line, when something waits for a person: Action needed for a
+ * conflict (a payment sent whose balance read back is not its own effect: paid twice?), Needs
+ * attention for held, unknown or failed items; nothing when the outbox waits for no one.
+ */
+export function outboxLine(c: OutboxCounts | undefined): string {
+  if (c === undefined || c.conflict + c.held + c.unknown + c.failed === 0) return '';
+  const parts = [
+    c.conflict > 0
+      ? `${c.conflict} in conflict (sent, but the balance read back is not the payment's own effect: paid twice? <code>ohs outbox --state conflict</code>)`
+      : '',
+    c.held > 0 ? `${c.held} held` : '',
+    c.unknown > 0 ? `${c.unknown} unknown` : '',
+    c.failed > 0 ? `${c.failed} failed` : '',
+  ].filter((p) => p !== '');
+  const level: Level = c.conflict > 0 ? 'bad' : 'warn';
+  return `\n<p class="freshness" id="outbox">${statusBadge(level)} Write-back: ${parts.join(', ')} (<code>ohs outbox</code>).</p>`;
+}
+
 /** A report's card below the first screen: its verdict, problems and figures. */
 export function reportCard({ file, summary: h }: ShownPage, i: number): string {
   return `<article aria-labelledby="r${i}"><h3 id="r${i}"><a href="${href(file)}">${esc(h.title)}</a></h3>

@@ -9,6 +9,8 @@ import {
   type JobState,
   jobRows,
   lastJobLine,
+  type OutboxCounts,
+  outboxLine,
   reportCard,
   type ShownPage,
   type StreamFreshness,
@@ -98,6 +100,8 @@ export async function writeDashboard(
     maxAgeMs: number;
     /** The job run whose last step this page is (the nightly job's), still `running` as it writes it. */
     writer?: number;
+    /** Write-back items waiting for a person (a conflict first). */
+    outbox?: OutboxCounts;
   },
   now = Date.now(),
 ): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
@@ -122,7 +126,7 @@ ${verdictRow(pages)}${notShown}
 </section>
 <section aria-labelledby="fresh" class="first"><h2 id="fresh">Freshness</h2>
 ${freshnessLine(state.streams, state.maxAgeMs, now)}
-${lastJobLine(state.jobs, now, state.writer)}
+${lastJobLine(state.jobs, now, state.writer)}${outboxLine(state.outbox)}
 </section>
 <section aria-labelledby="reports"><h2 id="reports">Each report in detail</h2>
 ${cards}

@@ -157,28 +157,59 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
 
 /**
  * The check at the moment of sending: the balance just read decides. Not sent when the invoice
- * is cancelled, cannot be read, shows no balance (never read as 0), fell since the plan (paid
+ * cannot be read, is cancelled, shows no balance (never read as 0), fell since the plan (paid
  * elsewhere, or the same payment planned on another mirror: the plan did not count it) or is
  * below the amount beyond a cent, unless `--allow-overpayment` was given at plan time and the
- * balance is still the one planned against.
+ * balance is still the one planned against. A person's release for this apply (`work.released`)
+ * lets through what changed since the plan (cancelled, fallen), never a payment above the balance
+ * read now (nor on no balance) unless `--allow-overpayment` was given with the release.
  */
 export function holdReason(work: Work): string | undefined {
   const id = String(work.body.InvoiceId);
   const b = work.before ?? {};
   const amount = Number(work.body.amountToPay);
+  const released = work.released ?? null;
+  const overpay = released?.allowOverpayment === true;
+  const unlessOver = released === null ? '' : '; a release sends it only with --allow-overpayment';
   // The balance the plan counted on, plus the payments it counted that were never sent.
   const unsent = typeof b.unsent === 'number' ? b.unsent : 0;
   const planned = typeof work.planned?.balance === 'number' ? round2(work.planned.balance + unsent) : null;
   const then = planned === null ? '' : ` (${money(planned)} when planned)`;
   if (typeof b.unreadable === 'string') return `invoice ${id} cannot be read: ${b.unreadable}`;
-  if (b.cancelled === true) return `invoice ${id} was cancelled since${then}`;
-  if (typeof b.balance !== 'number') return `invoice ${id} shows no balance (null, not read as 0)${then}`;
+  if (b.cancelled === true && released === null) return `invoice ${id} was cancelled since${then}`;
+  if (typeof b.balance !== 'number')
+    return overpay ? undefined : `invoice ${id} shows no balance (null, not read as 0)${then}${unlessOver}`;
   const now = b.balance;
-  if (planned !== null && planned - now > 0.005)
+  if (released === null && planned !== null && planned - now > 0.005)
     return `balance of invoice ${id} fell to ${money(now)} from ${money(planned)} when planned: paid elsewhere or planned twice?`;
-  if (amount - now <= 0.005) return undefined;
+  if (amount - now <= 0.005 || overpay) return undefined;
   if (work.planned?.allowOverpayment === true && planned !== null && near(planned, now)) return undefined;
-  return `balance of invoice ${id} is ${money(now)}${then}, below the amount ${money(amount)}`;
+  return `balance of invoice ${id} is ${money(now)}${then}, below the amount ${money(amount)}${unlessOver}`;
+}
+
+/**
+ * The payment's own check after its answer: the balance read back from the service must be the
+ * balance read before less the amount (within a cent), and so must the balance the answer gives,
+ * if it gives one. Anything else (paid twice by another mirror or machine, changed upstream
+ * meanwhile, not read) is a conflict, named.
+ */
+function conflictOf(
+  before: number | null,
+  amount: number,
+  readBack: number | null,
+  answered: number | null,
+): string | undefined {
+  if (before === null)
+    return 'no balance was read before the payment: the balance after it cannot be checked';
+  const expected = round2(before - amount);
+  const why = 'paid twice (by another mirror or machine?) or changed upstream meanwhile';
+  if (readBack !== null && !near(readBack, expected))
+    return `balance ${money(before)} -> ${money(readBack)} read back, expected ${money(expected)}: ${why}`;
+  if (answered !== null && !near(answered, expected))
+    return `the answer gives a balance of ${money(answered)}, expected ${money(expected)} (${money(before)} less ${money(amount)}): ${why}`;
+  if (readBack === null && answered === null)
+    return `the balance could not be read back after the payment (expected ${money(expected)})`;
+  return undefined;
 }
 
 export const payment: OpDeclaration = {
@@ -224,26 +255,30 @@ export const payment: OpDeclaration = {
     const before = typeof work.before?.balance === 'number' ? work.before.balance : null;
     const amount = Number(work.body.amountToPay);
     const expected = before === null ? null : round2(before - amount);
-    // What the service shows after it: the answer's balance when it gives one (the interface
-    // leaves the answer open), else the invoice read back; stored as the next version.
-    const read = work.before?.invoice;
-    let invoice: Json | undefined =
-      typeof rec.balance === 'number' && typeof read === 'object' && read !== null
-        ? { ...(read as Json), balance: rec.balance }
-        : undefined;
-    invoice ??= (await ctx.mirror.reread(() => ctx.client.getInvoice(id))) as Json | undefined;
-    const after = typeof invoice?.balance === 'number' ? invoice.balance : null;
+    // The balance read back from the service after it, always (the answer's balance, when the
+    // interface's open answer gives one, is checked too); stored as the invoice's next version.
+    const read = (await ctx.mirror.reread(() => ctx.client.getInvoice(id))) as Json | undefined;
+    const readBack = typeof read?.balance === 'number' ? read.balance : null;
+    const answered = typeof rec.balance === 'number' ? rec.balance : null;
+    const seen = work.before?.invoice;
+    const invoice =
+      read ??
+      (answered !== null && typeof seen === 'object' && seen !== null
+        ? { ...(seen as Json), balance: answered }
+        : undefined);
+    const after = readBack ?? answered;
     await ctx.mirror.storeAll([
       ['Payment', [rec]],
       ['Invoice', invoice === undefined ? [] : [invoice]],
     ]);
     const moved = `${before === null ? 'unknown' : money(before)} -> ${after === null ? 'not read' : money(after)}`;
-    const differs = after !== null && expected !== null && !near(after, expected);
+    const conflict = conflictOf(before, amount, readBack, answered);
     return {
       resultId: rec.id === undefined ? null : String(rec.id),
       response: rec,
-      note: `paid; balance ${moved}${differs ? ` (expected ${money(expected)}: changed upstream meanwhile)` : ''}`,
-      check: { balanceBefore: before, amount, expected, balanceAfter: after },
+      note: `paid; balance ${moved}`,
+      check: { balanceBefore: before, amount, expected, balanceAfter: after, answered },
+      ...(conflict === undefined ? {} : { conflict }),
     };
   },
 

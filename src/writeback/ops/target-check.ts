@@ -46,6 +46,8 @@ export async function targetState(ctx: OpContext, table: 'person' | 'applicant',
 
 export function targetGone(table: 'person' | 'applicant'): (work: Work) => string | undefined {
   return (work) => {
+    // Released by a person: the change is meant although the target changed.
+    if (work.released != null) return undefined;
     const at = work.before?.deletedAt;
     return typeof at === 'string' ? `${table} ${String(work.targetId)} was deleted (${at})` : undefined;
   };

@@ -16,6 +16,11 @@ export interface Work {
   before: Json | null;
   /** What the plan checked the item against (its verdict's `planned`); null when it recorded none. */
   planned: Json | null;
+  /**
+   * Released by a person with this apply (`ohs apply --release`), and whether an overpayment was
+   * allowed with it; null: not released (or released for an earlier apply, which is over).
+   */
+  released?: { allowOverpayment: boolean } | null;
 }
 
 export interface SendResult {
@@ -26,6 +31,12 @@ export interface SendResult {
   note: string;
   /** The check made on the answer or a re-read. */
   check?: Json;
+  /**
+   * The service's state after the change is not what the change alone makes (a payment's balance
+   * read back is not the balance before less the amount): why, in one line. The item ends
+   * `conflict`, never `applied` in silence.
+   */
+  conflict?: string;
 }
 
 /**
@@ -138,7 +149,9 @@ export interface OpDeclaration {
    * recorded (`work.planned`): a reason when the change has become wrong since it was planned
    * (the invoice paid, cancelled or unreadable; the target deleted). The runner then holds the
    * item instead of claiming it (`held`, with the reason, until re-planned or released); absent
-   * or undefined: send. A released item is sent without it.
+   * or undefined: send. `work.released` says a person released it for this apply: what changed
+   * since the plan is then let through, but never a payment above the balance read now unless
+   * the release allowed an overpayment.
    */
   hold?(work: Work): string | undefined;
   /** Sends the change; throws the client's errors as they are. */
