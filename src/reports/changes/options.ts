@@ -9,7 +9,10 @@ export const changesOptions = z.object({
   since: z
     .string({ error: 'expected an instant (ISO 8601 or a date) or a duration such as 7d, 24h' })
     .min(1, { error: 'expected an instant (ISO 8601 or a date) or a duration such as 7d, 24h' })
-    .optional(),
+    .optional()
+    .describe(
+      'Start of the period: an instant (ISO 8601; a date alone: its start in the zone) or a duration back from the run (7d, 24h, 90m). Default: the end of the last successful nightly job.',
+    ),
 });
 
 export type ChangesOptions = z.output<typeof changesOptions>;
