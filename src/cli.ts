@@ -24,6 +24,8 @@ interface CommandModule {
  */
 export const commandModules: readonly CommandModule[] = [
   { names: ['demo'], load: async () => (await import('./commands/demo.js')).registerDemo },
+  { names: ['init'], load: async () => (await import('./commands/init.js')).registerInit },
+  { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfig },
   { names: ['sim'], load: async () => (await import('./commands/sim.js')).registerSim },
   { names: ['probe'], load: async () => (await import('./commands/probe.js')).registerProbe },
   { names: ['sync'], load: async () => (await import('./commands/sync.js')).registerSync },

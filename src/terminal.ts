@@ -17,11 +17,17 @@ interface Group {
   example: string;
   /** The subjects of the next few (their text before the kind). */
   more: string[];
+  /** Each line taken, without the report that logged it: a warning logged again (a report run by another) counts once. */
+  seen: Set<string>;
 }
 
-/** Examples kept per kind, and the characters of each on the terminal. */
+/**
+ * Examples kept per kind, and the characters of the first on the terminal: a longer one keeps its
+ * start and its end (where a warning says what to do), never cut before its fix.
+ */
 const EXAMPLES = 3;
-const EXAMPLE_CHARS = 160;
+const EXAMPLE_CHARS = 240;
+const EXAMPLE_TAIL = 140;
 
 const state = {
   groups: new Map<string, Group>(),
@@ -75,7 +81,13 @@ export function kindOf(text: string): string {
     .slice(0, 100);
 }
 
-const clip = (s: string, n = EXAMPLE_CHARS) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** A long example shortened in its middle: its subject and its end (the fix) stay whole. */
+const middleOut = (s: string) =>
+  s.length <= EXAMPLE_CHARS
+    ? s
+    : `${s.slice(0, EXAMPLE_CHARS - EXAMPLE_TAIL - 3).trimEnd()} … ${s.slice(-EXAMPLE_TAIL).trimStart()}`;
 
 /** Fields that name the subject of a line, shown before its message in an example. */
 const subjectKeys = ['stream', 'report', 'job', 'id', 'org', 'field'];
@@ -104,9 +116,17 @@ function take(line: string): void {
   const code = typeof entry.code === 'string' ? ` (${entry.code})` : '';
   const example = `${subject === '' ? '' : `${subject}: `}${msg}${code}`;
   const g = state.groups.get(kind);
+  const same = `${msg.replace(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*: /, '')}${code}`;
   if (g === undefined)
-    state.groups.set(kind, { level: level >= 50 ? 'error' : 'warning', count: 1, example, more: [] });
-  else {
+    state.groups.set(kind, {
+      level: level >= 50 ? 'error' : 'warning',
+      count: 1,
+      example,
+      more: [],
+      seen: new Set([same]),
+    });
+  else if (!g.seen.has(same)) {
+    g.seen.add(same);
     g.count++;
     const at = msg.indexOf(': ');
     if (g.more.length < EXAMPLES - 1) g.more.push(at >= 0 && at < 120 ? msg.slice(0, at) : example);
@@ -177,7 +197,7 @@ export function takeAttentionLines(max = 8): string[] {
       g.more.length === 0
         ? ''
         : ` (also: ${g.more.map((e) => clip(e, 60)).join('; ')}${g.count > g.more.length + 1 ? '; …' : ''})`;
-    return `${g.level}${g.count > 1 ? ` ×${g.count}` : ''}: ${clip(g.example)}${also}`;
+    return `${g.level}${g.count > 1 ? ` ×${g.count}` : ''}: ${middleOut(g.example)}${also}`;
   });
   const rest = groups.slice(max);
   if (rest.length > 0)

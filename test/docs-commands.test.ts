@@ -16,12 +16,17 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 /** The `ohs` command lines of the docs, by the rule of test/helpers/doc-lines.ts: [file, line]. */
 const commandLines = (): [string, string][] =>
-  docLines().map((l) => [l.doc, l.text.slice(l.text.search(/(^|\s)(npx )?ohs /)).trim()]);
+  docLines().map((l) => [
+    l.doc,
+    l.text
+      .slice(l.text.search(/(^|\s)(node bin\/ohs\.js|ohs) /))
+      .trim()
+      .replace(/^node bin\/ohs\.js /, 'ohs '),
+  ]);
 
 /** Command words (one or two: `policy import`) and the `--flags` of one command line. */
 function parse(line: string): { words: string[]; flags: string[] } {
   const tokens = line
-    .replace(/^npx /, '')
     .split(/\s+/)
     .slice(1)
     .filter((t) => !t.startsWith("'") && !t.startsWith('"'));

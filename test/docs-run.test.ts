@@ -61,8 +61,8 @@ const REWRITES: { from: string | RegExp; to: (ctx: Ctx) => string; why: string }
     why: 'npm install is the checkout’s own install: measured once by hand (the README’s figures)',
   },
   {
-    from: /^(npx )?ohs sim (?!.*--port)/,
-    to: () => 'npx ohs sim --port 0 ',
+    from: /^(node bin\/ohs\.js|ohs) sim (?!.*--port)/,
+    to: () => 'node bin/ohs.js sim --port 0 ',
     why: 'a sandbox listens on a free port, not 8787 (which another run may hold)',
   },
   {
@@ -97,14 +97,14 @@ const REWRITES: { from: string | RegExp; to: (ctx: Ctx) => string; why: string }
 
 /** Lines that end otherwise than exit 0 on purpose: the exit status and the code of the first line. */
 const EXPECT: Record<string, { code: number; error: string; why: string }> = {
-  'npx ohs outbox resolve 12 --applied': {
+  'node bin/ohs.js outbox resolve 12 --applied': {
     code: 2,
     error: 'OUTBOX_ITEM',
     why: '12 stands for an unknown item; the outbox here holds none (made in test/writeback/), so it is refused by name',
   },
-  'npx ohs outbox resolve 12 --retry': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
-  'npx ohs apply --release 12': { code: 2, error: 'OUTBOX_ITEM', why: 'the same: no held item 12' },
-  'npx ohs outbox resolve 12 --abandon': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
+  'node bin/ohs.js outbox resolve 12 --retry': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
+  'node bin/ohs.js apply --release 12': { code: 2, error: 'OUTBOX_ITEM', why: 'the same: no held item 12' },
+  'node bin/ohs.js outbox resolve 12 --abandon': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
 };
 
 /** Files a line names that the docs leave to the reader, made in the folder first. */
@@ -143,31 +143,33 @@ const VERDICT = '(Action needed|Needs attention|OK)';
 
 /** The claims the docs make of a line's result, by exact line text. */
 const CLAIMS: Record<string, (r: CliResult, dir: string) => void> = {
-  'npm install && npx ohs demo': (r, dir) => {
+  'npm install && node bin/ohs.js demo': (r, dir) => {
     // docs/commands.md: "its whole output is under 40 lines", ending with the dashboard's path.
     expect(`${r.stdout}${r.stderr}`.trimEnd().split('\n').length).toBeLessThan(40);
     expect(r.stdout).toContain(join(dir, 'demo-out', 'index.html'));
   },
-  'npx ohs plan examples/payment.csv --op payment': (r) =>
+  'node bin/ohs.js plan examples/payment.csv --op payment': (r) =>
     expect(r.stdout).toMatch(/pay 25\.00 on invoice 240019/),
-  'npx ohs apply': (r) => expect(r.stdout).toMatch(/\d+ applied, 0 failed, 0 unknown|nothing to send/),
-  'npx ohs report all': (r) =>
+  'node bin/ohs.js apply': (r) =>
+    expect(r.stdout).toMatch(/\d+ applied, 0 failed, 0 unknown|nothing to send/),
+  'node bin/ohs.js report all': (r) =>
     short(r, (name) => new RegExp(`^${name}: \\d+ detail rows?, .*: ${VERDICT}`, 'm')),
-  'npx ohs report --list': (r) => expect(names(r)).toEqual(reportNames),
-  'npx ohs status --check --max-age 26h': (r) => expect(r.stdout).toMatch(/^OHS OK - [^\n]*\n$/),
+  'node bin/ohs.js report --list': (r) => expect(names(r)).toEqual(reportNames),
+  'node bin/ohs.js status --check --max-age 26h': (r) => expect(r.stdout).toMatch(/^OHS OK - [^\n]*\n$/),
   'ohs status --check': (r) =>
     // docs/monitoring.md: `OHS OK - 9 streams fresh (oldest invoice, 2h ago), last sync run 41 ok | ...`
     expect(r.stdout).toMatch(
       /^OHS OK - 9 streams fresh \(oldest \w+, \w+ ago\), last sync run \d+ ok \| [^\n]+\n$/,
     ),
   // The rewrite gives today's date: the files are named by it.
-  'npx ohs report all --as-of 2026-06-30': (_r, dir) =>
+  'node bin/ohs.js report all --as-of 2026-06-30': (_r, dir) =>
     expect(existsSync(join(dir, 'out', `compliance-${today()}.xlsx`))).toBe(true),
-  'npx ohs report all --quiet': (r) => expect(r).toMatchObject({ stdout: '', stderr: '' }),
-  'npx ohs report all --format html,csv && npx ohs dashboard': (_r, dir) =>
+  'node bin/ohs.js report all --quiet': (r) => expect(r).toMatchObject({ stdout: '', stderr: '' }),
+  'node bin/ohs.js report all --format html,csv && node bin/ohs.js dashboard': (_r, dir) =>
     expect(existsSync(join(dir, 'out', 'index.html'))).toBe(true),
-  'npx ohs run nightly': (r) => short(r, (name) => new RegExp(`^ {2}report ${name}: ${VERDICT}`, 'm')),
-  'npx ohs report unpaid-invoices --org 1007 1013 --format csv --out ar': (_r, dir) =>
+  'node bin/ohs.js run nightly': (r) =>
+    short(r, (name) => new RegExp(`^ {2}report ${name}: ${VERDICT}`, 'm')),
+  'node bin/ohs.js report unpaid-invoices --org 1007 1013 --format csv --out ar': (_r, dir) =>
     expect(existsSync(join(dir, 'ar'))).toBe(true),
 };
 
@@ -264,8 +266,8 @@ describe('the docs, run against the sandbox', () => {
     const again: string[] = [];
     const problems: string[] = [];
     for (const line of lines) {
-      // A line written twice (`npx ohs apply`; after the rewrites, `npm install && npx ohs demo`
-      // and `npx ohs demo`) is run where it first appears.
+      // A line written twice (`node bin/ohs.js apply`; after the rewrites, `npm install && node bin/ohs.js demo`
+      // and `node bin/ohs.js demo`) is run where it first appears.
       if (NOT_RUN[line.text] !== undefined) continue;
       if (ran.includes(rewrite(line.text, ctx))) {
         again.push(line.text);

@@ -20,6 +20,8 @@ export interface SchedulerHooks {
   ran(run: { job: JobName; report: JobRunReport; env: JobEnv; seconds: number; next: string }): Promise<void>;
   /** A run failed before it ran (its environment could not be opened, say). */
   failed(run: { job: JobName; error: unknown; failures: number; next: string }): void;
+  /** The worker stopped on `signal`, its run under way (if any) stopped and recorded: its last word. */
+  stopped(signal: NodeJS.Signals): void;
 }
 
 /**
@@ -86,10 +88,13 @@ export async function runScheduler(
   );
   /** When each job runs next, in words (the worker says it at start and after each run). */
   const next = () => tasks.map((t) => ({ job: t.name ?? '?', at: t.getNextRun()?.toISOString() ?? null }));
+  // Once stopping, no job runs next here (the schedules are stopped): the line says so.
   const nextRuns = () =>
-    `next run: ${next()
-      .map((x) => `${x.job} at ${x.at ?? 'never'}`)
-      .join(', ')}`;
+    abort.signal.aborted
+      ? 'next run: none here: the worker is stopping (an interrupted run resumes when a job runs again)'
+      : `next run: ${next()
+          .map((x) => `${x.job} at ${x.at ?? 'never'}`)
+          .join(', ')}`;
   const logNextRuns = () => logger.info({ next: next() }, nextRuns());
   // Listening before saying so: a SIGTERM right after the line must stop the worker cleanly.
   const stopped = hooks.untilStopped();
@@ -102,7 +107,8 @@ export async function runScheduler(
   for (const t of tasks) await t.stop();
   if (running !== undefined) await running;
   for (const t of tasks) await t.destroy();
-  logger.info('cron worker stopped');
+  logger.info({ signal }, 'cron worker stopped');
+  hooks.stopped(signal);
 }
 
 /** A run's outcome in the log: interrupted (the next resumes), failed with its code, or ok. */

@@ -32,15 +32,7 @@ export type MirrorIntent = 'read' | 'write' | 'fill';
 /** Loads the configuration (defaults < local file < environment < flags) and makes the logger. */
 export function commandContext(cmd: Command): CommandContext {
   const flags = cmd.optsWithGlobals<GlobalFlags>();
-  const config = loadConfig({
-    ...(flags.config === undefined ? {} : { config: flags.config }),
-    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
-    ...(flags.db === undefined ? {} : { db: flags.db }),
-    ...(flags.logLevel === undefined ? {} : { logLevel: flags.logLevel }),
-    ...(flags.logFormat === undefined ? {} : { logFormat: flags.logFormat }),
-    ...(flags.logFile === undefined ? {} : { logFile: flags.logFile }),
-    ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
-  });
+  const config = loadConfig(configFlags(cmd));
   setQuiet(flags.quiet === true);
   // Quiet means quiet: errors only, in every format (the log file too).
   const level =
@@ -51,6 +43,20 @@ export function commandContext(cmd: Command): CommandContext {
   const warning = tokenFileWarning(config);
   if (warning !== undefined) logger.warn(warning);
   return { config, logger, mirror: (intent) => openMirrorFor(intent, config) };
+}
+
+/** The flags of a command line that set configuration keys (global or the command's own). */
+export function configFlags(cmd: Command): ConfigFlags {
+  const flags = cmd.optsWithGlobals<GlobalFlags>();
+  return {
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+    ...(flags.db === undefined ? {} : { db: flags.db }),
+    ...(flags.logLevel === undefined ? {} : { logLevel: flags.logLevel }),
+    ...(flags.logFormat === undefined ? {} : { logFormat: flags.logFormat }),
+    ...(flags.logFile === undefined ? {} : { logFile: flags.logFile }),
+    ...(flags.tokenFile === undefined ? {} : { tokenFile: flags.tokenFile }),
+  };
 }
 
 /** Opens the mirror `target` names (default config db) for `intent` (see MirrorIntent). */

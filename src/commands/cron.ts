@@ -71,6 +71,7 @@ export function registerCron(program: Command): void {
           ];
           printClosingSummary({ did: lines.did, attention, next });
         },
+        stopped: (signal) => printSummary([`cron worker stopped (${signal})`]),
         failed: ({ job, error, failures, next }) =>
           printClosingSummary({
             did: [`${job} job failed before it ran (${failures} such failure(s) so far)`],

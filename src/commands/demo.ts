@@ -107,7 +107,7 @@ export function registerDemo(program: Command): void {
             attention: job.attention,
             next: `${asInvoked('status')} --db ${pg ? `'${db}'` : config.db}; ${asInvoked('sync')} against your service (README: Point it at your service)`,
           }),
-          '(npx runs this checkout\'s ohs; to type plain `ohs`, put it on the PATH: npm link, or a symlink to bin/ohs.js: README "Running nightly".)',
+          '(node bin/ohs.js runs this checkout\'s ohs, never a package of the registry; to type plain `ohs`, put it on the PATH: npm link, or a symlink to bin/ohs.js: README "`ohs` on the PATH".)',
           '',
           `Open the dashboard in a browser: ${dashboard}`,
         ];

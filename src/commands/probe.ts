@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createClient, type ProbeFindings, probeService, verifyService } from '../api/index.js';
-import { localConfigPath } from '../config/index.js';
-import { ConfigError } from '../errors.js';
+import { localConfigPath, readConfigFile } from '../config/index.js';
 import { writeFileSafelySync } from '../util/safe-file.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext, mirrorMayExist, shareRateBudget } from './context.js';
@@ -72,16 +71,10 @@ function describe(f: ProbeFindings, baseUrl: string): string {
   return textTable(undefined, rows);
 }
 
-/** Merges the findings into a JSON config file, written whole through a temporary file. */
+/** Merges the findings into a JSON config file, written whole through a temporary file (its comments are not kept). */
 export function saveFindings(file: string, f: ProbeFindings, baseUrl: string): void {
-  let current: Record<string, unknown> = {};
-  if (existsSync(file)) {
-    try {
-      current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    } catch (err) {
-      throw new ConfigError(`cannot update ${file}: not valid JSON (${(err as Error).message})`);
-    }
-  }
+  // Read as the loader reads it (`//` comments allowed); written back as plain JSON.
+  const current: Record<string, unknown> = existsSync(file) ? readConfigFile(file) : {};
   const api = { ...((current.api as Record<string, unknown> | undefined) ?? {}) };
   if (f.fieldsParam !== undefined) api.fieldsParam = f.fieldsParam;
   api.pageCap = f.pageCap;

@@ -1,15 +1,16 @@
 import { dirname } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command, Help, Option } from 'commander';
 import { checkReportOptions } from '../app/config-check.js';
 import { runReports } from '../app/report-run.js';
 import { checkOptionNames } from '../app/reports.js';
 import { resolveAsOf } from '../dates.js';
 import { UsageError } from '../errors.js';
-import { type ReportDefinition, reportByName, reports } from '../reports/index.js';
+import { type ReportDefinition, reportByName, reportOptionsSchema, reports } from '../reports/index.js';
 import { didYouMean } from '../util/closest.js';
 import { textTable } from '../util/text-table.js';
 import { commandContext } from './context.js';
 import { DB_OPTION_HELP, listArg } from './parse.js';
+import { reportHelp } from './report-help.js';
 import { asInvoked, attentionLines, withSummary } from './summary.js';
 
 interface ReportFlags {
@@ -178,9 +179,19 @@ export function registerReport(program: Command): void {
     .option('-q, --quiet', 'print nothing but a failure (warnings stay on the Warnings sheet)')
     .option('--csv-excel', "CSV for Excel in locales with a decimal comma: ';' between fields", false)
     .option('--db <db>', DB_OPTION_HELP)
-    .addHelpText(
-      'after',
-      `\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report ${example} --as-of-time 2026-10-31T23:00:00Z\n  ohs report ${example} --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv${flagExamples()}`,
+    // `ohs report NAME --help`: that report's options (type, default, meaning) from its declaration.
+    .configureHelp({
+      formatHelp: (cmd, helper) => {
+        const report = reportByName(String(cmd.args[0] ?? ''));
+        const schema = report === undefined ? undefined : reportOptionsSchema(report.name);
+        const common = Help.prototype.formatHelp.call(helper, cmd, helper);
+        return report !== undefined && schema !== undefined ? reportHelp(report, schema, common) : common;
+      },
+    })
+    .addHelpText('after', ({ command: cmd }) =>
+      reportByName(String(cmd.args[0] ?? '')) !== undefined
+        ? ''
+        : `\nExamples:\n  ohs report --list\n  ohs report all --as-of 2026-06-30\n  ohs report ${example} --as-of-time 2026-10-31T23:00:00Z\n  ohs report ${example} --org 1007 1013 --format csv --out reports-out\n  ohs report all --format html,csv${flagExamples()}`,
     )
     .action(async (given: string | undefined, flags: ReportFlags, cmd: Command) => {
       const name = reclaimName(given, flags);

@@ -1,10 +1,22 @@
 import type { Command } from 'commander';
 import { defaultConfig } from '../config/index.js';
+import { OhsError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { simOptionsSchema, startSim } from '../sim/index.js';
 import { untilSignal } from './context.js';
 import { intArg } from './parse.js';
 import { schemaFlags, schemaValues } from './schema-flags.js';
+
+/** The sandbox's port is held by another process (an earlier sandbox still running). Exit status 1. */
+export class PortInUseError extends OhsError {
+  override name = 'PortInUseError';
+  constructor(host: string, port: number) {
+    super(
+      'PORT_IN_USE',
+      `port ${port} of ${host} is in use: stop what listens there (an earlier sandbox: kill its process; find it with ss -ltnp 'sport = :${port}'), or start this one with --port 0 and use the URL it prints as OHS_BASE_URL`,
+    );
+  }
+}
 
 interface ListenFlags {
   port: number;
@@ -46,6 +58,10 @@ export function registerSim(program: Command): void {
         port: flags.port,
         host: flags.host,
         onRequest: (info) => logger.debug(info, 'request'),
+      }).catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+          throw new PortInUseError(flags.host, flags.port);
+        throw err;
       });
       // Listening for the stop before announcing the URL: a script that reads the first line and
       // then stops the sandbox must find it stoppable (a signal a moment earlier killed it).

@@ -169,11 +169,25 @@ export async function jobLines(
     if (v !== undefined && !verdicts.has(v.report)) verdicts.set(v.report, v);
   }
   for (const v of verdicts.values()) {
-    const line = `report ${v.report}: ${v.verdict.length > 200 ? `${v.verdict.slice(0, 199)}…` : v.verdict}`;
+    const line = `report ${v.report}: ${wholeClauses(v.verdict, 200)}`;
     if (v.level === 'ok') did.push(line);
     else attention.push(line);
   }
   return { did, attention, dashboard, folders };
+}
+
+/**
+ * A verdict of at most about `max` characters in whole clauses (`; ` between them), the rest
+ * counted: `…; Alcohol: at risk 44; and 2 more on its page`, never a phrase cut in its middle.
+ */
+export function wholeClauses(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const clauses = text.split('; ');
+  let kept = clauses[0] ?? '';
+  let n = 1;
+  while (n < clauses.length && kept.length + 2 + (clauses[n]?.length ?? 0) <= max)
+    kept += `; ${clauses[n++]}`;
+  return n === clauses.length ? kept : `${kept}; and ${clauses.length - n} more on its page`;
 }
 
 const formatsOf = (files: readonly string[]) =>

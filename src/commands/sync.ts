@@ -20,7 +20,8 @@ interface SyncFlags {
 
 const idStreams: readonly string[] = streams.filter((s) => s.kind === 'ids').map((s) => s.name);
 
-function pairArg(value: string, previous: string[] = []): string[] {
+/** Commander parser of a repeatable STREAM=ID option (`--id-start invoice=240001`). */
+export function pairArg(value: string, previous: string[] = []): string[] {
   const m = /^([a-z]+)=(.+)$/.exec(value);
   if (m === null || !idStreams.includes(m[1] ?? '')) {
     throw new InvalidArgumentError(`expected STREAM=VALUE with STREAM one of ${idStreams.join(', ')}.`);

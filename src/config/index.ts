@@ -1,8 +1,11 @@
+export type { ConfigEntry } from './explain.js';
 export {
   type ConfigFlags,
   defaultConfig,
   loadConfig,
+  loadConfigExplained,
   localConfigPath,
+  readConfigFile,
   resolveToken,
   tokenFileWarning,
 } from './load.js';

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { packageRoot } from '../util/package-root.js';
+import { type ConfigEntry, explainConfig } from './explain.js';
 import type { ConfigLayer } from './layer.js';
 import { describeConfigIssue } from './messages.js';
 import { type Config, configSchema } from './schema.js';
@@ -11,6 +12,8 @@ import { type Config, configSchema } from './schema.js';
 export interface ConfigFlags {
   /** A config file used instead of ./config/local.json. */
   config?: string;
+  /** false: no config file is read, not even ./config/local.json (`ohs init`, which writes one). */
+  readFile?: boolean;
   baseUrl?: string;
   db?: string;
   logLevel?: string;
@@ -53,7 +56,38 @@ function jsonReason(err: unknown, text: string): string {
   return reason.replace(/"[^"]{9,}"/g, '"…"');
 }
 
-function readJson(file: string): Json {
+/**
+ * The text with its `//` comments (outside strings) turned into spaces, so that JSON.parse reads
+ * it and a position it reports is still the file's: a config file may carry comments, as the one
+ * `ohs init` writes does (JSON with comments, as tsconfig.json).
+ */
+export function withoutComments(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? '';
+    if (inString) {
+      out += c;
+      if (c === '\\') {
+        out += text[i + 1] ?? '';
+        i++;
+      } else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') {
+        out += ' ';
+        i++;
+      }
+      if (i < text.length) out += '\n';
+    } else out += c;
+  }
+  return out;
+}
+
+/** A config file's object: JSON, `//` comments allowed; a failure names the file, line and column. */
+export function readConfigFile(file: string): Json {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -67,7 +101,7 @@ function readJson(file: string): Json {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(withoutComments(text));
   } catch (err) {
     throw new ConfigError(`config file ${file} is not valid JSON: ${jsonReason(err, text)}`);
   }
@@ -84,7 +118,11 @@ export function localConfigPath(cwd = process.cwd()): string {
 function singleKeyLayers(entries: [label: string, key: string, value: string | undefined][]): ConfigLayer[] {
   return entries
     .filter((e): e is [string, string, string] => e[2] !== undefined && e[2] !== '')
-    .map(([label, key, value]) => ({ label, data: { [key]: value } }));
+    .map(([label, key, value]) => ({
+      kind: label.startsWith('flag') ? 'flag' : 'environment',
+      label,
+      data: { [key]: value },
+    }));
 }
 
 /** config/default.json of the package: the one place a default value is written. */
@@ -98,7 +136,7 @@ export function defaultConfigPath(): string {
  * (the sandbox's address, tests, benchmarks), so that no default is typed a second time.
  */
 export function defaultConfig(): Config {
-  return configSchema.parse(readJson(defaultConfigPath()));
+  return configSchema.parse(readConfigFile(defaultConfigPath()));
 }
 
 /**
@@ -112,10 +150,30 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): Config {
+  return parseLayers(configLayers(flags, env, cwd)).config;
+}
+
+/**
+ * The configuration as loadConfig makes it, and every key with its value and the source that
+ * gave it (`ohs config`): the same layers, merged and parsed once.
+ */
+export function loadConfigExplained(
+  flags: ConfigFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): { config: Config; entries: ConfigEntry[]; layers: ConfigLayer[] } {
+  const layers = configLayers(flags, env, cwd);
+  const { config, merged } = parseLayers(layers);
+  return { config, entries: explainConfig(config, merged, layers), layers };
+}
+
+/** The layers, first to last (later wins): defaults, the local or --config file, environment, flags. */
+function configLayers(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string): ConfigLayer[] {
   const defaults = defaultConfigPath();
-  const layers: ConfigLayer[] = [{ label: defaults, data: readJson(defaults) }];
+  const layers: ConfigLayer[] = [{ kind: 'default', label: defaults, data: readConfigFile(defaults) }];
   const local = flags.config !== undefined ? resolve(cwd, flags.config) : localConfigPath(cwd);
-  if (flags.config !== undefined || existsSync(local)) layers.push({ label: local, data: readJson(local) });
+  if (flags.readFile !== false && (flags.config !== undefined || existsSync(local)))
+    layers.push({ kind: 'file', label: local, data: readConfigFile(local) });
   layers.push(
     ...singleKeyLayers([
       ['environment OHS_BASE_URL', 'baseUrl', env.OHS_BASE_URL],
@@ -133,6 +191,11 @@ export function loadConfig(
       ['flag --token-file', 'tokenFile', flags.tokenFile],
     ]),
   );
+  return layers;
+}
+
+/** The layers merged and validated whole; the first problem as one CONFIG_INVALID line. */
+function parseLayers(layers: readonly ConfigLayer[]): { config: Config; merged: Json } {
   const merged = layers.reduce<Json>((acc, layer) => deepMerge(acc, layer.data), {});
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -144,7 +207,7 @@ export function loadConfig(
       issue === undefined ? 'configuration is invalid' : describeConfigIssue(issue, merged, layers),
     );
   }
-  return parsed.data;
+  return { config: parsed.data, merged };
 }
 
 /** The bearer token: `token` (OHS_TOKEN) or the content of `tokenFile` (OHS_TOKEN_FILE), trimmed. */

@@ -48,3 +48,8 @@ export { ReportParamError } from './errors.js';
 export { ReportRun } from './run.js';
 export { reportInput } from './runner.js';
 export type { ReportParams } from './types.js';
+
+/** The zod declaration of a report's options (`ohs report NAME --help` lists it), or undefined. */
+export function reportOptionsSchema(name: string): (typeof declarations)[number]['options'] | undefined {
+  return declarations.find((d) => d.name === name)?.options;
+}

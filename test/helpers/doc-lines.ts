@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * The command lines of the docs, by one rule (test/docs-commands.test.ts checks their names and
  * flags, test/docs-run.test.ts runs them): in README.md and docs/*.md, inside a fenced block that
  * is a shell block (opened by a bare fence or one marked `sh`, `bash` or `shell`), every line that
- * calls `ohs` as a command (`ohs …`, `npx ohs …`, `$ ohs …`, after `VAR=value` or `&&`), its
+ * calls `ohs` as a command (`node bin/ohs.js …`, `ohs …`, `$ ohs …`, after `VAR=value` or `&&`), its
  * trailing `# comment` removed. Lines of other tools (`sqlite3`, `psql`) are not ours.
  */
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,7 +38,7 @@ export function docLines(): DocLine[] {
         }
         const text = raw.replace(/\s+#.*$/, '').trim();
         if (!inShell || text.startsWith('sqlite3') || text.startsWith('psql')) return;
-        if (/(^|\s)(npx )?ohs( |$)/.test(text))
+        if (/(^|\s)(node bin\/ohs\.js|ohs)( |$)/.test(text))
           found.push({ doc, at: i + 1, text: text.replace(/^\$ /, '') });
       });
   }
@@ -54,7 +54,7 @@ interface DocCommand {
 
 /**
  * A line as the shell would split it, for the forms the docs use: commands joined by `&&`, a
- * trailing `&` (started in the background), `VAR=value` prefixes, `npx ohs` as `ohs`, words in
+ * trailing `&` (started in the background), `VAR=value` prefixes, `node bin/ohs.js` as `ohs`, words in
  * single quotes kept whole.
  */
 export function splitLine(text: string): { commands: DocCommand[]; background: boolean } {
@@ -67,7 +67,7 @@ export function splitLine(text: string): { commands: DocCommand[]; background: b
       const [name, ...value] = (words.shift() ?? '').split('=');
       env[name ?? ''] = value.join('=');
     }
-    if (words[0] === 'npx') words.shift();
+    if (words[0] === 'node' && words[1] === 'bin/ohs.js') words.splice(0, 2, 'ohs');
     return { env, program: words.shift() ?? '', args: words };
   });
   return { commands, background };

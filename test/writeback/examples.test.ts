@@ -124,7 +124,7 @@ function readmeSandboxSteps(): string[] {
 }
 
 /**
- * Every `npx ohs ...` line of the docs that names a file of examples/, with the `ohs apply` of
+ * Every `node bin/ohs.js ...` line of the docs that names a file of examples/, with the `ohs apply` of
  * the same block, in the order written (the README's own block is run as the steps above).
  */
 function documentedExampleLines(): string[] {
@@ -132,19 +132,19 @@ function documentedExampleLines(): string[] {
   for (const doc of readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md'))) {
     const text = readFileSync(join(REPO, 'docs', doc), 'utf8');
     for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
-      const ohs = (block[1] ?? '').split('\n').filter((l) => l.startsWith('npx ohs '));
+      const ohs = (block[1] ?? '').split('\n').filter((l) => l.startsWith('node bin/ohs.js '));
       if (ohs.some((l) => l.includes('examples/')))
-        lines.push(...ohs.filter((l) => l.includes('examples/') || l.startsWith('npx ohs apply')));
+        lines.push(...ohs.filter((l) => l.includes('examples/') || l.startsWith('node bin/ohs.js apply')));
     }
   }
   return lines;
 }
 
-/** `npx ohs a b  # comment` as the arguments of ohs (no quoting in these lines). */
+/** `node bin/ohs.js a b  # comment` as the arguments of ohs (no quoting in these lines). */
 const ohsArgs = (line: string) =>
   line
     .replace(/\s+#.*$/, '')
-    .replace(/^npx ohs /, '')
+    .replace(/^node bin\/ohs\.js /, '')
     .trim()
     .split(/\s+/);
 
@@ -175,13 +175,13 @@ describe('the README and docs, as written', () => {
       }
       const exported = /^export (\w+)=(\S+)$/.exec(line);
       if (exported !== null) env[exported[1] ?? ''] = exported[2];
-      // `npx ohs sim ... &` is the test's sandbox; `sqlite3` is a tool of the reader's own.
-      if (!line.startsWith('npx ohs ') || line.startsWith('npx ohs sim ')) continue;
+      // `node bin/ohs.js sim ... &` is the test's sandbox; `sqlite3` is a tool of the reader's own.
+      if (!line.startsWith('node bin/ohs.js ') || line.startsWith('node bin/ohs.js sim ')) continue;
       const r = await runOhs(ohsArgs(line), { cwd: dir, env, timeoutMs: 240_000 });
       expect(r.code, `${line}\n${r.stderr}`).toBe(0);
       ran.push(line);
     }
-    expect(ran.some((l) => l.startsWith('npx ohs plan examples/payment.csv'))).toBe(true);
+    expect(ran.some((l) => l.startsWith('node bin/ohs.js plan examples/payment.csv'))).toBe(true);
     const before = sim().truth();
     const docs = documentedExampleLines();
     expect(docs.length).toBeGreaterThanOrEqual(8);

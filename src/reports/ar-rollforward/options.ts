@@ -8,9 +8,17 @@ import { unpaidInvoicesOptions } from '../unpaid-invoices/options.js';
  */
 export const arRollforwardOptions = unpaidInvoicesOptions.extend({
   /** Start of the period, an instant (a date alone: its start in the zone). @default the start of the last full month */
-  from: instantOption().optional(),
+  from: instantOption()
+    .optional()
+    .describe(
+      'Start of the period, an instant (a date alone: its start in the zone). Default: the start of the last full month.',
+    ),
   /** End of the period, an instant (a date alone: its start in the zone). @default the start of the as-of month */
-  to: instantOption().optional(),
+  to: instantOption()
+    .optional()
+    .describe(
+      'End of the period, an instant (a date alone: its start in the zone). Default: the start of the as-of month.',
+    ),
 });
 
 export type ArRollforwardOptions = z.output<typeof arRollforwardOptions>;
