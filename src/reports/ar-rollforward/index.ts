@@ -15,7 +15,6 @@ import {
   blankMovement,
   gap,
   invoiceMovements,
-  type Movement,
   movementKeys,
   movementRow,
 } from './movements.js';
