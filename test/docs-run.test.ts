@@ -71,13 +71,13 @@ const REWRITES: { from: string | RegExp; to: (ctx: Ctx) => string; why: string }
     why: 'the README’s sandbox on a free port; its URL is given to the other lines as OHS_BASE_URL',
   },
   {
-    from: /\bohs sim(?= --| &|$)/,
-    to: () => 'ohs sim --scale 0.1',
+    from: /\b(?:node bin\/ohs\.js|ohs) sim(?= --| &|$)/,
+    to: () => 'node bin/ohs.js sim --scale 0.1',
     why: 'a sandbox of a tenth of the default size: what is checked is that each line ends as the docs say, not the data’s size (CONTRIBUTING: a test whose subject is not the size runs small); the full size is synced in test/writeback/examples.test.ts',
   },
   {
-    from: /\bohs demo(?= --| &|$)/,
-    to: () => 'ohs demo --scale 0.1',
+    from: /\b(?:node bin\/ohs\.js|ohs) demo(?= --| &|$)/,
+    to: () => 'node bin/ohs.js demo --scale 0.1',
     why: 'the same for the demo’s built-in sandbox',
   },
   { from: 'https://ohs.example.com', to: (c) => c.url, why: 'the live service is the sandbox here' },
