@@ -90,6 +90,19 @@ describe("the nightly job's order ageing stands at the instant after its sync", 
     expect(asked).toBe(nightlyCsv);
   });
 
+  it('gives unpaid invoices and compliance as ohs report does, at its stated instant and right after', async () => {
+    for (const name of ['unpaid-invoices', 'compliance']) {
+      const pattern = new RegExp(`^${name}-\\d{4}-\\d{2}-\\d{2}\\.csv$`);
+      const night = readFileSync(only(join(dir, 'nightly'), pattern), 'utf8');
+      await ohs('report', name, '--as-of-time', stated, '--format', 'csv', '--out', `asked-${name}`);
+      const asked = readFileSync(only(join(dir, `asked-${name}`), new RegExp(`^${name}-.*\\.csv$`)), 'utf8');
+      expect(asked, name).toBe(night);
+      await ohs('report', name, '--format', 'csv', '--out', `after-${name}`);
+      const after = readFileSync(only(join(dir, `after-${name}`), new RegExp(`^${name}-.*\\.csv$`)), 'utf8');
+      expect(rowsOf(after), name).toEqual(rowsOf(night));
+    }
+  });
+
   it('has the same rows, statuses and flags as ohs report run right after', async () => {
     await ohs('report', 'order-ageing', '--format', 'csv', '--out', 'after');
     const after = rowsOf(readFileSync(only(join(dir, 'after'), /^order-ageing-.*\.csv$/), 'utf8'));
