@@ -418,6 +418,21 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
         readFileSync(join(again, n)).equals(readFileSync(join(latest, n))),
         `${n} made with the name's instant`,
       ).toBe(true);
+    // Two instants within one second (.500 and .699): rounded up to the whole second before
+    // anything is read, so one name and the same bytes in every file.
+    const second0 = Math.floor(Date.parse(at) / 1000) * 1000;
+    const within = (ms: number) => new Date(second0 + ms).toISOString();
+    expect([within(500), within(699)].map((t) => t.slice(19))).toEqual(['.500Z', '.699Z']);
+    const early = await made(['--as-of-time', within(500)], 'pk-6');
+    const late = await made(['--as-of-time', within(699)], 'pk-7');
+    const whole = new Date(second0 + 1000).toISOString().slice(0, 19).replace(/[-:]/g, '');
+    expect(basename(early)).toBe(`packet-org${org}-2026-at-${whole}Z`);
+    expect(basename(late)).toBe(basename(early));
+    expect(readdirSync(late).sort()).toEqual(readdirSync(early).sort());
+    for (const n of readdirSync(early))
+      expect(readFileSync(join(late, n)).equals(readFileSync(join(early, n))), `${n} at .500 and .699`).toBe(
+        true,
+      );
     expect(cover).not.toMatch(/<script/i);
     for (const n of names)
       expect(readFileSync(join(first, n), 'utf8'), n).not.toMatch(/\b\d{3}-\d{2}-\d{4}\b/);
