@@ -10,6 +10,7 @@ import {
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
 import { stageWords } from './columns.js';
+import type { AgeingFacts } from './summary.js';
 
 /** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
 const STUCK_SHOWN = 100;
@@ -19,26 +20,17 @@ const STUCK_SHOWN = 100;
  * the stuck orders first (kept as the detail streams), and open orders by stage and time in
  * status. The time buckets are read from the By status sheet's columns.
  */
-export function orderAgeingHtml(): SummaryBuilder {
+export function orderAgeingHtml(): SummaryBuilder<AgeingFacts> {
+  // The stuck orders first, kept as the detail streams (the CSV's rows).
   const stuck: Row[] = [];
-  // Counted from the detail rows as they stream (the CSV's rows): the verdict rests on these.
-  const flags = new Map<string, number>();
-  let open = 0;
-  let unknownTime = 0;
   return {
     onRow(row) {
-      const flag = typeof row.flag === 'string' ? row.flag : null;
-      if (flag === null) return; // a terminal item (includeTerminal): no flag
-      open++;
-      flags.set(flag, (flags.get(flag) ?? 0) + 1);
-      if (row.timeInStatusHours === null || row.timeInStatusHours === undefined) unknownTime++;
-      if (flag === 'STUCK' && stuck.length < STUCK_SHOWN) stuck.push(row);
+      if (row.flag === 'STUCK' && stuck.length < STUCK_SHOWN) stuck.push(row);
     },
-    build(sheets) {
+    build(sheets, facts) {
       const byStatus = sheet(sheets, 'By status');
       const ageColumns = statusAgeColumns(byStatus);
       const rows = (byStatus?.rows ?? []).filter((r) => !isTotal(r.status));
-      const total = (byStatus?.rows ?? []).find((r) => isTotal(r.status));
       const stages = new Map<string, Record<string, number>>();
       // Orders whose time in status is not known (no bucket counts them) are drawn as such.
       const unknown = { key: 'unknownTimeInStatus', label: 'unknown' };
@@ -62,8 +54,12 @@ export function orderAgeingHtml(): SummaryBuilder {
           orders: s[key] ?? 0,
         })),
       );
-      const stuckCount = flags.get('STUCK') ?? 0;
-      const warnCount = flags.get('WARN') ?? 0;
+      // The figures and the verdict from the report's typed figures (never the Total row by its label).
+      const open = facts?.open ?? 0;
+      const stuckCount = facts?.stuck ?? 0;
+      const warnCount = facts?.warn ?? 0;
+      const unknownTime = facts?.unknownTimeInStatus ?? 0;
+      const oldest = facts?.oldestAgeHours ?? null;
       const problems = [
         ...(stuckCount > 0 ? [`${count(stuckCount)} stuck`] : []),
         ...(warnCount > 0 ? [`${count(warnCount)} past their stage's warning age`] : []),
@@ -74,12 +70,13 @@ export function orderAgeingHtml(): SummaryBuilder {
       return {
         status: level(stuckCount > 0, warnCount > 0 || unknownTime > 0),
         counts: [
-          ...['STUCK', 'WARN', 'OK'].map((f) => ({
-            group: 'flag',
-            status: f,
-            count: flags.get(f) ?? 0,
-            assumed: 0,
-          })),
+          ...(
+            [
+              ['STUCK', stuckCount],
+              ['WARN', warnCount],
+              ['OK', open - stuckCount - warnCount],
+            ] as const
+          ).map(([status, n]) => ({ group: 'flag', status, count: n, assumed: 0 })),
           { group: 'time in status', status: 'unknown', count: unknownTime, assumed: 0 },
         ],
         problems,
@@ -90,10 +87,7 @@ export function orderAgeingHtml(): SummaryBuilder {
           { label: 'Time in status unknown', value: count(unknownTime) },
           {
             label: 'Oldest (days)',
-            value: (total?.maxAgeDays !== undefined
-              ? num(total.maxAgeDays)
-              : num(total?.maxAgeHours) / 24
-            ).toFixed(1),
+            value: ((oldest ?? 0) / 24).toFixed(1),
           },
         ],
         charts: [

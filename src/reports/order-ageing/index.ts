@@ -72,6 +72,7 @@ async function build(input: ReportInput<OrderAgeingOptions>) {
       print: { columns: printColumns, titleColumns: 1 },
     },
     summaries: (): Sheet[] => summary.sheets(),
+    facts: () => summary.facts(),
     warnings: () => warningsOf(classifier, summary.rows, fixedWarnings),
     about: () => aboutLines({ instant, st, opts, product, at, classifier, rows: summary.rows }),
   };

@@ -102,8 +102,29 @@ const blankCounts = (): Counts => ({
   stuck: 0,
 });
 
+/**
+ * The order ageing's typed figures (its page, the dashboard and the run's controls read these),
+ * tallied as the detail streams: the open items (those not in a terminal stage, each flagged),
+ * how many are STUCK, WARN, or of an unknown time in status, and the oldest age of any item shown
+ * in hours (null: none known).
+ */
+export interface AgeingFacts {
+  open: number;
+  stuck: number;
+  warn: number;
+  unknownTimeInStatus: number;
+  oldestAgeHours: number | null;
+}
+
 export class AgeingSummary {
   rows = 0;
+  private readonly tally: AgeingFacts = {
+    open: 0,
+    stuck: 0,
+    warn: 0,
+    unknownTimeInStatus: 0,
+    oldestAgeHours: null,
+  };
   private readonly byStatus = new Map<string, StatusTotals>();
   private readonly byOrg = new Map<string, OrgTotals>();
 
@@ -124,6 +145,7 @@ export class AgeingSummary {
       s.buckets.set(b, (s.buckets.get(b) ?? 0) + 1);
     }
     if (ageHours !== null) s.age.add(ageHours);
+    this.facts1(flag, ageHours, inStatusHours);
     if (inStatusHours !== null) s.inStatus.add(inStatusHours);
     count(s, flag);
     const orgId = (row.orgId as number | null) ?? null;
@@ -142,6 +164,21 @@ export class AgeingSummary {
     o.stages.set(stage, (o.stages.get(stage) ?? 0) + 1);
     count(o, flag);
     if (ageHours !== null) o.oldest = o.oldest === null ? ageHours : Math.max(o.oldest, ageHours);
+  }
+
+  private facts1(flag: Flag | null, ageHours: number | null, inStatusHours: number | null): void {
+    const t = this.tally;
+    if (ageHours !== null)
+      t.oldestAgeHours = t.oldestAgeHours === null ? ageHours : Math.max(t.oldestAgeHours, ageHours);
+    if (flag === null) return; // a terminal item (shown with includeTerminal): not open
+    t.open++;
+    count(t, flag);
+    if (inStatusHours === null || inStatusHours === undefined) t.unknownTimeInStatus++;
+  }
+
+  /** The typed figures over every item added so far (read once the detail is done). */
+  facts(): AgeingFacts {
+    return { ...this.tally };
   }
 
   /** By org first (the sheet the workbook opens on: a grid of orgs by stage, STUCK in red). */
