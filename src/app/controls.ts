@@ -7,6 +7,7 @@ import type { Column } from '../render/types.js';
 import { LINES } from '../reports/ar-rollforward/columns.js';
 import type { RollforwardFacts } from '../reports/ar-rollforward/facts.js';
 import type { ChangesFacts } from '../reports/changes/index.js';
+import type { YtdFacts } from '../reports/compliance/figures.js';
 import type { UnpaidFacts } from '../reports/unpaid-invoices/summary.js';
 import { printable } from '../util/printable.js';
 
@@ -44,6 +45,8 @@ interface FactsOf {
   'unpaid-invoices': UnpaidFacts;
   'ar-rollforward': RollforwardFacts;
   changes: ChangesFacts;
+  compliance: YtdFacts;
+  'catch-up': YtdFacts;
 }
 function factsOf<N extends keyof FactsOf>(run: readonly Published[], name: N): FactsOf[N] | undefined {
   return run.find((p) => p.report === name)?.written.facts as FactsOf[N] | undefined;
@@ -97,8 +100,26 @@ export async function runControls(
         { path: "the base reports' instant", value: new Date(instantMs).toISOString() },
       ),
     );
+  out.push(...planControls(factsOf(run, 'compliance'), factsOf(run, 'catch-up')));
   out.push(...(await dashboardControls(run)));
   return out;
+}
+
+/** Compliance's counts = the catch-up plan's inputs: its YTD lines and completed totals, each. */
+function planControls(compliance: YtdFacts | undefined, plan: YtdFacts | undefined): Control[] {
+  if (compliance === undefined || plan === undefined) return [];
+  const figures: [string, keyof YtdFacts][] = [
+    ['employer × test-type lines', 'lines'],
+    ['drug tests completed to date', 'drugCompletedYtd'],
+    ['alcohol tests completed to date', 'alcoholCompletedYtd'],
+  ];
+  return figures.map(([words, key]) =>
+    compare(
+      `Compliance = catch-up: ${words}`,
+      { path: 'compliance YTD lines (typed)', value: count(compliance[key]) },
+      { path: "catch-up plan's inputs (typed)", value: count(plan[key]) },
+    ),
+  );
 }
 
 /** The roll-forward's figures: its page against its workbook's lines, its closing against the A/R. */

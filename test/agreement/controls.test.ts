@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Published, writeControls } from '../../src/app/controls.js';
 import { writeReport } from '../../src/render/index.js';
+import type { YtdFacts } from '../../src/reports/compliance/figures.js';
 import { reportNamed } from '../../src/reports/index.js';
 import { defaults } from '../helpers/defaults.js';
 import { engines } from '../helpers/engines.js';
@@ -16,6 +17,21 @@ import { params, syncState, tempMirrors, upsert } from '../reports/fixture.js';
  * page says Needs attention, naming the figure and both values; agreeing, "controls: N of N agree".
  */
 const unpaid = reportNamed('unpaid-invoices');
+const compliance = reportNamed('compliance');
+const catchUp = reportNamed('catch-up');
+/** Two employers' months January to May 2025: pool, picks and results of each test type. */
+const orgMonths = (orgId: number, completed: number) =>
+  [1, 2, 3, 4, 5].map((month) => ({
+    id: orgId * 100 + month,
+    OrgId: orgId,
+    label: `2025-0${month}`,
+    countEligibleAll: 20,
+    countEligibleRandomPool: 20,
+    countPickedDrug: completed,
+    countPickedDrugResult: completed,
+    countPickedAlcohol: 1,
+    countPickedAlcoholResult: month % 2,
+  }));
 const invoice = (id: string, balance: number, more: Record<string, unknown> = {}) => ({
   id,
   OrgId: 1001,
@@ -54,6 +70,28 @@ describe.each(engines.slice(0, 1))('%s: run controls', (engine) => {
       ...(unpaid.html === undefined ? {} : { html: unpaid.html }),
     });
     return { run: [{ report: unpaid.name, written }], out };
+  }
+
+  /** Compliance and the catch-up plan of one mirror, each written as the run writes it. */
+  async function planRun(): Promise<{ run: Published[]; out: string }> {
+    const m = await mirrors();
+    await upsert(m, 'OrgMonth', [...orgMonths(7, 1), ...orgMonths(8, 2)]);
+    await syncState(m, 'orgmonth', '2025-06-30T02:00:00.000Z');
+    const out = mkdtempSync(join(tmpdir(), 'ohs-controls-'));
+    const run: Published[] = [];
+    for (const report of [compliance, catchUp]) {
+      const result = await report.run({ db: m.db, params: params('2025-05-31') });
+      const written = await writeReport(result, {
+        outDir: out,
+        name: report.name,
+        asOf: '2025-05-31',
+        title: report.title,
+        formats: ['csv'],
+        csv: defaults.reports.csv,
+      });
+      run.push({ report: report.name, written });
+    }
+    return { run, out };
   }
 
   const controlsOf = async (run: Published[], out: string) => {
@@ -107,5 +145,29 @@ describe.each(engines.slice(0, 1))('%s: run controls', (engine) => {
     expect(summary.verdict).toMatch(
       /unpaid-invoices: every figure: unpaid-invoices page .*Open balance \$1,160\.50.*dashboard \(verdict file\) .*Open balance \$1,200\.50/,
     );
+  });
+
+  it("compliance's counts = the catch-up plan's inputs: lines and completed to date agree on a real run; a difference names the figure and both values", async () => {
+    const { run, out } = await planRun();
+    const { summary, lines } = await controlsOf(run, out);
+    expect(summary.level).toBe('ok');
+    expect(lines.join('')).toMatch(/^controls: OK/);
+    const csv = readFileSync(join(out, 'controls-2025-06-30.csv'), 'utf8').trim().split(/\r?\n/);
+    const plan = csv.filter((l) => l.startsWith('Compliance = catch-up'));
+    // Two employers × two test types; 5 × 1 + 5 × 2 drug tests, 3 + 3 alcohol tests completed.
+    expect(plan).toEqual([
+      "Compliance = catch-up: employer × test-type lines,compliance YTD lines (typed),4,catch-up plan's inputs (typed),4,true",
+      "Compliance = catch-up: drug tests completed to date,compliance YTD lines (typed),15,catch-up plan's inputs (typed),15,true",
+      "Compliance = catch-up: alcohol tests completed to date,compliance YTD lines (typed),6,catch-up plan's inputs (typed),6,true",
+    ]);
+    const facts = run.find((p) => p.report === 'catch-up')?.written.facts as YtdFacts | undefined;
+    if (facts === undefined) throw new Error('catch-up published no facts');
+    facts.drugCompletedYtd = 14;
+    const off = await controlsOf(run, out);
+    expect(off.summary.level).toBe('warn');
+    expect(off.summary.verdict).toContain(
+      "Compliance = catch-up: drug tests completed to date: compliance YTD lines (typed) 15, catch-up plan's inputs (typed) 14",
+    );
+    expect(off.lines.join('')).toContain('Needs attention');
   });
 });

@@ -1,5 +1,5 @@
 import type { Row } from '../../render/types.js';
-import { complianceFigures } from '../compliance/figures.js';
+import { complianceFigures, planFacts } from '../compliance/figures.js';
 import { ASSUMED } from '../compliance/model.js';
 import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
 import { planRows, planYear, verdictOf, verdictOrder } from '../compliance/plan.js';
@@ -48,6 +48,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
   return {
     detail: { name: 'Catch-up plan', columns: catchUpColumns, rows },
     summaries: () => [{ name: 'By verdict', columns: verdictColumns, rows: verdictCounts(rows) }],
+    facts: () => planFacts(rows),
     warnings,
     about: () => ({
       method: [

@@ -99,6 +99,34 @@ export function ytdRowsOf(walk: OrgWalk): Row[] {
   return failingFirst(walk.ytd);
 }
 
+/**
+ * The employer × test-type lines a report scores and the completed-to-date totals they start
+ * from, typed (compliance's YTD lines, the catch-up plan's inputs; the run's controls compare them).
+ */
+export interface YtdFacts {
+  lines: number;
+  drugCompletedYtd: number;
+  alcoholCompletedYtd: number;
+}
+
+const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+
+/** Compliance's YTD lines: each YTD by org row, once per test type. */
+export function complianceFacts(ytd: readonly Row[]): YtdFacts {
+  return {
+    lines: ytd.length * 2,
+    drugCompletedYtd: ytd.reduce((t, r) => t + n(r.drugCompletedYtd), 0),
+    alcoholCompletedYtd: ytd.reduce((t, r) => t + n(r.alcoholCompletedYtd), 0),
+  };
+}
+
+/** The catch-up plan's inputs: each plan row (an employer and test type) and its completed to date. */
+export function planFacts(plan: readonly Row[]): YtdFacts {
+  const of = (kind: string) =>
+    plan.filter((r) => r.testType === kind).reduce((t, r) => t + n(r.completedYtd), 0);
+  return { lines: plan.length, drugCompletedYtd: of('drug'), alcoholCompletedYtd: of('alcohol') };
+}
+
 /** The catch-up plan of the figures' walk done: the workbook's Catch-up sheet, the packet's catch-up.csv. */
 export function planOf(f: ComplianceFigures, walk: OrgWalk): Row[] {
   return planRows(walk.lasts, planYear(f.s));

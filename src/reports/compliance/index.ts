@@ -6,7 +6,7 @@ import type { ReportDeclaration, ReportInput } from '../types.js';
 import { aboutLines, rollupCount } from './about.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { misColumns, misRows, problemColumns, problemRows } from './evidence.js';
-import { complianceFigures, complianceWarnings, planOf, ytdRowsOf } from './figures.js';
+import { complianceFacts, complianceFigures, complianceWarnings, planOf, ytdRowsOf } from './figures.js';
 import { complianceHtml } from './html.js';
 import { type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
@@ -105,6 +105,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
       print: { columns: printColumns, titleColumns: 2 },
     },
     summaries,
+    facts: () => complianceFacts(ytdRowsOf(walk)),
     warnings,
     about,
   };
