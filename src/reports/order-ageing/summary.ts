@@ -145,7 +145,7 @@ export class AgeingSummary {
       s.buckets.set(b, (s.buckets.get(b) ?? 0) + 1);
     }
     if (ageHours !== null) s.age.add(ageHours);
-    this.facts1(flag, ageHours, inStatusHours);
+    this.tallyFacts(flag, ageHours, inStatusHours);
     if (inStatusHours !== null) s.inStatus.add(inStatusHours);
     count(s, flag);
     const orgId = (row.orgId as number | null) ?? null;
@@ -166,7 +166,7 @@ export class AgeingSummary {
     if (ageHours !== null) o.oldest = o.oldest === null ? ageHours : Math.max(o.oldest, ageHours);
   }
 
-  private facts1(flag: Flag | null, ageHours: number | null, inStatusHours: number | null): void {
+  private tallyFacts(flag: Flag | null, ageHours: number | null, inStatusHours: number | null): void {
     const t = this.tally;
     if (ageHours !== null)
       t.oldestAgeHours = t.oldestAgeHours === null ? ageHours : Math.max(t.oldestAgeHours, ageHours);
