@@ -247,7 +247,7 @@ describe('mirror files', () => {
     expect(report.stderr).not.toMatch(/ohs: |readonly|read-only|SQLITE_/i);
     expect(report.code).toBe(0);
     // Seven reports (what changed among them) in xlsx and csv, and the Trend CSVs of A/R and compliance.
-    expect(readdirSync(join(out, 'r'))).toHaveLength(16); // seven workbooks, seven CSVs, two trend CSVs
+    expect(readdirSync(join(out, 'r'))).toHaveLength(18); // seven workbooks, seven CSVs, two trend CSVs, the controls (xlsx, csv)
     // Writing commands still fail, with a clear line (it is not theirs to write).
     const policy = await as(['policy', 'import', join(REPO, 'examples', 'org-policy.csv'), '--db', file]);
     expect(policy.code).not.toBe(0);
@@ -293,7 +293,7 @@ describe.runIf(engines.includes('postgres'))('a postgres:// mirror', () => {
     const report = await runOhs(['report', 'all', '--db', url, '--out', join(dir, 'out')], { env });
     expect(report.stderr).not.toMatch(/^ohs: /m);
     expect(report.code).toBe(0);
-    expect(readdirSync(join(dir, 'out'))).toHaveLength(16); // seven workbooks, seven CSVs, two trend CSVs
+    expect(readdirSync(join(dir, 'out'))).toHaveLength(18); // seven workbooks, seven CSVs, two trend CSVs, the controls (xlsx, csv)
   });
 
   it('an unreachable server: one line naming host, port and database, never the password', slow, async () => {

@@ -199,7 +199,8 @@ describe.each(engines)('%s: ohs demo', (engine) => {
       expect((JSON.parse(run?.outputs ?? '[]') as string[]).map((f) => basename(f)).sort()).toEqual(
         files.map((f) => basename(f)).sort(),
       );
-      expect(files).toHaveLength(31);
+      // And the run's controls (src/app/controls.ts): xlsx, csv, html and its verdict file.
+      expect(files).toHaveLength(35);
       const described = await values(
         m,
         sql`SELECT count(*) FROM data_dictionary WHERE table_name = 'orderitem'`,
@@ -255,7 +256,7 @@ describe.concurrent.each(engines)('%s: ohs run and ohs cron', (engine) => {
       expect(runs[0]).toMatchObject({ job: 'nightly', outcome: 'ok' });
       // The closing summary: what the job did, what needs attention, the next step.
       expect(first.out()).toMatch(/^nightly job run 1 ok in [\d.]+ s$/m);
-      expect(first.out()).toMatch(/^reports: 16 files in .* \(csv, xlsx\)$/m);
+      expect(first.out()).toMatch(/^reports: 18 files in .* \(csv, xlsx\)$/m);
       expect(first.out()).toMatch(/^next: /m);
     }, 180_000);
 

@@ -95,10 +95,16 @@ describe("the nightly job's order ageing stands at the instant after its sync", 
       const pattern = new RegExp(`^${name}-\\d{4}-\\d{2}-\\d{2}\\.csv$`);
       const night = readFileSync(only(join(dir, 'nightly'), pattern), 'utf8');
       await ohs('report', name, '--as-of-time', stated, '--format', 'csv', '--out', `asked-${name}`);
-      const asked = readFileSync(only(join(dir, `asked-${name}`), new RegExp(`^${name}-\\d.*\\.csv$`)), 'utf8');
+      const asked = readFileSync(
+        only(join(dir, `asked-${name}`), new RegExp(`^${name}-\\d.*\\.csv$`)),
+        'utf8',
+      );
       expect(asked, name).toBe(night);
       await ohs('report', name, '--format', 'csv', '--out', `after-${name}`);
-      const after = readFileSync(only(join(dir, `after-${name}`), new RegExp(`^${name}-\\d.*\\.csv$`)), 'utf8');
+      const after = readFileSync(
+        only(join(dir, `after-${name}`), new RegExp(`^${name}-\\d.*\\.csv$`)),
+        'utf8',
+      );
       expect(rowsOf(after), name).toEqual(rowsOf(night));
     }
   });

@@ -148,8 +148,9 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(hook.received).toHaveLength(2);
     const success = hook.received[1]?.body;
-    // Seven reports as xlsx and csv, and the Trend CSVs of unpaid-invoices and compliance.
-    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 16 });
+    // Seven reports as xlsx and csv, the Trend CSVs of unpaid-invoices and compliance, and the
+    // run's controls (src/app/controls.ts) as xlsx and csv.
+    expect(success).toMatchObject({ job: 'nightly', outcome: 'ok', errorCode: null, files: 18 });
     // The changes report of the run: its counts (no page, so no headline sentence).
     expect(success?.changes).toMatchObject({ headline: null, level: null });
     expect(success?.changes?.counts?.lines).toEqual(expect.any(Number));
@@ -289,7 +290,8 @@ describe.each(engines)('%s: the nightly job, watched', (engine) => {
       // each run's instant, so the two runs' files are apart.
       expect(left).toContain('compliance-trend-2024-01-31.csv');
       expect(left.filter((f) => /^ar-rollforward-.*\.csv$/.test(f))).toHaveLength(2);
-      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(22);
+      // And the controls of the run, one name for both runs of the day (its xlsx and csv).
+      expect(left.filter((f) => /\.(xlsx|csv)$/.test(f))).toHaveLength(24);
     },
     300_000,
   );

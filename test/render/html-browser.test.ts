@@ -416,11 +416,10 @@ describeBrowsers(
 
         expect(dash.problems).toEqual([]);
         const links = await dash.page.$$eval('article h3 a', (as) => as.map((a) => a.getAttribute('href')));
-        // Every report's page: these three, and the two built on them (test/reports/act-on.test.ts).
+        // Every report's page: these three, and the two built on them (test/reports/act-on.test.ts),
+        // and the run's controls (src/app/controls.ts).
         expect(links.sort()).toEqual(
-          Object.keys(charts)
-            .map((n) => fileOf(files, n, 'html'))
-            .sort(),
+          [...Object.keys(charts), 'controls'].map((n) => fileOf(files, n, 'html')).sort(),
         );
         for (const href of links) expect(existsSync(join(out, href ?? ''))).toBe(true);
         const dashUnpaid = Object.fromEntries(

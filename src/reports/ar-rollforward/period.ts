@@ -52,7 +52,8 @@ export async function periodOf(
   // (--as-of-time), the end of a past as-of date the mirror is read at, or the run's own instant
   // (a whole second, so the file name's end reproduces it).
   const run = { explicit: time.asOf.source === 'instant' };
-  const runMs = time.at;
+  // The mirror read as it is (`--present`, or no past date asked): the run's own instant.
+  const runMs = run.explicit || time.mirrorAt !== null ? time.at : time.run;
   const now = time.run;
   const monthStart = (d: LocalDate) =>
     zonedToUtc({ year: d.year, month: d.month, day: 1 }, 0, 0, 0, 0, common.timezone);
