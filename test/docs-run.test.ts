@@ -104,6 +104,11 @@ const EXPECT: Record<string, { code: number; error: string; why: string }> = {
   },
   'node bin/ohs.js outbox resolve 12 --retry': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
   'node bin/ohs.js apply --release 12': { code: 2, error: 'OUTBOX_ITEM', why: 'the same: no held item 12' },
+  'node bin/ohs.js apply --release 12 --allow-overpayment': {
+    code: 2,
+    error: 'OUTBOX_ITEM',
+    why: 'the same: no held item 12',
+  },
   'node bin/ohs.js outbox resolve 12 --abandon': { code: 2, error: 'OUTBOX_ITEM', why: 'the same' },
 };
 
