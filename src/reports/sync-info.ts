@@ -20,7 +20,7 @@ export interface LastStreamRun {
 }
 
 /**
- * Each stream's last run that started at or before `at` (undefined: any), by stream: what
+ * Each stream's last run that started at or before `at` (undefined: every run), by stream: what
  * `ohs status`, the dashboard's freshness and the changes report's "stream incomplete" all read,
  * so a stream whose interrupted run was followed by a complete one is incomplete in none of them.
  */
