@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter, type RateLimiterOptions } from '../../src/api/rate/index.js';
 import { SimClock } from '../helpers/clock.js';
-import { cutLog } from '../helpers/rate.js';
+import { cutLog, cutsFromAnswered } from '../helpers/rate.js';
 
 /**
  * The rate limiter (src/api/rate) on a simulated clock: a service's token bucket modelled on the
@@ -74,7 +74,7 @@ class Service {
 
 function setup(service: ServiceOptions, options: Partial<RateLimiterOptions> = {}) {
   const clock = new SimClock();
-  const { cuts, logger } = cutLog();
+  const { cuts, lines, logger } = cutLog();
   const limiter = new RateLimiter({
     requestsPerSecond: 'auto',
     baseUrl: 'http://service.test',
@@ -84,7 +84,7 @@ function setup(service: ServiceOptions, options: Partial<RateLimiterOptions> = {
     logger,
     ...options,
   });
-  return { clock, limiter, cuts, service: new Service(clock, service) };
+  return { clock, limiter, cuts, lines, service: new Service(clock, service) };
 }
 
 /**
@@ -199,5 +199,21 @@ describe('the rate limiter on a simulated clock', () => {
     expect(later.length, JSON.stringify(s.cuts)).toBeGreaterThanOrEqual(2);
     expect(Math.min(...later), JSON.stringify(s.cuts)).toBeGreaterThan(10);
     expect(s.service.refused).toBeLessThanOrEqual(0.15 * s.service.requests);
+  });
+});
+
+describe('a cut, alone', () => {
+  it('starts from what the service answered, not from the rate in force', async () => {
+    // The sandbox's case of rate.test.ts on the simulated clock: 40 req/s, a quarter second of
+    // bucket, Retry-After 1 s. While 429s hold the client the rate in force climbs above what is
+    // sent: cut from it, the cuts would land at 0.7 x that (means of 34 over real HTTP). Each cut
+    // lands at 0.7 x what was answered, or on the floor of a rate the service took cleanly.
+    const s = setup({ limit: 40, burst: 10, retryAfterMs: 1000 });
+    await drive(s, 400);
+    const { below, wrong } = cutsFromAnswered(s.lines);
+    expect(below.length, JSON.stringify(s.lines)).toBeGreaterThanOrEqual(1);
+    expect(wrong, JSON.stringify(s.lines)).toEqual([]);
+    // Near the limit, whichever decided: never the 31 to 39 of cuts from the rate in force alone.
+    expect(Math.min(...below.map((l) => l.rate))).toBeLessThan(31);
   });
 });

@@ -28,18 +28,49 @@ export const adaptiveClient = (sim: RunningSim, extra: Partial<ClientOptions> = 
     ...extra,
   });
 
-/** A logger that keeps the rate of each 'rate cut' line, in order. */
+/** One 'rate cut' log line: the rate set, and what it started from (src/api/rate/control.ts). */
+export interface CutLine {
+  rate: number;
+  from: number | null;
+  answered: number | null;
+  floor: number | null;
+}
+
+/** A logger that keeps the rate of each 'rate cut' line (and the whole lines), in order. */
 export function cutLog() {
   const cuts: number[] = [];
+  const lines: CutLine[] = [];
   const logger = createLogger({
     level: 'info',
     pretty: false,
     destination: {
       write: (line: string) => {
-        const l = JSON.parse(line) as { msg?: string; rate?: number };
-        if (l.msg === 'rate cut' && l.rate !== undefined) cuts.push(l.rate);
+        const l = JSON.parse(line) as { msg?: string } & Partial<CutLine>;
+        if (l.msg !== 'rate cut' || l.rate === undefined) return;
+        cuts.push(l.rate);
+        lines.push({
+          rate: l.rate,
+          from: l.from ?? null,
+          answered: l.answered ?? null,
+          floor: l.floor ?? null,
+        });
       },
     },
   });
-  return { cuts, logger };
+  return { cuts, lines, logger };
+}
+
+/**
+ * Cuts that started from what the service answered, below the rate in force (the 429s held the
+ * client, so the rate in force had climbed above what was sent), and whether each landed at 0.7 x
+ * what was answered, or on the floor of rates the service took cleanly, and never at 0.7 x the
+ * rate in force. A cut from the rate in force would log an answered rate equal to it.
+ */
+export function cutsFromAnswered(lines: readonly CutLine[]): { below: CutLine[]; wrong: CutLine[] } {
+  const below = lines.filter((l) => l.from !== null && l.answered !== null && l.answered < l.from - 1);
+  const wrong = below.filter((l) => {
+    const fromAnswered = Math.max(0.7 * (l.answered ?? 0), l.floor ?? 0);
+    return Math.abs(l.rate - fromAnswered) > 0.6 && l.rate > 1;
+  });
+  return { below, wrong };
 }

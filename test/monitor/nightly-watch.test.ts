@@ -15,7 +15,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobNotice } from '../../src/app/watch.js';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, engines, withTargets } from '../helpers/engines.js';
 import { ID_START } from '../helpers/mirror.js';
 import { openDirs } from '../helpers/open-dirs.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
@@ -77,7 +77,7 @@ function expectTextFormat(text: string): void {
   }
 }
 
-describe.each(engines)('%s: the nightly job, watched', (engine) => {
+describeEngines('%s: the nightly job, watched', {}, (engine) => {
   // Small data (each test runs the whole nightly job, sync and reports, once or twice): what is
   // checked is what the job does with its outcome and its files, whatever their size.
   const sim = withSim({ scale: 0.02 });

@@ -2,16 +2,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { OHS_BIN, runOhs } from '../helpers/cli.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { cliConfig, cliEnv, withTmpDir } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 
 /** The status line's state word: `OHS CRITICAL - ...` → CRITICAL. */
 const state = (line: string) => /^OHS (OK|WARNING|CRITICAL|UNKNOWN) - /.exec(line)?.[1];
 
-describe.each(engines)('%s: ohs status --check', (engine) => {
+describeEngines('%s: ohs status --check', {}, (engine) => {
   let onRequest: (() => void) | undefined;
   // Small data: the status line reads the runs and the streams' ages, whatever their size.
   const sim = withSim({ scale: 0.02, onRequest: () => onRequest?.() });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { SimRecord } from '../../src/sim/index.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { workdir, writeCsv } from '../helpers/writeback.js';
 import {
@@ -41,7 +41,7 @@ interface Bases {
   ageing: CsvRow[];
 }
 
-describe.each(engines)('%s: ohs report changes', (engine) => {
+describeEngines('%s: ohs report changes', {}, (engine) => {
   // A sandbox of its own per engine: the test changes it.
   const sim = withSim({ scale: 0.02 });
   const target = withTargets(engine);

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import {
   cliConfig,
   cliEnv,
@@ -21,7 +21,7 @@ import { withSim } from '../helpers/sim.js';
  * it: never because the service was addressed wrongly, or a route answered nothing. A record seen
  * again is restored, and the restoration recorded.
  */
-describe.each(engines)('deletions only on evidence (%s)', (engine) => {
+describeEngines('deletions only on evidence (%s)', {}, (engine) => {
   // Scale 0.02: 19 tenants, so that the 14 made to vanish are over both mass-delete bounds.
   const sim = withSim({ scale: 0.02 });
   const tmp = withTmpDir();

@@ -6,7 +6,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { one } from '../helpers/mirror.js';
 import { WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { syncStreams, withMirror, workdir } from '../helpers/writeback.js';
@@ -18,7 +18,7 @@ const env = { OHS_TOKEN: WRITE_TOKEN };
  * Each example file, planned and applied against the sandbox's default data as `ohs sim` starts it
  * (anchored today, not the tests' fixed day), and its effect read back.
  */
-describe.each(engines)('examples/ (%s)', (engine) => {
+describeEngines('examples/ (%s)', {}, (engine) => {
   // A sandbox per engine: the examples pay, update and delete fixed ids of the default data.
   const sim = withSim({ scale: 1, anchorDate: undefined });
   const target = withTargets(engine);

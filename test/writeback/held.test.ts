@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { listOutbox, type OutboxItem } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { call, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
@@ -14,7 +14,7 @@ const env = { OHS_TOKEN: WRITE_TOKEN };
  * the second; an invoice paid elsewhere, cancelled or showing no balance between plan and apply
  * is not paid; `apply` ends with APPLY_HELD (exit 5); a held item is sent once when released.
  */
-describe.each(engines)('payments checked when sent (%s)', { timeout: 300_000 }, (engine) => {
+describeEngines('payments checked when sent (%s)', { timeout: 300_000 }, (engine) => {
   // A sandbox per engine: the checks count the sandbox's payments by invoice.
   const sim = withSim({ scale: 0.05 });
   const target = withTargets(engine);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { OhsClient } from '../../src/api/index.js';
 import { InputError } from '../../src/errors.js';
 import { type Mirror, openMirror } from '../../src/mirror/index.js';
@@ -19,7 +19,7 @@ import {
 import { MirrorWriter } from '../../src/writeback/mirror-writes.js';
 import { clientFor } from '../helpers/client.js';
 import { defaults } from '../helpers/defaults.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { call, withSim } from '../helpers/sim.js';
 
 /**
@@ -72,7 +72,7 @@ type Cmd = fc.AsyncCommand<Model, Real>;
 const settings = { ...planSettings(defaults), confirm: async () => true };
 const applyOptions = { concurrency: 4, settleMs: 40, agreeingReads: 2, deletes: 'all' as const };
 
-describe.each(engines)('the write-back protocol as a model (%s)', { timeout: 600_000 }, (engine) => {
+describeEngines('the write-back protocol as a model (%s)', { timeout: 600_000 }, (engine) => {
   const sim = withSim({ scale: 0.02 });
   const target = withTargets(engine);
   let file = 0;

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { copyMirrorInto, displayBaseUrl, machineLock } from '../../src/mirror/index.js';
 import type { RunningSim } from '../../src/sim/index.js';
 import { listOutbox, planFile, planSettings } from '../../src/writeback/index.js';
 import { type CliResult, runOhs } from '../helpers/cli.js';
 import { defaults } from '../helpers/defaults.js';
-import { engines, withTargets } from '../helpers/engines.js';
+import { describeEngines, withTargets } from '../helpers/engines.js';
 import { call, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { configure, openInvoices, syncStreams, withMirror, workdir, writeCsv } from '../helpers/writeback.js';
 
@@ -38,7 +38,7 @@ function ledger(sim: RunningSim): Map<string, number> {
 const keyOf = ([invoice, amount]: (string | number)[]) =>
   `${String(invoice)}:${Math.round(Number(amount) * 100)}`;
 
-describe.each(engines)('one writer per service (%s)', { timeout: 600_000 }, (engine) => {
+describeEngines('one writer per service (%s)', { timeout: 600_000 }, (engine) => {
   /** Another payer, armed by a test: pays an invoice the moment the sandbox answers our payment. */
   let otherPayer: (() => void) | undefined;
   // Scale 0.25: 80 open invoices, 16 fresh ones a round.

@@ -128,6 +128,13 @@ export class RateControl {
     return this.controller.plannedRate;
   }
 
+  /**
+   * What the last cut started from, for its log line: the rate in force, what the service
+   * answered in the second before (null while sharing a budget: the rate in force counts), and
+   * the floor of rates the service took cleanly (null: none).
+   */
+  lastCut: { from: number | null; answered: number | null; floor: number | null } | undefined;
+
   get cleanRate(): number {
     return this.controller.cleanRate;
   }
@@ -293,7 +300,13 @@ export class RateControl {
     // in force, not what this process measured, is what the service saw.
     const shared = this.sharing && Number.isFinite(this.rate) && now - this.othersAt < OTHERS_ACTIVE_MS;
     const measured = shared ? Number.POSITIVE_INFINITY : Math.max(1, this.answeredOutsideHolds(now));
+    const from = this.controller.current.rate;
     if (!this.controller.throttle(now, sentAt, measured)) return undefined;
+    this.lastCut = {
+      from: finiteOrNull(from),
+      answered: shared ? null : Math.round(measured * 10) / 10,
+      floor: this.controller.cleanRate > 0 ? Math.round(this.controller.cleanRate * 10) / 10 : null,
+    };
     // Paced from here, not a burst: the bucket is emptied (it may hold the tokens of a long wait,
     // or none was kept while the rate was unlimited), else the next requests go out at once and
     // a service with a shallow bucket refuses them too, cutting again for a rate never sent.
@@ -328,4 +341,8 @@ export class RateControl {
     const answered = this.answered.rate(now);
     return now - this.holdUntil < 1000 ? Math.max(answered, this.answeredBeforeHold) : answered;
   }
+}
+
+function finiteOrNull(rate: number): number | null {
+  return Number.isFinite(rate) ? Math.round(rate * 10) / 10 : null;
 }

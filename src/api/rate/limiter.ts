@@ -133,7 +133,10 @@ export class RateLimiter {
     const answer = this.control.observe(o, now);
     if (answer.cut !== undefined) {
       const reason = answer.signal === 'unavailable' ? 'unavailable' : 'throttled';
-      this.o.logger?.info({ reason, rate: Math.round(answer.cut.rate * 10) / 10 }, 'rate cut');
+      this.o.logger?.info(
+        { reason, rate: Math.round(answer.cut.rate * 10) / 10, ...this.control.lastCut },
+        'rate cut',
+      );
       this.shared?.publishCut(answer.cut);
     } else if (answer.signal === 'clean') this.shared?.saveGood(now);
     return answer;
