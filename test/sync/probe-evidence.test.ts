@@ -1,9 +1,17 @@
 import { dirname } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
 import { anyId, type Hostile, pathIs, startHostile } from '../helpers/hostile-server.js';
-import { cliConfig, cliEnv, expectMirrorEqualsTruth, withMirror, withTmpDir } from '../helpers/mirror.js';
+import {
+  cliConfig,
+  cliEnv,
+  expectMirrorEqualsTruth,
+  one,
+  withMirror,
+  withTmpDir,
+} from '../helpers/mirror.js';
 import { call, withSim } from '../helpers/sim.js';
 
 /**
@@ -82,6 +90,9 @@ describe('probing for new ids ends on evidence', () => {
 
     it('a real run of 3,000 new invoices between two syncs is read whole, as far again as the stream holds per run', async () => {
       const org = sim().truth().Invoice[0]?.OrgId;
+      const held = await withMirror(file, (m) =>
+        one<{ n: number }>(m, sql`SELECT count(*) AS n FROM invoice`),
+      );
       const made = await call(sim(), 'POST', '/__sim/invoice', {
         action: 'create',
         OrgId: org,
@@ -90,8 +101,9 @@ describe('probing for new ids ends on evidence', () => {
         count: 3000,
       });
       expect(made.status).toBe(200);
-      // The mirror holds about 60 invoices over about 100 ids: each run reaches as far again as
-      // the span it holds, so the 3,000 take a few runs, each saying it is incomplete.
+      // The first engine's mirror holds about 60 invoices over about 100 ids (the next one's also
+      // the 3,000 the first made): each run reaches as far again as the span it holds, so the
+      // 3,000 take a few runs on the first, each but the last saying it is incomplete.
       const runs: boolean[] = [];
       for (let k = 0; k < 8; k++) {
         const r = await sync(sim().url, 'invoice');
@@ -104,7 +116,7 @@ describe('probing for new ids ends on evidence', () => {
       }
       if (process.env.OHS_TEST_FIGURES !== undefined) console.info(JSON.stringify({ engine, runs }));
       expect(runs.at(-1)).toBe(false);
-      expect(runs.length).toBeGreaterThan(1);
+      if (Number(held?.n) < 1000) expect(runs.length).toBeGreaterThan(1);
       await withMirror(file, (m) => expectMirrorEqualsTruth(m, sim().truth(), { tables: ['invoice'] }));
       const ok = await check();
       expect(ok.code, ok.stdout).toBe(0);
