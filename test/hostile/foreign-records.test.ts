@@ -21,7 +21,7 @@ import { withSim } from '../helpers/sim.js';
  * first such answer ends probing, the stream is recorded incomplete naming the field refused,
  * nothing of it is stored, and `ohs status --check` answers WARNING. Through the real CLI over
  * real HTTP, on each engine, for each resource read by id; then the service mends and the next
- * run reads every record.
+ * run reads every record; foreign again, a run over the mirror holding them changes nothing.
  */
 const cases = [
   // The issue's form: a staff read answered with an invoice's fields (balance, OrgId, ...).
@@ -81,6 +81,18 @@ describe('a service answering every read by id with a record of another resource
       );
       const ok = await runOhs(['status', '--check', '--db', file], { env: cliEnv(sim()) });
       expect(ok.code, ok.stdout).toBe(0);
+
+      // Foreign again, on a mirror holding the records: the next run stores nothing of it and
+      // deletes nothing; each stream is incomplete again.
+      sim().configure({ foreignReads: cases.map((c) => c.op) });
+      const again = await sync();
+      expect(again.code, again.stderr).toBe(0);
+      for (const { stream } of cases) expect(again.stdout).toMatch(new RegExp(`${stream} incomplete: `));
+      await withMirror(file, (m) =>
+        expectMirrorEqualsTruth(m, sim().truth(), { tables: cases.map((c) => c.table) }),
+      );
+      const warned = await runOhs(['status', '--check', '--db', file], { env: cliEnv(sim()) });
+      expect(warned.code, warned.stdout).toBe(1);
     });
   });
 });
