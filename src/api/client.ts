@@ -25,7 +25,7 @@ import {
   Transport,
   type TransportOptions,
 } from './transport.js';
-import { idProblem, type TypeIssueTally, tallyTypeIssues } from './validate-record.js';
+import { foreignProblem, idProblem, type TypeIssueTally, tallyTypeIssues } from './validate-record.js';
 
 export type RecordOf<R extends ResourceName> = ShapeOf<(typeof resources)[R]['spec']>;
 export type PaymentBody = ShapeOf<typeof requests.PaymentCreate>;
@@ -286,37 +286,54 @@ export class OhsClient {
   // Read and list operations.
 
   /** The query string of 'all' per resource, worked out once (every GET of an id stream uses it). */
-  private readonly allQuery = new Map<ResourceName, string>();
+  private readonly allQuery = new Map<string, string>();
 
-  private selectionQuery<R extends ResourceName>(resource: R, selection: Selection<R> | undefined): string {
+  private selectionQuery<R extends ResourceName>(
+    resource: R,
+    selection: Selection<R> | undefined,
+    byId = false,
+  ): string {
     if (selection === undefined) return '';
     if (selection === 'all') {
-      let query = this.allQuery.get(resource);
+      const key = `${resource}${byId ? ' by id' : ''}`;
+      let query = this.allQuery.get(key);
       if (query === undefined) {
-        query = this.buildSelectionQuery(resource, selection);
-        this.allQuery.set(resource, query);
+        query = this.buildSelectionQuery(resource, selection, byId);
+        this.allQuery.set(key, query);
       }
       return query;
     }
-    return this.buildSelectionQuery(resource, selection);
+    return this.buildSelectionQuery(resource, selection, byId);
   }
 
-  private buildSelectionQuery<R extends ResourceName>(resource: R, selection: Selection<R>): string {
+  private buildSelectionQuery<R extends ResourceName>(
+    resource: R,
+    selection: Selection<R>,
+    byId: boolean,
+  ): string {
     const fields = selection === 'all' ? allFields(resources[resource].spec) : selection.fields;
-    const additional = selection === 'all' ? true : (selection.isAdditionalData ?? false);
+    // 'all' by id asks the declared fields alone: the interface then answers those and `id`, so
+    // an answer carrying anything else is no record of the resource (get).
+    const additional = selection === 'all' ? !byId : (selection.isAdditionalData ?? false);
     const params = new URLSearchParams({ [this.fieldsParam]: fields.join(',') });
     if (additional) params.set('isAdditionalData', 'true');
     return `?${params.toString()}`;
   }
 
+  /**
+   * The record of `id`, which must be one of the resource: the id asked, and nothing but the
+   * fields the resource declares, each of its declared type (foreignProblem); anything else is a
+   * ProtocolError and nothing of it is returned. Asks the declared fields ('all', the default)
+   * without `isAdditionalData`, so a service keeping to the interface answers those alone.
+   */
   async get<R extends GetResource>(
     resource: R,
     id: number | string,
-    selection?: Selection<R>,
+    selection: Selection<R> = 'all',
     call: CallOptions = {},
   ): Promise<RecordOf<R>> {
     const op = getOperation[resource];
-    const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection)}`;
+    const path = `${pathWithId(op, id)}${this.selectionQuery(resource, selection, true)}`;
     const reply = await this.send({
       method: 'GET',
       path,
@@ -326,12 +343,18 @@ export class OhsClient {
     const record = this.record<R>(reply.body, 'GET', path);
     // The record must be the one asked for: a service answering 200 for any id (or 200 with
     // `{"error":"not found"}`) would otherwise turn every probe into a row.
-    this.checkRecords(resource, [record], 'GET', path);
+    const { spec } = resources[resource];
+    const noId = idProblem(spec, record);
+    if (noId !== undefined) throw new ProtocolError(`${noId}, not stored`, { method: 'GET', path });
     if (String(record.id) !== String(id))
       throw new ProtocolError(`asked for id ${id}, got the record of id ${String(record.id)}`, {
         method: 'GET',
         path,
       });
+    const foreign = foreignProblem(spec, record);
+    if (foreign !== undefined)
+      throw new ProtocolError(`${foreign}: no ${resource} record, not stored`, { method: 'GET', path });
+    tallyTypeIssues(spec, record, this.scope.tally);
     return record;
   }
 

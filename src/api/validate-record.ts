@@ -1,11 +1,15 @@
 import { type FieldSpec, isIdField, type ObjectSpec } from '../schema/index.js';
+import { printable } from '../util/printable.js';
 
 /**
- * Records checked against the schema module on their way in. A record is kept as the service
- * sent it (the mirror's `raw` holds it whole) even when a field has the wrong type: dropping it
- * would lose a record, and its wrong field is counted and reported instead. Its id is another
- * matter: a record whose id is missing or not an id cannot be placed, so it is a protocol error,
- * never a row (a phantom row, or a real row deleted because its id came back null).
+ * Records checked against the schema module on their way in. A record of a list or a query is
+ * kept as the service sent it (the mirror's `raw` holds it whole) even when a field has the
+ * wrong type: dropping it would lose a record, and its wrong field is counted and reported
+ * instead. A record read by id must be one of its resource (foreignProblem): the fields its
+ * resource declares and nothing else, each of its declared type; anything else is no record of
+ * it, and nothing of it is stored. An id is another matter everywhere: a record whose id is
+ * missing or not an id cannot be placed, so it is a protocol error, never a row (a phantom row,
+ * or a real row deleted because its id came back null).
  */
 export type Expected = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
 
@@ -45,6 +49,7 @@ function fits(expected: Expected, value: unknown): boolean {
 
 interface Plan {
   fields: [name: string, expected: Expected][];
+  expected: Map<string, Expected>;
   arrays: [name: string, spec: ObjectSpec][];
 }
 /** What to check of each spec, worked out once: this runs for every record read. */
@@ -53,8 +58,13 @@ const plans = new WeakMap<ObjectSpec, Plan>();
 function planOf(spec: ObjectSpec): Plan {
   let plan = plans.get(spec);
   if (plan === undefined) {
+    const fields = Object.entries(spec.fields).map(([name, f]): [string, Expected] => [
+      name,
+      expectedOf(name, f),
+    ]);
     plan = {
-      fields: Object.entries(spec.fields).map(([name, f]) => [name, expectedOf(name, f)]),
+      fields,
+      expected: new Map(fields),
       arrays: Object.entries(spec.arrays ?? {}),
     };
     plans.set(spec, plan);
@@ -95,6 +105,52 @@ function collectTypeIssues(
       else out.push({ field: `${prefix}${name}[]`, expected: 'object' });
     }
   }
+}
+
+/**
+ * A JSON number a double cannot hold, as json-numbers.ts keeps it: its text (`1e309`). A number
+ * in the JSON, so of a number field's declared type; its value is unreadable (the reports say so).
+ */
+const HUGE_NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+const hugeNumberText = (value: unknown): boolean =>
+  typeof value === 'string' && HUGE_NUMBER.test(value) && !Number.isFinite(Number(value));
+
+/**
+ * Why a record read by id is not one of its resource, or undefined when it is: the allow-list of
+ * the resource's declaration. Every member must be a field or array the resource declares, each
+ * field null or of its declared type (ids whole numbers), each array item an object that is
+ * itself one of its declared item (recursively). Anything else (a field the resource does not
+ * declare, a declared field of another type) is refused, naming the first member found and
+ * never its value. Null and absent are fine: the interface makes every response field optional.
+ */
+export function foreignProblem(
+  spec: ObjectSpec,
+  record: Record<string, unknown>,
+  prefix = '',
+): string | undefined {
+  const plan = planOf(spec);
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    const name = `${prefix}${printable(key, 40)}`;
+    const field = spec.fields[key];
+    if (field !== undefined && Object.hasOwn(spec.fields, key)) {
+      const expected = plan.expected.get(key) ?? field.type;
+      if (value !== null && !fits(expected, value) && !(expected === 'number' && hugeNumberText(value)))
+        return `a record whose ${name} is not of its declared type (${expected})`;
+      continue;
+    }
+    const sub = spec.arrays?.[key];
+    if (sub === undefined || !Object.hasOwn(spec.arrays ?? {}, key))
+      return `a record carrying ${name}, a field its resource does not declare`;
+    if (value === null) continue;
+    if (!Array.isArray(value)) return `a record whose ${name} is not of its declared type (array)`;
+    for (const item of value) {
+      if (!fits('object', item)) return `a record whose ${name}[] is not of its declared type (object)`;
+      const inner = foreignProblem(sub, item as Record<string, unknown>, `${name}[].`);
+      if (inner !== undefined) return inner;
+    }
+  }
+  return undefined;
 }
 
 /**

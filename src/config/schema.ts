@@ -77,13 +77,9 @@ export const syncConfigSchema = z
     /** Consecutive 404s that end probing upward for new Invoice, Staff, Applicant ids. */
     probeWindow: z.number().int().min(1).max(10_000),
     /**
-     * Ids one run may always ask above the highest known id, per id stream (a first sync's reach
-     * from idStart): a run asks as many as the stream holds records, at least this many.
-     */
-    probeMinIds: z.number().int().min(1),
-    /**
-     * Ids one run may ask above the highest known id, per id stream, at most (whatever the stream
-     * holds). A stream stopped at its reach is recorded incomplete.
+     * Ids one run may ask above the highest known id, per id stream, at most: a run reaches as far
+     * again as the span of ids the stream holds (src/sync/id-probe.ts probeReach), and a first
+     * sync, holding nothing, this far. A stream stopped at its reach is recorded incomplete.
      */
     probeMaxIds: z.number().int().min(1),
     /** Id streams: each incremental run re-reads 1/rereadRuns of the id range (all within N runs). */

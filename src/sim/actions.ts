@@ -1,4 +1,4 @@
-import { type ObjectSpec, requests } from '../schema/index.js';
+import { type ObjectSpec, records, requests } from '../schema/index.js';
 import { badRequest, notFound } from './http-error.js';
 import type { SimOptions } from './options.js';
 import type { SimRecord, SimTables } from './store.js';
@@ -147,11 +147,17 @@ export class Actions {
     for (const i of info as Record<string, unknown>[]) {
       const infoId = this.nextNestedId++;
       const items = Array.isArray(i.infoItem) ? (i.infoItem as Record<string, unknown>[]) : [];
+      // Kept as the Applicant read declares its info records and their items: a request's own
+      // fields (`descrip`, `OrderItemId`) are no part of the record the service answers.
       stored.push({
-        ...i,
+        ...declared(records.Info, i),
         id: infoId,
         PersonId: i.PersonId ?? applicant.PersonId,
-        infoItem: items.map((it) => ({ ...it, id: this.nextNestedId++, InfoId: infoId })),
+        infoItem: items.map((it) => ({
+          ...declared(records.InfoItem, it),
+          id: this.nextNestedId++,
+          InfoId: infoId,
+        })),
       });
     }
     applicant.info = stored;
@@ -195,4 +201,11 @@ export class Actions {
     }
     return org;
   }
+}
+
+/** The fields of `record` that `spec` declares (its arrays left out). */
+function declared(spec: ObjectSpec, record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (Object.hasOwn(spec.fields, k)) out[k] = v;
+  return out;
 }

@@ -202,6 +202,12 @@ export const simOptionsSchema = z
       .describe(
         'Operations (by name, e.g. getStaff), comma-separated, answering 404 for every request, as a route a gateway does not serve: the service is there, that route is not.',
       ),
+    foreignReads: z
+      .array(z.enum(['getInvoice', 'getStaff', 'getApplicant']))
+      .default([])
+      .describe(
+        "Reads by id (by operation name, e.g. getStaff), comma-separated, answering 200 for every id, held or not, with a record of another resource under the id asked (getStaff an invoice's fields, getInvoice and getApplicant a staff record's), as a service routing the read to the wrong table does.",
+      ),
     trickleMs: z
       .number()
       .int()
@@ -364,6 +370,7 @@ export const liveOptionKeys = [
   'trickleMs',
   'trickleBytes',
   'missingOps',
+  'foreignReads',
   'quoteRefusals',
   'rewordErrors',
   'localeRefusals',

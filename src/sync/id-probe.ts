@@ -8,19 +8,48 @@ import { stagePage } from './passes.js';
 import type { IdStreamDecl, StreamContext, SyncOptions } from './types.js';
 
 /**
- * How many ids (steps of the stream's stride) one run may ask above the highest known id: as many
- * as the stream holds records, at least `sync.probeMinIds` (what a first sync reaches from
- * `sync.idStart`), never more than `sync.probeMaxIds`. A service that keeps answering records
- * that pass every check (an id made up for each id asked) thus adds at most what the mirror holds
- * per run, and a run ends in minutes; a real day of new records is a small share of what a
- * stream holds, and a run that stops at the bound says so and the next goes on from there.
+ * How many ids (steps of the stream's stride) one run may ask above the highest known id: as far
+ * again as the span of ids the stream holds, from its lowest to its highest (the records it
+ * holds, at their own spacing: a stream of 3,000 records a mean 1.7 ids apart may find 3,000 more
+ * over 5,000 ids), at least `sync.probeWindow`, never more than `sync.probeMaxIds`. A stream that
+ * holds nothing (a first sync) has no span to go by: only the evidence (each answer one of the
+ * resource, the id asked), the window of 404s and `sync.probeMaxIds` end its probing. A service
+ * making up whole records that pass every check for every id thus at most doubles a stream per
+ * run, and a run that stops at the reach says so: the next goes on from there.
  */
-export function probeReach(options: Pick<SyncOptions, 'probeMinIds' | 'probeMaxIds'>, held: number): number {
-  return Math.min(options.probeMaxIds, Math.max(options.probeMinIds, held));
+export function probeReach(
+  options: Pick<SyncOptions, 'probeWindow' | 'probeMaxIds'>,
+  layout: IdLayout,
+): number {
+  if (layout.low === undefined || layout.top === undefined) return options.probeMaxIds;
+  const span = Math.floor((layout.top - layout.low) / layout.stride) + 1;
+  return Math.min(options.probeMaxIds, Math.max(options.probeWindow, span));
 }
 
 /** What a ProtocolError says was wrong, without the request (its path carries the field list). */
 const what = (err: ProtocolError): string => err.message.replace(/: GET \S+$/, '');
+
+/**
+ * Records an answer failing the record checks (not the id asked, no field but the id, a field the
+ * resource does not declare or of another type: a foreign record) as the evidence that the
+ * service is not answering for the resource: the stream incomplete, saying which id answered
+ * what. Only the first is kept; the caller stops asking. `top`: the highest id found, above which
+ * nothing more is asked.
+ */
+export function noteEvidence(
+  decl: IdStreamDecl,
+  ctx: StreamContext,
+  id: string,
+  err: ProtocolError,
+  top: number | undefined,
+): void {
+  if (ctx.stats.probeEvidence !== undefined) return;
+  const answered = `the service answered id ${id} wrongly (${what(err)}): evidence that it is not answering for ${decl.resource} (it answers ids it does not hold, or with another resource's records)`;
+  ctx.stats.probeEvidence = answered;
+  const above = top === undefined || !Number.isFinite(top) ? 'new ids' : `ids above ${top}`;
+  ctx.stats.incomplete = `${above} not asked: ${answered}, so probing for new records stopped there; new records are not read until it answers 404 for an id it does not hold and only ${decl.resource} records for the others (check the service's GET by id)`;
+  ctx.logger.warn({ id, found: top }, `probing stopped: ${answered}`);
+}
 
 /**
  * Probes ids above the highest known one (on the learnt stride) until `probeWindow` consecutive
@@ -33,12 +62,15 @@ const what = (err: ProtocolError): string => err.message.replace(/: GET \S+$/, '
  * again with its own.
  * Probing goes on as long as it finds records, and ends on evidence, not on a count:
  * - an answer that fails the record checks (the record of another id, one with no id, one with
- *   no field but its id: id-read.ts) is evidence that the service answers ids it does not hold.
- *   Probing stops there (nothing of it stored, the ids in flight finish), and the stream is
- *   recorded incomplete, saying which id answered what;
+ *   no field but its id: id-read.ts; one carrying a field its resource does not declare or a
+ *   declared field of another type, a foreign record: the client's get) is evidence that the
+ *   service is not answering for the resource. Probing stops there (nothing of it stored, the
+ *   ids in flight finish), and the stream is recorded incomplete, saying which id answered what
+ *   (noteEvidence);
  * - the other stop is the reach (probeReach): ids asked above the highest known id in one run,
- *   the guard against a service making up whole records. The stream is then recorded incomplete
- *   too (what is missing and what to do), and the next run goes on from the highest id found.
+ *   as far again as the span the stream holds, the guard against a service making up whole
+ *   records that pass every check. The stream is then recorded incomplete too (what is missing
+ *   and what to do), and the next run goes on from the highest id found.
  */
 export async function probeUpward(
   decl: IdStreamDecl,
@@ -59,7 +91,7 @@ export async function probeUpward(
     if (Number.isSafeInteger(n) && (staged === undefined || n > staged)) staged = n;
   }
   let top = Math.max(layout.top ?? start - step, staged ?? Number.NEGATIVE_INFINITY);
-  const reach = probeReach(ctx.options, layout.count);
+  const reach = probeReach(ctx.options, layout);
   const bound = top + reach * step;
   /** Ids within the probe window below `highest`: where a 404 may have become a record since. */
   const belowWithin = (highest: number) => (id: number) => id < highest && id > highest - window * step;
@@ -77,10 +109,14 @@ export async function probeUpward(
   const source = (): string | undefined => {
     if (stopped || next > top + window * step) return undefined;
     if (next > bound) {
-      const missing = `ids above ${bound} not asked: probing stopped after ${reach} ids above the highest known id, still finding records (one run asks as many as the stream holds records, ${layout.count}, at least sync.probeMinIds ${ctx.options.probeMinIds}, at most sync.probeMaxIds ${ctx.options.probeMaxIds})`;
+      const held =
+        layout.count === 0
+          ? `the stream held nothing, sync.probeMaxIds ${ctx.options.probeMaxIds}`
+          : `as far again as the span of ids the stream holds, ${layout.count} records over ids ${layout.low} to ${layout.top}, at least sync.probeWindow, at most sync.probeMaxIds ${ctx.options.probeMaxIds}`;
+      const missing = `ids above ${bound} not asked: probing stopped after ${reach} ids above the highest known id, still finding records (one run reaches ${held})`;
       ctx.logger.warn({ bound, found: top }, `${missing}; run ohs sync again to go on from there`);
       ctx.stats.probeBounded = true;
-      ctx.stats.incomplete = `${missing}: run ohs sync again to go on from there, or raise sync.probeMinIds`;
+      ctx.stats.incomplete = `${missing}: run ohs sync again to go on from there`;
       stopped = true;
       return undefined;
     }
@@ -88,13 +124,9 @@ export async function probeUpward(
     next += step;
     return String(id);
   };
-  // An answer failing the record checks ends probing: the service answers ids it does not hold.
+  // An answer failing the record checks ends probing: the service is not answering for the resource.
   const evidence = (id: string, err: ProtocolError) => {
-    if (ctx.stats.probeEvidence !== undefined) return;
-    const answered = `the service answered id ${id} wrongly (${what(err)}): evidence that it answers ids it does not hold`;
-    ctx.stats.probeEvidence = answered;
-    ctx.stats.incomplete = `ids above ${top} not asked: ${answered}, so probing for new records stopped there; new records above ${top} are not read until it answers 404 for an id it does not hold (check the service's GET by id)`;
-    ctx.logger.warn({ id, found: top }, `probing stopped: ${answered}`);
+    noteEvidence(decl, ctx, id, err, top);
     stopped = true;
   };
   const ask = async (id: string): Promise<Fetched> => {

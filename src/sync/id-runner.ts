@@ -1,8 +1,9 @@
+import type { ProtocolError } from '../api/index.js';
 import type { MirrorWriter, ResourceTableName } from '../mirror/index.js';
 import { displayBaseUrl, seenState, tableOf } from '../mirror/index.js';
 import { crashPoint } from './crash.js';
 import { idLayout } from './id-layout.js';
-import { probeUpward } from './id-probe.js';
+import { noteEvidence, probeUpward } from './id-probe.js';
 import { type FailureBudget, failureBudget, fetchOne, writeBatch } from './id-read.js';
 import { ID_PAGE, readWindow, settleBoth } from './id-window.js';
 import {
@@ -154,8 +155,13 @@ async function runPass(
       await readBatches(decl, ctx, todo, failures);
       await probeUpward(decl, ctx, table, failures, layout);
     }
-    // Nothing where the ids were expected: look where they usually start, then probe from there.
-    if ((await foundNothing(decl, ctx, table)) && (await searchIds(decl, ctx)))
+    // Nothing where the ids were expected: look where they usually start, then probe from there
+    // (not after an answer that was no record of the resource: the search would be more of them).
+    if (
+      ctx.stats.probeEvidence === undefined &&
+      (await foundNothing(decl, ctx, table)) &&
+      (await searchIds(decl, ctx))
+    )
       await probeUpward(decl, ctx, table, failures);
   }
 
@@ -244,9 +250,15 @@ async function searchIds(decl: IdStreamDecl, ctx: StreamContext): Promise<boolea
   const candidates = idSearchCandidates();
   const failures = failureBudget(candidates.length);
   let found: string | undefined;
-  for (let i = 0; i < candidates.length && found === undefined; i += ID_PAGE) {
+  // An answer that is no record of the resource ends the search, as it ends probing.
+  const evidence = (id: string, err: ProtocolError) => noteEvidence(decl, ctx, id, err, undefined);
+  for (
+    let i = 0;
+    i < candidates.length && found === undefined && ctx.stats.probeEvidence === undefined;
+    i += ID_PAGE
+  ) {
     const batch = candidates.slice(i, i + ID_PAGE).map(String);
-    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures)));
+    const results = await Promise.all(batch.map((id) => fetchOne(decl, ctx, id, failures, evidence)));
     const k = results.findIndex((r) => typeof r === 'object');
     const record = results[k];
     if (k >= 0 && typeof record === 'object') {
@@ -256,6 +268,7 @@ async function searchIds(decl: IdStreamDecl, ctx: StreamContext): Promise<boolea
     ctx.progress.add(batch.length);
     if (ctx.signal.aborted) throw new InterruptedError();
   }
+  if (ctx.stats.probeEvidence !== undefined) return false;
   const tried = `ids ${start} to ${Number(start) + ctx.options.probeWindow - 1}, then k×10^n+1 (n 3..6, k 1..99)`;
   if (found === undefined)
     ctx.logger.warn(

@@ -88,8 +88,9 @@ export interface StreamStats {
   /** Probing upward stopped at its reach (id-probe.ts probeReach) rather than at `probeWindow` 404s. */
   probeBounded: boolean;
   /**
-   * Probing upward stopped on evidence that the service answers ids it does not hold (an answer
-   * failing the record checks): which id answered what.
+   * Probing upward (or the search of an empty stream) stopped on evidence that the service is not
+   * answering for the resource (an answer failing the record checks: not the id asked, no field
+   * but its id, a foreign record): which id answered what.
    */
   probeEvidence?: string;
   /**

@@ -12,11 +12,12 @@ import { one, silentLogger } from '../helpers/mirror.js';
 
 /**
  * A hostile service answering 200 with a made-up record for every staff id, one that passes
- * every record check (its own id, fields). Probing upward goes on while it finds records; its
- * reach stops it (src/sync/id-probe.ts probeReach: as many ids as the stream holds records, at
- * least `sync.probeMinIds`, at most `sync.probeMaxIds`), says so, records the stream incomplete,
- * and the table grows by at most that per run instead of without end. It answers the role query
- * of the run's service check as the service does, and 404 to anything else.
+ * every record check (its own id, only fields a staff record declares, of their types). Probing
+ * upward goes on while it finds records; its reach stops it (src/sync/id-probe.ts probeReach: as
+ * far again as the span of ids the stream holds, at most `sync.probeMaxIds`, which alone bounds
+ * a first sync), says so, records the stream incomplete, and the table at most doubles per run
+ * instead of growing without end. It answers the role query of the run's service check as the
+ * service does, and 404 to anything else.
  */
 describe('probing upward against a service answering 200 for every id', () => {
   let server: Server;
@@ -41,17 +42,14 @@ describe('probing upward against a service answering 200 for every id', () => {
       }
       asked++;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: Number(m[1]), PersonId: 1, OrgId: 1001 }));
+      res.end(JSON.stringify({ id: Number(m[1]), PersonId: 1, salary: 1001 }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  async function run(
-    file: string,
-    probe: { probeMinIds?: number; probeMaxIds?: number } = { probeMaxIds: 500 },
-  ) {
+  async function run(file: string, probe: { probeMaxIds?: number } = { probeMaxIds: 500 }) {
     const client = new OhsClient(
       clientOptions({ baseUrl: url, token: 't', concurrency: 8, requestsPerSecond: 10_000 }),
     );
@@ -99,11 +97,13 @@ describe('probing upward against a service answering 200 for every id', () => {
       expect(second.rows.top).toBe(1000);
     });
 
-    it('reaches as far as the stream holds records, at least sync.probeMinIds', async () => {
+    it('reaches as far again as the span of ids the stream holds, not a fixed floor', async () => {
       const file = await target();
       const tops: number[] = [];
-      for (let k = 0; k < 3; k++) {
-        const r = await run(file, { probeMinIds: 100 });
+      // A first sync holds nothing: sync.probeMaxIds bounds it (here 100); then no bound but
+      // what the stream holds (the default sync.probeMaxIds, 1,000,000, is far above).
+      for (const probe of [{ probeMaxIds: 100 }, {}, {}]) {
+        const r = await run(file, probe);
         expect(r.report.outcome, String(r.report.error)).toBe('ok');
         expect(r.report.streams[0]!.stats.probeBounded).toBe(true);
         expect(r.report.streams[0]!.incomplete).toMatch(
@@ -111,7 +111,7 @@ describe('probing upward against a service answering 200 for every id', () => {
         );
         tops.push(r.rows.top);
       }
-      // Nothing held: 100 (the floor); 100 held: 100 more; 200 held: 200 more.
+      // 100 held over ids 1 to 100: 100 more; 200 held: 200 more.
       expect(tops).toEqual([100, 200, 400]);
     });
   });

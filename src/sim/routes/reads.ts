@@ -38,7 +38,28 @@ export function runGet(
   const def: { spec: ObjectSpec; idType: 'number' | 'string' } = resources[resource];
   const { fields, additional } = selection(def.spec, url, state.options);
   const key = def.idType === 'number' ? numericId(id) : (id ?? '');
+  const foreign = foreignRecord(state, resource, key);
+  if (foreign !== undefined) return [200, foreign];
   const record = state.tables[resource].get(key);
   if (record === undefined) throw notFound(`${resource.toLowerCase()} ${key} not found`);
   return [200, project(record, fields, additional, state.options.lean)];
+}
+
+/** Whose record a read by id answers under option `foreignReads`: another resource's. */
+const foreignOf: Partial<Record<ResourceName, ResourceName>> = {
+  Staff: 'Invoice',
+  Invoice: 'Staff',
+  Applicant: 'Staff',
+};
+
+/**
+ * Under option `foreignReads`, the answer to every read by id of `resource`, held or not: the
+ * first record of another resource (foreignOf) under the id asked, as a service routing the read
+ * to the wrong table does. Undefined when the option is off for it.
+ */
+function foreignRecord(state: SimState, resource: ResourceName, key: string | number) {
+  if (!(state.options.foreignReads as readonly string[]).includes(`get${resource}`)) return undefined;
+  const other = foreignOf[resource];
+  const record = other === undefined ? undefined : state.tables[other].all()[0];
+  return record === undefined ? undefined : { ...record, id: key };
 }
