@@ -9,7 +9,7 @@ import { asInteger, asText } from '../values.js';
 import type { ArRollforwardOptions } from './options.js';
 
 /** Where an invoice stands in the ageing at an instant (the ageing's own classification). */
-type Kind = 'open' | 'void' | 'zero' | 'future' | 'unreadable' | 'absent';
+type Kind = 'open' | 'void' | 'zero' | 'future' | 'unreadable' | 'unknown' | 'absent';
 interface State {
   kind: Kind;
   /** Cents the ageing counts in its net total (0 unless open). */
@@ -33,6 +33,12 @@ export interface Movement {
   cancellations: number;
   restorations: number;
   removed: number;
+  /**
+   * Held apart as "balance unknown": an invoice in A/R whose balance turned null or unreadable
+   * leaves A/R owed by its last known amount (never a decrease, a payment or a credit), and
+   * returns by that amount when it is read again (then negative).
+   */
+  unknown: number;
   closing: number;
 }
 
@@ -46,6 +52,7 @@ export const movementKeys = [
   'cancellations',
   'restorations',
   'removed',
+  'unknown',
   'closing',
 ] as const;
 
@@ -60,11 +67,12 @@ export function blankMovement(): Movement {
     cancellations: 0,
     restorations: 0,
     removed: 0,
+    unknown: 0,
     closing: 0,
   };
 }
 
-/** opening + new + found + late fees + increases − decreases − cancellations + restorations − removed − closing: 0 when it reconciles. */
+/** opening + new + found + late fees + increases − decreases − cancellations + restorations − removed − balance unknown − closing: 0 when it reconciles. */
 export function gap(m: Movement): number {
   return (
     m.opening +
@@ -76,6 +84,7 @@ export function gap(m: Movement): number {
     m.cancellations +
     m.restorations -
     m.removed -
+    m.unknown -
     m.closing
   );
 }
@@ -122,6 +131,7 @@ export class AgeingReader {
     if (open !== undefined) return { kind: 'open', amount: open.totalDue, fee: open.lateFee };
     if (c.voided.length > 0) return { kind: 'void', amount: 0, fee: 0 };
     if (c.future > 0) return { kind: 'future', amount: 0, fee: 0 };
+    if (c.unknown.length > 0) return { kind: 'unknown', amount: 0, fee: 0 };
     if (c.unreadable > 0) return { kind: 'unreadable', amount: 0, fee: 0 };
     return { kind: 'zero', amount: 0, fee: 0 };
   }
@@ -138,7 +148,9 @@ export class AgeingReader {
  *   (an existing invoice whose zero balance went up);
  * - open → cancelled: a cancellation (its balance before it leaves A/R);
  * - open → gone (deleted in the service): removed;
- * - open → zero (paid), unreadable or dated later: a decrease.
+ * - open → zero (paid), unreadable date or dated later: a decrease;
+ * - open → balance unknown (null or unreadable): held apart by its last known amount (`unknown`),
+ *   never a decrease; read again, that amount returns and the step is taken from it.
  */
 export function invoiceMovements(
   versions: readonly Version[],
@@ -187,14 +199,36 @@ function walk(id: string, list: Version[], from: string, to: string, reader: Age
   const startDay = reader.at(from).asOfText;
   let prev = reader.state(points[0]?.v ?? null, from);
   m.opening = prev.amount;
+  // The last state read before the balance turned unknown (its amount held apart).
+  let held: State | null = null;
   // In A/R's world at `from` (counted, cancelled, or an existing invoice at zero): never "new".
   let known =
-    prev.kind === 'open' || prev.kind === 'void' || prev.kind === 'zero' || prev.kind === 'unreadable';
+    prev.kind === 'open' ||
+    prev.kind === 'void' ||
+    prev.kind === 'zero' ||
+    prev.kind === 'unreadable' ||
+    prev.kind === 'unknown';
   let seen = prev.kind !== 'absent';
   // Dated before the period: when first seen in it, found (the service had it), not new.
   const early = m.invoiceDate !== null && m.invoiceDate < startDay;
   for (const p of points.slice(1)) {
     const next = reader.state(p.v, p.at);
+    if (next.kind === 'unknown') {
+      // Held apart by its last known amount: never a decrease, a payment or a credit.
+      if (prev.kind === 'open') {
+        m.unknown += prev.amount;
+        held = prev;
+      }
+      seen = true;
+      prev = next;
+      continue;
+    }
+    if (prev.kind === 'unknown' && held !== null) {
+      // Read again: the held amount returns, and the step goes on from the last known state.
+      m.unknown -= held.amount;
+      prev = held;
+      held = null;
+    }
     step(m, prev, next, known, seen, early);
     if (next.kind !== 'absent') seen = true;
     if (next.kind === 'open') known = true;
@@ -245,6 +279,7 @@ export function movementRow(m: InvoiceMovement, tool: number): Row {
     cancellations: m.cancellations,
     restorations: m.restorations,
     removed: m.removed,
+    unknown: m.unknown,
     closing: m.closing,
     appliedPayments: tool,
   };

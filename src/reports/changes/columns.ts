@@ -16,6 +16,8 @@ export const kindWords: Record<string, string> = {
   INVOICE_CANCELLED: 'invoice cancelled',
   INVOICE_RESTORED: 'invoice restored',
   INVOICE_REMOVED: 'invoice gone from the service',
+  INVOICE_BALANCE_UNKNOWN: 'balance unknown',
+  INVOICE_BALANCE_READ: 'balance read again',
   AR_EMPLOYER: "employer's A/R changed",
   AR_TOTAL: 'total A/R changed',
   ORDER_STUCK: 'order newly stuck',

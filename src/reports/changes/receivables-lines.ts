@@ -134,6 +134,17 @@ function movementChanges(
     out.push(line('INVOICE_RESTORED', 'worse', `restored, ${closing} open`));
   if ((numOf(m.removed) ?? 0) !== 0)
     out.push(line('INVOICE_REMOVED', 'changed', `gone from the service, ${closing} open`));
+  // A balance that turned null or unreadable: held apart, never paid or credited.
+  const unknown = numOf(m.unknown) ?? 0;
+  if (unknown > 0)
+    out.push(
+      line(
+        'INVOICE_BALANCE_UNKNOWN',
+        'worse',
+        `balance unknown (the service shows none that can be read): ${money(unknown)} held apart, not paid`,
+      ),
+    );
+  if (unknown < 0) out.push(line('INVOICE_BALANCE_READ', 'changed', `balance read again, ${closing} open`));
   return out;
 }
 
