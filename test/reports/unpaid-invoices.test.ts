@@ -366,9 +366,13 @@ describe.each(engines)('%s', (engine) => {
         'No data for this as-of: the as-of date 2025-01-31 is before every invoice (2 dated after it)',
       );
       // A balance unreadable or null never disappears silently, and is never read as paid.
-      expect(early.warnings).toContain(
-        '2 invoice(s) with an unreadable balance (balance unknown: null, absent or not a number): held apart, in no bucket and no total, never counted as paid or credited: 2 ("lots"), 4',
+      const unknown = early.warnings.filter((w) =>
+        w.startsWith(
+          '2 invoice(s) with an unreadable balance (balance unknown: null, absent or not a number): held apart, in no bucket and no total, never counted as paid or credited: ',
+        ),
       );
+      expect(unknown).toHaveLength(1);
+      expect(unknown[0]?.split(': ').at(-1)?.split(', ').sort()).toEqual(['2 ("lots")', '4']);
       const future = await runReport(unpaidInvoices, m, params('2999-12-31'));
       expect(future.warnings.some((w) => w.startsWith('The as-of date 2999-12-31 is in the future'))).toBe(
         true,
