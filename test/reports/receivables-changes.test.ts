@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { engines, withTargets } from '../helpers/engines.js';
-import { TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
+import { call, TEST_ANCHOR, WRITE_TOKEN, withSim } from '../helpers/sim.js';
 import { workdir } from '../helpers/writeback.js';
 import { type CsvRow, fileOf, ohsAt, plain, readCsv } from './changes-helpers.js';
 
@@ -9,7 +9,8 @@ import { type CsvRow, fileOf, ohsAt, plain, readCsv } from './changes-helpers.js
  * Receivables as a controller reads them, end to end on the sandbox between two syncs (clocks set
  * by libfaketime): an invoice whose balance turns null is "balance unknown" in unpaid invoices
  * (warned, in no total), the roll-forward (held apart, never a decrease) and what changed (its own
- * line, never "paid or credited elsewhere").
+ * line, never "paid or credited elsewhere"); a late fee, on a paid invoice or an open one, is a
+ * late fee in both (never a new invoice).
  */
 const D = TEST_ANCHOR;
 const SYNC1 = `${D}T23:00:00Z`;
@@ -34,7 +35,6 @@ describe.each(engines)('%s: receivables between two syncs', (engine) => {
 
   it('a balance that turns null is "balance unknown": warned in unpaid invoices, held apart in the roll-forward, its own line in what changed; never paid or credited', async () => {
     const { dir } = workdir(sim().url, await target());
-    const t = sim().tables;
     const open = sim()
       .truth()
       .Invoice.filter((i) => Number(i.balance) > 20 && !i.dropInvoice && String(i.date) <= D)
@@ -45,8 +45,10 @@ describe.each(engines)('%s: receivables between two syncs', (engine) => {
     const before = csvOf(dir, await out(dir, 'u1', T1), 'unpaid-invoices');
     expect(before.some((r) => r.invoiceId === U.id)).toBe(true);
 
-    // Upstream: the service shows no balance for U any more (the sandbox's hook does the same).
-    t.Invoice.update(U.id, { balance: null });
+    // Upstream: the service shows no balance for U any more (the sandbox's invoice hook).
+    expect(
+      (await call(sim(), 'POST', '/__sim/invoice', { action: 'balance', id: U.id, balance: null })).status,
+    ).toBe(200);
     await ohs(['sync', '--full'], dir, SYNC2);
 
     // Unpaid invoices: not in the detail, in no total, and warned about by id.
@@ -79,6 +81,51 @@ describe.each(engines)('%s: receivables between two syncs', (engine) => {
     expect(lines.map((r) => r.kind)).toEqual(['INVOICE_BALANCE_UNKNOWN']);
     expect(lines[0]?.severity).toBe('worse');
     expect(lines[0]?.after).toContain(`${money(U.cents)} held apart, not paid`);
+  }, 300_000);
+
+  it('a late fee on a paid invoice and one on an open invoice: one late-fee line each in what changed, a late fee in the roll-forward, never a new invoice', async () => {
+    const { dir } = workdir(sim().url, await target());
+    const truth = sim().truth().Invoice;
+    const ok = (i: (typeof truth)[number]) => !i.dropInvoice && String(i.date) <= D && i.dateDue;
+    const paid = truth.filter((i) => ok(i) && i.balance === 0).at(-1);
+    const open = truth.filter((i) => ok(i) && Number(i.balance) > 20).at(-2);
+    expect(paid).toBeDefined();
+    expect(open).toBeDefined();
+    const [P, O] = [String(paid?.id), String(open?.id)];
+    await ohs(['sync'], dir, SYNC1);
+    // Upstream: a 25.00 fee on each (the sandbox's invoice hook: balance and lateFee both up).
+    for (const id of [P, O])
+      expect(
+        (await call(sim(), 'POST', '/__sim/invoice', { action: 'lateFee', id, amount: 25 })).status,
+      ).toBe(200);
+    await ohs(['sync', '--full'], dir, SYNC2);
+
+    await ohs(['report', 'ar-rollforward', '--from', T1, '--to', T2, '--format', 'csv', '--out', 'r12'], dir);
+    const roll = csvOf(dir, 'r12', 'ar-rollforward');
+    for (const id of [P, O])
+      expect(
+        roll.find((r) => plain(r.invoiceId) === id),
+        id,
+      ).toMatchObject({
+        lateFees: '25.00',
+        new: '0.00',
+        found: '0.00',
+        increases: '0.00',
+      });
+
+    await ohs(
+      ['report', 'changes', '--since', T1, '--as-of-time', T2, '--format', 'csv', '--out', 'c12'],
+      dir,
+    );
+    const lines = csvOf(dir, 'c12', 'changes');
+    for (const id of [P, O]) {
+      const of = lines.filter((r) => plain(r.subject) === id && r.area === 'receivables');
+      expect(
+        of.map((r) => r.kind),
+        id,
+      ).toEqual(['INVOICE_LATE_FEE']);
+      expect(of[0]?.after).toContain('late fee $25.00 charged');
+    }
   }, 300_000);
 
   /** `report unpaid-invoices` as of an instant into `out`; returns `out`. */

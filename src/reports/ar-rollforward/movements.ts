@@ -5,7 +5,7 @@ import type { CommonParams } from '../params.js';
 import type { Bucket } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import type { InvoiceRecord } from '../unpaid-invoices/queries.js';
-import { asInteger, asText } from '../values.js';
+import { asInteger, asText, toCents } from '../values.js';
 import type { ArRollforwardOptions } from './options.js';
 
 /** Where an invoice stands in the ageing at an instant (the ageing's own classification). */
@@ -14,7 +14,7 @@ interface State {
   kind: Kind;
   /** Cents the ageing counts in its net total (0 unless open). */
   amount: number;
-  /** The invoice's `lateFee` field, cents (0 unless open). */
+  /** The invoice's `lateFee` field, cents (0 unless open or at zero). */
   fee: number;
 }
 
@@ -133,7 +133,8 @@ export class AgeingReader {
     if (c.future > 0) return { kind: 'future', amount: 0, fee: 0 };
     if (c.unknown.length > 0) return { kind: 'unknown', amount: 0, fee: 0 };
     if (c.unreadable > 0) return { kind: 'unreadable', amount: 0, fee: 0 };
-    return { kind: 'zero', amount: 0, fee: 0 };
+    // Paid (or at zero): its lateFee field still counts, so a fee that reopens it is a late fee.
+    return { kind: 'zero', amount: 0, fee: toCents(v.lateFee) ?? 0 };
   }
 }
 
@@ -145,7 +146,7 @@ export class AgeingReader {
  * - open → open: the balance moved: an increase or a decrease;
  * - into open from cancelled, or from gone after it was seen: a restoration;
  * - into open otherwise: new (never counted before and not in A/R at `from`), else an increase
- *   (an existing invoice whose zero balance went up);
+ *   (an existing invoice whose zero balance went up; the rise of its lateFee field a late fee);
  * - open → cancelled: a cancellation (its balance before it leaves A/R);
  * - open → gone (deleted in the service): removed;
  * - open → zero (paid), unreadable date or dated later: a decrease;
@@ -249,8 +250,12 @@ function step(m: Movement, prev: State, next: State, known: boolean, seen: boole
       if (delta > 0) m.increases += delta;
       else m.decreases -= delta;
     } else if (prev.kind === 'void' || (prev.kind === 'absent' && seen)) m.restorations += next.amount;
-    else if (known) m.increases += next.amount;
-    else if (early && !seen) m.found += next.amount;
+    else if (known) {
+      // Up from zero: the lateFee field's rise is a late fee (a fee on a paid invoice), never new.
+      const fee = Math.max(0, Math.min(next.amount, next.fee - prev.fee));
+      m.lateFees += fee;
+      m.increases += next.amount - fee;
+    } else if (early && !seen) m.found += next.amount;
     else m.new += next.amount;
     return;
   }

@@ -16,6 +16,7 @@ export const kindWords: Record<string, string> = {
   INVOICE_CANCELLED: 'invoice cancelled',
   INVOICE_RESTORED: 'invoice restored',
   INVOICE_REMOVED: 'invoice gone from the service',
+  INVOICE_LATE_FEE: 'late fee charged',
   INVOICE_BALANCE_UNKNOWN: 'balance unknown',
   INVOICE_BALANCE_READ: 'balance read again',
   AR_EMPLOYER: "employer's A/R changed",
