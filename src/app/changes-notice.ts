@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import { parse } from 'csv-parse/sync';
-import { readSummaryFile } from '../render/report-summary.js';
-import { type Counted, type HeadlineCounts, headlineCounts } from '../reports/changes/headline.js';
+import type { HeadlineCounts } from '../reports/changes/headline.js';
+import type { ChangesFacts } from '../reports/changes/index.js';
+import type { Published } from './controls.js';
 
 /**
- * What a job run's notice says of the changes report it wrote: its headline and level (from the
- * verdict file beside its page) and the headline counts (from its CSV): counts and the period's
- * start only, never a person, an org or an amount.
+ * What a job run's notice says of the changes report it wrote: its headline and level (its
+ * verdict, as its page and the dashboard show it) and the headline counts (its typed facts):
+ * counts and the period's start only, never a person, an org or an amount.
  */
 export interface ChangesNotice {
   headline: string | null;
@@ -15,26 +13,19 @@ export interface ChangesNotice {
   counts: HeadlineCounts | null;
 }
 
-/** The changes report among a run's files, or null when it wrote none (or none can be read). */
-export async function changesNotice(files: readonly string[]): Promise<ChangesNotice | null> {
-  const ours = files.filter((f) => /^changes-.+\.(csv|summary\.json)$/.test(basename(f)));
-  if (ours.length === 0) return null;
-  const summaryFile = ours.find((f) => f.endsWith('.summary.json'));
-  const csvFile = ours.find((f) => f.endsWith('.csv'));
-  const summary =
-    summaryFile === undefined ? undefined : await readSummaryFile(summaryFile).catch(() => undefined);
-  let counts: HeadlineCounts | null = null;
-  if (csvFile !== undefined) {
-    const text = await readFile(csvFile, 'utf8').catch(() => undefined);
-    if (text !== undefined) {
-      const rows = parse(text, {
-        columns: true,
-        bom: true,
-        skip_empty_lines: true,
-        delimiter: [',', ';', '\t'],
-      }) as Counted[];
-      counts = headlineCounts(rows);
-    }
-  }
-  return { headline: summary?.headline ?? null, level: summary?.level ?? null, counts };
+/**
+ * The changes report among what a run published, or null when it wrote none. Made from the run's
+ * result (the verdict and the typed facts writeReport returned), never from a file read back: a
+ * CSV read back would fail on an employer named with the CSV's separator, and the notice would
+ * not be sent on the very run whose report says Action needed.
+ */
+export function changesNotice(run: readonly Published[]): ChangesNotice | null {
+  const ours = run.find((p) => p.report === 'changes');
+  if (ours === undefined) return null;
+  const facts = ours.written.facts as ChangesFacts | undefined;
+  return {
+    headline: ours.written.summary.headline ?? null,
+    level: ours.written.summary.level,
+    counts: facts?.counts ?? null,
+  };
 }

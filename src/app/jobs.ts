@@ -47,7 +47,7 @@ export async function runJob(name: JobName, env: JobEnv, trigger: string): Promi
       outputs: JSON.stringify(result.outputs),
       sync_run_id: result.syncRunId ?? null,
     });
-    await afterJobRun(env.mirror, env.config.monitor, env.logger, id);
+    await afterJobRun(env.mirror, env.config.monitor, env.logger, id, result.changes ?? null);
     return {
       runId: id,
       outcome: run.outcome,

@@ -37,6 +37,7 @@ export async function nightlyJob(env: JobEnv): Promise<JobResult> {
     );
   return {
     outputs: written.outputs,
+    ...(written.changes === undefined ? {} : { changes: written.changes }),
     ...(synced.syncRunId === undefined ? {} : { syncRunId: synced.syncRunId }),
   };
 }

@@ -15,6 +15,7 @@ import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
 import { warningLines } from '../reports/warning-groups.js';
 import { packageVersion } from '../util/package-root.js';
 import { printable } from '../util/printable.js';
+import { changesNotice } from './changes-notice.js';
 import { type Published, writeControls } from './controls.js';
 import type { JobEnv, JobResult } from './types.js';
 
@@ -36,6 +37,8 @@ export interface WriteReportsOptions {
   quiet?: boolean;
   /** The run the reports share (each built once in it); absent: a new one. */
   run?: ReportRun;
+  /** Where each report written is added (its name and writeReport's result); absent: kept inside. */
+  published?: Published[];
 }
 
 /**
@@ -92,7 +95,7 @@ export async function writeReports(
   // One run: what a report is built on is built once and handed on (reports/run.ts).
   const run = o.run ?? new ReportRun();
   const names = chosen.map((r) => r.name);
-  const published: Published[] = [];
+  const published: Published[] = o.published ?? [];
   for (const report of chosen) {
     const started = Date.now();
     const params = { time: o.time, orgIds: o.orgIds, options };
@@ -265,14 +268,17 @@ export async function reportsJob(env: JobEnv): Promise<JobResult> {
   const asOf = env.asOf.source === 'now' ? asOfNow(config.timezone) : env.asOf;
   // A past --as-of reads the mirror as it stood at the end of that day, as `ohs report` does.
   const time = await runTime(env.mirror, asOf);
+  const published: Published[] = [];
   const outputs = await writeReports(env.mirror, config, env.logger, reports, {
     time,
     orgIds: [],
     options: {},
     outDir: config.jobs.outDir,
     formats: config.jobs.formats,
+    published,
   });
-  return { outputs };
+  const changes = changesNotice(published);
+  return { outputs, ...(changes === null ? {} : { changes }) };
 }
 
 /**

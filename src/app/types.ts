@@ -3,6 +3,7 @@ import type { Config } from '../config/index.js';
 import type { AsOf } from '../dates.js';
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
+import type { ChangesNotice } from './changes-notice.js';
 
 /** What a job is given: built at the edge (CLI, cron worker, demo) and passed in. */
 export interface JobEnv {
@@ -24,6 +25,8 @@ export interface JobResult {
   outputs: string[];
   /** The sync run the job made, if any. */
   syncRunId?: number;
+  /** The changes report the job wrote, from the run's result (its notice's part); absent: none. */
+  changes?: ChangesNotice;
 }
 
 export type JobName = 'nightly' | 'sync' | 'reports' | 'push';

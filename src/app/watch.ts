@@ -9,7 +9,7 @@ import type { Mirror } from '../mirror/index.js';
 import { streams } from '../sync/streams.js';
 import { writeFileSafely } from '../util/safe-file.js';
 import { type OutboxAttention, outboxAttention } from '../writeback/index.js';
-import { type ChangesNotice, changesNotice } from './changes-notice.js';
+import type { ChangesNotice } from './changes-notice.js';
 import { lastJobRuns } from './status.js';
 
 /**
@@ -49,7 +49,7 @@ export interface JobNotice {
   } | null;
   /**
    * The changes report the run wrote (the nightly job writes it every run): its headline, level
-   * and headline counts; null when the run wrote none.
+   * and headline counts, from the run's result; null when the run wrote none.
    */
   changes: ChangesNotice | null;
   /**
@@ -59,8 +59,15 @@ export interface JobNotice {
   outbox: OutboxAttention;
 }
 
-/** The notice of job run `runId`, read back from `job_run` and the sync run it made. */
-export async function jobNotice(mirror: Mirror, runId: number): Promise<JobNotice> {
+/**
+ * The notice of job run `runId`, read back from `job_run` and the sync run it made, with what the
+ * run's changes report said (`changes`: from the run's result, never read back from its files).
+ */
+export async function jobNotice(
+  mirror: Mirror,
+  runId: number,
+  changes: ChangesNotice | null,
+): Promise<JobNotice> {
   const run = await mirror.db
     .selectFrom('job_run')
     .selectAll()
@@ -119,7 +126,7 @@ export async function jobNotice(mirror: Mirror, runId: number): Promise<JobNotic
     endedAt: run.ended_at,
     files: outputs.length,
     sync,
-    changes: await changesNotice(outputs.filter((f): f is string => typeof f === 'string')),
+    changes,
     outbox: await outboxAttention(mirror.db),
   };
 }
@@ -307,6 +314,7 @@ export async function afterJobRun(
   config: MonitorConfig,
   logger: Logger,
   runId: number,
+  changes: ChangesNotice | null,
 ): Promise<void> {
   if (config.textfile !== null) {
     const path = config.textfile;
@@ -316,7 +324,7 @@ export async function afterJobRun(
   }
   if (config.notify.command === null && config.notify.webhook === null) return;
   try {
-    await notify(config.notify, await jobNotice(mirror, runId), logger);
+    await notify(config.notify, await jobNotice(mirror, runId, changes), logger);
   } catch (err) {
     logger.warn({ run: runId, error: describeError(err) }, 'notifying failed');
   }

@@ -154,6 +154,7 @@ const ROLLFORWARD_KEYS = [
   'removed',
   'closing',
   'appliedPayments',
+  'unknown',
 ];
 
 const rank: Record<string, number> = {

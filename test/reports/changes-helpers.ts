@@ -74,8 +74,9 @@ export function expectedFromCsvs(
   for (const r of after.ageing) {
     const id = r.orderItemId ?? '';
     const was = ob.get(id);
-    if (was === undefined) fresh.add(`ORDERS_NEW|${r.family || 'generic'}|${r.orgId}`);
     const [f0, f1] = [was?.flag || 'OK', r.flag || 'OK'];
+    // A new item already flagged is its flag's line only (counted once).
+    if (was === undefined && f1 === 'OK') fresh.add(`ORDERS_NEW|${r.family || 'generic'}|${r.orgId}`);
     if (f0 === f1) continue;
     const rank = { OK: 0, WARN: 1, STUCK: 2 } as Record<string, number>;
     const kind =

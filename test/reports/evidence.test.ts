@@ -110,6 +110,42 @@ describe.each(engines)('%s: reports state evidence, not assumptions', (engine) =
     expect(rules.get('Verdict')).toContain('CANNOT_MEET: needed > 0 with no period left');
   }, 300_000);
 
+  it('catch-up of a past year as of a month inside it (year=2025 throughMonth=6): planned as of June, each employer as compliance scores it', async () => {
+    const { dir } = await synced(engine);
+    const past = String(Number(TEST_ANCHOR.slice(0, 4)) - 1);
+    const args = ['--as-of', TEST_ANCHOR, '--present', '--format', 'csv', '--out', 'out-past'];
+    const opts = ['--option', `year=${past}`, '--option', 'throughMonth=6'];
+    await ohs(dir, 'report', 'catch-up', ...args, ...opts);
+    await ohs(dir, 'report', 'compliance', ...args, ...opts);
+    const compliance = csv(file(dir, 'out-past', 'compliance', 'csv'));
+    const plan = csv(file(dir, 'out-past', 'catch-up', 'csv'));
+    expect(new Set(compliance.map((r) => r.year))).toEqual(new Set([past]));
+    // Each figure as the test recomputes it from compliance's June rows (a year open at June).
+    expectPlanFromCompliance(compliance, plan, 'monthly');
+    const bare = (s: string | undefined) => (s ?? '').replace(/ \(assumed rate\)$/, '');
+    let shortButOnTrack = 0;
+    for (const r of compliance.filter((x) => x.month === '6'))
+      for (const kind of ['drug', 'alcohol']) {
+        const where = `org ${r.orgId} ${kind}`;
+        const status = bare(r[`${kind}Status`]);
+        const got = plan.find((p) => p.orgId === r.orgId && p.testType === kind);
+        const verdict = bare(got?.verdict);
+        // Compliance scores June of a past year as an open year: so does the plan.
+        expect(['MET', 'NOT_MET'], where).not.toContain(verdict);
+        expect(got?.periodsLeft, where).toBe('6');
+        expect(verdict === 'N/A', where).toBe(status === 'N/A');
+        // Compliance's MET is the plan's nothing needed (on pace, or on pace but for a data problem).
+        if (status === 'MET') {
+          expect(['ON_PACE', 'NEEDS_REVIEW'], where).toContain(verdict);
+          expect(got?.needed, where).toBe('0');
+        }
+        // The case of the review: short of the annual target in June, yet on track to date.
+        if (status === 'ON_TRACK' && Number(r[`${kind}CompletedYtd`]) < Number(r[`${kind}AnnualTarget`]))
+          shortButOnTrack++;
+      }
+    expect(shortButOnTrack).toBeGreaterThan(0);
+  }, 300_000);
+
   it('compliance evidence: picks never completed, quarters with no selection, documents by name, covered-list months, failing first', async () => {
     const { dir } = await synced(engine);
     const rows = csv(file(dir, 'out', 'compliance', 'csv'));

@@ -358,16 +358,21 @@ describe.each(engines)('%s', (engine) => {
           balance: 5,
           lateFee: 'some' as unknown as number,
         },
+        { id: '4', date: '2025-03-01', dateDue: '2025-03-31', balance: null as unknown as number },
       ]);
       const early = await runReport(unpaidInvoices, m, params('2025-01-31'));
       expect(early.detail).toHaveLength(0);
       expect(early.warnings).toContain(
         'No data for this as-of: the as-of date 2025-01-31 is before every invoice (2 dated after it)',
       );
-      // The unreadable balance never disappears silently.
-      expect(early.warnings).toContain(
-        '1 invoice(s) with an unreadable balance, in no bucket and no total: 2 ("lots")',
+      // A balance unreadable or null never disappears silently, and is never read as paid.
+      const unknown = early.warnings.filter((w) =>
+        w.startsWith(
+          '2 invoice(s) with an unreadable balance (balance unknown: null, absent or not a number): held apart, in no bucket and no total, never counted as paid or credited: ',
+        ),
       );
+      expect(unknown).toHaveLength(1);
+      expect(unknown[0]?.split(': ').at(-1)?.split(', ').sort()).toEqual(['2 ("lots")', '4']);
       const future = await runReport(unpaidInvoices, m, params('2999-12-31'));
       expect(future.warnings.some((w) => w.startsWith('The as-of date 2999-12-31 is in the future'))).toBe(
         true,
@@ -376,7 +381,8 @@ describe.each(engines)('%s', (engine) => {
         lateFee: 0,
         flags: 'BAD_LATE_FEE',
       });
-      expect(aboutValue(future, 'Unreadable date or balance (excluded)')).toBe('1');
+      expect(aboutValue(future, 'Unreadable date (excluded)')).toBe('0');
+      expect(aboutValue(future, 'Balance unknown: null or unreadable (held apart, never paid)')).toBe('2');
     });
   });
 });

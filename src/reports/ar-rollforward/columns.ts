@@ -77,6 +77,11 @@ export const LINES: { key: LineKey; label: string; rule: string }[] = [
     label: '− Removed from the service',
     rule: 'an invoice the sync found gone (deleted in the service): its balance leaves A/R',
   },
+  {
+    key: 'unknown',
+    label: '− Balance unknown (held apart)',
+    rule: 'an invoice in A/R whose balance turned null or unreadable: its last known balance leaves A/R owed and is held apart, never counted as paid or credited (negative: read again, it returns)',
+  },
   { key: 'closing', label: 'Closing A/R', rule: "the ageing's net total as of the end" },
   {
     key: 'closingOwed',
@@ -101,6 +106,7 @@ export const STEPS: LineKey[] = [
   'cancellations',
   'restorations',
   'removed',
+  'unknown',
 ];
 
 /** Lines taken away from A/R (shown with a minus; the waterfall steps them down). */
@@ -110,6 +116,7 @@ export const DOWN = new Set<string>([
   'decreasesElsewhere',
   'cancellations',
   'removed',
+  'unknown',
 ]);
 
 /** The sentence every roll-forward carries: the service has no write-off of its own. */
@@ -144,6 +151,7 @@ export const detailColumns: Column[] = [
   { key: 'removed', title: 'Removed from the service', type: 'money', width: 12 },
   { key: 'closing', title: 'Closing', type: 'money', width: 13 },
   { key: 'appliedPayments', title: 'Payments applied by this tool (period)', type: 'money', width: 14 },
+  { key: 'unknown', title: 'Balance unknown (held apart)', type: 'money', width: 12 },
 ];
 
 /** The period line of a default month cut at the history's start (the page says so). */

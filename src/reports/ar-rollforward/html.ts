@@ -19,7 +19,7 @@ import { RESULTS } from './payments.js';
  * (`RollforwardFacts`: each line by its key, the workbook's rows made from the same object),
  * never a sheet row found by its label (two lines share "of which credit balances"). Action
  * needed when a check is not zero (a report fault); needs attention when a payment is not seen
- * yet or differs, or the period was shortened.
+ * yet or differs, the period was shortened, or a balance is held apart as unknown.
  */
 export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
   return {
@@ -51,6 +51,11 @@ export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
           : []),
         ...(unseen > 0 ? [`${plural(unseen, 'payment')} applied not seen by a sync yet`] : []),
         ...(shortened ? ["the period is shortened: it starts at the mirror's history"] : []),
+        ...(facts.unknown !== 0
+          ? [
+              `${money(facts.unknown)} held apart as balance unknown (a balance turned null or unreadable): never counted as paid or credited`,
+            ]
+          : []),
       ];
       const results: [string, number][] = [
         [RESULTS.matched, facts.paymentsMatched],
@@ -58,7 +63,7 @@ export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
         [RESULTS.different, differ],
       ];
       return {
-        status: level(off, differ > 0 || unseen > 0 || shortened),
+        status: level(off, differ > 0 || unseen > 0 || shortened || facts.unknown !== 0),
         problems,
         counts: results.map(([status, n]) => ({ group: 'payments applied', status, count: n, assumed: 0 })),
         figures: rollforwardFigures(facts, off),

@@ -180,7 +180,7 @@ function checkRows(
     {
       line: 'Check: opening + every line − closing',
       check: checks.lines,
-      rule: 'opening + new + found + late fees + other increases − decreases − cancellations + restorations − removed − closing: the lines reconcile to the cent',
+      rule: 'opening + new + found + late fees + other increases − decreases − cancellations + restorations − removed − balance unknown − closing: the lines reconcile to the cent',
     },
     {
       line: 'Ageing net total as of the start (unpaid-invoices)',
@@ -231,6 +231,11 @@ function warningsOf(
   if (found.length > 0)
     warnings.push(
       `${plural(found.length, 'invoice')} first seen in the period although dated before it (found, dated earlier; not counted as new): ${listSome(found)}`,
+    );
+  const unknown = rows.filter((r) => r.unknown !== 0).map((r) => String(r.invoiceId));
+  if (unknown.length > 0)
+    warnings.push(
+      `${plural(unknown.length, 'invoice')} whose balance turned unknown (null or unreadable) or was read again in the period: held apart as balance unknown, never counted as paid or credited: ${listSome(unknown)}`,
     );
   const unseen = reconciliation.filter((r) => r.result === RESULTS.notSeen).length;
   if (unseen > 0)

@@ -5,16 +5,16 @@ import type { CommonParams } from '../params.js';
 import type { Bucket } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import type { InvoiceRecord } from '../unpaid-invoices/queries.js';
-import { asInteger, asText } from '../values.js';
+import { asInteger, asText, toCents } from '../values.js';
 import type { ArRollforwardOptions } from './options.js';
 
 /** Where an invoice stands in the ageing at an instant (the ageing's own classification). */
-type Kind = 'open' | 'void' | 'zero' | 'future' | 'unreadable' | 'absent';
+type Kind = 'open' | 'void' | 'zero' | 'future' | 'unreadable' | 'unknown' | 'absent';
 interface State {
   kind: Kind;
   /** Cents the ageing counts in its net total (0 unless open). */
   amount: number;
-  /** The invoice's `lateFee` field, cents (0 unless open). */
+  /** The invoice's `lateFee` field, cents (0 unless open or at zero). */
   fee: number;
 }
 
@@ -33,6 +33,12 @@ export interface Movement {
   cancellations: number;
   restorations: number;
   removed: number;
+  /**
+   * Held apart as "balance unknown": an invoice in A/R whose balance turned null or unreadable
+   * leaves A/R owed by its last known amount (never a decrease, a payment or a credit), and
+   * returns by that amount when it is read again (then negative).
+   */
+  unknown: number;
   closing: number;
 }
 
@@ -46,6 +52,7 @@ export const movementKeys = [
   'cancellations',
   'restorations',
   'removed',
+  'unknown',
   'closing',
 ] as const;
 
@@ -60,11 +67,12 @@ export function blankMovement(): Movement {
     cancellations: 0,
     restorations: 0,
     removed: 0,
+    unknown: 0,
     closing: 0,
   };
 }
 
-/** opening + new + found + late fees + increases − decreases − cancellations + restorations − removed − closing: 0 when it reconciles. */
+/** opening + new + found + late fees + increases − decreases − cancellations + restorations − removed − balance unknown − closing: 0 when it reconciles. */
 export function gap(m: Movement): number {
   return (
     m.opening +
@@ -76,6 +84,7 @@ export function gap(m: Movement): number {
     m.cancellations +
     m.restorations -
     m.removed -
+    m.unknown -
     m.closing
   );
 }
@@ -122,8 +131,10 @@ export class AgeingReader {
     if (open !== undefined) return { kind: 'open', amount: open.totalDue, fee: open.lateFee };
     if (c.voided.length > 0) return { kind: 'void', amount: 0, fee: 0 };
     if (c.future > 0) return { kind: 'future', amount: 0, fee: 0 };
+    if (c.unknown.length > 0) return { kind: 'unknown', amount: 0, fee: 0 };
     if (c.unreadable > 0) return { kind: 'unreadable', amount: 0, fee: 0 };
-    return { kind: 'zero', amount: 0, fee: 0 };
+    // Paid (or at zero): its lateFee field still counts, so a fee that reopens it is a late fee.
+    return { kind: 'zero', amount: 0, fee: toCents(v.lateFee) ?? 0 };
   }
 }
 
@@ -135,10 +146,12 @@ export class AgeingReader {
  * - open → open: the balance moved: an increase or a decrease;
  * - into open from cancelled, or from gone after it was seen: a restoration;
  * - into open otherwise: new (never counted before and not in A/R at `from`), else an increase
- *   (an existing invoice whose zero balance went up);
+ *   (an existing invoice whose zero balance went up; the rise of its lateFee field a late fee);
  * - open → cancelled: a cancellation (its balance before it leaves A/R);
  * - open → gone (deleted in the service): removed;
- * - open → zero (paid), unreadable or dated later: a decrease.
+ * - open → zero (paid), unreadable date or dated later: a decrease;
+ * - open → balance unknown (null or unreadable): held apart by its last known amount (`unknown`),
+ *   never a decrease; read again, that amount returns and the step is taken from it.
  */
 export function invoiceMovements(
   versions: readonly Version[],
@@ -187,14 +200,36 @@ function walk(id: string, list: Version[], from: string, to: string, reader: Age
   const startDay = reader.at(from).asOfText;
   let prev = reader.state(points[0]?.v ?? null, from);
   m.opening = prev.amount;
+  // The last state read before the balance turned unknown (its amount held apart).
+  let held: State | null = null;
   // In A/R's world at `from` (counted, cancelled, or an existing invoice at zero): never "new".
   let known =
-    prev.kind === 'open' || prev.kind === 'void' || prev.kind === 'zero' || prev.kind === 'unreadable';
+    prev.kind === 'open' ||
+    prev.kind === 'void' ||
+    prev.kind === 'zero' ||
+    prev.kind === 'unreadable' ||
+    prev.kind === 'unknown';
   let seen = prev.kind !== 'absent';
   // Dated before the period: when first seen in it, found (the service had it), not new.
   const early = m.invoiceDate !== null && m.invoiceDate < startDay;
   for (const p of points.slice(1)) {
     const next = reader.state(p.v, p.at);
+    if (next.kind === 'unknown') {
+      // Held apart by its last known amount: never a decrease, a payment or a credit.
+      if (prev.kind === 'open') {
+        m.unknown += prev.amount;
+        held = prev;
+      }
+      seen = true;
+      prev = next;
+      continue;
+    }
+    if (prev.kind === 'unknown' && held !== null) {
+      // Read again: the held amount returns, and the step goes on from the last known state.
+      m.unknown -= held.amount;
+      prev = held;
+      held = null;
+    }
     step(m, prev, next, known, seen, early);
     if (next.kind !== 'absent') seen = true;
     if (next.kind === 'open') known = true;
@@ -215,8 +250,12 @@ function step(m: Movement, prev: State, next: State, known: boolean, seen: boole
       if (delta > 0) m.increases += delta;
       else m.decreases -= delta;
     } else if (prev.kind === 'void' || (prev.kind === 'absent' && seen)) m.restorations += next.amount;
-    else if (known) m.increases += next.amount;
-    else if (early && !seen) m.found += next.amount;
+    else if (known) {
+      // Up from zero: the lateFee field's rise is a late fee (a fee on a paid invoice), never new.
+      const fee = Math.max(0, Math.min(next.amount, next.fee - prev.fee));
+      m.lateFees += fee;
+      m.increases += next.amount - fee;
+    } else if (early && !seen) m.found += next.amount;
     else m.new += next.amount;
     return;
   }
@@ -245,6 +284,7 @@ export function movementRow(m: InvoiceMovement, tool: number): Row {
     cancellations: m.cancellations,
     restorations: m.restorations,
     removed: m.removed,
+    unknown: m.unknown,
     closing: m.closing,
     appliedPayments: tool,
   };

@@ -25,7 +25,7 @@ export function planRules(selection: Selection): [string, string][] {
     ],
     [
       'Verdict',
-      'N/A: no rate of the kind, or no pool so far. A closed year (through-month 12, or an as-of after the year): MET (completed reach the target) or NOT_MET. Otherwise ON_PACE: nothing needed, or the pace reaches the target; CANNOT_MEET: needed > 0 with no period left, or perPeriod above the pool now (testing every covered employee each period left still falls short; months before the employer joined never count); NEEDS_MORE: otherwise (perPeriod shows how many a period). NEEDS_REVIEW replaces ON_PACE or MET where a data problem is named for the employer (a month with no OrgMonth row, a label that is no month, a quarter with no selection, DATA_CHECK)',
+      'N/A: no rate of the kind, or no pool so far. A closed year (its last month through: through-month 12; a past year asked as of a month inside it is planned as of that month): MET (completed reach the target) or NOT_MET. Otherwise ON_PACE: nothing needed, or the pace reaches the target; CANNOT_MEET: needed > 0 with no period left, or perPeriod above the pool now (testing every covered employee each period left still falls short; months before the employer joined never count); NEEDS_MORE: otherwise (perPeriod shows how many a period). NEEDS_REVIEW replaces ON_PACE or MET where a data problem is named for the employer (a month with no OrgMonth row, a label that is no month, a quarter with no selection, DATA_CHECK)',
     ],
     [
       'Problems',

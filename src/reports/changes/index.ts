@@ -7,7 +7,7 @@ import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import { changeColumns, kindColumns, periodColumns } from './columns.js';
 import { catchUpChanges, complianceChanges } from './compliance-lines.js';
-import { kindRows } from './headline.js';
+import { type HeadlineCounts, headlineCounts, kindRows } from './headline.js';
 import { changesHtml } from './html.js';
 import { type Change, compareChanges } from './line.js';
 import { type ChangesOptions, changesOptions } from './options.js';
@@ -97,11 +97,13 @@ function sinceWords(p: ChangesPeriod): string {
   return `since ${p.since}`;
 }
 
-/** The changes report's typed figures: its period's ends (epoch ms) and its lines. */
+/** The changes report's typed figures: its period's ends (epoch ms), its lines and their counts. */
 export interface ChangesFacts {
   sinceMs: number;
   toMs: number;
   lines: number;
+  /** The headline's counts of its lines (what the job's notice carries). */
+  counts: HeadlineCounts;
 }
 
 async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
@@ -129,7 +131,12 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
     covers: periodWords({ fromMs: period.sinceMs, toMs: period.toMs }, common.timezone),
     detail: { name: 'Changes', columns: changeColumns, rows, totals: 'none', wrap: true },
     summaries: () => sheets,
-    facts: (): ChangesFacts => ({ sinceMs: period.sinceMs, toMs: period.toMs, lines: lines.length }),
+    facts: (): ChangesFacts => ({
+      sinceMs: period.sinceMs,
+      toMs: period.toMs,
+      lines: lines.length,
+      counts: headlineCounts(lines),
+    }),
     warnings: () => warnings,
     about: () => ({
       method: [

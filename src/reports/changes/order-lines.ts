@@ -25,7 +25,8 @@ function items(result: BaseResult): Map<number, Row> {
  * Orders from the ageing's open items at both ends: items newly STUCK or past their warn age (and
  * those whose flag eased), items that left the open list (completed, cancelled, expired, gone: their
  * status at the end, read through the ageing's own status mapping), and new items per employer and
- * product family.
+ * product family. Each item is counted once: a new item already stuck (or past its warn age) is its
+ * flag's line, before "new", and not among the new orders.
  */
 export async function orderChanges(
   input: ReportInput<ChangesOptions>,
@@ -45,7 +46,8 @@ export async function orderChanges(
   for (const [id, rb] of b) {
     const ra = a.get(id);
     const fb = textOf(rb.flag) ?? 'OK';
-    if (ra === undefined) {
+    // A new item already past its warn age or stuck is one line (new, stuck), not also a new order.
+    if (ra === undefined && fb === 'OK') {
       const family = textOf(rb.family) ?? 'generic';
       const k = `${numOf(rb.orgId) ?? ''}\u0000${family}`;
       const g = fresh.get(k) ?? { org: textOf(rb.org), orgId: numOf(rb.orgId), family, ids: [] };
@@ -63,7 +65,7 @@ export async function orderChanges(
       orgId: numOf(rb.orgId),
       org: textOf(rb.org),
       subject: String(id),
-      before: ra === undefined ? null : itemSaid(ra, fa),
+      before: ra === undefined ? 'new' : itemSaid(ra, fa),
       after: itemSaid(rb, fb),
       evidenceBefore: ra === undefined ? null : ev(id),
       evidenceAfter: ev(id),

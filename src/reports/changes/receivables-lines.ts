@@ -54,7 +54,15 @@ export function receivableChanges(before: BaseResult, after: BaseResult, roll: B
       count: 1,
     };
     if (ra === undefined) {
-      if ((numOf(moves.get(id)?.restorations) ?? 0) !== 0) continue;
+      const m = moves.get(id);
+      if ((numOf(m?.restorations) ?? 0) !== 0) continue;
+      // Reopened by a late fee (a fee on a paid invoice): its late-fee line says so, never new.
+      if (
+        m !== undefined &&
+        (numOf(m.lateFees) ?? 0) > 0 &&
+        (numOf(m.new) ?? 0) + (numOf(m.found) ?? 0) === 0
+      )
+        continue;
       out.push({
         ...base,
         severity: 'new',
@@ -132,8 +140,22 @@ function movementChanges(
     out.push(line('INVOICE_CANCELLED', 'changed', `cancelled, ${closing} open`));
   if ((numOf(m.restorations) ?? 0) !== 0)
     out.push(line('INVOICE_RESTORED', 'worse', `restored, ${closing} open`));
+  const fees = numOf(m.lateFees) ?? 0;
+  if (fees > 0)
+    out.push(line('INVOICE_LATE_FEE', 'changed', `late fee ${money(fees)} charged, ${closing} open`));
   if ((numOf(m.removed) ?? 0) !== 0)
     out.push(line('INVOICE_REMOVED', 'changed', `gone from the service, ${closing} open`));
+  // A balance that turned null or unreadable: held apart, never paid or credited.
+  const unknown = numOf(m.unknown) ?? 0;
+  if (unknown > 0)
+    out.push(
+      line(
+        'INVOICE_BALANCE_UNKNOWN',
+        'worse',
+        `balance unknown (the service shows none that can be read): ${money(unknown)} held apart, not paid`,
+      ),
+    );
+  if (unknown < 0) out.push(line('INVOICE_BALANCE_READ', 'changed', `balance read again, ${closing} open`));
   return out;
 }
 

@@ -7,8 +7,9 @@ import type { Change, Severity } from './line.js';
 /**
  * The mirror and the tool in the period (since, to]: records the sync found deleted or restored
  * (sync_deletion), stream runs that did not complete (sync_stream_run), and write-backs applied,
- * held or failed (the outbox, by the instant of their last change). One line per table, stream
- * or state, with the ids: a purge of thousands of records is one line, not thousands.
+ * held or failed (the outbox, by the instant of their last change; applied payments are the
+ * invoices' own lines, paid by this tool, never counted twice). One line per table, stream or
+ * state, with the ids: a purge of thousands of records is one line, not thousands.
  */
 export async function toolChanges(db: Kysely<Database>, since: string, to: string): Promise<Change[]> {
   const out: Change[] = [];
@@ -116,6 +117,8 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
   };
   for (const state of ['failed', 'held', 'applied'] as const)
     for (const op of [...new Set(outbox.filter((o) => o.state === state).map((o) => o.op))]) {
+      // An applied payment is its invoice's line (paid by this tool): counted once, there.
+      if (state === 'applied' && op === 'payment') continue;
       const ids = outbox.filter((o) => o.state === state && o.op === op).map((o) => String(o.id));
       const [severity, kind] = said[state] as [Severity, string];
       out.push(line(severity, kind, op, ids, `${ids.length} ${state}`, 'outbox · id'));

@@ -40,7 +40,7 @@ export interface PlanInput {
   lastPool: number;
   /** The first month with an OrgMonth row (the employer joined then); default 1. */
   firstMonth?: number;
-  /** The year is closed (an as-of after the year; through-month 12 always is): MET / NOT_MET only. */
+  /** The year is closed (its last month is through; through-month 12 always is): MET / NOT_MET only. */
   closed?: boolean;
   /** The data problems named for the employer (problems.ts): the line reads NEEDS_REVIEW over them. */
   review?: readonly string[];
@@ -221,22 +221,18 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 export interface PlanYear {
   year: number;
   selection: Selection;
-  /** Through-month 12, or an as-of after the year. */
+  /** Through-month 12: the year's last month is through. */
   closed: boolean;
 }
 
-/** The plan year of a compliance run's setup: closed at through-month 12 or an as-of after the year. */
-export function planYear(s: {
-  year: number;
-  m: number;
-  common: { asOf: { year: number } };
-  opts: { selectionPeriod: Selection };
-}): PlanYear {
-  return {
-    year: s.year,
-    selection: s.opts.selectionPeriod,
-    closed: s.m === 12 || s.common.asOf.year > s.year,
-  };
+/**
+ * The plan year of a compliance run's setup. It is closed only when its last month is through
+ * (m = 12). A past year asked as of a month inside it (`year=2025 throughMonth=6`) is planned as of
+ * that month, like the current year at that month, as compliance scores it; a past year asked
+ * without a through-month is read through December (months.ts), so closed.
+ */
+export function planYear(s: { year: number; m: number; opts: { selectionPeriod: Selection } }): PlanYear {
+  return { year: s.year, selection: s.opts.selectionPeriod, closed: s.m === 12 };
 }
 
 /** The plan rows of orgs at their through-month (OrgCalc with its last month last), most urgent first. */

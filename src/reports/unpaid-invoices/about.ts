@@ -48,7 +48,8 @@ export function aboutLines(
     ['Open invoices', String(open)],
     ['Cancelled (VOID, excluded)', String(voided)],
     ['Dated after the as-of date (excluded)', String(c.future)],
-    ['Unreadable date or balance (excluded)', String(c.unreadable)],
+    ['Unreadable date (excluded)', String(c.unreadable)],
+    ['Balance unknown: null or unreadable (held apart, never paid)', String(c.unknown.length)],
     trend,
   ];
   return { method, results };

@@ -31,9 +31,14 @@ export interface Classified {
   open: OpenInvoice[];
   voided: OpenInvoice[];
   warnings: string[];
-  /** Invoices dated after the as-of date; invoices with an unreadable date, balance. */
+  /** Invoices dated after the as-of date; invoices with an unreadable date. */
   future: number;
   unreadable: number;
+  /**
+   * Invoices whose balance is unknown (null, absent or not a number): held apart, in no bucket
+   * and no total, never read as paid or credited (their ids).
+   */
+  unknown: string[];
   /** Invoices with a balance at all, whatever their date (for "before every invoice"). */
   seen: number;
 }
@@ -52,6 +57,7 @@ export function classify(
   const voided: OpenInvoice[] = [];
   const unreadable: string[] = [];
   const badBalance: string[] = [];
+  const unknown: string[] = [];
   const badFee: string[] = [];
   const badDue: string[] = [];
   const noDue: string[] = [];
@@ -62,11 +68,13 @@ export function classify(
     const orgId = asInteger(r.OrgId);
     if (scope !== null && (orgId === null || !scope.has(orgId))) continue;
     const id = String(r.id);
-    if (r.balance === null) continue;
-    const balance = toCents(r.balance);
+    const balance = r.balance === null || r.balance === undefined ? null : toCents(r.balance);
     if (balance === null) {
-      // Never silently dropped: counted and listed.
-      badBalance.push(`${id} (${JSON.stringify(r.balance)})`);
+      // Balance unknown: never silently dropped, never read as paid: held apart and listed.
+      unknown.push(id);
+      badBalance.push(
+        r.balance === null || r.balance === undefined ? id : `${id} (${JSON.stringify(r.balance)})`,
+      );
       continue;
     }
     if (balance === 0) continue;
@@ -133,7 +141,7 @@ export function classify(
   open.sort(order);
   voided.sort(order);
   const warnings = classifyWarnings({ badBalance, unreadable, noDue, badDue, badFee, checks }, voided);
-  return { open, voided, warnings, future, unreadable: unreadable.length + badBalance.length, seen };
+  return { open, voided, warnings, future, unreadable: unreadable.length, unknown, seen };
 }
 
 interface ClassifyLists {
@@ -152,7 +160,10 @@ function classifyWarnings(l: ClassifyLists, voided: readonly OpenInvoice[]): str
   const list = (items: string[], what: string) => {
     if (items.length > 0) warnings.push(`${items.length} invoice(s) ${what}: ${listSome(items)}`);
   };
-  list(badBalance, 'with an unreadable balance, in no bucket and no total');
+  list(
+    badBalance,
+    'with an unreadable balance (balance unknown: null, absent or not a number): held apart, in no bucket and no total, never counted as paid or credited',
+  );
   list(unreadable, 'with an unreadable date, not aged');
   list(noDue, 'without a due date, aged as due on their date');
   list(badDue, 'with an unreadable due date, aged as due on their date');

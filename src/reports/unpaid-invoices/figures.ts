@@ -39,7 +39,11 @@ export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
     ];
     for (const id of common.orgIds)
       if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
-    const { byOrg, buckets: bucketRows, facts } = summarise(c.open, c.voided, buckets, opts.summarySort);
+    const {
+      byOrg,
+      buckets: bucketRows,
+      facts,
+    } = summarise(c.open, c.voided, buckets, opts.summarySort, c.unknown.length);
     const old = buckets[buckets.length - 1] as (typeof buckets)[number];
     const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
       typeof r.orgId !== 'number'

@@ -8,6 +8,7 @@ import {
   monthEndBars,
   num,
   palette,
+  plural,
   type ReadSheet,
   type SummaryBuilder,
   sheet,
@@ -45,11 +46,19 @@ export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidFacts> {
       // The figures from the report's typed totals (never the sheet's Total row by its label).
       const over60 = facts === undefined || facts.owed === 0 ? 0 : facts.over60 / facts.owed;
       const share = `${(over60 * 100).toFixed(1)}%`;
+      const unknown = facts?.balanceUnknown ?? 0;
       return {
         // Of the balances owed (credits apart): over half past 60 days needs action, a quarter attention.
-        status: level(over60 > 0.5, over60 > 0.25),
+        status: level(over60 > 0.5, over60 > 0.25 || unknown > 0),
         counts: buckets.map((b) => ({ group: 'bucket', status: b.bucket, count: b.invoices, assumed: 0 })),
-        problems: over60 > 0.25 ? [`${share} of the balances owed is over 60 days past due`] : [],
+        problems: [
+          ...(over60 > 0.25 ? [`${share} of the balances owed is over 60 days past due`] : []),
+          ...(unknown > 0
+            ? [
+                `${plural(unknown, 'invoice')} with the balance unknown (null or unreadable): held apart, in no total, never counted as paid`,
+              ]
+            : []),
+        ],
         figures: [
           { label: 'Open balance', value: money(facts?.openBalance) },
           { label: 'Open invoices', value: count(facts?.openInvoices ?? 0) },

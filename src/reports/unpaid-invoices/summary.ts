@@ -22,6 +22,8 @@ export interface UnpaidFacts {
   owed: number;
   /** Cancelled invoices (apart from A/R). */
   cancelled: number;
+  /** Invoices whose balance is unknown (null or unreadable): held apart, never paid or credited. */
+  balanceUnknown: number;
 }
 
 interface OrgTotals {
@@ -42,6 +44,7 @@ export function summarise(
   voided: OpenInvoice[],
   buckets: Bucket[],
   sort: 'total' | 'name',
+  unknown = 0,
 ): { byOrg: Row[]; buckets: Row[]; facts: UnpaidFacts } {
   const keyOf = new Map<string, string>([
     ...buckets.map((b) => [b.label, b.key] as const),
@@ -135,6 +138,7 @@ export function summarise(
     over60: grand.over60,
     owed: grand.gross,
     cancelled: voided.length,
+    balanceUnknown: unknown,
   };
   return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows, facts };
 }
