@@ -118,6 +118,7 @@ export async function writeReports(
       formats: o.formats,
       csv,
       html: report.html,
+      words: report.words,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
         // Named by its service and sync runs: a file path of the machine says nothing to a reader.

@@ -10,24 +10,26 @@ import {
   type ReportSummary,
 } from './html/summary.js';
 import { inWords, labelOf } from './html/words.js';
+import type { CodeWords } from './types.js';
 
 /**
  * A report's verdict, made once per run from what its summary builder computed (or, for a report
  * without one, from its row and warning counts). Everything that says how a report stands reads
  * this object: the page, the workbook's About sheet, the dashboard (its JSON file beside the
  * page) and the command's line. What a person reads of it (problems, figure labels and notes,
- * the headline) is said in words, codes such as STOPPED_TESTING through the one mapping of
- * html/words.ts; its `counts` keep the codes (they are data, like the CSV's cells).
+ * the headline) is said in words, codes such as STOPPED_TESTING through the report's own words
+ * (`words`, its declaration's); its `counts` keep the codes (they are data, like the CSV's cells).
  */
 export function reportSummary(
-  opts: { name: string; title: string; asOf: string; instant?: string; covers?: string },
+  opts: { name: string; title: string; asOf: string; instant?: string; covers?: string; words?: CodeWords },
   page: PageSummary | undefined,
   rows: number,
   warnings: number,
 ): ReportSummary {
+  const words = opts.words ?? {};
   const problems = (
     page?.problems ?? (warnings > 0 ? [`${count(warnings)} warning${warnings === 1 ? '' : 's'}`] : [])
-  ).map(inWords);
+  ).map((p) => inWords(p, words));
   // No verdict stronger than what it rests on: a problem named is never OK.
   const level: Level = page?.status === undefined ? (problems.length > 0 ? 'warn' : 'ok') : page.status;
   const lifted: Level = level === 'ok' && problems.length > 0 ? 'warn' : level;
@@ -39,20 +41,20 @@ export function reportSummary(
     ...(opts.covers === undefined ? {} : { covers: opts.covers }),
     level: lifted,
     verdict: problems.length === 0 ? levelText[lifted] : `${levelText[lifted]}: ${problems.join('; ')}`,
-    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map(figureInWords),
+    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map((f) => figureInWords(f, words)),
     counts: page?.counts ?? [],
     problems,
     rows,
     warnings,
-    ...(page?.headline === undefined ? {} : { headline: inWords(page.headline) }),
+    ...(page?.headline === undefined ? {} : { headline: inWords(page.headline, words) }),
   };
 }
 
 /** A figure's label and qualifier in words; its value stays the figure. */
-const figureInWords = (f: Figure): Figure => ({
-  label: labelOf(f.label),
+const figureInWords = (f: Figure, words: CodeWords): Figure => ({
+  label: labelOf(f.label, words),
   value: f.value,
-  ...(f.note === undefined ? {} : { note: inWords(f.note) }),
+  ...(f.note === undefined ? {} : { note: inWords(f.note, words) }),
 });
 
 /** The verdict's file beside the page: `STEM.summary.json`. */

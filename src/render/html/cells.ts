@@ -12,6 +12,7 @@ import {
   rawTextOf,
 } from '../values.js';
 import { esc, groupDigits } from './escape.js';
+import { cellInWords } from './words.js';
 
 /** toFixed without "-0.0" (as the CSV writes numbers). */
 export function fixed(value: number, decimals: number): string {
@@ -33,10 +34,7 @@ export function htmlCell(column: Column): (value: string | number | boolean, pla
       // Words for people, the code in the title (what the CSV holds).
       return (v, p) => {
         const code = rawTextOf(v, p);
-        const said = code
-          .split(';')
-          .map((c) => words[c.trim()] ?? c)
-          .join('; ');
+        const said = cellInWords(code, words);
         return said === code ? esc(code) : `<span title="${esc(code)}">${esc(said)}</span>`;
       };
     }

@@ -2,7 +2,7 @@ import { closeSync, writeFileSync } from 'node:fs';
 import { createExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
-import type { Column, Row, Sheet } from '../types.js';
+import type { CodeWords, Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
@@ -15,6 +15,7 @@ import {
   type ReportSummary,
   whenOf,
 } from './summary.js';
+import { inWords, labelOf } from './words.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -23,6 +24,16 @@ export interface HtmlPageInfo {
   report: string;
   title: string;
   asOf: string;
+  /** The report's words for its codes (its declaration's): warnings, About lines, column titles. */
+  words?: CodeWords;
+}
+
+/** Columns with their titles in words ("AT_LAB" → "At the lab"); keys and cells as they are. */
+export function titlesInWords(columns: Column[], words: CodeWords): Column[] {
+  return columns.map((c) => {
+    const title = labelOf(c.title, words);
+    return title === c.title ? c : { ...c, title };
+  });
 }
 
 /**
@@ -59,6 +70,7 @@ export class HtmlRenderer implements Renderer {
    * ages in days only) shows that view's columns; the CSV and the workbook keep every column.
    */
   private readonly columns: Column[];
+  private readonly words: CodeWords;
 
   constructor(
     path: string,
@@ -66,7 +78,9 @@ export class HtmlRenderer implements Renderer {
     private readonly info: HtmlPageInfo,
   ) {
     const shown = detail.print === undefined ? undefined : new Set(detail.print.columns);
-    this.columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
+    this.words = info.words ?? {};
+    const columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
+    this.columns = titlesInWords(columns, this.words);
     this.cells = tableCells(detail.name, this.columns);
     // The file is created now (exclusively, 0600), as the other formats' are, and written at the end.
     this.fd = createExclusive(path, 0o600);
@@ -104,7 +118,7 @@ export class HtmlRenderer implements Renderer {
             : table(
                 s.name,
                 `${s.name}: ${plural(shown.length, 'row')}`,
-                s.columns,
+                titlesInWords(s.columns, this.words),
                 shown,
                 `table-sheet-${i}`,
                 s.anchors,
@@ -116,11 +130,12 @@ export class HtmlRenderer implements Renderer {
       `<section class="page" aria-labelledby="warnings"><h2 id="warnings">Warnings (${tail.warnings.length})</h2>${
         tail.warnings.length === 0
           ? '<p>None.</p>'
-          : `<ul>${tail.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`
+          : `<ul>${tail.warnings.map((w) => `<li>${esc(inWords(w, this.words))}</li>`).join('')}</ul>`
       }</section>`,
       `<section aria-labelledby="about"><h2 id="about">About</h2><div class="scroll"><table><caption>About this report</caption><tbody>${tail.about
         .map(
-          ([k, v]) => `<tr><th scope="row">${esc(k)}</th><td style="white-space:normal">${esc(v)}</td></tr>`,
+          ([k, v]) =>
+            `<tr><th scope="row">${esc(inWords(k, this.words))}</th><td style="white-space:normal">${esc(inWords(v, this.words))}</td></tr>`,
         )
         .join('')}</tbody></table></div></section>`,
       '</main>',
