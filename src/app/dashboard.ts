@@ -27,6 +27,7 @@ export async function dashboardFor(
   dir: string,
   maxAge: string,
   logger: Logger,
+  timezone = 'UTC',
 ): Promise<string> {
   const status = await statusReport(mirror, 1);
   const jobs = await lastJobRuns(mirror);
@@ -39,6 +40,7 @@ export async function dashboardFor(
     outbox: await outboxAttention(mirror.db),
     lead: DASHBOARD_LEAD,
     words: reportWords,
+    timezone,
     ...(await writingRun(mirror, jobs)),
   });
   for (const u of unreadable)

@@ -48,6 +48,8 @@ export interface WriteReportOptions {
   html?: () => SummaryBuilder;
   /** The report's words for its codes (its declaration's): its verdict and page say them. */
   words?: CodeWords;
+  /** The reporting time zone: the page says its instants to the second in it, the zone named. */
+  timezone?: string;
 }
 
 export interface WriteReportResult {
@@ -93,6 +95,7 @@ function openRenderer(
       title: opts.title,
       asOf: opts.asOf,
       ...(opts.words === undefined ? {} : { words: opts.words }),
+      ...(opts.timezone === undefined ? {} : { timezone: opts.timezone }),
     });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }

@@ -230,7 +230,8 @@ describe('the dashboard, first screen', () => {
       'Action needed Mirror: never synced: applicant; stale: order_item (the worst, order_item, last synced 40.0 h ago) (stale after 26 h, monitor.maxAge).',
     );
     expect(text(/<p class="freshness" id="last-job">.*?<\/p>/s.exec(html)?.[0] ?? '')).toBe(
-      `Last job: nightly run 9 interrupted (KILLED); started ${ago(3)} (3.0 h ago).`,
+      // The instant to the second, the zone named (the mirror holds it in ISO 8601, milliseconds too).
+      `Last job: nightly run 9 interrupted (KILLED); started ${ago(3).slice(0, 10)} ${ago(3).slice(11, 19)} UTC (3.0 h ago).`,
     );
     expect(html).toContain('<dt>Testing unpaid</dt><dd>2</dd>');
     expect(text(html)).toContain('2 testing unpaid');

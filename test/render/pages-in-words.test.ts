@@ -10,7 +10,7 @@ import { csv, env, syncedSandbox } from '../reports/synced-sandbox.js';
 
 /**
  * Every HTML page of a real `report all` (the CLI against the sandbox), and the dashboard over
- * them, say codes in words: no code a report declares words for, and no other UPPER_SNAKE
+ * them, say instants to the second with the zone named, and codes in words: no code a report declares words for, and no other UPPER_SNAKE
  * token, is in the text a person reads (a cell's title keeps its code, as the CSV does). The
  * service's own status codes, quoted in order ageing's About line as the service writes them,
  * are data, not codes of ours. The CSV keeps the codes.
@@ -44,7 +44,7 @@ function codesShown(text: string, declared: ReadonlySet<string>, data: ReadonlyS
 }
 
 describe.each(engines.slice(0, 1))('%s', (engine) => {
-  it('no HTML page of report all, nor the dashboard, shows a code where a word exists', async () => {
+  it('no HTML page of report all, nor the dashboard, shows a code where a word exists, or a raw instant', async () => {
     const { dir } = await synced(engine);
     const run = await runOhs(
       ['report', 'all', '--as-of', TEST_ANCHOR, '--present', '--format', 'html,csv', '--out', 'pages'],
@@ -68,6 +68,22 @@ describe.each(engines.slice(0, 1))('%s', (engine) => {
       if (codes.length > 0) shown[page] = codes.slice(0, 5);
     }
     expect(shown).toEqual({});
+
+    // Instants read as a person reads them: to the second, the zone named; never raw ISO 8601.
+    const raw: Record<string, string[]> = {};
+    for (const page of pages) {
+      const text = visibleText(readFileSync(join(dir, 'pages', page), 'utf8'));
+      const iso = [...text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}[^\s]*/g)].map((m) => m[0]);
+      if (iso.length > 0) raw[page] = iso.slice(0, 5);
+      if (page === 'index.html') {
+        expect(text).toMatch(
+          /SQLite mirror of http:\/\/\S+, first synced \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/,
+        );
+        expect(text).not.toMatch(/Mirror \w+ mirror of/i);
+        expect(text).toMatch(/this page written \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+      }
+    }
+    expect(raw).toEqual({});
 
     // The codes stay in the data: the CSV's cells and a cell's title on the page.
     const ytd = readFileSync(join(dir, 'pages', `compliance-${TEST_ANCHOR}.html`), 'utf8');

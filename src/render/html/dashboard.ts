@@ -1,5 +1,6 @@
 import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { instantsInWords, instantWords } from '../../dates.js';
 import { writeFileSafely } from '../../util/safe-file.js';
 import { readSummaryChecked } from '../report-summary.js';
 import type { CodeWords } from '../types.js';
@@ -129,9 +130,12 @@ export async function writeDashboard(
      * report said its codes in words is shown in words all the same.
      */
     words?: (report: string) => CodeWords;
+    /** The reporting time zone: instants are said to the second in it, the zone named. */
+    timezone?: string;
   },
   now = Date.now(),
 ): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
+  const zone = state.timezone ?? 'UTC';
   const read = await latestPages(dir);
   const { unreadable } = read;
   const words = state.words;
@@ -146,7 +150,7 @@ export async function writeDashboard(
     others.length === 0 && unreadable.length === 0
       ? '<p>No other report in this folder yet: <code>ohs report all --format html</code>.</p>'
       : others.map((p, i) => reportCard(p, i)).join('\n');
-  const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">Mirror ${esc(state.mirror)} · written ${esc(new Date(now).toISOString().slice(0, 19))}Z</p></header>
+  const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">${esc(state.mirror)} · this page written ${esc(instantWords(now, zone))}</p></header>
 <main>
 <section aria-labelledby="changes" class="first"><h2 id="changes">Since the last run</h2>
 ${leadCard(changes, state.lead)}
@@ -171,6 +175,11 @@ ${jobRows(state.jobs, state.writer)}
 </tbody></table></div></section>
 </main>`;
   const file = join(dir, 'index.html');
-  await writeFileSafely(file, pageShell('OHS mirror: what needs attention', body), 0o600);
+  // Every instant it shows (a sync's, a job's, a report's period) to the second, the zone named.
+  await writeFileSafely(
+    file,
+    pageShell('OHS mirror: what needs attention', instantsInWords(body, zone)),
+    0o600,
+  );
   return { file, unreadable };
 }

@@ -1,4 +1,5 @@
 import { closeSync, writeFileSync } from 'node:fs';
+import { instantsInWords } from '../../dates.js';
 import { createExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
@@ -26,6 +27,8 @@ export interface HtmlPageInfo {
   asOf: string;
   /** The report's words for its codes (its declaration's): warnings, About lines, column titles. */
   words?: CodeWords;
+  /** The reporting time zone: instants are said to the second in it, the zone named. */
+  timezone?: string;
 }
 
 /** Columns with their titles in words ("AT_LAB" → "At the lab"); keys and cells as they are. */
@@ -71,6 +74,12 @@ export class HtmlRenderer implements Renderer {
    */
   private readonly columns: Column[];
   private readonly words: CodeWords;
+  private readonly zone: string;
+
+  /** Text the report wrote, as a person reads it: its codes in words, its instants to the second. */
+  private say(text: string): string {
+    return instantsInWords(inWords(text, this.words), this.zone);
+  }
 
   constructor(
     path: string,
@@ -81,7 +90,8 @@ export class HtmlRenderer implements Renderer {
     this.words = info.words ?? {};
     const columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
     this.columns = titlesInWords(columns, this.words);
-    this.cells = tableCells(detail.name, this.columns);
+    this.zone = info.timezone ?? 'UTC';
+    this.cells = tableCells(detail.name, this.columns, this.zone);
     // The file is created now (exclusively, 0600), as the other formats' are, and written at the end.
     this.fd = createExclusive(path, 0o600);
   }
@@ -103,7 +113,7 @@ export class HtmlRenderer implements Renderer {
     const verdict = tail.summary;
     const summary = tail.page;
     const body = [
-      `<header><h1>${esc(this.info.title)}</h1><p class="meta">${esc(whenOf(verdict))} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
+      `<header><h1>${esc(this.info.title)}</h1><p class="meta">${esc(this.say(whenOf(verdict)))} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
       '<main>',
       await this.summarySection(verdict, summary),
       ...sheets.map((s, i) => {
@@ -111,7 +121,8 @@ export class HtmlRenderer implements Renderer {
         const { covered, omitted } = trend ? coveredMonthEnds(s) : { covered: s.rows, omitted: [] };
         // Month ends before the mirror's history: one line saying when it begins, not empty rows.
         const shown = omitted.length === 0 ? s.rows : covered;
-        const line = omitted.length === 0 ? '' : `<p class="note">${esc(omittedLine(s, omitted))}</p>`;
+        const line =
+          omitted.length === 0 ? '' : `<p class="note">${esc(this.say(omittedLine(s, omitted)))}</p>`;
         const tableHtml =
           shown.length === 0
             ? ''
@@ -123,6 +134,7 @@ export class HtmlRenderer implements Renderer {
                 `table-sheet-${i}`,
                 s.anchors,
                 s.wrap === true,
+                this.zone,
               );
         return `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${line}${tableHtml}</section>`;
       }),
@@ -130,12 +142,12 @@ export class HtmlRenderer implements Renderer {
       `<section class="page" aria-labelledby="warnings"><h2 id="warnings">Warnings (${tail.warnings.length})</h2>${
         tail.warnings.length === 0
           ? '<p>None.</p>'
-          : `<ul>${tail.warnings.map((w) => `<li>${esc(inWords(w, this.words))}</li>`).join('')}</ul>`
+          : `<ul>${tail.warnings.map((w) => `<li>${esc(this.say(w))}</li>`).join('')}</ul>`
       }</section>`,
       `<section aria-labelledby="about"><h2 id="about">About</h2><div class="scroll"><table><caption>About this report</caption><tbody>${tail.about
         .map(
           ([k, v]) =>
-            `<tr><th scope="row">${esc(inWords(k, this.words))}</th><td style="white-space:normal">${esc(inWords(v, this.words))}</td></tr>`,
+            `<tr><th scope="row">${esc(this.say(k))}</th><td style="white-space:normal">${esc(this.say(v))}</td></tr>`,
         )
         .join('')}</tbody></table></div></section>`,
       '</main>',
@@ -152,12 +164,13 @@ export class HtmlRenderer implements Renderer {
 
   private async summarySection(verdict: ReportSummary, summary: PageSummary | undefined): Promise<string> {
     // The sentence read first (the changes report's "since the last run: ..."), then the problems.
-    const headline = verdict.headline === undefined ? '' : `<p class="headline">${esc(verdict.headline)}</p>`;
+    const headline =
+      verdict.headline === undefined ? '' : `<p class="headline">${esc(this.say(verdict.headline))}</p>`;
     const said =
       headline +
       (verdict.problems.length === 0
         ? ''
-        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`);
+        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(this.say(p))}</li>`).join('')}</ul>`);
     const figures = `${said}<dl class="figures">${verdict.figures
       .map((f) => figureHtml(f, esc))
       .join('')}</dl>`;
@@ -165,7 +178,7 @@ export class HtmlRenderer implements Renderer {
     const first =
       summary?.first === undefined
         ? ''
-        : `${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first')}${
+        : `${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first', undefined, false, this.zone)}${
             summary.first.more > 0
               ? `<p class="note">${groupDigits(String(summary.first.more))} more in the detail below and in the CSV.</p>`
               : summary.first.rows.length === 0
