@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { instantsInWords } from '../dates.js';
 import {
   count,
-  type Figure,
   type Level,
   levelText,
   type PageSummary,
@@ -21,15 +21,25 @@ import type { CodeWords } from './types.js';
  * (`words`, its declaration's); its `counts` keep the codes (they are data, like the CSV's cells).
  */
 export function reportSummary(
-  opts: { name: string; title: string; asOf: string; instant?: string; covers?: string; words?: CodeWords },
+  opts: {
+    name: string;
+    title: string;
+    asOf: string;
+    instant?: string;
+    covers?: string;
+    words?: CodeWords;
+    timezone?: string;
+  },
   page: PageSummary | undefined,
   rows: number,
   warnings: number,
 ): ReportSummary {
-  const words = opts.words ?? {};
+  // Codes in the report's words, instants to the second in the reporting zone, the zone named.
+  const zone = opts.timezone ?? 'UTC';
+  const said = (text: string) => instantsInWords(inWords(text, opts.words ?? {}), zone);
   const problems = (
     page?.problems ?? (warnings > 0 ? [`${count(warnings)} warning${warnings === 1 ? '' : 's'}`] : [])
-  ).map((p) => inWords(p, words));
+  ).map(said);
   // No verdict stronger than what it rests on: a problem named is never OK.
   const level: Level = page?.status === undefined ? (problems.length > 0 ? 'warn' : 'ok') : page.status;
   const lifted: Level = level === 'ok' && problems.length > 0 ? 'warn' : level;
@@ -38,24 +48,21 @@ export function reportSummary(
     title: opts.title,
     asOf: opts.asOf,
     ...(opts.instant === undefined ? {} : { instant: opts.instant }),
-    ...(opts.covers === undefined ? {} : { covers: opts.covers }),
+    ...(opts.covers === undefined ? {} : { covers: said(opts.covers) }),
     level: lifted,
     verdict: problems.length === 0 ? levelText[lifted] : `${levelText[lifted]}: ${problems.join('; ')}`,
-    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map((f) => figureInWords(f, words)),
+    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map((f) => ({
+      label: labelOf(f.label, opts.words ?? {}),
+      value: f.value,
+      ...(f.note === undefined ? {} : { note: said(f.note) }),
+    })),
     counts: page?.counts ?? [],
     problems,
     rows,
     warnings,
-    ...(page?.headline === undefined ? {} : { headline: inWords(page.headline, words) }),
+    ...(page?.headline === undefined ? {} : { headline: said(page.headline) }),
   };
 }
-
-/** A figure's label and qualifier in words; its value stays the figure. */
-const figureInWords = (f: Figure, words: CodeWords): Figure => ({
-  label: labelOf(f.label, words),
-  value: f.value,
-  ...(f.note === undefined ? {} : { note: inWords(f.note, words) }),
-});
 
 /** The verdict's file beside the page: `STEM.summary.json`. */
 export function summaryFileOf(dir: string, stem: string): string {
