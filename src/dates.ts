@@ -175,6 +175,48 @@ export function formatInstant(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone as a reader names it: UTC, else its IANA name (America/Chicago). */
+export function zoneName(timeZone: string): string {
+  return timeZone === 'Etc/UTC' || timeZone === 'Etc/GMT' || timeZone === 'GMT' ? 'UTC' : timeZone;
+}
+
+/**
+ * An instant as a person reads it: to the second, in `timeZone`, the zone named
+ * ("2026-12-02 03:54:25 UTC", "2026-12-01 21:54:25 America/Chicago"); no milliseconds, no `T`.
+ */
+export function instantWords(ms: number, timeZone = 'UTC'): string {
+  let f = wallClocks.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    wallClocks.set(timeZone, f);
+  }
+  const p: Record<string, string> = {};
+  for (const part of f.formatToParts(new Date(Math.floor(ms / 1000) * 1000))) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${zoneName(timeZone)}`;
+}
+
+/** An ISO 8601 instant in text: a date, `T`, a time (seconds and fraction optional), its zone. */
+const isoInstant = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})(?![\w.]|:\d)/g;
+
+/** `text` with every ISO 8601 instant in it said as `instantWords` says it. */
+export function instantsInWords(text: string, timeZone = 'UTC'): string {
+  return text.replace(isoInstant, (iso) => {
+    const ms = Date.parse(iso);
+    return Number.isFinite(ms) ? instantWords(ms, timeZone) : iso;
+  });
+}
+
 /** Days since 1970-01-01 of a calendar date: differences are calendar days, whatever the zone. */
 export function dayNumber(d: LocalDate): number {
   return Math.round(Date.UTC(d.year, d.month - 1, d.day) / DAY);

@@ -61,6 +61,8 @@ describe('ohs init, then the next commands it prints', () => {
     const config = readFileSync(join(dir, 'config', 'local.json'), 'utf8');
     expect(config).toMatch(/^\/\/ /m);
     expect(config).not.toContain(WRITE_TOKEN);
+    // The rate: the one in effect at init, and what "auto" means (no limit set).
+    expect(config).toMatch(/"auto" \(no limit set\)[^\n]*\n[^\n]*\n\s*"requestsPerSecond": "auto"/);
     expect(statSync(join(dir, '.token')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'config', 'local.json')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, '.token'), 'utf8').trim()).toBe(WRITE_TOKEN);

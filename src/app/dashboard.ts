@@ -1,9 +1,21 @@
 import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
-import { writeDashboard } from '../render/html/dashboard.js';
+import { type LeadReport, writeDashboard } from '../render/html/dashboard.js';
+import type { CodeWords } from '../render/index.js';
+import { reportByName, reportNamed } from '../reports/index.js';
 import { mirrorIdentity } from '../reports/sync-info.js';
 import { outboxAttention } from '../writeback/index.js';
 import { lastJobRuns, parseDuration, statusReport } from './status.js';
+
+/** The report whose card opens the dashboard: what changed since the last run. */
+export const DASHBOARD_LEAD: LeadReport = {
+  report: reportNamed('changes').name,
+  command: 'ohs report changes --format html',
+  what: 'writes one (what changed since the last nightly run); the nightly job writes it every run',
+};
+
+/** A report's words for its codes, by its name (none for a name the registry does not hold). */
+export const reportWords = (report: string): CodeWords => reportByName(report)?.words ?? {};
 
 /**
  * Writes `dir/index.html` from the mirror's state (also the nightly job's last step). A report's
@@ -15,6 +27,7 @@ export async function dashboardFor(
   dir: string,
   maxAge: string,
   logger: Logger,
+  timezone = 'UTC',
 ): Promise<string> {
   const status = await statusReport(mirror, 1);
   const jobs = await lastJobRuns(mirror);
@@ -25,6 +38,9 @@ export async function dashboardFor(
     jobs,
     maxAgeMs: parseDuration(maxAge) ?? 0,
     outbox: await outboxAttention(mirror.db),
+    lead: DASHBOARD_LEAD,
+    words: reportWords,
+    timezone,
     ...(await writingRun(mirror, jobs)),
   });
   for (const u of unreadable)

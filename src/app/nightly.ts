@@ -33,7 +33,13 @@ export async function nightlyJob(env: JobEnv): Promise<JobResult> {
   // With HTML pages, the folder's index.html: headlines, freshness, the last run of each job.
   if (env.config.jobs.formats.includes('html'))
     written.outputs.push(
-      await dashboardFor(env.mirror, env.config.jobs.outDir, env.config.monitor.maxAge, env.logger),
+      await dashboardFor(
+        env.mirror,
+        env.config.jobs.outDir,
+        env.config.monitor.maxAge,
+        env.logger,
+        env.config.timezone,
+      ),
     );
   return {
     outputs: written.outputs,

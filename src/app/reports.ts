@@ -121,6 +121,8 @@ export async function writeReports(
       formats: o.formats,
       csv,
       html: report.html,
+      words: report.words,
+      timezone: config.timezone,
       about: [
         ['Tool', `ohs-mirror ${packageVersion()}`],
         // Named by its service and sync runs: a file path of the machine says nothing to a reader.
@@ -179,7 +181,7 @@ export async function writeReports(
       asOf: o.time.asOf.dateText,
       ...(instant === undefined ? {} : { instant }),
     };
-    const to = { ...at, formats: o.formats, csv };
+    const to = { ...at, formats: o.formats, csv, timezone: config.timezone };
     files.push(
       ...(await writeControls(published, o.time.at, to, logger, o.quiet === true ? undefined : o.out)),
     );

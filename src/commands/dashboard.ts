@@ -21,7 +21,7 @@ export function registerDashboard(program: Command): void {
       try {
         const dir = flags.out ?? config.jobs.outDir;
         mkdirSync(dir, { recursive: true });
-        const file = await dashboardFor(mirror, dir, config.monitor.maxAge, ctx.logger);
+        const file = await dashboardFor(mirror, dir, config.monitor.maxAge, ctx.logger, config.timezone);
         process.stdout.write(`${file}\n`);
       } finally {
         await mirror.close();

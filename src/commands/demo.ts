@@ -89,7 +89,7 @@ export function registerDemo(program: Command): void {
         // The dashboard again, now that the job's run is recorded as ended: the one the job wrote
         // listed it as running.
         if (job.dashboard !== undefined)
-          await dashboardFor(env.mirror, resolve(flags.out), config.monitor.maxAge, logger);
+          await dashboardFor(env.mirror, resolve(flags.out), config.monitor.maxAge, logger, config.timezone);
         const dashboard = job.dashboard ?? resolve(flags.out, 'index.html');
         const lines = [
           '',

@@ -11,7 +11,7 @@ import type { PageSummary, ReportSummary, SummaryBuilder } from './html/summary.
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { reportSummary, summaryFileOf } from './report-summary.js';
 import { forEachRow } from './streams.js';
-import type { Facts, ReportResult, Row } from './types.js';
+import type { CodeWords, Facts, ReportResult, Row } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { formatCents } from '../util/money.js';
@@ -21,7 +21,7 @@ export { RenderOptionsError, RenderValueError } from './errors.js';
 export type { ReportSummary } from './html/summary.js';
 export type { CsvSettings, ReportFormat } from './renderer.js';
 
-export type { Column, Facts, ReportResult, Row, Sheet } from './types.js';
+export type { CodeWords, Column, Facts, ReportResult, Row, Sheet } from './types.js';
 export { neutralise } from './values.js';
 export { XlsxRenderer } from './xlsx-renderer.js';
 
@@ -46,6 +46,10 @@ export interface WriteReportOptions {
   csv: CsvSettings;
   /** The HTML page's summary builder, from the report's declaration; absent: tables only. */
   html?: () => SummaryBuilder;
+  /** The report's words for its codes (its declaration's): its verdict and page say them. */
+  words?: CodeWords;
+  /** The reporting time zone: the page says its instants to the second in it, the zone named. */
+  timezone?: string;
 }
 
 export interface WriteReportResult {
@@ -90,6 +94,8 @@ function openRenderer(
       report: opts.name,
       title: opts.title,
       asOf: opts.asOf,
+      ...(opts.words === undefined ? {} : { words: opts.words }),
+      ...(opts.timezone === undefined ? {} : { timezone: opts.timezone }),
     });
   return new XlsxRenderer(path, detail, { report: opts.name, asOf: opts.asOf });
 }

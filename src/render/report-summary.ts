@@ -1,33 +1,45 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { instantsInWords } from '../dates.js';
 import {
   count,
-  type Figure,
   type Level,
   levelText,
   type PageSummary,
   type ReportSummary,
 } from './html/summary.js';
 import { inWords, labelOf } from './html/words.js';
+import type { CodeWords } from './types.js';
 
 /**
  * A report's verdict, made once per run from what its summary builder computed (or, for a report
  * without one, from its row and warning counts). Everything that says how a report stands reads
  * this object: the page, the workbook's About sheet, the dashboard (its JSON file beside the
  * page) and the command's line. What a person reads of it (problems, figure labels and notes,
- * the headline) is said in words, codes such as STOPPED_TESTING through the one mapping of
- * html/words.ts; its `counts` keep the codes (they are data, like the CSV's cells).
+ * the headline) is said in words, codes such as STOPPED_TESTING through the report's own words
+ * (`words`, its declaration's); its `counts` keep the codes (they are data, like the CSV's cells).
  */
 export function reportSummary(
-  opts: { name: string; title: string; asOf: string; instant?: string; covers?: string },
+  opts: {
+    name: string;
+    title: string;
+    asOf: string;
+    instant?: string;
+    covers?: string;
+    words?: CodeWords;
+    timezone?: string;
+  },
   page: PageSummary | undefined,
   rows: number,
   warnings: number,
 ): ReportSummary {
+  // Codes in the report's words, instants to the second in the reporting zone, the zone named.
+  const zone = opts.timezone ?? 'UTC';
+  const said = (text: string) => instantsInWords(inWords(text, opts.words ?? {}), zone);
   const problems = (
     page?.problems ?? (warnings > 0 ? [`${count(warnings)} warning${warnings === 1 ? '' : 's'}`] : [])
-  ).map(inWords);
+  ).map(said);
   // No verdict stronger than what it rests on: a problem named is never OK.
   const level: Level = page?.status === undefined ? (problems.length > 0 ? 'warn' : 'ok') : page.status;
   const lifted: Level = level === 'ok' && problems.length > 0 ? 'warn' : level;
@@ -36,24 +48,21 @@ export function reportSummary(
     title: opts.title,
     asOf: opts.asOf,
     ...(opts.instant === undefined ? {} : { instant: opts.instant }),
-    ...(opts.covers === undefined ? {} : { covers: opts.covers }),
+    ...(opts.covers === undefined ? {} : { covers: said(opts.covers) }),
     level: lifted,
     verdict: problems.length === 0 ? levelText[lifted] : `${levelText[lifted]}: ${problems.join('; ')}`,
-    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map(figureInWords),
+    figures: (page?.figures ?? [{ label: 'Rows', value: count(rows) }]).map((f) => ({
+      label: labelOf(f.label, opts.words ?? {}),
+      value: f.value,
+      ...(f.note === undefined ? {} : { note: said(f.note) }),
+    })),
     counts: page?.counts ?? [],
     problems,
     rows,
     warnings,
-    ...(page?.headline === undefined ? {} : { headline: inWords(page.headline) }),
+    ...(page?.headline === undefined ? {} : { headline: said(page.headline) }),
   };
 }
-
-/** A figure's label and qualifier in words; its value stays the figure. */
-const figureInWords = (f: Figure): Figure => ({
-  label: labelOf(f.label),
-  value: f.value,
-  ...(f.note === undefined ? {} : { note: inWords(f.note) }),
-});
 
 /** The verdict's file beside the page: `STEM.summary.json`. */
 export function summaryFileOf(dir: string, stem: string): string {

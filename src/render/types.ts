@@ -12,6 +12,12 @@ export type CellType =
   | 'datetime'
   | 'boolean';
 
+/**
+ * The words a person reads for codes (`STOPPED_TESTING` → "stopped testing"): a report declares
+ * its own (its folder's `words.ts`); a page and a verdict say its codes through them.
+ */
+export type CodeWords = Readonly<Record<string, string>>;
+
 export interface Column {
   /** Stable camelCase key: the CSV header, and the row property. */
   key: string;
@@ -38,7 +44,7 @@ export interface Column {
    * HTML only: the words a page shows for the column's codes (a cell may hold several, separated
    * by `;`); the code stays in the cell's title, and the CSV and the xlsx keep the code.
    */
-  words?: Record<string, string>;
+  words?: CodeWords;
   /**
    * HTML only: the key of a row value holding a link (a relative URL: another page's row of the
    * same as-of); the cell is shown as that link. The CSV and the xlsx keep the cell's text.

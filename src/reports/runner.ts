@@ -44,6 +44,7 @@ export function defineReports<N extends string>(
     run: (ctx: ReportContext) => runReport(d, ctx, everyOption),
     trend: (ctx: ReportContext, ends: readonly MonthEnd[]) => trendRows(d, ctx, ends),
     html: d.html,
+    words: d.words ?? {},
   }));
 }
 

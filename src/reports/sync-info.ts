@@ -140,6 +140,9 @@ export async function lastSyncLines(
  * its first sync run (and the service of that one when it was another), rather than a path that
  * may be a temporary one.
  */
+/** An engine as a reader names it. */
+const engineNames: Record<string, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
 export async function mirrorIdentity(db: Kysely<Database>, engine: string): Promise<string> {
   const first = await readMeta(db, metaKeys.sourceBaseUrl);
   const last = (await readMeta(db, metaKeys.lastBaseUrl)) ?? first;
@@ -161,5 +164,5 @@ export async function mirrorIdentity(db: Kysely<Database>, engine: string): Prom
     firstRun === undefined
       ? ''
       : `, first synced ${firstRun.started_at} (sync run #${firstRun.id}${first !== undefined && first !== last ? ` from ${first}` : ''})`;
-  return `${engine} mirror of ${of}${demo === undefined ? '' : ' (the built-in sandbox of ohs demo)'}${latest}${origin}`;
+  return `${engineNames[engine] ?? engine} mirror of ${of}${demo === undefined ? '' : ' (the built-in sandbox of ohs demo)'}${latest}${origin}`;
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { LocalDate, ReportTime } from '../dates.js';
 import type { Database } from '../mirror/index.js';
 import type { SummaryBuilder } from '../render/html/summary.js';
-import type { Facts, ReportResult, Row, Sheet } from '../render/types.js';
+import type { CodeWords, Facts, ReportResult, Row, Sheet } from '../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import type { ReportRun } from './run.js';
 
@@ -64,6 +64,8 @@ export interface ReportDefinition<N extends string = string> {
   trend(ctx: ReportContext, ends: readonly MonthEnd[]): Promise<Row[]>;
   /** Its HTML page's summary (the declaration's `html`); absent: the page shows the tables only. */
   html?: () => SummaryBuilder;
+  /** The words a person reads for its codes (the declaration's `words`; none: an empty map). */
+  words: CodeWords;
 }
 
 /**
@@ -165,6 +167,11 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
    * per page, in the folder's `html.ts`. Absent: the page shows its sheets as tables only.
    */
   html?: () => SummaryBuilder;
+  /**
+   * The words a person reads for its codes (its folder's `words.ts`): its page, its verdict and the
+   * dashboard say its codes through them; the CSV and the workbook keep the codes.
+   */
+  words?: CodeWords;
   /**
    * The rows of its Trend sheet at some month ends (or any instants of them), read on their own
    * (`ReportDefinition.trend`): what the nightly job draws and the history tests compare.

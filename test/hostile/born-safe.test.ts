@@ -11,6 +11,7 @@ import {
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { DASHBOARD_LEAD } from '../../src/app/dashboard.js';
 import { writeSnapshot } from '../../src/app/snapshot.js';
 import { writeTextfile } from '../../src/app/watch.js';
 import { saveFindings } from '../../src/commands/probe.js';
@@ -71,7 +72,14 @@ describe('files born safe', () => {
       'the dashboard',
       (dir) => ({
         file: join(dir, 'index.html'),
-        write: () => writeDashboard(dir, { mirror: 'm', streams: [], jobs: [], maxAgeMs: 3_600_000 }),
+        write: () =>
+          writeDashboard(dir, {
+            mirror: 'm',
+            streams: [],
+            jobs: [],
+            maxAgeMs: 3_600_000,
+            lead: DASHBOARD_LEAD,
+          }),
       }),
     ],
     [

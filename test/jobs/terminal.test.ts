@@ -73,6 +73,21 @@ describe('the terminal of the nightly job', () => {
       );
     const warnings = [...once.values()];
     expect(warnings.length).toBeGreaterThan(0);
+    // Counted once: a warning a report quotes from a report it joins is, word for word, the one
+    // that report logged itself (never the same warning over another count: ×2 … (also: NAME)).
+    const own = new Set(
+      logged.filter((l) => l.level === 40).map((l) => `${(l as { report?: string }).report}: ${l.msg}`),
+    );
+    for (const l of logged.filter((w) => w.level === 40)) {
+      const quoted = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*): /.exec(l.msg);
+      if (
+        quoted?.[1] !== undefined &&
+        reports.includes(quoted[1]) &&
+        quoted[1] !== (l as { report?: string }).report
+      )
+        expect(own.has(l.msg), `${l.msg} logged by ${quoted[1]} itself`).toBe(true);
+    }
+    expect(r.stdout).not.toMatch(/\(also: [a-z-]+\)/);
     expect(r.stdout).toContain(
       `(${warnings.length} warning(s); every log line is in the log file (logFile)):`,
     );
@@ -102,6 +117,7 @@ describe('the terminal of the nightly job', () => {
     const all = await runOhs(['report', 'all'], { cwd: dir, env });
     expect(all.code, all.stderr).toBe(0);
     const printed = `${all.stdout}${all.stderr}`.trimEnd().split('\n');
+    expect(`${all.stdout}${all.stderr}`).not.toMatch(/\(also: [a-z-]+\)/);
     expect(printed.length + room, `${all.stdout}${all.stderr}`).toBeLessThanOrEqual(40);
     for (const name of reports)
       expect(all.stderr, name).toMatch(

@@ -222,7 +222,7 @@ describeBrowsers(
       // Written by `ohs dashboard` after the job ended.
       await firstScreen(
         'with-changes',
-        /^Last job: nightly run 1 OK, ended \S+ \((\d+ min|less than a minute) ago\)\.$/,
+        /^Last job: nightly run 1 OK, ended \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \((\d+ min|less than a minute) ago\)\.$/,
       );
     });
   },

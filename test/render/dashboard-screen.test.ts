@@ -1,10 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DASHBOARD_LEAD as lead, reportWords as words } from '../../src/app/dashboard.js';
 import { type StreamFreshness, writeDashboard } from '../../src/render/html/dashboard.js';
 import type { PageSummary } from '../../src/render/html/summary.js';
 import { writeReport } from '../../src/render/index.js';
 import { reportSummary } from '../../src/render/report-summary.js';
+import { reportByName } from '../../src/reports/index.js';
 import { defaults } from '../helpers/defaults.js';
 import { outDir, report } from './fixtures.js';
 
@@ -30,6 +32,8 @@ async function write(
       csv: defaults.reports.csv,
       formats: ['html'],
       html: () => ({ onRow: () => undefined, build: () => page }),
+      // The report's own words, as writeReports hands them (the dashboard shows the verdict file).
+      words: reportByName(name)?.words ?? {},
     },
   );
 }
@@ -107,7 +111,7 @@ describe('the dashboard, first screen', () => {
     ];
     await writeDashboard(
       dir,
-      { mirror: 'sqlite mirror of the sandbox', streams: fresh, jobs, maxAgeMs: 26 * HOUR },
+      { mirror: 'sqlite mirror of the sandbox', streams: fresh, jobs, maxAgeMs: 26 * HOUR, lead },
       NOW,
     );
     const html = readFileSync(join(dir, 'index.html'), 'utf8');
@@ -215,7 +219,7 @@ describe('the dashboard, first screen', () => {
         started_at: ago(3),
       },
     ];
-    await writeDashboard(dir, { mirror: 'm', streams, jobs, maxAgeMs: 26 * HOUR }, NOW);
+    await writeDashboard(dir, { mirror: 'm', streams, jobs, maxAgeMs: 26 * HOUR, lead, words }, NOW);
     const html = readFileSync(join(dir, 'index.html'), 'utf8');
     expect(text(html)).toContain(
       'No changes report yet: ohs report changes --format html writes one (what changed since the last nightly run)',
@@ -226,7 +230,8 @@ describe('the dashboard, first screen', () => {
       'Action needed Mirror: never synced: applicant; stale: order_item (the worst, order_item, last synced 40.0 h ago) (stale after 26 h, monitor.maxAge).',
     );
     expect(text(/<p class="freshness" id="last-job">.*?<\/p>/s.exec(html)?.[0] ?? '')).toBe(
-      `Last job: nightly run 9 interrupted (KILLED); started ${ago(3)} (3.0 h ago).`,
+      // The instant to the second, the zone named (the mirror holds it in ISO 8601, milliseconds too).
+      `Last job: nightly run 9 interrupted (KILLED); started ${ago(3).slice(0, 10)} ${ago(3).slice(11, 19)} UTC (3.0 h ago).`,
     );
     expect(html).toContain('<dt>Testing unpaid</dt><dd>2</dd>');
     expect(text(html)).toContain('2 testing unpaid');
@@ -239,7 +244,7 @@ describe('the dashboard, first screen', () => {
 
   it('a mirror whose streams never ran and no job: says so, never OK', async () => {
     const dir = outDir();
-    await writeDashboard(dir, { mirror: 'm', streams: [], jobs: [], maxAgeMs: HOUR }, NOW);
+    await writeDashboard(dir, { mirror: 'm', streams: [], jobs: [], maxAgeMs: HOUR, lead }, NOW);
     const html = readFileSync(join(dir, 'index.html'), 'utf8');
     expect(text(html)).toContain('Needs attention Mirror: no stream synced yet (ohs sync).');
     expect(text(html)).toContain('Last job: none run yet.');

@@ -63,7 +63,8 @@ describe('writeReport --format html', () => {
     expect(html).toContain('<td class="n">-40.05</td>');
     expect(html).toContain('<td class="n">50.0%</td>');
     expect(html).toContain('<td class="n">10.5%</td>');
-    expect(html).toContain('<td>2025-06-10T08:30:15Z</td>');
+    // An instant to the second with its zone named; the CSV's ISO 8601 in the title.
+    expect(html).toContain('<td><span title="2025-06-10T08:30:15Z">2025-06-10 08:30:15 UTC</span></td>');
     // An alert is a colour and the text; the total row is marked.
     expect(html).toContain('<td class="n bad"><span class="s" aria-hidden="true"></span>1,234,567.89</td>');
     expect(html).toMatch(/<tr class="total"><th scope="row">Total<\/th>/);

@@ -1,36 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { codeWords, inWords, labelOf } from '../../src/render/html/words.js';
-import { kindWords } from '../../src/reports/accounts-at-risk/columns.js';
-import { statusWords } from '../../src/reports/compliance/columns.js';
-import { verdictWords } from '../../src/reports/compliance/plan-columns.js';
-import { stageWords } from '../../src/reports/order-ageing/columns.js';
+import { cellInWords, inWords, labelOf } from '../../src/render/html/words.js';
+import { reports } from '../../src/reports/index.js';
 
 /**
- * The words of a verdict's codes (render/html/words.ts) and the words a page's table shows for
- * the same code (each column's `words`) are one: where both name a code, they agree.
+ * Each report declares the words of its codes (its folder's words.ts); the renderer says a code
+ * through the words it is given, and names no report's codes itself.
  */
 describe('codes in words', () => {
-  it.each([
-    ['compliance statuses', statusWords],
-    ['catch-up verdicts', verdictWords],
-    ['kinds of risk', kindWords],
-    ['order stages', stageWords],
-  ])('the verdicts and the tables say %s alike', (_what, columnWords) => {
-    const shared = Object.keys(columnWords).filter((code) => codeWords[code] !== undefined);
-    expect(shared.length).toBeGreaterThan(0);
-    for (const code of shared) expect(codeWords[code], code).toBe(columnWords[code]);
+  it('every report that has codes declares their words, and each word is words', () => {
+    const declared = reports.filter((r) => Object.keys(r.words).length > 0).map((r) => r.name);
+    expect(declared).toEqual(
+      expect.arrayContaining(['compliance', 'catch-up', 'accounts-at-risk', 'order-ageing', 'changes']),
+    );
+    for (const r of reports)
+      for (const [code, said] of Object.entries(r.words)) {
+        expect(code, r.name).toMatch(/^[A-Z][A-Z0-9_]*[A-Z0-9]$/);
+        // A word is never another code of the same report (it would be said twice, or not at all).
+        expect(
+          said.split(/\W+/).filter((w) => r.words[w] !== undefined),
+          `${r.name} ${code}`,
+        ).toEqual([]);
+      }
   });
 
-  it('replaces the codes it names and nothing else', () => {
-    expect(inWords('249 STOPPED_TESTING (all on an assumed rate); 58 TESTING_UNPAID')).toBe(
+  const words = {
+    STOPPED_TESTING: 'stopped testing',
+    TESTING_UNPAID: 'testing unpaid',
+    ON_TRACK: 'on track',
+  };
+
+  it('replaces the codes it is given and nothing else', () => {
+    expect(inWords('249 STOPPED_TESTING (all on an assumed rate); 58 TESTING_UNPAID', words)).toBe(
       '249 stopped testing (all on an assumed rate); 58 testing unpaid',
     );
-    expect(inWords('ON_TRACK → BEHIND, AT_RISK → MET')).toBe('on track → behind, at risk → met');
     // An error code, a bucket, A/R, a sheet name and a level stay as they are.
-    expect(inWords('AS_OF_BEFORE_HISTORY: 91+ of A/R (sheet VOID) OK')).toBe(
+    expect(inWords('AS_OF_BEFORE_HISTORY: 91+ of A/R (sheet VOID) OK', words)).toBe(
       'AS_OF_BEFORE_HISTORY: 91+ of A/R (sheet VOID) OK',
     );
-    expect(labelOf('STOPPED_TESTING')).toBe('Stopped testing');
-    expect(labelOf('Open balance')).toBe('Open balance');
+    expect(labelOf('STOPPED_TESTING', words)).toBe('Stopped testing');
+    expect(labelOf('Open balance', words)).toBe('Open balance');
+  });
+
+  it('says a cell of several codes with their counts in words', () => {
+    const flags = { NO_POLICY: 'no policy imported', NO_SELECTION_Q1: 'no selection in Q1' };
+    expect(cellInWords('NO_POLICY(11); NO_SELECTION_Q1(1)', flags)).toBe(
+      'no policy imported (11); no selection in Q1 (1)',
+    );
+    expect(cellInWords('ON_TRACK (assumed rate)', words)).toBe('on track (assumed rate)');
+    expect(cellInWords('N/A', { 'N/A': 'no pool (n/a)' })).toBe('no pool (n/a)');
   });
 });

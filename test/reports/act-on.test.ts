@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { labelOf } from '../../src/render/html/words.js';
+import { accountsAtRiskWords } from '../../src/reports/accounts-at-risk/words.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines } from '../helpers/engines.js';
 import { call, TEST_ANCHOR, withSim } from '../helpers/sim.js';
@@ -381,12 +382,12 @@ describe.each(engines)('%s: accounts-at-risk', (engine) => {
       expect(shown.figures.get('At risk')).toBe(String(rows.filter((r) => r.kinds !== '').length));
       for (const kind of ['STOPPED_TESTING', 'TESTING_UNPAID', 'ON_HOLD_AND_BEHIND']) {
         const of = rows.filter((r) => r.kinds?.split(';').includes(kind));
-        expect(shown.figures.get(labelOf(kind)), kind).toBe(String(of.length));
+        expect(shown.figures.get(labelOf(kind, accountsAtRiskWords)), kind).toBe(String(of.length));
         // The value a number alone; the part on an assumed rate (never TESTING_UNPAID, which rests
         // on A/R and orders) said under it.
         const assumed =
           kind === 'TESTING_UNPAID' ? 0 : of.filter((r) => r.complianceBasis === 'assumed').length;
-        expect(shown.notes.get(labelOf(kind)), kind).toBe(
+        expect(shown.notes.get(labelOf(kind, accountsAtRiskWords)), kind).toBe(
           assumed === 0
             ? undefined
             : assumed === of.length

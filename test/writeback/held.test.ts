@@ -102,7 +102,7 @@ describeEngines('payments checked when sent (%s)', { timeout: 300_000 }, (engine
     const held = await items(db);
     expect(held.map((i) => i.state)).toEqual(['held', 'held', 'held']);
     expect(held[0]?.hold_reason).toMatch(/fell to 0\.00 from/);
-    expect(held[1]?.hold_reason).toMatch(/was cancelled/);
+    expect(held[1]?.hold_reason).toMatch(/was cancelled since the plan/);
     expect(held[2]?.hold_reason).toMatch(/shows no balance \(null, not read as 0\)/);
     expect(held[2]?.balance_before).toBeNull();
 
@@ -124,6 +124,23 @@ describeEngines('payments checked when sent (%s)', { timeout: 300_000 }, (engine
     expect(abandon.code, abandon.stderr).toBe(0);
     expect((await items(db))[0]?.state).toBe('abandoned');
     expect(paymentsOn(paid.id)).toHaveLength(0);
+  });
+
+  it('an invoice the plan already flagged cancelled: held, said as the plan knew it, never "cancelled since"', async () => {
+    const known = unused();
+    await hook({ action: 'cancel', id: known.id });
+    const { dir, db } = await mirrorWithPlan('known', [[known.id, 40]]);
+    const r = await runOhs(['apply'], { cwd: dir, env });
+    expect(r.code, r.stdout).toBe(5);
+    expect(paymentsOn(known.id)).toHaveLength(0);
+    const [item] = await items(db);
+    expect(JSON.parse(item?.flags ?? '[]')).toContain('invoice cancelled');
+    expect(item?.hold_reason).toMatch(
+      new RegExp(`^invoice ${known.id} is cancelled, as the plan flagged it`),
+    );
+    const said = `${r.stdout}${r.stderr}${item?.hold_reason ?? ''}`;
+    expect(said).not.toMatch(/cancelled since/);
+    await hook({ action: 'restore', id: known.id });
   });
 
   it('--allow-overpayment holds only while the balance is the one planned against', async () => {

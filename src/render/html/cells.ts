@@ -1,3 +1,4 @@
+import { instantsInWords, instantWords } from '../../dates.js';
 import { formatCents } from '../../util/money.js';
 import type { Column } from '../types.js';
 import {
@@ -12,6 +13,7 @@ import {
   rawTextOf,
 } from '../values.js';
 import { esc, groupDigits } from './escape.js';
+import { cellInWords } from './words.js';
 
 /** toFixed without "-0.0" (as the CSV writes numbers). */
 export function fixed(value: number, decimals: number): string {
@@ -25,18 +27,18 @@ export function fixed(value: number, decimals: number): string {
  * separators, text as it is (escaped: a page is not a spreadsheet, so nothing is
  * neutralised). Checked by the same rules as the CSV and the xlsx (values.ts).
  */
-export function htmlCell(column: Column): (value: string | number | boolean, place: CellPlace) => string {
+export function htmlCell(
+  column: Column,
+  zone = 'UTC',
+): (value: string | number | boolean, place: CellPlace) => string {
   switch (column.type) {
     case 'string': {
       const words = column.words;
-      if (words === undefined) return (v, p) => esc(rawTextOf(v, p));
-      // Words for people, the code in the title (what the CSV holds).
+      // Words for people (codes in words, instants to the second with the zone named), the
+      // cell's text in the title (what the CSV holds).
       return (v, p) => {
         const code = rawTextOf(v, p);
-        const said = code
-          .split(';')
-          .map((c) => words[c.trim()] ?? c)
-          .join('; ');
+        const said = instantsInWords(words === undefined ? code : cellInWords(code, words), zone);
         return said === code ? esc(code) : `<span title="${esc(code)}">${esc(said)}</span>`;
       };
     }
@@ -58,7 +60,11 @@ export function htmlCell(column: Column): (value: string | number | boolean, pla
         return esc(v);
       };
     case 'datetime':
-      return (v, p) => esc(isoSecondOf(v, p));
+      // To the second in the reporting zone, named; the ISO instant (the CSV's) in the title.
+      return (v, p) => {
+        const iso = isoSecondOf(v, p);
+        return `<span title="${esc(iso)}">${esc(instantWords(Date.parse(iso), zone))}</span>`;
+      };
     case 'boolean':
       return (v, p) => (booleanOf(v, p) ? 'yes' : 'no');
   }

@@ -1,12 +1,13 @@
 import { esc } from './escape.js';
 import { statusBadge } from './page.js';
 import { type Figure, figureHtml, type Level, type ReportSummary, whenOf } from './summary.js';
-import { inWords, labelOf, wordsOf } from './words.js';
+import { outcomeWords as saidOutcome } from './words.js';
 
 /**
  * The parts of the dashboard (`index.html`, dashboard.ts): its first screen (what changed, every
  * report's verdict in one row, the mirror's freshness and the last job) and the details below.
- * Every value escaped; every code a person reads said in words (words.ts).
+ * Every value escaped. A verdict file is in words already (each report's own, when it was
+ * written); the mirror's and the jobs' outcomes are said in words here (words.ts).
  */
 
 /** A stream's freshness as `ohs status` reads it. */
@@ -33,8 +34,17 @@ export interface ShownPage {
   summary: ReportSummary;
 }
 
-/** The report whose card opens the dashboard: what changed over a period (`changes-FROM-TO`). */
-export const CHANGES = 'changes';
+/**
+ * The report whose card opens the dashboard (the caller names it: what changed over a period),
+ * and what to run when the folder has none of its pages.
+ */
+export interface LeadReport {
+  report: string;
+  /** The command that writes one (`ohs report changes --format html`). */
+  command: string;
+  /** What follows the command ("writes one (what changed since …); the nightly job …"). */
+  what: string;
+}
 
 const rank: Record<Level, number> = { bad: 0, warn: 1, ok: 2 };
 
@@ -53,29 +63,25 @@ export function worstFirst(pages: ShownPage[]): ShownPage[] {
 
 const href = (file: string) => esc(encodeURIComponent(file));
 
-/** A figure as the dashboard shows it: label and qualifier in words (old verdict files too). */
-const shownFigure = (f: Figure): string =>
-  figureHtml(
-    { ...f, label: labelOf(f.label), ...(f.note === undefined ? {} : { note: inWords(f.note) }) },
-    esc,
-  );
+/** A figure as the dashboard shows it: label, value and qualifier, as its verdict file says them. */
+const shownFigure = (f: Figure): string => figureHtml(f, esc);
 
 const problemList = (problems: string[]) =>
   problems.length === 0
     ? ''
-    : `<ul class="verdict">${problems.map((p) => `<li>${esc(inWords(p))}</li>`).join('')}</ul>`;
+    : `<ul class="verdict">${problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`;
 
 /**
- * The changes card: the newest changes report's headline (its verdict when it has none), its
- * period and badge, its figures, a link to its page; without one, a line saying how to get one.
+ * The lead card: the newest page of the lead report, its headline (its verdict when it has none),
+ * its period and badge, its figures, a link to its page; without one, a line saying how to get one.
  */
-export function changesCard(page: ShownPage | undefined): string {
+export function leadCard(page: ShownPage | undefined, lead: LeadReport): string {
   if (page === undefined)
-    return `<p class="none" id="no-changes">No changes report yet: <code>ohs report changes --format html</code> writes one (what changed since the last nightly run); the nightly job writes it every run.</p>`;
+    return `<p class="none" id="no-changes">No ${esc(lead.report)} report yet: <code>${esc(lead.command)}</code> ${esc(lead.what)}.</p>`;
   const h = page.summary;
   const headline = h.headline ?? h.verdict;
   return `<article class="changes" aria-labelledby="r-changes"><h3 id="r-changes"><a href="${href(page.file)}">${esc(h.title)}</a></h3>
-<p class="headline">${esc(inWords(headline))}</p>
+<p class="headline">${esc(headline)}</p>
 <p class="meta">${esc(whenOf(h))} · ${statusBadge(h.level)}</p>
 ${h.figures.length === 0 ? '' : `<dl class="figures">${h.figures.map(shownFigure).join('')}</dl>`}</article>`;
 }
@@ -85,7 +91,7 @@ function why(h: ReportSummary): string {
   const first = h.problems[0];
   if (first === undefined) return '';
   const more = h.problems.length > 1 ? ` (+${h.problems.length - 1} more)` : '';
-  return `<span class="why">${esc(inWords(first))}${more}</span>`;
+  return `<span class="why">${esc(first)}${more}</span>`;
 }
 
 /** Every report's verdict in one row, worst first: a link to its page, its level in words. */
@@ -159,7 +165,7 @@ export function freshnessLine(streams: StreamFreshness[], maxAgeMs: number, now:
     level = 'warn';
     said = `last run not OK: ${unwell
       .slice(0, 3)
-      .map((s) => `<code>${esc(s.stream)}</code> ${esc(wordsOf(s.last_outcome ?? ''))}`)
+      .map((s) => `<code>${esc(s.stream)}</code> ${esc(saidOutcome(s.last_outcome ?? ''))}`)
       .join(', ')}${unwell.length > 3 ? ` and ${unwell.length - 3} more` : ''}`;
   } else
     said = `all ${streams.length} streams fresh; the oldest, <code>${esc(oldest.stream)}</code>, last synced ${esc(age(oldest.last_success_at, now))}`;
@@ -170,7 +176,7 @@ export function freshnessLine(streams: StreamFreshness[], maxAgeMs: number, now:
 const outcomeWords = (j: JobState, writer: number | undefined) =>
   j.outcome === 'running' && j.id === writer
     ? 'running: this page is its last step, its sync and reports done'
-    : wordsOf(j.outcome);
+    : saidOutcome(j.outcome);
 
 const jobLevel = (j: JobState, writer: number | undefined): Level =>
   j.outcome === 'running' && j.id === writer ? 'ok' : outcomeLevel(j.outcome);
@@ -234,7 +240,7 @@ export function streamRows(streams: StreamFreshness[], maxAgeMs: number, now: nu
     .map((s) => {
       const stale = s.last_success_at === null || now - Date.parse(s.last_success_at) > maxAgeMs;
       const level: Level = stale ? 'bad' : outcomeLevel(s.last_outcome);
-      return `<tr><th scope="row">${esc(s.stream)}</th><td class="n">${s.rows}</td><td>${esc(s.last_success_at ?? 'never')}</td><td>${esc(age(s.last_success_at, now))}</td><td class="${level}"><span class="s" aria-hidden="true"></span>${esc(s.last_outcome === null ? 'never run' : wordsOf(s.last_outcome))}${stale ? ' (stale)' : ''}</td></tr>`;
+      return `<tr><th scope="row">${esc(s.stream)}</th><td class="n">${s.rows}</td><td>${esc(s.last_success_at ?? 'never')}</td><td>${esc(age(s.last_success_at, now))}</td><td class="${level}"><span class="s" aria-hidden="true"></span>${esc(s.last_outcome === null ? 'never run' : saidOutcome(s.last_outcome))}${stale ? ' (stale)' : ''}</td></tr>`;
     })
     .join('\n');
 }

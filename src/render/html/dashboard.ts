@@ -1,14 +1,16 @@
 import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { instantsInWords, instantWords } from '../../dates.js';
 import { writeFileSafely } from '../../util/safe-file.js';
 import { readSummaryChecked } from '../report-summary.js';
+import type { CodeWords } from '../types.js';
 import {
-  CHANGES,
-  changesCard,
   freshnessLine,
   type JobState,
   jobRows,
+  type LeadReport,
   lastJobLine,
+  leadCard,
   type OutboxCounts,
   outboxLine,
   reportCard,
@@ -20,8 +22,9 @@ import {
 } from './dashboard-screen.js';
 import { esc } from './escape.js';
 import { pageShell } from './page.js';
+import { inWords, labelOf } from './words.js';
 
-export type { JobState, StreamFreshness } from './dashboard-screen.js';
+export type { JobState, LeadReport, StreamFreshness } from './dashboard-screen.js';
 
 /**
  * A report's verdict file beside its page: `NAME-ASOF[-at-INSTANT].summary.json`, or for a
@@ -30,6 +33,24 @@ export type { JobState, StreamFreshness } from './dashboard-screen.js';
 const verdictFile = /^(.+)-(\d{4}-\d{2}-\d{2})(?:-at-(\d{8}T\d{6}Z))?\.summary\.json$/;
 const END = '(\\d{4}-\\d{2}-\\d{2}|\\d{8}T\\d{6}(?:\\.\\d{3})?Z)';
 const periodFile = new RegExp(`^(.+?)-${END}-${END}\\.summary\\.json$`);
+
+/** A page's verdict with its codes said in its report's words (problems, figures, headline). */
+function pageInWords(page: ShownPage, words: CodeWords): ShownPage {
+  const h = page.summary;
+  return {
+    ...page,
+    summary: {
+      ...h,
+      problems: h.problems.map((p) => inWords(p, words)),
+      figures: h.figures.map((f) => ({
+        ...f,
+        label: labelOf(f.label, words),
+        ...(f.note === undefined ? {} : { note: inWords(f.note, words) }),
+      })),
+      ...(h.headline === undefined ? {} : { headline: inWords(h.headline, words) }),
+    },
+  };
+}
 
 /** A file's report name and its sort key (newest last), or null when it is no verdict file. */
 function verdictOf(name: string): { report: string; key: string } | null {
@@ -86,7 +107,7 @@ async function latestPages(dir: string): Promise<{ pages: ShownPage[]; unreadabl
 
 /**
  * `index.html` of a report folder (docs/html-reports.md "The dashboard"), read in one screen at
- * 1280×800: what changed since the last run (the newest `changes` report's card), every report's
+ * 1280×800: what changed since the last run (the newest page of `state.lead`, its card), every report's
  * verdict in one row worst first, each a link to its page, and the mirror's freshness and the last
  * job; below, each report's card (worst first), the streams and the jobs. Same rules as the pages:
  * no script, no request out, every value escaped. Written beside and renamed over.
@@ -102,11 +123,24 @@ export async function writeDashboard(
     writer?: number;
     /** Write-back items waiting for a person (a conflict first). */
     outbox?: OutboxCounts;
+    /** The report whose card opens the page (what changed since the last run). */
+    lead: LeadReport;
+    /**
+     * A report's words for its codes (its declaration's): a verdict file written before its
+     * report said its codes in words is shown in words all the same.
+     */
+    words?: (report: string) => CodeWords;
+    /** The reporting time zone: instants are said to the second in it, the zone named. */
+    timezone?: string;
   },
   now = Date.now(),
 ): Promise<{ file: string; unreadable: UnreadableVerdict[] }> {
-  const { pages, unreadable } = await latestPages(dir);
-  const changes = pages.find((p) => p.report === CHANGES);
+  const zone = state.timezone ?? 'UTC';
+  const read = await latestPages(dir);
+  const { unreadable } = read;
+  const words = state.words;
+  const pages = words === undefined ? read.pages : read.pages.map((p) => pageInWords(p, words(p.report)));
+  const changes = pages.find((p) => p.report === state.lead.report);
   const others = worstFirst(pages.filter((p) => p !== changes));
   const notShown =
     unreadable.length === 0
@@ -116,10 +150,10 @@ export async function writeDashboard(
     others.length === 0 && unreadable.length === 0
       ? '<p>No other report in this folder yet: <code>ohs report all --format html</code>.</p>'
       : others.map((p, i) => reportCard(p, i)).join('\n');
-  const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">Mirror ${esc(state.mirror)} · written ${esc(new Date(now).toISOString().slice(0, 19))}Z</p></header>
+  const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">${esc(state.mirror)} · this page written ${esc(instantWords(now, zone))}</p></header>
 <main>
 <section aria-labelledby="changes" class="first"><h2 id="changes">Since the last run</h2>
-${changesCard(changes)}
+${leadCard(changes, state.lead)}
 </section>
 <section aria-labelledby="verdicts" class="first"><h2 id="verdicts">Every report's verdict, worst first</h2>
 ${verdictRow(pages)}${notShown}
@@ -141,6 +175,11 @@ ${jobRows(state.jobs, state.writer)}
 </tbody></table></div></section>
 </main>`;
   const file = join(dir, 'index.html');
-  await writeFileSafely(file, pageShell('OHS mirror: what needs attention', body), 0o600);
+  // Every instant it shows (a sync's, a job's, a report's period) to the second, the zone named.
+  await writeFileSafely(
+    file,
+    pageShell('OHS mirror: what needs attention', instantsInWords(body, zone)),
+    0o600,
+  );
   return { file, unreadable };
 }

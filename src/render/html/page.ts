@@ -116,9 +116,9 @@ export function tableRow(
 }
 
 /** The cell formatters and places of a table. */
-export function tableCells(name: string, columns: Column[]) {
+export function tableCells(name: string, columns: Column[], zone = 'UTC') {
   return {
-    cells: columns.map((c) => htmlCell(c)),
+    cells: columns.map((c) => htmlCell(c, zone)),
     places: columns.map((column): CellPlace => ({ sheet: name, row: 0, column })),
   };
 }
@@ -140,8 +140,9 @@ export function table(
   id?: string,
   anchors?: { key: string; prefix: string },
   wrap = false,
+  zone = 'UTC',
 ): string {
-  const { cells, places } = tableCells(name, columns);
+  const { cells, places } = tableCells(name, columns, zone);
   const body = rows.map((r, i) => tableRow(columns, cells, places, r, i + 1, anchors)).join('\n');
   // A sheet of long text (rules, notes) wraps its cells so it fits the page; others scroll in their box.
   return `<div class="scroll"><table${id === undefined ? '' : ` id="${esc(id)}"`}${wrap ? ' class="wrap"' : ''}><caption>${esc(caption)}</caption>${tableHead(columns)}<tbody>\n${body}\n</tbody></table></div>`;

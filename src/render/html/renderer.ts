@@ -1,8 +1,9 @@
 import { closeSync, writeFileSync } from 'node:fs';
+import { instantsInWords } from '../../dates.js';
 import { createExclusive } from '../../util/safe-file.js';
 import type { DetailLayout, Renderer, RenderTail } from '../renderer.js';
 import { forEachRow } from '../streams.js';
-import type { Column, Row, Sheet } from '../types.js';
+import type { CodeWords, Column, Row, Sheet } from '../types.js';
 import { renderChart } from './charts.js';
 import { esc, groupDigits } from './escape.js';
 import { pageShell, statusBadge, table, tableCells, tableHead, tableRow } from './page.js';
@@ -15,6 +16,7 @@ import {
   type ReportSummary,
   whenOf,
 } from './summary.js';
+import { inWords, labelOf } from './words.js';
 
 /** Detail rows shown in the page; the full detail is in the CSV (the page says so). */
 export const HTML_DETAIL_ROWS = 5000;
@@ -23,6 +25,18 @@ export interface HtmlPageInfo {
   report: string;
   title: string;
   asOf: string;
+  /** The report's words for its codes (its declaration's): warnings, About lines, column titles. */
+  words?: CodeWords;
+  /** The reporting time zone: instants are said to the second in it, the zone named. */
+  timezone?: string;
+}
+
+/** Columns with their titles in words ("AT_LAB" → "At the lab"); keys and cells as they are. */
+export function titlesInWords(columns: Column[], words: CodeWords): Column[] {
+  return columns.map((c) => {
+    const title = labelOf(c.title, words);
+    return title === c.title ? c : { ...c, title };
+  });
 }
 
 /**
@@ -59,6 +73,13 @@ export class HtmlRenderer implements Renderer {
    * ages in days only) shows that view's columns; the CSV and the workbook keep every column.
    */
   private readonly columns: Column[];
+  private readonly words: CodeWords;
+  private readonly zone: string;
+
+  /** Text the report wrote, as a person reads it: its codes in words, its instants to the second. */
+  private say(text: string): string {
+    return instantsInWords(inWords(text, this.words), this.zone);
+  }
 
   constructor(
     path: string,
@@ -66,8 +87,11 @@ export class HtmlRenderer implements Renderer {
     private readonly info: HtmlPageInfo,
   ) {
     const shown = detail.print === undefined ? undefined : new Set(detail.print.columns);
-    this.columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
-    this.cells = tableCells(detail.name, this.columns);
+    this.words = info.words ?? {};
+    const columns = shown === undefined ? detail.columns : detail.columns.filter((c) => shown.has(c.key));
+    this.columns = titlesInWords(columns, this.words);
+    this.zone = info.timezone ?? 'UTC';
+    this.cells = tableCells(detail.name, this.columns, this.zone);
     // The file is created now (exclusively, 0600), as the other formats' are, and written at the end.
     this.fd = createExclusive(path, 0o600);
   }
@@ -89,7 +113,7 @@ export class HtmlRenderer implements Renderer {
     const verdict = tail.summary;
     const summary = tail.page;
     const body = [
-      `<header><h1>${esc(this.info.title)}</h1><p class="meta">${esc(whenOf(verdict))} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
+      `<header><h1>${esc(this.info.title)}</h1><p class="meta">${esc(this.say(whenOf(verdict)))} · ${statusBadge(verdict.level)} · ${plural(this.rowNumber, 'detail row')} · ${plural(tail.warnings.length, 'warning')}</p></header>`,
       '<main>',
       await this.summarySection(verdict, summary),
       ...sheets.map((s, i) => {
@@ -97,18 +121,20 @@ export class HtmlRenderer implements Renderer {
         const { covered, omitted } = trend ? coveredMonthEnds(s) : { covered: s.rows, omitted: [] };
         // Month ends before the mirror's history: one line saying when it begins, not empty rows.
         const shown = omitted.length === 0 ? s.rows : covered;
-        const line = omitted.length === 0 ? '' : `<p class="note">${esc(omittedLine(s, omitted))}</p>`;
+        const line =
+          omitted.length === 0 ? '' : `<p class="note">${esc(this.say(omittedLine(s, omitted)))}</p>`;
         const tableHtml =
           shown.length === 0
             ? ''
             : table(
                 s.name,
                 `${s.name}: ${plural(shown.length, 'row')}`,
-                s.columns,
+                titlesInWords(s.columns, this.words),
                 shown,
                 `table-sheet-${i}`,
                 s.anchors,
                 s.wrap === true,
+                this.zone,
               );
         return `<section class="page" aria-labelledby="sheet-${i}"><h2 id="sheet-${i}">${esc(s.name)}</h2>${line}${tableHtml}</section>`;
       }),
@@ -116,11 +142,12 @@ export class HtmlRenderer implements Renderer {
       `<section class="page" aria-labelledby="warnings"><h2 id="warnings">Warnings (${tail.warnings.length})</h2>${
         tail.warnings.length === 0
           ? '<p>None.</p>'
-          : `<ul>${tail.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`
+          : `<ul>${tail.warnings.map((w) => `<li>${esc(this.say(w))}</li>`).join('')}</ul>`
       }</section>`,
       `<section aria-labelledby="about"><h2 id="about">About</h2><div class="scroll"><table><caption>About this report</caption><tbody>${tail.about
         .map(
-          ([k, v]) => `<tr><th scope="row">${esc(k)}</th><td style="white-space:normal">${esc(v)}</td></tr>`,
+          ([k, v]) =>
+            `<tr><th scope="row">${esc(this.say(k))}</th><td style="white-space:normal">${esc(this.say(v))}</td></tr>`,
         )
         .join('')}</tbody></table></div></section>`,
       '</main>',
@@ -137,12 +164,13 @@ export class HtmlRenderer implements Renderer {
 
   private async summarySection(verdict: ReportSummary, summary: PageSummary | undefined): Promise<string> {
     // The sentence read first (the changes report's "since the last run: ..."), then the problems.
-    const headline = verdict.headline === undefined ? '' : `<p class="headline">${esc(verdict.headline)}</p>`;
+    const headline =
+      verdict.headline === undefined ? '' : `<p class="headline">${esc(this.say(verdict.headline))}</p>`;
     const said =
       headline +
       (verdict.problems.length === 0
         ? ''
-        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>`);
+        : `<ul class="verdict">${verdict.problems.map((p) => `<li>${esc(this.say(p))}</li>`).join('')}</ul>`);
     const figures = `${said}<dl class="figures">${verdict.figures
       .map((f) => figureHtml(f, esc))
       .join('')}</dl>`;
@@ -150,7 +178,7 @@ export class HtmlRenderer implements Renderer {
     const first =
       summary?.first === undefined
         ? ''
-        : `${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first')}${
+        : `${table(this.detail.name, summary.first.title, this.columns, summary.first.rows, 'table-first', undefined, false, this.zone)}${
             summary.first.more > 0
               ? `<p class="note">${groupDigits(String(summary.first.more))} more in the detail below and in the CSV.</p>`
               : summary.first.rows.length === 0

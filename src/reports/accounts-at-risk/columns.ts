@@ -1,10 +1,6 @@
 import type { Column } from '../../render/types.js';
-
-export const kindWords: Record<string, string> = {
-  STOPPED_TESTING: 'stopped testing',
-  TESTING_UNPAID: 'testing unpaid',
-  ON_HOLD_AND_BEHIND: 'on hold and behind',
-};
+import { statusSaid } from '../compliance/words.js';
+import { accountsAtRiskWords, kindWords } from './words.js';
 
 /** One row per employer; the last three columns are the keys of its evidence rows. */
 export function accountsColumns(oldLabel: string): Column[] {
@@ -19,6 +15,7 @@ export function accountsColumns(oldLabel: string): Column[] {
       type: 'string',
       width: 14,
       alert: { red: ['NOT_MET', 'BEHIND'], amber: ['AT_RISK'] },
+      words: statusSaid,
     },
     {
       key: 'complianceBasis',
@@ -27,8 +24,8 @@ export function accountsColumns(oldLabel: string): Column[] {
       width: 10,
       alert: { amber: ['assumed', 'none'] },
     },
-    { key: 'drugStatus', title: 'Drug status', type: 'string', width: 14 },
-    { key: 'alcoholStatus', title: 'Alcohol status', type: 'string', width: 14 },
+    { key: 'drugStatus', title: 'Drug status', type: 'string', width: 14, words: statusSaid },
+    { key: 'alcoholStatus', title: 'Alcohol status', type: 'string', width: 14, words: statusSaid },
     { key: 'openBalance', title: 'Open balance (net)', type: 'money', width: 14 },
     {
       key: 'balance91Plus',
@@ -62,7 +59,7 @@ export function accountsColumns(oldLabel: string): Column[] {
 
 export const kindCountColumns: Column[] = [
   { key: 'kind', title: 'Kind of risk', type: 'string', width: 22, words: kindWords },
-  { key: 'rule', title: 'Rule', type: 'string', width: 80 },
+  { key: 'rule', title: 'Rule', type: 'string', width: 80, words: accountsAtRiskWords },
   { key: 'employers', title: 'Employers', type: 'integer', width: 10 },
   { key: 'onAssumedRates', title: 'Of them on an assumed rate', type: 'integer', width: 12 },
 ];

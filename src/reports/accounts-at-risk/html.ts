@@ -10,8 +10,8 @@ import {
   type SummaryBuilder,
   sheet,
 } from '../../render/html/summary.js';
-import { kindWords } from './columns.js';
 import { KINDS } from './kinds.js';
+import { kindWords } from './words.js';
 
 /**
  * The accounts-at-risk page's summary, counted from the detail rows as they stream (the CSV's

@@ -8,6 +8,7 @@ import { accountsAtRiskHtml } from './html.js';
 import { joinReports, type OrgFacts } from './join.js';
 import { KINDS, kindRules, kindsOf } from './kinds.js';
 import { type AccountsAtRiskOptions, accountsAtRiskOptions } from './options.js';
+import { accountsAtRiskWords } from './words.js';
 
 /**
  * Accounts at risk (docs/reports.md): one row per employer joining the compliance, unpaid
@@ -24,6 +25,7 @@ export const accountsAtRiskReport: ReportDeclaration<typeof accountsAtRiskOption
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
   html: accountsAtRiskHtml,
+  words: accountsAtRiskWords,
 };
 
 async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportBody> {

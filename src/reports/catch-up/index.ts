@@ -7,6 +7,7 @@ import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
 import type { ReportDeclaration, ReportInput } from '../types.js';
 import { planRules } from './about.js';
 import { catchUpHtml } from './html.js';
+import { catchUpWords } from './words.js';
 
 /**
  * The catch-up plan (docs/reports.md): per employer and test type of the compliance year, the
@@ -23,6 +24,7 @@ export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-u
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
   html: catchUpHtml,
+  words: catchUpWords,
 };
 
 async function build(input: ReportInput<ComplianceOptions>) {

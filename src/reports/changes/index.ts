@@ -16,6 +16,7 @@ import { receivableChanges } from './receivables-lines.js';
 import { baseAt } from './sides.js';
 import { type ChangesPeriod, periodOf } from './since.js';
 import { toolChanges } from './tool-lines.js';
+import { changesWords } from './words.js';
 
 /**
  * What changed (docs/reports.md, "Changes"): every change that needs a person between two
@@ -51,6 +52,7 @@ export const changesReport: ReportDeclaration<typeof changesOptions, 'changes'> 
   ],
   build,
   html: changesHtml,
+  words: changesWords,
 };
 
 /** The lines of the period: the base reports at both ends compared, and the mirror's own events. */

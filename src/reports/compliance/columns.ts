@@ -1,13 +1,9 @@
-import { codeWords } from '../../render/html/words.js';
 import type { Column } from '../../render/types.js';
 import { ASSUMED, type Kind, kinds } from './model.js';
+import { flagSaid, programSaid, statusSaid as programStatusSaid } from './words.js';
 
-/** The program statuses in the words every verdict uses (render/html/words.ts: one mapping). */
-const programStatuses = ['MET', 'NOT_MET', 'ON_TRACK', 'PENDING_RESULTS', 'AT_RISK', 'BEHIND', 'NO_RATE'];
-const statusSaid: Record<string, string> = {
-  ...Object.fromEntries(programStatuses.map((code) => [code, codeWords[code] ?? code])),
-  'N/A': 'no pool (n/a)',
-};
+/** The program statuses in the words of the report's (words.ts), and N/A. */
+const statusSaid: Record<string, string> = { ...programStatusSaid, 'N/A': 'no pool (n/a)' };
 
 /** The words a page shows for a status (the code stays in the cell's title and the CSV). */
 export const statusWords: Record<string, string> = Object.fromEntries(
@@ -17,16 +13,8 @@ export const statusWords: Record<string, string> = Object.fromEntries(
   ]),
 );
 
-/** The words a page shows for the flags of a row. */
-export const flagWords: Record<string, string> = {
-  NO_POLICY: 'no policy imported (assumed rate)',
-  BELOW_AGENCY_MIN: "policy rate raised to its agency's minimum",
-  DATA_CHECK: 'results above picks, or picks with pool 0',
-  DATA_GAP: 'month missing: pool carried forward',
-  NO_POOL: 'no pool',
-  NO_RATE: 'no rate',
-  PICKS_NOT_COMPLETED: 'picks never completed',
-};
+/** The words a page shows for the flags of a row (words.ts). */
+export const flagWords: Record<string, string> = { ...flagSaid };
 
 /** Red: not met or not on pace; amber: waiting for results. */
 const statusAlert: Column['alert'] = { red: ['NOT_MET', 'BEHIND', 'AT_RISK'], amber: ['PENDING_RESULTS'] };
@@ -95,7 +83,7 @@ export const complianceColumns: Column[] = [
   ...kindColumns('alcohol', 'Alcohol'),
   { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
   { key: 'flags', title: 'Flags', type: 'string', width: 20, words: flagWords },
-  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'program', title: 'Program', type: 'string', width: 9, words: programSaid },
   { key: 'agency', title: 'Agency', type: 'string', width: 8 },
   { key: 'avgPoolYtd', title: 'Average pool YTD', type: 'number', decimals: 2, width: 10 },
   { key: 'projectedAvg', title: 'Projected average pool', type: 'number', decimals: 2, width: 10 },
@@ -134,7 +122,7 @@ export const printColumns = [
 export const ytdColumns: Column[] = [
   { key: 'orgId', title: 'Org id', type: 'integer', width: 9 },
   { key: 'org', title: 'Org', type: 'string', width: 32 },
-  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'program', title: 'Program', type: 'string', width: 9, words: programSaid },
   { key: 'rateSource', title: 'Rate source', type: 'string', width: 18 },
   { key: 'year', title: 'Year', type: 'integer', width: 6 },
   { key: 'throughMonth', title: 'Through month', type: 'integer', width: 8 },
@@ -179,7 +167,7 @@ export const ytdColumns: Column[] = [
 export const rollupColumns: Column[] = [
   { key: 'orgId', title: 'Parent org id', type: 'integer', width: 9 },
   { key: 'org', title: 'Parent org', type: 'string', width: 32 },
-  { key: 'program', title: 'Program', type: 'string', width: 9 },
+  { key: 'program', title: 'Program', type: 'string', width: 9, words: programSaid },
   { key: 'rollupMode', title: 'Rollup mode', type: 'string', width: 14 },
   { key: 'members', title: 'Member org ids', type: 'string', width: 20 },
   ...monthColumns,

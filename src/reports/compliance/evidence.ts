@@ -1,4 +1,5 @@
 import type { Column, Row } from '../../render/types.js';
+import { complianceWords, statusSaid } from './words.js';
 
 /**
  * The compliance summaries an auditor reads first, built from the YTD rows (one per
@@ -43,9 +44,10 @@ export function failingFirst(rows: readonly Row[]): Row[] {
 }
 
 export const problemColumns: Column[] = [
-  { key: 'problem', title: 'Problem', type: 'string', width: 48 },
+  { key: 'problem', title: 'Problem', type: 'string', width: 48, words: complianceWords },
   { key: 'count', title: 'Count', type: 'integer', width: 8 },
-  { key: 'orgs', title: 'Orgs (first 12)', type: 'string', width: 70 },
+  // The orgs with their statuses ("drug BEHIND (assumed rate)"): the statuses in words.
+  { key: 'orgs', title: 'Orgs (first 12)', type: 'string', width: 70, words: statusSaid },
 ];
 
 const EXAMPLES = 12;

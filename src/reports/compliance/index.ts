@@ -14,6 +14,7 @@ import { catchUpColumns } from './plan-columns.js';
 import { rollupsOf } from './rollups.js';
 import { totalRow } from './rows.js';
 import { complianceTrend, trendAt } from './trend.js';
+import { complianceWords } from './words.js';
 
 /**
  * OrgMonth random-pick compliance (docs/reports.md): per org and month of a year, is the org on pace
@@ -29,6 +30,7 @@ export const complianceReport: ReportDeclaration<typeof complianceOptions, 'comp
   streams: ['orgmonth', 'orderitem', 'invoice'],
   build,
   html: complianceHtml,
+  words: complianceWords,
   async trend(input, ends) {
     const { db } = input;
     const { s } = await complianceFigures(input);

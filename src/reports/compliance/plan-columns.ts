@@ -1,15 +1,8 @@
 import type { Column } from '../../render/types.js';
 import { ASSUMED } from './model.js';
+import { verdictSaid as planVerdictSaid } from './words.js';
 
-const verdictSaid: Record<string, string> = {
-  CANNOT_MEET: 'cannot meet',
-  NOT_MET: 'not met',
-  NEEDS_REVIEW: 'needs review',
-  NEEDS_MORE: 'needs more',
-  ON_PACE: 'on pace',
-  MET: 'met',
-  'N/A': 'n/a',
-};
+const verdictSaid: Record<string, string> = { ...planVerdictSaid, 'N/A': 'n/a' };
 
 /** The words a page shows for a verdict (the code stays in the cell's title and the CSV). */
 export const verdictWords: Record<string, string> = Object.fromEntries(

@@ -212,12 +212,8 @@ export class Classifier {
     const lowerProduct = (productName ?? '').toLowerCase();
     if (s.product !== null && !lowerProduct.includes(s.product)) return null;
     let family = this.familyOf(lowerProduct);
-    if (family === null) {
-      // Every open order is aged: a product of no family on the generic thresholds.
-      const key = productName ?? '(no product)';
-      this.otherProducts.set(key, (this.otherProducts.get(key) ?? 0) + 1);
-      family = { match: [], thresholds: s.generic, name: GENERIC_FAMILY };
-    }
+    const generic = family === null;
+    if (family === null) family = { match: [], thresholds: s.generic, name: GENERIC_FAMILY };
     const dataFlags: string[] = [];
     const created = parseInstant(r.CreationTimestamp, s.timezone);
     let ageMs: number | null = null;
@@ -232,6 +228,12 @@ export class Classifier {
         this.createdAfter.push(String(id));
         return null;
       }
+    }
+    if (generic && !terminal) {
+      // Every open order is aged: a product of no family on the generic thresholds (a terminal
+      // item is aged on none, so it is not counted: a run over every item says what the report says).
+      const key = productName ?? '(no product)';
+      this.otherProducts.set(key, (this.otherProducts.get(key) ?? 0) + 1);
     }
     if (mapped === undefined) {
       const key = status ?? '(no status)';

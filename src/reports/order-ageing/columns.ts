@@ -1,24 +1,5 @@
 import type { Column } from '../../render/types.js';
-
-/** The words the page shows for the stages (the code stays in the cell's title and the CSV). */
-export const stageWords: Record<string, string> = {
-  ORDERED: 'ordered',
-  COLLECTED: 'collected',
-  AT_LAB: 'at the lab',
-  MRO: 'with the MRO',
-  ON_HOLD: 'on hold',
-  COMPLETE: 'complete',
-  CANCELLED: 'cancelled',
-  EXPIRED: 'expired',
-  OTHER: 'other (status not mapped)',
-};
-
-/** The words the page shows for the data flags of a row. */
-export const dataFlagWords: Record<string, string> = {
-  BAD_CREATED: 'creation time unreadable',
-  SINCE_AFTER_AS_OF: 'status first seen after the as-of instant: time in status unknown',
-  NO_HISTORY: 'no status history: in status at least since it was first synced',
-};
+import { dataFlagWords, flagSaid, stageWords } from './words.js';
 
 /** The detail columns: docs/reports.md CSV keys in order, then the others. */
 export const orderAgeingColumns: Column[] = [
@@ -41,7 +22,7 @@ export const orderAgeingColumns: Column[] = [
     title: 'Flag',
     type: 'string',
     alert: { red: ['STUCK'], amber: ['WARN'] },
-    words: { STUCK: 'stuck', WARN: 'past warning age', OK: 'OK' },
+    words: flagSaid,
   },
   { key: 'flagBasis', title: 'Flag basis', type: 'string' },
   { key: 'flagBasisText', title: 'Flag basis (in words)', type: 'string' },

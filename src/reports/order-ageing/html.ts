@@ -9,8 +9,8 @@ import {
   sheet,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import { stageWords } from './columns.js';
 import type { AgeingFacts } from './summary.js';
+import { stageWords } from './words.js';
 
 /** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
 const STUCK_SHOWN = 100;

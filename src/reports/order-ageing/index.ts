@@ -12,6 +12,7 @@ import { compareSortable, type Sortable, sortable } from './rows.js';
 import { setup } from './setup.js';
 import { AgeingSummary, stageOrder } from './summary.js';
 import { warningsOf } from './warnings.js';
+import { orderAgeingWords } from './words.js';
 
 /**
  * Order status ageing (docs/reports.md): open order items by how long they have existed and how
@@ -29,6 +30,7 @@ export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'or
   streams: ['orderitem', 'invoice'],
   build,
   html: orderAgeingHtml,
+  words: orderAgeingWords,
 };
 
 async function build(input: ReportInput<OrderAgeingOptions>) {

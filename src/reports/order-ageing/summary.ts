@@ -2,6 +2,7 @@ import type { Column, Row, Sheet } from '../../render/types.js';
 import { ORG_ANCHORS } from '../org-names.js';
 import { compareOrgs } from '../values.js';
 import { ageBuckets, bucketOf, type ClassifiedItem, type Flag, norm, type Stage } from './classify.js';
+import { stageWords } from './words.js';
 
 /**
  * The summaries of order ageing (docs/reports.md): per status and per org, tallied one item at a
@@ -262,7 +263,7 @@ function count(x: { warn: number; stuck: number }, flag: Flag | null): void {
 
 const statusColumns: Column[] = [
   { key: 'status', title: 'Status', type: 'string' },
-  { key: 'stage', title: 'Stage', type: 'string' },
+  { key: 'stage', title: 'Stage', type: 'string', words: stageWords },
   { key: 'count', title: 'Items', type: 'integer' },
   ...ageBuckets.map((b): Column => ({ key: b.key, title: `In status ${b.label}`, type: 'integer' })),
   { key: 'medianAgeDays', title: 'Median age (days)', type: 'number', decimals: 1 },

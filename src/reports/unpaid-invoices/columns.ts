@@ -1,6 +1,7 @@
 import type { Column } from '../../render/types.js';
 import { type Bucket, CREDITS } from './buckets.js';
 import type { UnpaidInvoicesOptions } from './options.js';
+import { flagWords } from './words.js';
 
 /** Detail columns; the days column is titled after the aging basis. */
 export function unpaidInvoicesColumnsFor(basis: 'dueDate' | 'invoiceDate'): Column[] {
@@ -26,13 +27,7 @@ export const unpaidInvoicesColumns: Column[] = [
     title: 'Flags',
     type: 'string',
     width: 18,
-    words: {
-      NO_DUE_DATE: 'no due date: aged from the invoice date',
-      BAD_DUE_DATE: 'due date unreadable: aged from the invoice date',
-      DATA_CHECK: 'due before its invoice date',
-      BAD_LATE_FEE: 'late fee unreadable',
-      VOID: 'cancelled',
-    },
+    words: flagWords,
   },
   {
     key: 'status',

@@ -10,6 +10,7 @@ import { unpaidInvoicesHtml } from './html.js';
 import { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
 import { withCancelled } from './summary.js';
 import { arTrend } from './trend.js';
+import { unpaidInvoicesWords } from './words.js';
 
 /**
  * Unpaid invoices, A/R aging (docs/reports.md): open balances by org, bucketed by days past due on
@@ -24,6 +25,7 @@ export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOption
   streams: ['invoice', 'orderitem'],
   build,
   html: unpaidInvoicesHtml,
+  words: unpaidInvoicesWords,
   async trend({ db, common, opts, scope }, ends) {
     const buckets = agingBuckets(opts.periodDays, opts.periods);
     return (await arTrend(db, common, opts, buckets, scope, ends)).rows;

@@ -145,10 +145,13 @@ function invoiceChecks(ctx: PlanContext): PlanChecks {
       // Checked again against the service's balance when it is sent (`hold` below).
       // `counted`: the queued payments the balance left counts on (the rows above are found by
       // file and plan time): one of them never sent (held, failed, abandoned) adds back.
+      // `cancelled`: what the plan knew (and flagged), so that the check when sent says only
+      // what happened since.
       const planned = {
         balance: round2(balance),
         allowOverpayment: ctx.allowOverpayment,
         counted: queued?.ids ?? [],
+        cancelled: inv.cancelled,
       };
       return { flags, target, problems, planned };
     },
@@ -176,7 +179,11 @@ export function holdReason(work: Work): string | undefined {
   const planned = typeof work.planned?.balance === 'number' ? round2(work.planned.balance + unsent) : null;
   const then = planned === null ? '' : ` (${money(planned)} when planned)`;
   if (typeof b.unreadable === 'string') return `invoice ${id} cannot be read: ${b.unreadable}`;
-  if (b.cancelled === true && released === null) return `invoice ${id} was cancelled since${then}`;
+  if (b.cancelled === true && released === null)
+    // Said as what happened since the plan: a cancellation the plan flagged is no news.
+    return work.planned?.cancelled === true
+      ? `invoice ${id} is cancelled, as the plan flagged it${then}: release it if the payment is meant`
+      : `invoice ${id} was cancelled since the plan${then}`;
   if (typeof b.balance !== 'number')
     return overpay ? undefined : `invoice ${id} shows no balance (null, not read as 0)${then}${unlessOver}`;
   const now = b.balance;
