@@ -2,13 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { instantsInWords } from '../dates.js';
-import {
-  count,
-  type Level,
-  levelText,
-  type PageSummary,
-  type ReportSummary,
-} from './html/summary.js';
+import { count, type Level, levelText, type PageSummary, type ReportSummary } from './html/summary.js';
 import { inWords, labelOf } from './html/words.js';
 import type { CodeWords } from './types.js';
 
