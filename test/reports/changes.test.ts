@@ -250,7 +250,7 @@ describeEngines('%s: ohs report changes', {}, (engine) => {
     expect(page).toContain('since 2026-06-15T23:30:00.000Z');
     expect(page).toContain('id="chart-changes"');
     const verdictFile = JSON.parse(readFileSync(got.file.replace(/\.csv$/, '.summary.json'), 'utf8'));
-    expect(verdictFile.headline).toMatch(/^since 2026-06-15T23:30:00\.000Z: .*employer.* fell behind/);
+    expect(verdictFile.headline).toMatch(/^since 2026-06-15 23:30:00 UTC: .*employer.* fell behind/);
     const find = (kind: string, subject: string) =>
       lines.filter((r) => r.kind === kind && plain(r.subject) === subject);
     // The known changes, each once.
