@@ -202,9 +202,8 @@ describeBrowsers(
       const env = cliEnv(sim());
       const sync = await runOhs(['sync', '--db', db, '--config', config], { env, timeoutMs: 240_000 });
       expect(sync.code, sync.stderr).toBe(0);
-      // The roll-forward of a `--present` run spans from where the history begins (the sync's
-      // end, rounded up to the second) to the run's instant (rounded down): a run in the same
-      // second as the sync's end has an empty period and no detail rows. The next second but one.
+      // A `--present` roll-forward spans from the sync's end (rounded up) to the run (rounded
+      // down): in the same second it is empty. The report runs a second later.
       await new Promise((r) => setTimeout(r, 2000 - (Date.now() % 1000)));
       out = join(tmp(), 'out');
       const report = await runOhs(
