@@ -104,7 +104,9 @@ describe.each(engines)('%s: the changes notice, from the run', (engine) => {
       lines.filter((l) => l.severity === 'action' || l.severity === 'worse').length,
     );
     // Its verdict, with no page written: the headline of the run, its level.
-    expect(notice?.changes?.headline).toMatch(/^since the last run \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [^)]+\): /);
+    expect(notice?.changes?.headline).toMatch(
+      /^since the last run \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [^)]+\): /,
+    );
     expect(notice?.changes?.level).toMatch(/^(ok|warn|bad)$/);
     // Counts only: never the employer's name.
     expect(JSON.stringify(notice)).not.toContain('A;B');

@@ -175,7 +175,9 @@ describeEngines('%s: the nightly job, watched', {}, (engine) => {
     const next = await nightly(dir3);
     expect(next.code, next.stderr).toBe(0);
     const changed = hook.received.at(-1);
-    expect(changed?.body.changes?.headline).toMatch(/^since the last run \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [^)]+\): /);
+    expect(changed?.body.changes?.headline).toMatch(
+      /^since the last run \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [^)]+\): /,
+    );
     expect(changed?.body.changes?.counts?.lines).toBeGreaterThan(0);
     expect(changed?.body.changes?.level).toMatch(/^(ok|warn|bad)$/);
     for (const inv of sim().truth().Invoice.slice(0, 50))
