@@ -72,6 +72,17 @@ describe('did you mean', () => {
     }
   });
 
+  it('a key an earlier version read is named as removed, never offered a near key of another meaning', async () => {
+    const here = mkdtempSync(join(tmpdir(), 'ohs-dym-removed-'));
+    mkdirSync(join(here, 'config'));
+    writeFileSync(join(here, 'config', 'local.json'), JSON.stringify({ sync: { probeMinIds: 20000 } }));
+    const r = await runOhs(['config'], { cwd: here, env: { OHS_TOKEN: 'x', OHS_DB: '' } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => l !== '')).toEqual([
+      `ohs: CONFIG_INVALID: configuration key sync.probeMinIds in ${join(here, 'config', 'local.json')} was removed (probing above the highest known id now reaches as far again as the span of ids the stream holds): delete it`,
+    ]);
+  });
+
   it("a report's own flag given to a report that does not declare it: one line naming the report, exit 2, nothing written", async () => {
     const here = mkdtempSync(join(tmpdir(), 'ohs-flag-'));
     const r = await runOhs(['report', 'compliance', '--from', '2026-01-01', '--db', db, '--out', 'out'], {

@@ -95,6 +95,15 @@ function secretValues(data: unknown, path: PropertyKey[] = [], out: string[] = [
 
 const dotted = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
+/**
+ * Keys an earlier version read, and what took their place: named as removed, never offered a
+ * near spelling (sync.probeMinIds is not sync.probeMaxIds).
+ */
+const REMOVED: Readonly<Record<string, string>> = {
+  'sync.probeMinIds':
+    'probing above the highest known id now reaches as far again as the span of ids the stream holds',
+};
+
 /** The one-line message for a failed validation of the merged configuration. */
 export function describeConfigIssue(
   issue: z.core.$ZodIssue,
@@ -103,6 +112,12 @@ export function describeConfigIssue(
 ): string {
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
+    const removed = issue.keys.map((k) => dotted([...issue.path, k])).filter((k) => REMOVED[k] !== undefined);
+    if (removed.length > 0) {
+      const key = removed[0] ?? '';
+      const from = originOf(key.split('.'), layers);
+      return `configuration key ${key}${from === undefined ? '' : ` in ${from}`} was removed (${REMOVED[key]}): delete it`;
+    }
     const parts = issue.keys.map((k) => {
       const path = [...issue.path, k];
       const near = closestKey(k, valid);
