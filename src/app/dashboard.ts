@@ -2,8 +2,8 @@ import type { Logger } from '../log.js';
 import type { Mirror } from '../mirror/index.js';
 import { type LeadReport, writeDashboard } from '../render/html/dashboard.js';
 import type { CodeWords } from '../render/index.js';
+import { mirrorIdentity } from '../reports/core/sync-info.js';
 import { reportByName, reportNamed } from '../reports/index.js';
-import { mirrorIdentity } from '../reports/sync-info.js';
 import { outboxAttention } from '../writeback/index.js';
 import { lastJobRuns, parseDuration, statusReport } from './status.js';
 

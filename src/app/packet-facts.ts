@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Mirror } from '../mirror/index.js';
 import type { Column, Row } from '../render/types.js';
 import { verdictOf } from '../reports/compliance/plan.js';
-import { rateBasis } from '../reports/rates.js';
+import { rateBasis } from '../reports/compliance/rates.js';
 
 /**
  * What an auditor asks of a packet beyond the reports' own rows: when the mirror first observed

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { parseDuration as durationOf } from '../dates.js';
 import { alive, type Mirror, metaKeys, type ResourceTableName, readMeta } from '../mirror/index.js';
-import { lastStreamRuns } from '../reports/sync-info.js';
+import { lastStreamRuns } from '../reports/core/sync-info.js';
 import { deadRunMessage, readSyncLock, runIsLive } from '../sync/dead-runs.js';
 import { type StreamEconomy, streamEconomy } from '../sync/economy.js';
 import { streams } from '../sync/streams.js';

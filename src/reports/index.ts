@@ -3,9 +3,9 @@ import { arRollforwardReport } from './ar-rollforward/index.js';
 import { catchUpReport } from './catch-up/index.js';
 import { changesReport } from './changes/index.js';
 import { complianceReport } from './compliance/index.js';
+import { defineReports } from './core/runner.js';
+import type { ReportDefinition as Definition } from './core/types.js';
 import { orderAgeingReport } from './order-ageing/index.js';
-import { defineReports } from './runner.js';
-import type { ReportDefinition as Definition } from './types.js';
 import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
 /**
@@ -43,11 +43,11 @@ export function reportNamed(name: ReportName): ReportDefinition {
   return report;
 }
 
-export { TREND_SHEET } from './ar-trend.js';
-export { ReportParamError } from './errors.js';
-export { ReportRun } from './run.js';
-export { reportInput } from './runner.js';
-export type { ReportParams } from './types.js';
+export { TREND_SHEET } from './core/ar-trend.js';
+export { ReportParamError } from './core/errors.js';
+export { ReportRun } from './core/run.js';
+export { reportInput } from './core/runner.js';
+export type { ReportParams } from './core/types.js';
 
 /** The zod declaration of a report's options (`ohs report NAME --help` lists it), or undefined. */
 export function reportOptionsSchema(name: string): (typeof declarations)[number]['options'] | undefined {

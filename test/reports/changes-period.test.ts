@@ -7,8 +7,8 @@ import { asOfNow, reportTime } from '../../src/dates.js';
 import { historyStart } from '../../src/mirror/index.js';
 import { changesReport } from '../../src/reports/changes/index.js';
 import { periodOf } from '../../src/reports/changes/since.js';
+import { reportInput } from '../../src/reports/core/runner.js';
 import { ReportRun, reportNamed } from '../../src/reports/index.js';
-import { reportInput } from '../../src/reports/runner.js';
 import { syncInto, withMirror } from '../helpers/mirror.js';
 import { withSim } from '../helpers/sim.js';
 

@@ -5,7 +5,7 @@ import type { Row } from '../../src/render/types.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
 import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { annualTarget, rateUnits } from '../../src/reports/compliance/math.js';
-import { ReportParamError } from '../../src/reports/errors.js';
+import { ReportParamError } from '../../src/reports/core/errors.js';
 import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import {

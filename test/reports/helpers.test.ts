@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { dayNumber, formatDate, parseDate, parseInstant } from '../../src/dates.js';
 import { parseMonthLabel } from '../../src/reports/compliance/index.js';
 import { ceilDiv, floorDiv, statusOf } from '../../src/reports/compliance/math.js';
-import { externalSort } from '../../src/reports/external-sort.js';
-import { ratesOf } from '../../src/reports/rates.js';
+import { ratesOf } from '../../src/reports/compliance/rates.js';
+import { externalSort } from '../../src/reports/core/external-sort.js';
+import { toCents } from '../../src/reports/core/values.js';
 import { agingBuckets } from '../../src/reports/unpaid-invoices/index.js';
-import { toCents } from '../../src/reports/values.js';
 
 describe('report helpers', () => {
   it('reads dates in the reporting time zone', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { boolOption, intOption } from '../../src/reports/core/params.js';
+import { defineReports } from '../../src/reports/core/runner.js';
+import type { ReportDeclaration, ReportInput } from '../../src/reports/core/types.js';
 import { reports } from '../../src/reports/index.js';
-import { boolOption, intOption } from '../../src/reports/params.js';
-import { defineReports } from '../../src/reports/runner.js';
-import type { ReportDeclaration, ReportInput } from '../../src/reports/types.js';
 import { engines } from '../helpers/engines.js';
 import { params, policy, SYNC_TIME, syncState, tempMirrors, upsert } from './fixture.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Mirror } from '../../src/mirror/index.js';
-import { ReportParamError } from '../../src/reports/errors.js';
+import { ReportParamError } from '../../src/reports/core/errors.js';
 import { reportNamed } from '../../src/reports/index.js';
 import { engines } from '../helpers/engines.js';
 import {

@@ -1,8 +1,8 @@
 import { formatInstant } from '../../dates.js';
 import { reportStem } from '../../render/index.js';
 import type { Row } from '../../render/types.js';
-import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
-import { compareOrgs } from '../values.js';
+import type { ReportBody, ReportDeclaration, ReportInput } from '../core/types.js';
+import { compareOrgs } from '../core/values.js';
 import { accountsColumns, joinedColumns, kindCountColumns } from './columns.js';
 import { accountsAtRiskHtml } from './html.js';
 import { joinReports, type OrgFacts } from './join.js';

@@ -2,8 +2,8 @@ import { complianceFigures, complianceWarnings, yearToDate } from '../compliance
 import { complianceReport } from '../compliance/index.js';
 import { type ComplianceStatus, statusRank } from '../compliance/math.js';
 import { ASSUMED } from '../compliance/model.js';
+import type { ReportInput } from '../core/types.js';
 import { orderAgeingReport, orderFacts } from '../order-ageing/index.js';
-import type { ReportInput } from '../types.js';
 import { unpaidFigures } from '../unpaid-invoices/figures.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import type { AccountsAtRiskOptions } from './options.js';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { complianceOptions } from '../compliance/options.js';
+import { enumOption, intOption, listOption, numberOption } from '../core/params.js';
 import { orderAgeingOptions } from '../order-ageing/options.js';
-import { enumOption, intOption, listOption, numberOption } from '../params.js';
 import { unpaidInvoicesOptions } from '../unpaid-invoices/options.js';
 
 /** The compliance statuses a test kind can be behind on (worst first). */

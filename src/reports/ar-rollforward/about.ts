@@ -1,4 +1,4 @@
-import { ORG_NAMES_ABOUT } from '../org-names.js';
+import { ORG_NAMES_ABOUT } from '../core/org-names.js';
 import { LINES, NO_WRITE_OFF } from './columns.js';
 import type { ArRollforwardOptions } from './options.js';
 import type { Period } from './period.js';

@@ -1,11 +1,11 @@
 import { plural } from '../../render/html/summary.js';
 import type { Row, Sheet } from '../../render/types.js';
-import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
+import type { ReportBody, ReportDeclaration, ReportInput } from '../core/types.js';
+import { compareOrgs, listSome } from '../core/values.js';
 import { agingBuckets, CREDITS } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import { invoiceRows, invoiceVersions } from '../unpaid-invoices/queries.js';
 import { summarise } from '../unpaid-invoices/summary.js';
-import { compareOrgs, listSome } from '../values.js';
 import { aboutLines } from './about.js';
 import { detailColumns, LINES, lineColumns, NO_WRITE_OFF, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
 import { type Checks, rollforwardFacts, type Totals } from './facts.js';

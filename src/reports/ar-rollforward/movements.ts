@@ -1,11 +1,11 @@
 import { formatDate, localDateOf, parseInstant } from '../../dates.js';
 import { heldAt } from '../../mirror/index.js';
 import type { Row } from '../../render/types.js';
-import type { CommonParams } from '../params.js';
+import type { CommonParams } from '../core/params.js';
+import { asInteger, asText, toCents } from '../core/values.js';
 import type { Bucket } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import type { InvoiceRecord } from '../unpaid-invoices/queries.js';
-import { asInteger, asText, toCents } from '../values.js';
 import type { ArRollforwardOptions } from './options.js';
 
 /** Where an invoice stands in the ageing at an instant (the ageing's own classification). */

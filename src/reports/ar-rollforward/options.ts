@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { instantOption } from '../params.js';
+import { instantOption } from '../core/params.js';
 import { unpaidInvoicesOptions } from '../unpaid-invoices/options.js';
 
 /**

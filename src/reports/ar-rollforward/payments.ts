@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { asOf, type Database } from '../../mirror/index.js';
 import type { Column, Row } from '../../render/types.js';
-import { reportDb } from '../tables.js';
-import { toCents } from '../values.js';
+import { reportDb } from '../core/tables.js';
+import { toCents } from '../core/values.js';
 
 /** A payment this tool applied (an outbox item, state applied) in the period. */
 export interface AppliedPayment {

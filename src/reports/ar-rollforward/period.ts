@@ -9,8 +9,8 @@ import {
   zonedToUtc,
 } from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
-import { ReportParamError } from '../errors.js';
-import type { CommonParams } from '../params.js';
+import { ReportParamError } from '../core/errors.js';
+import type { CommonParams } from '../core/params.js';
 import type { ArRollforwardOptions } from './options.js';
 
 export interface Period {

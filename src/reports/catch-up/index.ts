@@ -4,7 +4,7 @@ import { ASSUMED } from '../compliance/model.js';
 import { type ComplianceOptions, complianceOptions } from '../compliance/options.js';
 import { planRows, planYear, verdictOf, verdictOrder } from '../compliance/plan.js';
 import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
-import type { ReportDeclaration, ReportInput } from '../types.js';
+import type { ReportDeclaration, ReportInput } from '../core/types.js';
 import { planRules } from './about.js';
 import { catchUpHtml } from './html.js';
 import { catchUpWords } from './words.js';

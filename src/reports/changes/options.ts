@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instantOrDurationOption } from '../params.js';
+import { instantOrDurationOption } from '../core/params.js';
 
 /**
  * The changes report's options: the start of its period. `since` is an instant (the one instant

@@ -1,10 +1,10 @@
 import { asOf } from '../../mirror/index.js';
 import type { Row } from '../../render/types.js';
+import { reportDb } from '../core/tables.js';
+import type { ReportInput } from '../core/types.js';
+import { listSome } from '../core/values.js';
 import { orderAgeingOptions } from '../order-ageing/options.js';
 import { setup } from '../order-ageing/setup.js';
-import { reportDb } from '../tables.js';
-import type { ReportInput } from '../types.js';
-import { listSome } from '../values.js';
 import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
 import type { ChangesOptions } from './options.js';
 import type { BaseResult } from './sides.js';

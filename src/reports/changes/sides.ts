@@ -3,10 +3,10 @@ import type { ReportResult, Row } from '../../render/types.js';
 import { arRollforwardReport } from '../ar-rollforward/index.js';
 import { catchUpReport } from '../catch-up/index.js';
 import { complianceReport } from '../compliance/index.js';
+import type { ReportRun } from '../core/run.js';
+import { defineReports } from '../core/runner.js';
+import type { ReportDefinition, ReportInput, ReportParams } from '../core/types.js';
 import { orderAgeingReport } from '../order-ageing/index.js';
-import type { ReportRun } from '../run.js';
-import { defineReports } from '../runner.js';
-import type { ReportDefinition, ReportInput, ReportParams } from '../types.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import type { ChangesOptions } from './options.js';
 

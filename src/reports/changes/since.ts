@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { instantIn } from '../../dates.js';
 import { AsOfBeforeHistoryError, type Database, historyStart } from '../../mirror/index.js';
-import { ReportParamError } from '../errors.js';
-import type { ReportInput } from '../types.js';
+import { ReportParamError } from '../core/errors.js';
+import type { ReportInput } from '../core/types.js';
 import type { ChangesOptions } from './options.js';
 
 const REPORT = 'changes';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
-import { lastStreamRuns } from '../sync-info.js';
-import { listSome } from '../values.js';
+import { lastStreamRuns } from '../core/sync-info.js';
+import { listSome } from '../core/values.js';
 import type { Change, Severity } from './line.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Row } from '../../render/types.js';
-import { figuresKey } from '../run-key.js';
-import type { ReportInput } from '../types.js';
+import { figuresKey } from '../core/run-key.js';
+import type { ReportInput } from '../core/types.js';
 import { Collector } from './collector.js';
 import { failingFirst } from './evidence.js';
 import { ASSUMED } from './model.js';

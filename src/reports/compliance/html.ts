@@ -18,7 +18,7 @@ import {
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import { TREND_SHEET } from '../ar-trend.js';
+import { TREND_SHEET } from '../core/ar-trend.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
 import { verdictOf } from './plan.js';

@@ -1,8 +1,8 @@
 import type { PolicyVersion } from '../../mirror/index.js';
 import type { Row, Sheet } from '../../render/types.js';
-import { trendRowsEach } from '../ar-trend.js';
-import { ORG_ANCHORS } from '../org-names.js';
-import type { ReportDeclaration, ReportInput } from '../types.js';
+import { trendRowsEach } from '../core/ar-trend.js';
+import { ORG_ANCHORS } from '../core/org-names.js';
+import type { ReportDeclaration, ReportInput } from '../core/types.js';
 import { aboutLines, rollupCount } from './about.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { misColumns, misRows, problemColumns, problemRows } from './evidence.js';

@@ -1,4 +1,4 @@
-import { asInteger, asNumber, asText } from '../values.js';
+import { asInteger, asNumber, asText } from '../core/values.js';
 import type { Collector } from './collector.js';
 import type { MonthInput } from './model.js';
 import { parseMonthLabel } from './months.js';

@@ -1,6 +1,6 @@
 import { daysInMonth } from '../../dates.js';
-import { ReportParamError } from '../errors.js';
-import type { CommonParams } from '../params.js';
+import { ReportParamError } from '../core/errors.js';
+import type { CommonParams } from '../core/params.js';
 import type { Collector } from './collector.js';
 import type { ComplianceOptions } from './options.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolOption, enumOption, intOption, numberOption } from '../params.js';
+import { boolOption, enumOption, intOption, numberOption } from '../core/params.js';
 
 const programOption = z.preprocess(
   (v) =>

@@ -1,10 +1,10 @@
 import type { OrgPolicyTable } from '../../mirror/index.js';
-import { ReportParamError } from '../errors.js';
-import { ratesOf } from '../rates.js';
+import { ReportParamError } from '../core/errors.js';
 import type { Collector } from './collector.js';
 import { rateUnits } from './math.js';
 import type { Kind, OrgRates, Program } from './model.js';
 import type { ComplianceOptions } from './options.js';
+import { ratesOf } from './rates.js';
 
 export function resolveDefaults(
   opts: ComplianceOptions,

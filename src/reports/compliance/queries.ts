@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { asOf, type Database } from '../../mirror/index.js';
-import { rawWhereNull, withSentValues } from '../sent-values.js';
-import { reportDb } from '../tables.js';
-import { asInteger } from '../values.js';
+import { rawWhereNull, withSentValues } from '../core/sent-values.js';
+import { reportDb } from '../core/tables.js';
+import { asInteger } from '../core/values.js';
 
 /** Orgs whose OrgMonth rows are read by one query of the walk (docs/reports.md). */
 export const ORGS_PER_QUERY = 200;

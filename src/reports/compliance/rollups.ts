@@ -1,7 +1,7 @@
 import type { OrgPolicyTable } from '../../mirror/index.js';
 import type { Row } from '../../render/types.js';
-import { withDescendants } from '../params.js';
-import { compareOrgs } from '../values.js';
+import { withDescendants } from '../core/params.js';
+import { compareOrgs } from '../core/values.js';
 import { kindCells, orgFigures } from './cells.js';
 import {
   annualTarget,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type Database, policiesAsOf, policyVersionsAsOf } from '../../mirror/index.js';
-import type { CommonParams } from '../params.js';
+import type { CommonParams } from '../core/params.js';
 import type { Collector } from './collector.js';
 import type { Program } from './model.js';
 import { resolveYear } from './months.js';

@@ -10,9 +10,9 @@ import {
   trendColumns,
   trendNoteColumn,
   trendRowsEach,
-} from '../ar-trend.js';
-import type { CommonParams } from '../params.js';
-import { asNumber } from '../values.js';
+} from '../core/ar-trend.js';
+import type { CommonParams } from '../core/params.js';
+import { asNumber } from '../core/values.js';
 import { Collector } from './collector.js';
 import { type ComplianceStatus, statusRank } from './math.js';
 import { ASSUMED, kinds, type OrgRates, type Program } from './model.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
 import type { Row } from '../../render/types.js';
-import { compareOrgs } from '../values.js';
+import { compareOrgs } from '../core/values.js';
 import type { Collector } from './collector.js';
 import type { OrgCalc } from './model.js';
 import { monthsByOrg } from './month-inputs.js';

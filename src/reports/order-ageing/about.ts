@@ -1,5 +1,5 @@
 import { formatInstant } from '../../dates.js';
-import { ORG_NAMES_ABOUT } from '../org-names.js';
+import { ORG_NAMES_ABOUT } from '../core/org-names.js';
 import type { Classifier } from './classify.js';
 import type { OrderAgeingOptions } from './options.js';
 import { type Setup, setupLines } from './setup.js';

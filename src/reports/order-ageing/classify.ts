@@ -1,6 +1,6 @@
 import { formatInstant, HOUR, parseInstant } from '../../dates.js';
 import type { Row } from '../../render/types.js';
-import { asBoolean, asInteger, asText } from '../values.js';
+import { asBoolean, asInteger, asText } from '../core/values.js';
 import type { ItemRecord } from './query.js';
 
 /**

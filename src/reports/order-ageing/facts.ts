@@ -1,6 +1,6 @@
 import { HOUR } from '../../dates.js';
-import { figuresKey } from '../run-key.js';
-import type { ReportInput } from '../types.js';
+import { figuresKey } from '../core/run-key.js';
+import type { ReportInput } from '../core/types.js';
 import { type ClassifiedItem, Classifier, type ClassifierSettings, terminalStages } from './classify.js';
 import type { OrderAgeingOptions } from './options.js';
 import { itemQuery } from './query.js';

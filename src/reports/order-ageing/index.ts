@@ -1,6 +1,6 @@
 import type { Row, Sheet } from '../../render/types.js';
-import { externalSort } from '../external-sort.js';
-import type { ReportDeclaration, ReportInput } from '../types.js';
+import { externalSort } from '../core/external-sort.js';
+import type { ReportDeclaration, ReportInput } from '../core/types.js';
 import { aboutLines } from './about.js';
 import { Classifier, terminalStages } from './classify.js';
 import { columnKeys, orderAgeingColumns, printColumns } from './columns.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolOption, enumOption, intOption, listOption, numberOption } from '../params.js';
+import { boolOption, enumOption, intOption, listOption, numberOption } from '../core/params.js';
 import { stages } from './classify.js';
 
 const stageOption = z.preprocess(

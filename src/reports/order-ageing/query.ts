@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../mirror/index.js';
 import { asOf } from '../../mirror/index.js';
-import { reportDb } from '../tables.js';
+import { reportDb } from '../core/tables.js';
 
 /**
  * The query of the order ageing report: each order item with the latest row of its status

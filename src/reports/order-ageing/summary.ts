@@ -1,6 +1,6 @@
 import type { Column, Row, Sheet } from '../../render/types.js';
-import { ORG_ANCHORS } from '../org-names.js';
-import { compareOrgs } from '../values.js';
+import { ORG_ANCHORS } from '../core/org-names.js';
+import { compareOrgs } from '../core/values.js';
 import { ageBuckets, bucketOf, type ClassifiedItem, type Flag, norm, type Stage } from './classify.js';
 import { stageWords } from './words.js';
 

@@ -1,4 +1,4 @@
-import { listSome } from '../values.js';
+import { listSome } from '../core/values.js';
 import type { Classifier } from './classify.js';
 
 export function warningsOf(c: Classifier, rows: number, fixed: string[]): string[] {

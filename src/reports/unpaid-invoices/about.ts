@@ -1,4 +1,4 @@
-import { ORG_NAMES_ABOUT } from '../org-names.js';
+import { ORG_NAMES_ABOUT } from '../core/org-names.js';
 import type { Bucket } from './buckets.js';
 import type { Classified } from './classify.js';
 import type { UnpaidInvoicesOptions } from './options.js';

@@ -1,8 +1,8 @@
 import { dayNumber, formatDate, type LocalDate, parseDate } from '../../dates.js';
 import type { Row } from '../../render/types.js';
 import { formatCents } from '../../util/money.js';
-import type { CommonParams } from '../params.js';
-import { asInteger, asText, compareOrgs, listSome, toCents } from '../values.js';
+import type { CommonParams } from '../core/params.js';
+import { asInteger, asText, compareOrgs, listSome, toCents } from '../core/values.js';
 import { type Bucket, CREDITS, isCancelled, VOID } from './buckets.js';
 import type { UnpaidInvoicesOptions } from './options.js';
 import type { InvoiceRecord } from './queries.js';

@@ -1,7 +1,7 @@
 import type { Row } from '../../render/types.js';
-import { invoiceBalancesAsOf } from '../as-of-history.js';
-import { figuresKey } from '../run-key.js';
-import type { ReportInput } from '../types.js';
+import { figuresKey } from '../core/run-key.js';
+import type { ReportInput } from '../core/types.js';
+import { invoiceBalancesAsOf } from './as-of-history.js';
 import { agingBuckets } from './buckets.js';
 import { asOfWarnings, classify } from './classify.js';
 import type { UnpaidInvoicesOptions } from './options.js';

@@ -13,7 +13,7 @@ import {
   type SummaryBuilder,
   sheet,
 } from '../../render/html/summary.js';
-import { TREND_SHEET } from '../ar-trend.js';
+import { TREND_SHEET } from '../core/ar-trend.js';
 import type { UnpaidFacts } from './summary.js';
 
 /**

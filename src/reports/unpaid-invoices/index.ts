@@ -1,7 +1,7 @@
 import type { Sheet } from '../../render/types.js';
-import { omittedNote, TREND_MONTHS } from '../ar-trend.js';
-import { ORG_ANCHORS } from '../org-names.js';
-import type { ReportDeclaration, ReportInput } from '../types.js';
+import { omittedNote, TREND_MONTHS } from '../core/ar-trend.js';
+import { ORG_ANCHORS } from '../core/org-names.js';
+import type { ReportDeclaration, ReportInput } from '../core/types.js';
 import { aboutLines } from './about.js';
 import { agingBuckets } from './buckets.js';
 import { bucketColumnsFor, bucketSheetColumns, unpaidInvoicesColumnsFor } from './columns.js';

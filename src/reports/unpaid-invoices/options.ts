@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolOption, enumOption, intOption } from '../params.js';
+import { boolOption, enumOption, intOption } from '../core/params.js';
 
 export const unpaidInvoicesOptions = z.object({
   /** Age from the due date (QuickBooks) or from the invoice date. @default 'dueDate' */

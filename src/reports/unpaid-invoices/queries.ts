@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { asOf, asOfSpan, type Database } from '../../mirror/index.js';
-import { rawWhereNull, withSentValues } from '../sent-values.js';
-import { reportDb } from '../tables.js';
+import { rawWhereNull, withSentValues } from '../core/sent-values.js';
+import { reportDb } from '../core/tables.js';
 
 export type InvoiceRecord = Awaited<ReturnType<typeof invoiceRows>>[number];
 

@@ -1,5 +1,5 @@
 import type { Row } from '../../render/types.js';
-import { compareOrgs } from '../values.js';
+import { compareOrgs } from '../core/values.js';
 import { type Bucket, CREDITS, VOID } from './buckets.js';
 import type { OpenInvoice } from './classify.js';
 

@@ -10,8 +10,8 @@ import {
   trendColumns,
   trendNoteColumn,
   trendRows,
-} from '../ar-trend.js';
-import type { CommonParams } from '../params.js';
+} from '../core/ar-trend.js';
+import type { CommonParams } from '../core/params.js';
 import { type Bucket, CREDITS } from './buckets.js';
 import { classify } from './classify.js';
 import { bucketColumnsFor } from './columns.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Database, metaKeys, readMeta } from '../mirror/index.js';
+import { type Database, metaKeys, readMeta } from '../../mirror/index.js';
 
 export interface StreamState {
   stream: string;

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { DURATION_WORDS, INSTANT_WORDS, parseDuration, readInstant, type WrittenInstant } from '../dates.js';
+import {
+  DURATION_WORDS,
+  INSTANT_WORDS,
+  parseDuration,
+  readInstant,
+  type WrittenInstant,
+} from '../../dates.js';
 import { ReportParamError } from './errors.js';
 import type { CommonParams, ReportParams } from './types.js';
 

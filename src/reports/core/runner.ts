@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import { type Database, policiesAsOf } from '../mirror/index.js';
-import type { ReportResult, Row } from '../render/types.js';
-import { didYouMean } from '../util/closest.js';
+import { type Database, policiesAsOf } from '../../mirror/index.js';
+import type { ReportResult, Row } from '../../render/types.js';
+import { didYouMean } from '../../util/closest.js';
 import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
 import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { daysInMonth, formatDate, type LocalDate, zonedToUtc } from '../dates.js';
-import { type Database, heldAt, historyStart } from '../mirror/index.js';
-import type { Column, Row } from '../render/types.js';
+import { daysInMonth, formatDate, type LocalDate, zonedToUtc } from '../../dates.js';
+import { type Database, heldAt, historyStart } from '../../mirror/index.js';
+import type { Column, Row } from '../../render/types.js';
 
 /**
  * Trends as the mirror knew them: a report's totals at each past month end its

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { formatInstant, zonedToUtc } from '../dates.js';
-import type { Database } from '../mirror/index.js';
-import type { CommonParams } from './params.js';
-import { reportDb } from './tables.js';
+import { formatInstant, zonedToUtc } from '../../dates.js';
+import type { Database } from '../../mirror/index.js';
+import type { CommonParams } from '../core/params.js';
+import { reportDb } from '../core/tables.js';
 
 /**
  * Whether the invoice balances a report shows are those of the as-of date. Read as of an instant

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { LocalDate, ReportTime } from '../dates.js';
-import type { Database } from '../mirror/index.js';
-import type { SummaryBuilder } from '../render/html/summary.js';
-import type { CodeWords, Facts, ReportResult, Row, Sheet } from '../render/types.js';
+import type { LocalDate, ReportTime } from '../../dates.js';
+import type { Database } from '../../mirror/index.js';
+import type { SummaryBuilder } from '../../render/html/summary.js';
+import type { CodeWords, Facts, ReportResult, Row, Sheet } from '../../render/types.js';
 import type { MonthEnd } from './ar-trend.js';
 import type { ReportRun } from './run.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../mirror/index.js';
+import type { Database } from '../../mirror/index.js';
 
 /**
  * The mirror's resource tables as the reports read them. The mirror types them loosely

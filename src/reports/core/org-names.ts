@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { asOf, type Database } from '../mirror/index.js';
+import { asOf, type Database } from '../../mirror/index.js';
 import { asInteger, asNumber, asText } from './values.js';
 
 /** The About line saying how org names are read. */

@@ -1,4 +1,4 @@
-import { OhsError, type OhsErrorOptions } from '../errors.js';
+import { OhsError, type OhsErrorOptions } from '../../errors.js';
 
 /**
  * A report parameter (a common one such as `asOf`, or an option of `params.options`) that fails
