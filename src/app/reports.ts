@@ -92,7 +92,7 @@ export async function writeReports(
   const identity = await mirrorIdentity(mirror.db, mirror.engine);
   // An explicit instant is in the file names: two instants of one day keep both files.
   const instant = o.time.asOf.source === 'instant' ? o.time.asOf.iso : undefined;
-  // One run: what a report is built on is built once and handed on (reports/run.ts).
+  // One run: what a report is built on is built once and handed on (reports/core/run.ts).
   const run = o.run ?? new ReportRun();
   const names = chosen.map((r) => r.name);
   const published: Published[] = o.published ?? [];

@@ -8,7 +8,7 @@ import { engines } from '../helpers/engines.js';
 import { params, policy, SYNC_TIME, syncState, tempMirrors, upsert } from './fixture.js';
 
 /**
- * The runner (src/reports/runner.ts) reads any declaration: a report declared here, on a real
+ * The runner (src/reports/core/runner.ts) reads any declaration: a report declared here, on a real
  * mirror, gets its options parsed, unknown options warned, `--org` widened to child orgs, org
  * names read and its About lines set around the last sync of its streams, without code of its own.
  */

@@ -7,7 +7,7 @@ export { type Chart, palette, statusColour } from './charts.js';
 
 /**
  * What a report's page summary is made of: the builder a report declares (its folder's
- * `html.ts`, src/reports/types.ts `html`), what it returns, and the few helpers the builders
+ * `html.ts`, src/reports/core/types.ts `html`), what it returns, and the few helpers the builders
  * share. Nothing here knows a report by name: the page of a report that declares no builder
  * shows its tables only.
  */
