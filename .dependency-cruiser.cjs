@@ -70,6 +70,7 @@ const builtOn = {
   'catch-up': ['compliance'],
   'ar-rollforward': ['unpaid-invoices'],
   'accounts-at-risk': ['compliance', 'unpaid-invoices', 'order-ageing'],
+  packet: ['compliance'],
   changes: ['compliance', 'catch-up', 'unpaid-invoices', 'order-ageing', 'ar-rollforward'],
 };
 const folder = (name) => `^src/reports/${name}/`;

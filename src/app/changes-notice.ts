@@ -1,5 +1,4 @@
-import type { HeadlineCounts } from '../reports/changes/headline.js';
-import type { ChangesFacts } from '../reports/changes/index.js';
+import type { ChangesFacts, HeadlineCounts } from '../reports/index.js';
 import type { Published } from './controls.js';
 
 /**

@@ -4,11 +4,13 @@ import { count, level, money, type SummaryBuilder } from '../render/html/summary
 import { type Row, type WriteReportOptions, type WriteReportResult, writeReport } from '../render/index.js';
 import { readSummaryChecked } from '../render/report-summary.js';
 import type { Column } from '../render/types.js';
-import { LINES } from '../reports/ar-rollforward/columns.js';
-import type { RollforwardFacts } from '../reports/ar-rollforward/facts.js';
-import type { ChangesFacts } from '../reports/changes/index.js';
-import type { YtdFacts } from '../reports/compliance/figures.js';
-import type { UnpaidFacts } from '../reports/unpaid-invoices/summary.js';
+import {
+  type ChangesFacts,
+  LINES,
+  type RollforwardFacts,
+  type UnpaidFacts,
+  type YtdFacts,
+} from '../reports/index.js';
 import { printable } from '../util/printable.js';
 
 /**

@@ -43,11 +43,23 @@ export function reportNamed(name: ReportName): ReportDefinition {
   return report;
 }
 
+/*
+ * The door of the report layer: what code outside src/reports/ reads of a report folder is
+ * re-exported here (.dependency-cruiser.cjs, report-through-registry), never imported from the
+ * folder itself.
+ */
+export { LINES } from './ar-rollforward/columns.js';
+export type { RollforwardFacts } from './ar-rollforward/facts.js';
+export type { HeadlineCounts } from './changes/headline.js';
+export type { ChangesFacts } from './changes/index.js';
+export { BaseTap } from './changes/sides.js';
+export type { YtdFacts } from './compliance/figures.js';
 export { TREND_SHEET } from './core/ar-trend.js';
 export { ReportParamError } from './core/errors.js';
 export { ReportRun } from './core/run.js';
-export { reportInput } from './core/runner.js';
 export type { ReportParams } from './core/types.js';
+export { checkOrgYear, packetContents, packetFiles } from './packet/index.js';
+export type { UnpaidFacts } from './unpaid-invoices/summary.js';
 
 /** The zod declaration of a report's options (`ohs report NAME --help` lists it), or undefined. */
 export function reportOptionsSchema(name: string): (typeof declarations)[number]['options'] | undefined {

@@ -1,8 +1,8 @@
-import { esc } from '../render/html/escape.js';
-import type { Row } from '../render/types.js';
-import { NOT_GIVEN } from './packet-facts.js';
+import { esc } from '../../render/html/escape.js';
+import type { Row } from '../../render/types.js';
+import { NOT_GIVEN } from './facts.js';
 
-/** What the cover page of an audit packet summarises (packet.ts). */
+/** What the cover page of an audit packet summarises (index.ts). */
 export interface CoverFacts {
   orgId: number;
   year: number;
@@ -12,7 +12,7 @@ export interface CoverFacts {
   detail: Row[];
   ytd: Row | undefined;
   plan: Row[];
-  /** One per test type (packet-facts.ts verdictRows). */
+  /** One per test type (facts.ts verdictRows). */
   verdicts: Row[];
   policies: Row[];
   runs: Row[];

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { Database, Mirror } from '../mirror/index.js';
-import type { Column, Row } from '../render/types.js';
-import { verdictOf } from '../reports/compliance/plan.js';
-import { rateBasis } from '../reports/compliance/rates.js';
+import type { Database } from '../../mirror/index.js';
+import type { Column, Row } from '../../render/types.js';
+import { verdictOf } from '../compliance/plan.js';
+import { rateBasis } from '../compliance/rates.js';
 
 /**
  * What an auditor asks of a packet beyond the reports' own rows: when the mirror first observed
  * each month's figures, and a verdict per test type with the source of its rate and the rate
- * achieved to date (packet.ts writes them to evidence.csv and verdicts.csv, the cover shows them).
+ * achieved to date (index.ts puts them in to evidence.csv and verdicts.csv, the cover shows them).
  */
 
 type Versions = Kysely<
@@ -19,14 +19,14 @@ type Versions = Kysely<
  * the packet shows (the version in force at the instant). Empty without history (`at` undefined).
  */
 export async function firstObserved(
-  mirror: Mirror,
+  db: Kysely<Database>,
   detail: readonly Row[],
   at: string | undefined,
 ): Promise<Map<number, { firstObservedAt: string; figuresSince: string | null }>> {
   const ids = detail.map((r) => Number(r.orgMonthId)).filter((id) => Number.isInteger(id) && id > 0);
   const out = new Map<number, { firstObservedAt: string; figuresSince: string | null }>();
   if (at === undefined || ids.length === 0) return out;
-  const rows = await (mirror.db as unknown as Versions)
+  const rows = await (db as unknown as Versions)
     .selectFrom('h_orgmonth')
     .select(['id', 'valid_from', 'valid_to'])
     .where('id', 'in', ids)
