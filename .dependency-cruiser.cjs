@@ -10,7 +10,8 @@ const layers = {
   mirror: '^src/mirror/',
   sync: '^src/sync/',
   render: '^src/render/',
-  reports: '^src/reports/',
+  // The registry, the core and the report folders: no file loose beside them.
+  reports: '^src/reports/(index\\.ts$|[^/]+/)',
   input: '^src/input/',
   writeback: '^src/writeback/',
   policy: '^src/policy/',
@@ -58,10 +59,16 @@ const layerRules = Object.entries(layers).map(([name, path]) => ({
 }));
 
 /**
- * The report folders of src/reports/ depend one way: a report built on others (base → built-on)
- * imports their folders and nothing else of another report; a base report imports no other report's
- * folder. A folder not named here imports no other report's folder. What two reports share lives
- * in the base one's folder (compliance's plan of the year is in compliance/, catch-up reads it).
+ * The report layer, src/reports/: the core (core/: the runner, the run, the types, params and the
+ * helpers every report shares), a folder per report, and the registry (index.ts), its one door.
+ * The core imports no report folder. A folder imports the core and the folders it is built on
+ * (builtOn, base → built-on), nothing else of src/reports/: not another folder, not the registry,
+ * not a file loose beside the folders (there is none: one would be outside the layers). Outside
+ * src/reports/ nothing imports a report folder: it goes through the registry (or the core). What a
+ * base report and one built on it share lives in the base's folder (compliance's catch-up plan is
+ * compliance/plan.ts, read by catch-up/). `lazyRequire` (`exoticRequireStrings` below) and a
+ * literal `import()` are imports like the others here; a non-literal `import()` is refused by
+ * Biome (`.biome/no-computed-import.grit`: dependency-cruiser cannot see where one leads).
  */
 const builtOn = {
   compliance: [],
@@ -74,20 +81,50 @@ const builtOn = {
   changes: ['compliance', 'catch-up', 'unpaid-invoices', 'order-ageing', 'ar-rollforward'],
 };
 const folder = (name) => `^src/reports/${name}/`;
+const core = folder('core');
 const reportRules = [
+  {
+    name: 'report-core',
+    comment: 'src/reports/core/ imports no report folder, nor the registry (.dependency-cruiser.cjs)',
+    severity: 'error',
+    from: { path: core },
+    to: { path: '^src/reports/', pathNot: core },
+  },
   ...Object.entries(builtOn).map(([name, bases]) => ({
     name: `report-${name}`,
-    comment: `src/reports/${name}/ imports ${bases.length === 0 ? 'no other report folder' : `only the report folders ${bases.join(', ')}`} (builtOn in .dependency-cruiser.cjs)`,
+    comment: `src/reports/${name}/ imports of src/reports/ only the core${bases.length === 0 ? '' : ` and the folders ${bases.join(', ')}`} (builtOn in .dependency-cruiser.cjs)`,
     severity: 'error',
     from: { path: folder(name) },
-    to: { path: '^src/reports/[^/]+/', pathNot: [folder(name), folder('core'), ...bases.map(folder)] },
+    to: { path: '^src/reports/', pathNot: [folder(name), core, ...bases.map(folder)] },
   })),
   {
     name: 'report-undeclared',
-    comment: 'a report folder not in builtOn (.dependency-cruiser.cjs) imports no other report folder',
+    comment: 'a report folder not in builtOn (.dependency-cruiser.cjs) imports of src/reports/ only the core',
     severity: 'error',
-    from: { path: '^src/reports/([^/]+)/', pathNot: Object.keys(builtOn).map(folder) },
-    to: { path: '^src/reports/[^/]+/', pathNot: ['^src/reports/$1/', folder('core')] },
+    from: { path: '^src/reports/([^/]+)/', pathNot: [core, ...Object.keys(builtOn).map(folder)] },
+    to: { path: '^src/reports/', pathNot: ['^src/reports/$1/', core] },
+  },
+  {
+    name: 'report-through-registry',
+    comment:
+      'outside src/reports/, a report folder is reached only through the registry src/reports/index.ts',
+    severity: 'error',
+    from: { pathNot: '^src/reports/' },
+    to: { path: '^src/reports/[^/]+/', pathNot: core },
+  },
+  {
+    name: 'lazy-require-in-util',
+    comment: 'lazyRequire is used in src/util/ alone (a module of its own there, as util/exceljs.ts)',
+    severity: 'error',
+    from: { pathNot: '^src/util/' },
+    to: { path: '^src/util/lazy-require\\.ts$' },
+  },
+  {
+    name: 'lazy-require-in-util-exotic',
+    comment: 'a lazyRequire (exoticRequireStrings) outside src/util/',
+    severity: 'error',
+    from: { pathNot: '^src/util/' },
+    to: { dependencyTypes: ['exotic-require'] },
   },
 ];
 
@@ -113,6 +150,8 @@ module.exports = {
   ],
   options: {
     includeOnly: '^src/',
+    // A lazyRequire('…') is an import too: the rules above see where it leads.
+    exoticRequireStrings: ['lazyRequire'],
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

@@ -1,13 +1,9 @@
 import { Writable } from 'node:stream';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import type PinoPretty from 'pino-pretty';
 import { logFileDestination, terminalDestination } from './terminal.js';
-import { lazyRequire } from './util/lazy-require.js';
+import { pinoPretty } from './util/pino-pretty.js';
 
 export type { Logger };
-
-/** pino-pretty, loaded when a terminal is there to read it: NDJSON logs (cron, tests) never pay its start-up. */
-const pinoPretty = lazyRequire<typeof PinoPretty>('pino-pretty');
 
 /**
  * Paths never written to a log line: credentials and personal data. Log calls pass structured

@@ -1,6 +1,6 @@
 import { connect as tlsConnect } from 'node:tls';
 import { OhsError } from '../errors.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { undici } from '../util/undici.js';
 import type { CheckTarget, OhsClient } from './client.js';
 import { errorMember, unwrapList } from './envelope.js';
 import { NetworkError, NotFoundError, ProtocolError, UnauthorizedError, UnreachableError } from './errors.js';
@@ -115,8 +115,6 @@ type Look =
   | { kind: 'other'; what: string }
   /** A fault or the service's own odd answer: left to the client's retries. */
   | { kind: 'unclear' };
-
-const undici = lazyRequire<typeof import('undici')>('undici');
 
 /** OpenSSL's words for a TLS handshake that met plain HTTP. */
 const PLAIN_HTTP_TLS =

@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { Pool } from 'undici';
 import type { ApiConfig } from '../config/index.js';
 import type { Logger } from '../log.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { undici } from '../util/undici.js';
 import { RequestDeadline } from './deadline.js';
 import { ApiMetrics } from './metrics.js';
 import {
@@ -61,9 +61,6 @@ export function transportSettings(api: ApiConfig): Pick<ApiConfig, (typeof trans
     (typeof transportKeys)[number]
   >;
 }
-
-/** undici, loaded by the first client: commands that never speak to the service (plan, report, status) do not pay its start-up. */
-const undici = lazyRequire<typeof import('undici')>('undici');
 
 /**
  * The only code that speaks HTTP to the service, composed of layers around one attempt, as undici
