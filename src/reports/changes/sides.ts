@@ -3,7 +3,7 @@ import type { ReportResult, Row } from '../../render/types.js';
 import { arRollforwardReport } from '../ar-rollforward/index.js';
 import { catchUpReport } from '../catch-up/index.js';
 import { complianceReport } from '../compliance/index.js';
-import type { ReportRun } from '../core/run.js';
+import { type ProductKey, productKey, type ReportRun } from '../core/run.js';
 import { defineReports } from '../core/runner.js';
 import type { ReportDefinition, ReportInput, ReportParams } from '../core/types.js';
 import { orderAgeingReport } from '../order-ageing/index.js';
@@ -29,6 +29,15 @@ export interface BaseResult {
   warnings: string[];
 }
 
+/** Each base's result at one instant, a product of the run (one key per base). */
+const BASE_RESULT: Record<BaseName, ProductKey<BaseResult>> = {
+  compliance: productKey('changes-base:compliance'),
+  'catch-up': productKey('changes-base:catch-up'),
+  'unpaid-invoices': productKey('changes-base:unpaid-invoices'),
+  'order-ageing': productKey('changes-base:order-ageing'),
+  'ar-rollforward': productKey('changes-base:ar-rollforward'),
+};
+
 function base(name: BaseName): ReportDefinition {
   const def = bases.find((d) => d.name === name);
   if (def === undefined) throw new Error(`no base report ${name}`);
@@ -53,7 +62,7 @@ async function readResult(report: BaseName, result: ReportResult): Promise<BaseR
  * A base report as of the run's own reading (`at` undefined: the changes report's own parameters,
  * the same as `report all` hands that report, so what it is built on is shared in the run) or as
  * of an earlier instant (its as-of that instant, the mirror read as known then). Its own options
- * only, `extra` over them. Read once per run for equal parameters (ReportRun.once).
+ * only, `extra` over them. Read once per run for equal parameters (ReportRun.product).
  */
 export function baseAt(
   input: ReportInput<ChangesOptions>,
@@ -76,7 +85,7 @@ export function baseAt(
           orgIds: input.params.orgIds,
           options,
         };
-  return input.run.once(`changes-base:${name}`, sideKey(params), async () =>
+  return input.run.product(BASE_RESULT[name], sideKey(params), async () =>
     readResult(name, await def.run({ db: input.db, params, run: input.run })),
   );
 }
@@ -156,6 +165,6 @@ export class BaseTap {
       sheets: this.sheets,
       warnings: [],
     };
-    void run.once(`changes-base:${this.name}`, sideKey(this.params), () => Promise.resolve(result));
+    void run.product(BASE_RESULT[this.name], sideKey(this.params), () => Promise.resolve(result));
   }
 }

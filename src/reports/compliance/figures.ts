@@ -1,4 +1,5 @@
 import type { Row } from '../../render/types.js';
+import { productKey } from '../core/run.js';
 import { figuresKey } from '../core/run-key.js';
 import type { ReportInput } from '../core/types.js';
 import { Collector } from './collector.js';
@@ -23,11 +24,14 @@ export interface ComplianceFigures {
   fresh(): Promise<OrgWalk>;
 }
 
+/** The run's compliance figures, built once per run for equal inputs (figuresKey). */
+export const COMPLIANCE_WALK = productKey<ComplianceFigures>('compliance-walk');
+
 /** The run's compliance figures for these options, orgs and instants (made on first use). */
 export function complianceFigures(input: ReportInput<ComplianceOptions>): Promise<ComplianceFigures> {
   const { db, common, opts, scope, at, names, run } = input;
   const key = figuresKey(input);
-  return run.once('compliance-walk', key, async () => {
+  return run.product(COMPLIANCE_WALK, key, async () => {
     const warn = new Collector();
     const s = await setup(db, common, opts, scope, warn, at);
     const orgs = await walkOrgs(db, scope, names, at);
@@ -36,7 +40,7 @@ export function complianceFigures(input: ReportInput<ComplianceOptions>): Promis
       walk: new OrgWalk(db, s, orgs, names, at, warn),
       warn,
       fresh: async () => {
-        run.built.set('compliance-walk', (run.built.get('compliance-walk') ?? 0) + 1);
+        run.counted(COMPLIANCE_WALK);
         return new OrgWalk(db, s, orgs, names, at, new Collector());
       },
     };

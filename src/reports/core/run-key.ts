@@ -2,7 +2,7 @@ import type { ReportInput } from './types.js';
 
 /**
  * What a report's shared figures depend on within a run: its options, orgs, scope, the instant
- * read and the as-of. Two reports asking with equal keys share one build (ReportRun.once).
+ * read and the as-of. Two reports asking with equal keys share one build (ReportRun.product).
  */
 export function figuresKey<O>(input: ReportInput<O>) {
   const { common, opts, scope, at } = input;

@@ -6,7 +6,7 @@ import { didYouMean } from '../../util/closest.js';
 import type { MonthEnd } from './ar-trend.js';
 import { orgNames } from './org-names.js';
 import { type CommonParams, commonParams, parseOptions, withDescendants } from './params.js';
-import { ReportRun } from './run.js';
+import { productKey, ReportRun } from './run.js';
 import { lastSyncLines } from './sync-info.js';
 import type {
   ReportContext,
@@ -75,6 +75,9 @@ export async function orgScope(
   return withDescendants(orgIds, new Map(policies.map((p) => [p.org_id, p.parent_org_id])));
 }
 
+/** The org names as the mirror knew them at an instant (org-names.ts), read once per run. */
+const ORG_NAMES = productKey<Map<number, string>>('org-names');
+
 /** What a report's build and trend read: the checked parameters, the org scope and names. */
 async function inputOf<S extends z.ZodObject, N extends string>(
   declaration: ReportDeclaration<S, N>,
@@ -87,7 +90,7 @@ async function inputOf<S extends z.ZodObject, N extends string>(
   const at = params.time.mirrorAt ?? undefined;
   const scope = await orgScope(db, common.orgIds, includeChildren, at);
   // The org names as known at `at`: read once per run.
-  const names = await run.once('org-names', at ?? null, () => orgNames(db, at));
+  const names = await run.product(ORG_NAMES, at ?? null, () => orgNames(db, at));
   const inputFor = async <T extends z.ZodObject>(
     other: ReportDeclaration<T>,
     options: Record<string, unknown> = {},

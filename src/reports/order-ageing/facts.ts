@@ -1,4 +1,5 @@
 import { HOUR } from '../../dates.js';
+import { productKey } from '../core/run.js';
 import { figuresKey } from '../core/run-key.js';
 import type { ReportInput } from '../core/types.js';
 import { type ClassifiedItem, Classifier, type ClassifierSettings, terminalStages } from './classify.js';
@@ -50,6 +51,9 @@ export interface OrderFacts {
   warnings: string[];
 }
 
+/** The order ageing's facts of a run, built once for equal inputs (figuresKey). */
+export const ORDER_FACTS = productKey<OrderFacts>('order-ageing-facts');
+
 /**
  * The order ageing's per-employer figures of a run, over every item its stages map (terminal items
  * too: the last drug or alcohol order may be completed), with the order ageing's own default stages
@@ -65,7 +69,7 @@ export function orderFacts(input: ReportInput<OrderAgeingOptions>): Promise<Orde
     includeTerminal: true,
   };
   const all = { ...input, opts };
-  return input.run.once('order-ageing-facts', figuresKey(all), async () => {
+  return input.run.product(ORDER_FACTS, figuresKey(all), async () => {
     const st = setup(opts);
     const classifier = new Classifier(classifierSettings(all, st));
     const orgs = new Map<number, OrgOrders>();

@@ -1,4 +1,5 @@
 import type { Row } from '../../render/types.js';
+import { productKey } from '../core/run.js';
 import { figuresKey } from '../core/run-key.js';
 import type { ReportInput } from '../core/types.js';
 import { invoiceBalancesAsOf } from './as-of-history.js';
@@ -25,40 +26,44 @@ export interface OrgBalances {
  * rows, the warnings; made once per run (`unpaid-invoices`) and shared by the report and those
  * built on it (accounts at risk).
  */
-export async function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
-  const { db, common, opts, scope, at, names, run } = input;
-  const key = figuresKey(input);
-  return run.once('unpaid-invoices', key, async () => {
-    const buckets = agingBuckets(opts.periodDays, opts.periods);
-    const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
-    const history = await invoiceBalancesAsOf(db, common, at);
-    const warnings = [
-      ...history.warnings,
-      ...asOfWarnings(common, input.params.time.today, c),
-      ...c.warnings,
-    ];
-    for (const id of common.orgIds)
-      if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
-    const {
-      byOrg,
-      buckets: bucketRows,
-      facts,
-    } = summarise(c.open, c.voided, buckets, opts.summarySort, c.unknown.length);
-    const old = buckets[buckets.length - 1] as (typeof buckets)[number];
-    const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
-      typeof r.orgId !== 'number'
-        ? []
-        : [
-            {
-              orgId: r.orgId,
-              org: typeof r.org === 'string' ? r.org : null,
-              open: Number(r.total ?? 0),
-              oldBucket: Number(r[old.key] ?? 0),
-              oldestDays: typeof r.oldestDaysPastDue === 'number' ? r.oldestDaysPastDue : null,
-              count: Number(r.openInvoices ?? 0),
-            },
-          ],
-    );
-    return { buckets, c, history, warnings, byOrg, bucketRows, balances, oldLabel: old.label, facts };
-  });
+export function unpaidFigures(input: ReportInput<UnpaidInvoicesOptions>): Promise<UnpaidFigures> {
+  return input.run.product(UNPAID_FIGURES, figuresKey(input), () => makeUnpaidFigures(input));
 }
+
+/** The ageing's figures, made (unpaidFigures shares them within the run). */
+async function makeUnpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
+  const { db, common, opts, scope, at, names } = input;
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
+  const history = await invoiceBalancesAsOf(db, common, at);
+  const warnings = [...history.warnings, ...asOfWarnings(common, input.params.time.today, c), ...c.warnings];
+  for (const id of common.orgIds)
+    if (!c.open.some((o) => o.orgId === id)) warnings.push(`Org ${id} has no open invoice`);
+  const {
+    byOrg,
+    buckets: bucketRows,
+    facts,
+  } = summarise(c.open, c.voided, buckets, opts.summarySort, c.unknown.length);
+  const old = buckets[buckets.length - 1] as (typeof buckets)[number];
+  const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
+    typeof r.orgId !== 'number'
+      ? []
+      : [
+          {
+            orgId: r.orgId,
+            org: typeof r.org === 'string' ? r.org : null,
+            open: Number(r.total ?? 0),
+            oldBucket: Number(r[old.key] ?? 0),
+            oldestDays: typeof r.oldestDaysPastDue === 'number' ? r.oldestDaysPastDue : null,
+            count: Number(r.openInvoices ?? 0),
+          },
+        ],
+  );
+  return { buckets, c, history, warnings, byOrg, bucketRows, balances, oldLabel: old.label, facts };
+}
+
+/** The ageing's figures of a run (unpaidFigures). */
+export type UnpaidFigures = Awaited<ReturnType<typeof makeUnpaidFigures>>;
+
+/** The ageing's figures, built once per run for equal inputs (figuresKey). */
+export const UNPAID_FIGURES = productKey<UnpaidFigures>('unpaid-invoices');
