@@ -45,8 +45,8 @@ const FIRST_SCREEN = `(() => {
   const sections = [...document.querySelectorAll('section.first')].map((s) => s.innerText);
   return {
     cells,
-    changes: box(document.querySelector('.changes .headline')),
-    noChanges: box(document.getElementById('no-changes')),
+    changes: box(document.querySelector('.lead .headline')),
+    noChanges: box(document.getElementById('no-lead')),
     freshness: box(document.getElementById('freshness')),
     lastJob: box(document.getElementById('last-job')),
     first: sections.join('\\n'),

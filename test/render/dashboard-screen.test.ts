@@ -122,7 +122,7 @@ describe('the dashboard, first screen', () => {
       expect(i, s).toBeGreaterThan(-1);
       return i;
     };
-    const changes = at('class="changes"');
+    const changes = at('class="lead"');
     const row = at('<ol class="verdicts">');
     const freshness = at('id="freshness"');
     const details = at('id="reports"');
@@ -224,7 +224,7 @@ describe('the dashboard, first screen', () => {
     expect(text(html)).toContain(
       'No changes report yet: ohs report changes --format html writes one (what changed since the last nightly run)',
     );
-    expect(html.indexOf('id="no-changes"')).toBeLessThan(html.indexOf('<ol class="verdicts">'));
+    expect(html.indexOf('id="no-lead"')).toBeLessThan(html.indexOf('<ol class="verdicts">'));
     const line = text(/<p class="freshness" id="freshness">.*?<\/p>/s.exec(html)?.[0] ?? '');
     expect(line).toBe(
       'Action needed Mirror: never synced: applicant; stale: order_item (the worst, order_item, last synced 40.0 h ago) (stale after 26 h, monitor.maxAge).',

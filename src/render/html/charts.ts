@@ -21,19 +21,6 @@ export const palette = {
   grey: '#999999',
 } as const;
 
-/** Status colours: the text of the status is always beside them. */
-export const statusColour: Record<string, string> = {
-  MET: palette.green,
-  ON_TRACK: palette.blue,
-  PENDING_RESULTS: palette.orange,
-  AT_RISK: palette.yellow,
-  BEHIND: palette.vermillion,
-  NOT_MET: palette.vermillion,
-  STUCK: palette.vermillion,
-  WARN: palette.orange,
-  OK: palette.green,
-};
-
 type VegaModule = typeof import('vega');
 type VegaLiteModule = typeof import('vega-lite');
 let modules: Promise<[VegaModule, VegaLiteModule]> | undefined;

@@ -77,10 +77,10 @@ const problemList = (problems: string[]) =>
  */
 export function leadCard(page: ShownPage | undefined, lead: LeadReport): string {
   if (page === undefined)
-    return `<p class="none" id="no-changes">No ${esc(lead.report)} report yet: <code>${esc(lead.command)}</code> ${esc(lead.what)}.</p>`;
+    return `<p class="none" id="no-lead">No ${esc(lead.report)} report yet: <code>${esc(lead.command)}</code> ${esc(lead.what)}.</p>`;
   const h = page.summary;
   const headline = h.headline ?? h.verdict;
-  return `<article class="changes" aria-labelledby="r-changes"><h3 id="r-changes"><a href="${href(page.file)}">${esc(h.title)}</a></h3>
+  return `<article class="lead" aria-labelledby="r-lead"><h3 id="r-lead"><a href="${href(page.file)}">${esc(h.title)}</a></h3>
 <p class="headline">${esc(headline)}</p>
 <p class="meta">${esc(whenOf(h))} · ${statusBadge(h.level)}</p>
 ${h.figures.length === 0 ? '' : `<dl class="figures">${h.figures.map(shownFigure).join('')}</dl>`}</article>`;

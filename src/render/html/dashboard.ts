@@ -140,8 +140,8 @@ export async function writeDashboard(
   const { unreadable } = read;
   const words = state.words;
   const pages = words === undefined ? read.pages : read.pages.map((p) => pageInWords(p, words(p.report)));
-  const changes = pages.find((p) => p.report === state.lead.report);
-  const others = worstFirst(pages.filter((p) => p !== changes));
+  const lead = pages.find((p) => p.report === state.lead.report);
+  const others = worstFirst(pages.filter((p) => p !== lead));
   const notShown =
     unreadable.length === 0
       ? ''
@@ -152,8 +152,8 @@ export async function writeDashboard(
       : others.map((p, i) => reportCard(p, i)).join('\n');
   const body = `<header><h1>OHS mirror: what needs attention</h1><p class="meta">${esc(state.mirror)} · this page written ${esc(instantWords(now, zone))}</p></header>
 <main>
-<section aria-labelledby="changes" class="first"><h2 id="changes">Since the last run</h2>
-${leadCard(changes, state.lead)}
+<section aria-labelledby="lead" class="first"><h2 id="lead">Since the last run</h2>
+${leadCard(lead, state.lead)}
 </section>
 <section aria-labelledby="verdicts" class="first"><h2 id="verdicts">Every report's verdict, worst first</h2>
 ${verdictRow(pages)}${notShown}

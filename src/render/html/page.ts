@@ -41,7 +41,7 @@ td.bad{font-weight:600}
 .note{color:var(--muted);font-size:.85rem}
 nav a{margin-right:12px}
 section.first h2{margin-top:14px}
-.changes{border:2px solid var(--line);border-radius:8px;padding:4px 12px 0}.changes h3{margin:8px 0 2px}
+.lead{border:2px solid var(--line);border-radius:8px;padding:4px 12px 0}.lead h3{margin:8px 0 2px}
 .headline{font-size:1.15rem;font-weight:600;margin:0 0 4px}
 .verdicts{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(0,1fr);gap:8px;list-style:none;margin:0 0 8px;padding:0}
 .verdicts li{border:1px solid var(--line);border-left:6px solid var(--ok);border-radius:6px;padding:6px 8px;overflow-wrap:anywhere}

@@ -3,7 +3,7 @@ import type { Column, Facts, Row } from '../types.js';
 import type { Chart } from './charts.js';
 import { groupDigits } from './escape.js';
 
-export { type Chart, palette, statusColour } from './charts.js';
+export { type Chart, palette } from './charts.js';
 
 /**
  * What a report's page summary is made of: the builder a report declares (its folder's

@@ -14,11 +14,11 @@ import {
   type StatusCount,
   type SummaryBuilder,
   sheet,
-  statusColour,
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
 import { TREND_SHEET } from '../core/ar-trend.js';
+import { statusColour } from './colours.js';
 import { statusWords } from './columns.js';
 import { ASSUMED } from './model.js';
 import { verdictOf } from './plan.js';
