@@ -27,15 +27,15 @@ function run(cwd: string, args: string[]): Promise<{ code: number; out: string }
 /** The bad imports, by file: what each holds, and the violations it must give (rule: from → to). */
 const plants: Record<string, { text: string; expect: string[] }> = {
   // A report reaching another through a file loose beside the folders (a "shared" re-export).
-  'src/reports/shared.ts': {
+  'src/reports/common.ts': {
     text: "export { complianceReport } from './compliance/index.js';\n",
-    expect: ['outside-the-layers: src/reports/shared.ts → src/reports/compliance/index.ts'],
+    expect: ['outside-the-layers: src/reports/common.ts → src/reports/compliance/index.ts'],
   },
-  'src/reports/unpaid-invoices/planted-shared.ts': {
-    text: "import { complianceReport } from '../shared.js';\nexport const x = complianceReport;\n",
+  'src/reports/unpaid-invoices/planted-common.ts': {
+    text: "import { complianceReport } from '../common.js';\nexport const x = complianceReport;\n",
     expect: [
-      'layer-reports: src/reports/unpaid-invoices/planted-shared.ts → src/reports/shared.ts',
-      'report-unpaid-invoices: src/reports/unpaid-invoices/planted-shared.ts → src/reports/shared.ts',
+      'layer-reports: src/reports/unpaid-invoices/planted-common.ts → src/reports/common.ts',
+      'report-unpaid-invoices: src/reports/unpaid-invoices/planted-common.ts → src/reports/common.ts',
     ],
   },
   // A report folder importing the registry (and through it every report).
