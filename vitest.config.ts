@@ -62,7 +62,15 @@ export default defineConfig({
     // Longest files first (test/file-times.json), so that both workers finish together.
     sequence: { sequencer: LongestFirst },
     projects: [
-      { test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: ownProcess, isolate: false } },
+      {
+        test: {
+          ...common,
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: ownProcess,
+          isolate: false,
+        },
+      },
       { test: { ...common, name: 'isolated', include: ownProcess } },
     ],
   },

@@ -32,8 +32,14 @@ describe('UTC without Intl', () => {
     fc.assert(
       fc.property(instants, fc.constantFrom(...UTC_SPELLINGS), (ms, zone) => {
         const p = intlParts(ms, zone);
-        expect(instantWords(ms, zone)).toBe(`${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} UTC`);
-        expect(localDateOf(ms, zone)).toEqual({ year: Number(p.year), month: Number(p.month), day: Number(p.day) });
+        expect(instantWords(ms, zone)).toBe(
+          `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} UTC`,
+        );
+        expect(localDateOf(ms, zone)).toEqual({
+          year: Number(p.year),
+          month: Number(p.month),
+          day: Number(p.day),
+        });
       }),
       { numRuns: 2000 },
     );
@@ -41,14 +47,18 @@ describe('UTC without Intl', () => {
 
   it('round-trips a wall-clock time of UTC, and of an offset zone through Intl', () => {
     fc.assert(
-      fc.property(instants, fc.constantFrom(...UTC_SPELLINGS, 'America/Chicago', 'Asia/Kolkata'), (ms, zone) => {
-        const floored = Math.floor(ms / 1000) * 1000;
-        const p = intlParts(floored, zone);
-        const date = { year: Number(p.year), month: Number(p.month), day: Number(p.day) };
-        const back = zonedToUtc(date, Number(p.hour), Number(p.minute), Number(p.second), 0, zone);
-        // A wall-clock time repeated by a DST change reads as its earlier instant.
-        expect(intlParts(back, zone)).toEqual(p);
-      }),
+      fc.property(
+        instants,
+        fc.constantFrom(...UTC_SPELLINGS, 'America/Chicago', 'Asia/Kolkata'),
+        (ms, zone) => {
+          const floored = Math.floor(ms / 1000) * 1000;
+          const p = intlParts(floored, zone);
+          const date = { year: Number(p.year), month: Number(p.month), day: Number(p.day) };
+          const back = zonedToUtc(date, Number(p.hour), Number(p.minute), Number(p.second), 0, zone);
+          // A wall-clock time repeated by a DST change reads as its earlier instant.
+          expect(intlParts(back, zone)).toEqual(p);
+        },
+      ),
       { numRuns: 500 },
     );
   });
