@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type ExcelJS from 'exceljs';
-import { exceljs } from '../util/exceljs.js';
+import { workbookWriter } from '../util/exceljs.js';
 import { exclusiveStream } from '../util/safe-file.js';
 import { alertOf } from './alert.js';
 import type { DetailLayout, Renderer, RenderTail } from './renderer.js';
@@ -86,7 +86,7 @@ export class XlsxRenderer implements Renderer {
       this.file.once('close', () => (this.failure === undefined ? resolve() : reject(this.failure)));
     });
     this.closed.catch(() => undefined);
-    this.workbook = new (exceljs().stream.xlsx.WorkbookWriter)({
+    this.workbook = new (workbookWriter())({
       stream: this.file,
       useStyles: true,
       useSharedStrings: false,

@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readTable } from '../../src/input/read-table.js';
-import { exceljs } from '../../src/util/exceljs.js';
 import { runOhs } from '../helpers/cli.js';
 import { defaults } from '../helpers/defaults.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -26,7 +26,7 @@ async function workbook(
     [240020, 9, 8],
   ],
 ): Promise<string> {
-  const wb = new (exceljs().Workbook)();
+  const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('Pay');
   ws.addRow(['InvoiceId', 'amountToPay', 'PersonId']);
   for (const r of rows) ws.addRow(r);
@@ -127,7 +127,7 @@ describe('input files read exactly', () => {
 
   it('the sheet named by --sheet is read even when exceljs numbers another sheet first', async () => {
     // Two visible tabs; the first holds the amounts, the second (sheetId 1) does not.
-    const wb = new (exceljs().Workbook)();
+    const wb = new ExcelJS.Workbook();
     const second = wb.addWorksheet('Notes');
     second.addRow(['note']);
     second.addRow(['nothing to pay here']);

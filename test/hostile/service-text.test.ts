@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { writeSnapshot } from '../../src/app/snapshot.js';
-import { exceljs } from '../../src/util/exceljs.js';
 import { applyOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
 import { clientFor } from '../helpers/client.js';
@@ -211,7 +211,7 @@ describe.each(engines)('service text through the masking gate (%s)', { timeout: 
       .truth()
       .Invoice.find((i) => Number(i.balance) > 100);
     const build = async (name: string, edit: (xml: string) => string) => {
-      const wb = new (exceljs().Workbook)();
+      const wb = new ExcelJS.Workbook();
       const ws = wb.addWorksheet('Pay');
       ws.addRow(['InvoiceId', 'amountToPay', 'PersonId']);
       ws.addRow([inv?.id, 5, 7]);

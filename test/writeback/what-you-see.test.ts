@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type ExcelJS from 'exceljs';
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exceljs } from '../../src/util/exceljs.js';
 import { listOutbox } from '../../src/writeback/index.js';
 import { runOhs } from '../helpers/cli.js';
 import { engines, withTargets } from '../helpers/engines.js';
@@ -17,7 +16,7 @@ async function workbook(
   sheets: { name: string; rows: [string, unknown][]; hidden?: boolean }[],
   edit: (wb: ExcelJS.Workbook) => void = () => {},
 ): Promise<string> {
-  const wb = new (exceljs().Workbook)();
+  const wb = new ExcelJS.Workbook();
   for (const s of sheets) {
     const ws = wb.addWorksheet(s.name, { state: s.hidden === true ? 'hidden' : 'visible' });
     ws.addRow(['InvoiceId', 'amountToPay']);

@@ -189,7 +189,7 @@ function rollupRows(
         if (s.partial) flags.add(`PARTIAL_${kind.toUpperCase()}_RATES`);
       } else f = combinedFigures(at, kind, i, pool, exposure);
       if (kind === 'drug' && f.target === null) flags.add('NO_RATE');
-      Object.assign(row, kindCells(kind, i, exposure, f));
+      kindCells(kind, i, exposure, f, row);
       // Each employer outside a consortium meets its own rate (49 CFR 382.305): in sumOfChildren
       // the summed figures are for information and the status is the worst member's. In a
       // combined pool the pool's status stands, and the weakest members are still named.

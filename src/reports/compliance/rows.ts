@@ -1,31 +1,34 @@
 import type { Row } from '../../render/types.js';
-import { kindCells, orgFigures, poolCells } from './cells.js';
+import { kindCells, orgFigures } from './cells.js';
 import { expectedValue } from './math.js';
 import { type Kind, type KindFigures, kinds, type MonthCalc, type OrgCalc, type Program } from './model.js';
 import { namedProblems, problemsCell } from './problems.js';
 
 export function detailRow(calc: OrgCalc, mc: MonthCalc, year: number): Row {
   const input = mc.input;
-  return {
+  const row: Row = {
     orgId: calc.orgId,
     org: calc.org,
     year,
     month: mc.month,
-    ...poolCells(mc.month, mc.pool, mc.exposure),
-    ...kindCells('drug', mc.month, mc.exposure, orgFigures(calc, mc, 'drug')),
-    ...kindCells('alcohol', mc.month, mc.exposure, orgFigures(calc, mc, 'alcohol')),
-    rateSource: calc.rates.source,
-    flags: mc.flags.length === 0 ? null : mc.flags.join(';'),
-    program: calc.rates.program,
-    agency: calc.rates.agency,
-    eligibleAll: input?.eligibleAll ?? null,
-    randomPickDocument: input?.randomPickDocument ?? null,
-    coveredEmployeeDocument: input?.coveredEmployeeDocument ?? null,
-    misReportDocument: input?.misReportDocument ?? null,
-    picksNotCompleted: mc.picksNotCompleted,
-    orgMonthId: input?.id ?? null,
-    label: input?.label ?? null,
+    pool: mc.pool,
+    exposure: mc.exposure,
+    avgPoolYtd: mc.exposure / mc.month,
+    projectedAvg: (mc.exposure + mc.pool * (12 - mc.month)) / 12,
   };
+  for (const kind of kinds) kindCells(kind, mc.month, mc.exposure, orgFigures(calc, mc, kind), row);
+  row.rateSource = calc.rates.source;
+  row.flags = mc.flags.length === 0 ? null : mc.flags.join(';');
+  row.program = calc.rates.program;
+  row.agency = calc.rates.agency;
+  row.eligibleAll = input?.eligibleAll ?? null;
+  row.randomPickDocument = input?.randomPickDocument ?? null;
+  row.coveredEmployeeDocument = input?.coveredEmployeeDocument ?? null;
+  row.misReportDocument = input?.misReportDocument ?? null;
+  row.picksNotCompleted = mc.picksNotCompleted;
+  row.orgMonthId = input?.id ?? null;
+  row.label = input?.label ?? null;
+  return row;
 }
 
 export function ytdRow(calc: OrgCalc, year: number): Row {
