@@ -1,6 +1,6 @@
 import { connect as tlsConnect } from 'node:tls';
 import { OhsError } from '../errors.js';
-import { undiciClient } from '../util/undici.js';
+import { undici } from '../util/undici.js';
 import type { CheckTarget, OhsClient } from './client.js';
 import { errorMember, unwrapList } from './envelope.js';
 import { NetworkError, NotFoundError, ProtocolError, UnauthorizedError, UnreachableError } from './errors.js';
@@ -222,7 +222,7 @@ const LOOK_MS = 10_000;
 /** One request of the check, by hand: no retry, its body read up to 64 KiB, then judged. */
 async function look(t: CheckTarget, client: OhsClient): Promise<Look> {
   const url = new URL(t.baseUrl);
-  const Client = undiciClient();
+  const { Client } = undici();
   const http = new Client(url.origin, { connect: { timeout: Math.min(t.timeoutMs, 10_000) } });
   client.transport.metrics.requests++;
   if (t.counter !== undefined) t.counter.requests++;

@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { Pool } from 'undici';
 import type { ApiConfig } from '../config/index.js';
 import type { Logger } from '../log.js';
-import { undiciPool } from '../util/undici.js';
+import { undici } from '../util/undici.js';
 import { RequestDeadline } from './deadline.js';
 import { ApiMetrics } from './metrics.js';
 import {
@@ -85,7 +85,7 @@ export class Transport {
       min: ceiling === o.concurrency ? o.concurrency : Math.min(2, o.concurrency),
       max: ceiling,
     });
-    const UndiciPool = undiciPool();
+    const { Pool: UndiciPool } = undici();
     this.pool = new UndiciPool(url.origin, {
       connections: ceiling,
       pipelining: 1,
