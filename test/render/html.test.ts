@@ -2,8 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { money, type SummaryBuilder } from '../../src/render/html/summary.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
+import type { ComplianceProduct } from '../../src/reports/compliance/figures.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
 import { reportNamed } from '../../src/reports/index.js';
+import type { UnpaidProduct } from '../../src/reports/unpaid-invoices/summary.js';
 import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
@@ -96,12 +98,31 @@ describe('writeReport --format html', () => {
       rows,
     });
     const omitted = { monthEnd: '2025-04-30', note: "omitted: before the mirror's history begins (x)" };
+    // The report's product: its buckets and its trend (the page reads it, never the sheet by name).
+    const product = (rows: Row[]): UnpaidProduct => ({
+      openBalance: 0,
+      openInvoices: 0,
+      lateFees: 0,
+      oldestBucket: 0,
+      credits: 0,
+      over60: 0,
+      owed: 0,
+      cancelled: 0,
+      balanceUnknown: 0,
+      buckets: [
+        { key: 'current', label: 'Current' },
+        { key: 'd1_30', label: '1-30' },
+      ],
+      orgs: [],
+      bucketLines: [],
+      trend: rows,
+    });
     const page = async (rows: Row[]) => {
-      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] }), {
-        ...opts(outDir()),
-        formats: ['html'],
-        html: reportNamed('unpaid-invoices').html,
-      });
+      const result = report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] });
+      const out = await writeReport(
+        { ...result, facts: () => product(rows) },
+        { ...opts(outDir()), formats: ['html'], html: reportNamed('unpaid-invoices').html },
+      );
       return readFileSync(out.files[0] ?? '', 'utf8');
     };
     const html = await page([
@@ -127,11 +148,20 @@ describe('writeReport --format html', () => {
 
   it('draws compliance by status at past month ends the mirror knew, naming the month ends before its history', async () => {
     const page = async (rows: Row[]) => {
+      const result = report({
+        detail: { rows: everyTypeRows },
+        summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
+      });
+      const product: ComplianceProduct = {
+        lines: 0,
+        drugCompletedYtd: 0,
+        alcoholCompletedYtd: 0,
+        employers: [],
+        plan: [],
+        trend: rows,
+      };
       const out = await writeReport(
-        report({
-          detail: { rows: everyTypeRows },
-          summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
-        }),
+        { ...result, facts: () => product },
         { ...opts(outDir()), name: 'compliance', formats: ['html'], html: reportNamed('compliance').html },
       );
       return readFileSync(out.files[0] ?? '', 'utf8');

@@ -3,6 +3,7 @@ import { resolveAsOf } from '../../src/dates.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
+import { complianceFacts } from '../../src/reports/compliance/figures.js';
 import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { annualTarget, rateUnits } from '../../src/reports/compliance/math.js';
 import { ReportParamError } from '../../src/reports/errors.js';
@@ -1026,9 +1027,13 @@ describe.each(engines)('%s', (engine) => {
       expect(ytd?.problems).toBe(drug.problems);
       const b = complianceHtml();
       b.onRow(at(c.detail, 1255, 11));
-      expect(
-        b.build([{ name: 'YTD by org', columns: [], rows: ytd === undefined ? [] : [ytd] }]).status,
-      ).not.toBe('ok');
+      const product = {
+        ...complianceFacts([]),
+        employers: ytd === undefined ? [] : [ytd],
+        plan: [],
+        trend: [],
+      };
+      expect(b.build([], product).status).not.toBe('ok');
     });
   });
 });

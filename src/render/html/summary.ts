@@ -168,8 +168,7 @@ export function withAssumed(n: number, assumed: number, what = 'on an assumed ra
  * The rows of a Trend sheet the mirror's history covers (no note), and the month ends it
  * omitted (a note: before the history begins).
  */
-export function coveredMonthEnds(trend: ReadSheet | undefined): { covered: Row[]; omitted: string[] } {
-  const rows = trend?.rows ?? [];
+export function coveredMonthEnds(rows: readonly Row[]): { covered: Row[]; omitted: string[] } {
   const covered = rows.filter((r) => r.note === null || r.note === undefined || r.note === '');
   return { covered, omitted: rows.filter((r) => !covered.includes(r)).map((r) => String(r.monthEnd)) };
 }
