@@ -5,17 +5,18 @@ import { type Row, type WriteReportOptions, type WriteReportResult, writeReport 
 import { readSummaryChecked } from '../render/report-summary.js';
 import type { Column } from '../render/types.js';
 import { LINES } from '../reports/ar-rollforward/columns.js';
-import type { RollforwardFacts } from '../reports/ar-rollforward/facts.js';
+import type { RollforwardProduct } from '../reports/ar-rollforward/facts.js';
 import type { ChangesFacts } from '../reports/changes/index.js';
 import type { YtdFacts } from '../reports/compliance/figures.js';
-import type { UnpaidFacts } from '../reports/unpaid-invoices/summary.js';
+import type { UnpaidProduct } from '../reports/unpaid-invoices/summary.js';
 import { printable } from '../util/printable.js';
 
 /**
  * The run's controls, as an accountant's control totals (docs/reports.md "Controls"): after
  * `report all` or the nightly job has written every report, each figure that reaches a person by
- * more than one path is compared across them, from the typed values the reports published
- * (`facts`), their workbooks' rows and the verdict files the dashboard reads. A control that does
+ * more than one path is compared across them, from the typed products the reports published
+ * (`facts`: their workbooks' rows are views of them) and the verdict files the dashboard reads;
+ * never a sheet found by its name. A control that does
  * not agree makes the run Needs attention, naming the figure and both values.
  */
 export interface Control {
@@ -42,8 +43,8 @@ const compare = (figure: string, a: Control['a'], b: Control['b']): Control => (
 
 /** The typed figures of a report of the run (the report's own type, by its name). */
 interface FactsOf {
-  'unpaid-invoices': UnpaidFacts;
-  'ar-rollforward': RollforwardFacts;
+  'unpaid-invoices': UnpaidProduct;
+  'ar-rollforward': RollforwardProduct;
   changes: ChangesFacts;
   compliance: YtdFacts;
   'catch-up': YtdFacts;
@@ -79,15 +80,13 @@ export async function runControls(
         },
       ),
     );
-    const byOrg = run
-      .find((p) => p.report === 'unpaid-invoices')
-      ?.written.sheets.find((s) => s.name === 'By org');
-    const total = byOrg?.rows.at(-1);
+    // The By org sheet's rows are views of the product's orgs: they add up to the total.
+    const summed = ar.orgs.reduce((t, o) => t + o.total, 0);
     out.push(
       compare(
         'A/R total',
         { path: 'unpaid-invoices (typed total)', value: money(ar.openBalance) },
-        { path: 'unpaid-invoices workbook By org total', value: money(total?.total) },
+        { path: 'unpaid-invoices By org, its orgs summed', value: money(summed) },
       ),
     );
   }
@@ -125,18 +124,16 @@ function planControls(compliance: YtdFacts | undefined, plan: YtdFacts | undefin
 /** The roll-forward's figures: its page against its workbook's lines, its closing against the A/R. */
 function rollforwardControls(
   run: readonly Published[],
-  rf: RollforwardFacts,
-  ar: UnpaidFacts | undefined,
+  rf: RollforwardProduct,
+  ar: UnpaidProduct | undefined,
   instantMs: number | undefined,
 ): Control[] {
   const out: Control[] = [];
   const page = summaryOf(run, 'ar-rollforward');
-  const lines = run
-    .find((p) => p.report === 'ar-rollforward')
-    ?.written.sheets.find((s) => s.name === 'Roll-forward');
-  // The workbook's line rows follow the Period row in LINES' order: each found by its place.
+  // The workbook's line rows (the product's, which the sheet shows) follow the Period row in
+  // LINES' order: each found by its place, never by its label.
   LINES.forEach((l, i) => {
-    const row: Row | undefined = lines?.rows[i + 1];
+    const row: Row | undefined = rf.lines[i + 1];
     out.push(
       compare(
         `Roll-forward: ${l.label.trim()}${l.label.startsWith(' ') ? ` (${l.key})` : ''}`,

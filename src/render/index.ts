@@ -63,10 +63,11 @@ export interface WriteReportResult {
   summary: ReportSummary;
   /** With an HTML page: the verdict as JSON beside it (`STEM.summary.json`, the dashboard's). */
   summaryFile?: string;
-  /** The report's typed figures, as its page read them (absent: it publishes none). */
+  /**
+   * The report's typed product, as its page read it (absent: it publishes none): what the run's
+   * controls and notices read, never one of its sheets by name.
+   */
   facts?: Facts;
-  /** Its summary sheets as the workbook got them (rows read). */
-  sheets: readonly { name: string; rows: readonly Row[] }[];
 }
 
 /**
@@ -191,7 +192,6 @@ export async function writeReport(
       summary,
       ...(sidecar === undefined ? {} : { summaryFile: sidecar }),
       ...(facts === undefined ? {} : { facts }),
-      sheets: read,
     };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));
