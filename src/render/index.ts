@@ -11,7 +11,7 @@ import type { PageSummary, ReportSummary, SummaryBuilder } from './html/summary.
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { reportSummary, summaryFileOf } from './report-summary.js';
 import { forEachRow } from './streams.js';
-import type { CodeWords, Facts, ReportResult, Row } from './types.js';
+import type { CodeWords, Facts, ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { formatCents } from '../util/money.js';
