@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
 import { Collector } from '../../src/reports/compliance/collector.js';
 import { problemRows } from '../../src/reports/compliance/evidence.js';
-import { complianceFacts } from '../../src/reports/compliance/figures.js';
+import { complianceFacts, planFacts } from '../../src/reports/compliance/figures.js';
 import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { rateUnits } from '../../src/reports/compliance/math.js';
 import type { MonthInput, OrgRates } from '../../src/reports/compliance/model.js';
@@ -120,9 +120,8 @@ function run(e: Parameters<typeof rowsWith>[0], kind: Kind) {
   // Its product: the employer's YTD row and the plan of the same figures (no sheet by name).
   const product = { ...complianceFacts([ytd]), employers: [ytd], plan, trend: [] };
   const complianceLevel = compliance.build([], product).status;
-  const catchUp = catchUpHtml();
-  for (const r of plan) catchUp.onRow(r);
-  return { calc, ytd, plan, complianceLevel, catchUpLevel: catchUp.build([]).status };
+  const catchUpLevel = catchUpHtml().build([], { ...planFacts(plan), plan }).status;
+  return { calc, ytd, plan, complianceLevel, catchUpLevel };
 }
 
 describe('no verdict OK while a problem is named for the employer', () => {
