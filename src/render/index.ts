@@ -155,8 +155,7 @@ export async function writeReport(
     const sheets = result.summaries();
     const read = await readSheets(sheets);
     const facts = result.facts?.();
-    const page: PageSummary | undefined =
-      builder === undefined ? undefined : builder.build(await readSheets(read), facts);
+    const page: PageSummary | undefined = builder === undefined ? undefined : builder.build(facts);
     const summary = reportSummary(
       { ...opts, ...(result.covers === undefined ? {} : { covers: result.covers }) },
       page,

@@ -43,7 +43,6 @@ export function reportNamed(name: ReportName): ReportDefinition {
   return report;
 }
 
-export { TREND_SHEET } from './ar-trend.js';
 export { ReportParamError } from './errors.js';
 export { ReportRun } from './run.js';
 export { reportInput } from './runner.js';

@@ -214,16 +214,17 @@ describe('writeReport --format html', () => {
       },
     ];
     // A report of its own, declared here: it counts the detail rows and lists the first one.
-    const probe = (): SummaryBuilder => {
+    // It reads its typed product, never a sheet (it is handed none).
+    const probe = (): SummaryBuilder<{ orgs: number }> => {
       const seen: Row[] = [];
       return {
         onRow: (row) => void seen.push(row),
-        build: (sheets) => ({
+        build: (product) => ({
           status: 'bad',
           headline: 'since the last run: 1 <employer> fell behind',
           figures: [
             { label: 'Rows seen', value: String(seen.length) },
-            { label: 'Sheets', value: sheets.map((s) => `${s.name} ${s.rows.length}`).join(', ') },
+            { label: 'Orgs', value: String(product?.orgs) },
           ],
           charts: [],
           first: { title: 'First row', rows: seen.slice(0, 1), more: seen.length - 1 },
@@ -231,12 +232,11 @@ describe('writeReport --format html', () => {
       };
     };
     const page = async (name: string, html?: () => SummaryBuilder) => {
-      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries }), {
-        ...opts(outDir()),
-        name,
-        formats: ['html'],
-        html,
-      });
+      const result = report({ detail: { rows: everyTypeRows }, summaries });
+      const out = await writeReport(
+        { ...result, facts: () => ({ orgs: 1 }) },
+        { ...opts(outDir()), name, formats: ['html'], html },
+      );
       return { html: readFileSync(out.files[0] ?? '', 'utf8'), summary: out.summary };
     };
     const { html: probed, summary: probedSummary } = await page('probe', probe);
@@ -245,7 +245,7 @@ describe('writeReport --format html', () => {
       level: 'bad',
       figures: [
         { label: 'Rows seen', value: String(everyTypeRows.length) },
-        { label: 'Sheets', value: 'By org 1' },
+        { label: 'Orgs', value: '1' },
       ],
     });
     // Its headline is the page's first sentence, above the figures, as in the verdict file.

@@ -248,7 +248,7 @@ describe('catch-up page figures', () => {
     });
     const plan = [line(1, 1394, true), line(2, 770, false)];
     const figure = b
-      .build([], { ...planFacts(plan), plan })
+      .build({ ...planFacts(plan), plan })
       .figures.find((f) => f.label === 'Drug picks still needed');
     expect(figure).toEqual({
       label: 'Drug picks still needed',

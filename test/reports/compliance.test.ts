@@ -901,7 +901,7 @@ describe.each(engines)('%s', (engine) => {
       return r;
     };
     const level = (rows: Row[]) => {
-      return catchUpHtml().build([], { ...planFacts(rows), plan: rows });
+      return catchUpHtml().build({ ...planFacts(rows), plan: rows });
     };
     /** A DOT policy on FAA rates (25 / 10), so the verdicts are measured, not assumed. */
     const faa = (m: Mirror, orgId: number) =>
@@ -1031,7 +1031,7 @@ describe.each(engines)('%s', (engine) => {
         plan: [],
         trend: [],
       };
-      expect(b.build([], product).status).not.toBe('ok');
+      expect(b.build(product).status).not.toBe('ok');
     });
   });
 });

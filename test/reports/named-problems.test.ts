@@ -119,8 +119,8 @@ function run(e: Parameters<typeof rowsWith>[0], kind: Kind) {
   const compliance = complianceHtml();
   // Its product: the employer's YTD row and the plan of the same figures (no sheet by name).
   const product = { ...complianceFacts([ytd]), employers: [ytd], plan, trend: [] };
-  const complianceLevel = compliance.build([], product).status;
-  const catchUpLevel = catchUpHtml().build([], { ...planFacts(plan), plan }).status;
+  const complianceLevel = compliance.build(product).status;
+  const catchUpLevel = catchUpHtml().build({ ...planFacts(plan), plan }).status;
   return { calc, ytd, plan, complianceLevel, catchUpLevel };
 }
 

@@ -32,7 +32,7 @@ const emptyProduct: AtRiskProduct = {
 export function accountsAtRiskHtml(): SummaryBuilder<AtRiskProduct> {
   return {
     onRow() {},
-    build(_sheets, product) {
+    build(product) {
       const { employers, atRisk, overdue, assumed, none, kinds, joinedWarnings } = product ?? emptyProduct;
       const measured = [...kinds.values()].some((c) => c.count > c.assumed);
       const onAssumed = [...kinds.values()].some((c) => c.assumed > 0);

@@ -23,7 +23,7 @@ import { RESULTS } from './payments.js';
 export function arRollforwardHtml(): SummaryBuilder<RollforwardProduct> {
   return {
     onRow() {},
-    build(_sheets, facts) {
+    build(facts) {
       // A period with no history publishes no product: no figure.
       if (facts === undefined)
         return {

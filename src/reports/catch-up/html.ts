@@ -38,7 +38,7 @@ const verdictColour: Record<string, string> = {
 export function catchUpHtml(): SummaryBuilder<CatchUpProduct> {
   return {
     onRow() {},
-    build(_sheets, product) {
+    build(product) {
       const rows = product?.plan ?? [];
       const counts: StatusCount[] = [];
       for (const group of ['drug', 'alcohol'])

@@ -106,6 +106,10 @@ export interface ChangesFacts {
   lines: number;
   /** The headline's counts of its lines (what the job's notice carries). */
   counts: HeadlineCounts;
+  /** The period's start in the headline's words ("since the last run (…)"). */
+  since: string;
+  /** Why the changes are not known (the start before the mirror's history); null: known. */
+  unknown: string | null;
 }
 
 async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
@@ -138,6 +142,8 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
       toMs: period.toMs,
       lines: lines.length,
       counts: headlineCounts(lines),
+      since: sinceWords(period),
+      unknown: period.unknown,
     }),
     warnings: () => warnings,
     about: () => ({

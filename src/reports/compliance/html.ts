@@ -37,7 +37,7 @@ export function complianceHtml(): SummaryBuilder<ComplianceProduct> {
       m.alcohol += num(row.alcoholCompleted);
       months.set(key, m);
     },
-    build(_sheets, product) {
+    build(product) {
       // One row per employer (the YTD by org rows without their program totals).
       const ytd = product?.employers ?? [];
       const counts = statusCounts(ytd);

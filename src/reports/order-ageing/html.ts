@@ -19,7 +19,7 @@ export function orderAgeingHtml(): SummaryBuilder<AgeingProduct> {
     onRow(row) {
       if (row.flag === 'STUCK' && stuck.length < STUCK_SHOWN) stuck.push(row);
     },
-    build(_sheets, facts) {
+    build(facts) {
       // Its time-in-status buckets (those of the By status sheet's columns), from the product.
       const ageColumns: { key: string; label: string }[] = ageBuckets.map((b) => ({
         key: b.key,

@@ -22,7 +22,7 @@ import type { UnpaidProduct } from './summary.js';
 export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidProduct> {
   return {
     onRow() {},
-    build(_sheets, product) {
+    build(product) {
       const buckets = (product?.bucketLines ?? [])
         .filter((l) => !l.total)
         .map((l) => ({ bucket: l.bucket, dollars: l.amount / 100, invoices: l.invoices }));
