@@ -1,7 +1,15 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { AtRiskProduct } from '../src/reports/accounts-at-risk/product.js';
+import type { RollforwardProduct } from '../src/reports/ar-rollforward/facts.js';
+import type { CatchUpProduct } from '../src/reports/catch-up/product.js';
+import type { ChangesFacts } from '../src/reports/changes/index.js';
+import type { ComplianceProduct } from '../src/reports/compliance/figures.js';
+import type { ProductOf } from '../src/reports/index.js';
+import type { AgeingProduct } from '../src/reports/order-ageing/summary.js';
+import type { UnpaidProduct } from '../src/reports/unpaid-invoices/summary.js';
 
 /**
  * Nothing under src/ reads a report's sheet by its name or a report's CSV back: a report
@@ -140,5 +148,17 @@ describe("no report's sheet read by its name, no report's CSV read back", () => 
     // The copy of the real file alone is clean: what was found is the planted line.
     writeFileSync(join(root, 'app', 'controls.ts'), controls);
     expect(sheetReads(root).some((f) => f.file === join('app', 'controls.ts'))).toBe(false);
+  });
+
+  it('the application reads each product as the type its report declares (tsc checks these)', () => {
+    expectTypeOf<ProductOf<'compliance'>>().toEqualTypeOf<ComplianceProduct>();
+    expectTypeOf<ProductOf<'unpaid-invoices'>>().toEqualTypeOf<UnpaidProduct>();
+    expectTypeOf<ProductOf<'order-ageing'>>().toEqualTypeOf<AgeingProduct>();
+    expectTypeOf<ProductOf<'catch-up'>>().toEqualTypeOf<CatchUpProduct>();
+    expectTypeOf<ProductOf<'ar-rollforward'>>().toEqualTypeOf<RollforwardProduct>();
+    expectTypeOf<ProductOf<'accounts-at-risk'>>().toEqualTypeOf<AtRiskProduct>();
+    expectTypeOf<ProductOf<'changes'>>().toEqualTypeOf<ChangesFacts>();
+    // Never `never`: a property of a product read by the application is its own.
+    expectTypeOf<ProductOf<'unpaid-invoices'>['openBalance']>().toEqualTypeOf<number>();
   });
 });

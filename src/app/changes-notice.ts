@@ -1,6 +1,5 @@
 import type { HeadlineCounts } from '../reports/changes/headline.js';
-import type { ChangesFacts } from '../reports/changes/index.js';
-import type { Published } from './controls.js';
+import { type Published, productOf } from './controls.js';
 
 /**
  * What a job run's notice says of the changes report it wrote: its headline and level (its
@@ -22,7 +21,7 @@ export interface ChangesNotice {
 export function changesNotice(run: readonly Published[]): ChangesNotice | null {
   const ours = run.find((p) => p.report === 'changes');
   if (ours === undefined) return null;
-  const facts = ours.written.facts as ChangesFacts | undefined;
+  const facts = productOf(run, 'changes');
   return {
     headline: ours.written.summary.headline ?? null,
     level: ours.written.summary.level,

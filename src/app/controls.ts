@@ -6,8 +6,8 @@ import { readSummaryChecked } from '../render/report-summary.js';
 import type { Column } from '../render/types.js';
 import { LINES } from '../reports/ar-rollforward/columns.js';
 import type { RollforwardProduct } from '../reports/ar-rollforward/facts.js';
-import type { ChangesFacts } from '../reports/changes/index.js';
 import type { YtdFacts } from '../reports/compliance/figures.js';
+import type { ProductOf, ReportName } from '../reports/index.js';
 import type { UnpaidProduct } from '../reports/unpaid-invoices/summary.js';
 import { printable } from '../util/printable.js';
 
@@ -41,16 +41,12 @@ const compare = (figure: string, a: Control['a'], b: Control['b']): Control => (
   agree: a.value === b.value,
 });
 
-/** The typed figures of a report of the run (the report's own type, by its name). */
-interface FactsOf {
-  'unpaid-invoices': UnpaidProduct;
-  'ar-rollforward': RollforwardProduct;
-  changes: ChangesFacts;
-  compliance: YtdFacts;
-  'catch-up': YtdFacts;
-}
-function factsOf<N extends keyof FactsOf>(run: readonly Published[], name: N): FactsOf[N] | undefined {
-  return run.find((p) => p.report === name)?.written.facts as FactsOf[N] | undefined;
+/**
+ * The typed product of a report of the run, of the type its declaration publishes (the registry's
+ * `ProductOf`): the one place a written result's product is read, by the report's name.
+ */
+export function productOf<N extends ReportName>(run: readonly Published[], name: N): ProductOf<N> | undefined {
+  return run.find((p) => p.report === name)?.written.facts as ProductOf<N> | undefined;
 }
 const summaryOf = (run: readonly Published[], name: string): ReportSummary | undefined =>
   run.find((p) => p.report === name)?.written.summary;
@@ -66,9 +62,9 @@ export async function runControls(
   instantMs: number | undefined,
 ): Promise<Control[]> {
   const out: Control[] = [];
-  const ar = factsOf(run, 'unpaid-invoices');
-  const rf = factsOf(run, 'ar-rollforward');
-  const changes = factsOf(run, 'changes');
+  const ar = productOf(run, 'unpaid-invoices');
+  const rf = productOf(run, 'ar-rollforward');
+  const changes = productOf(run, 'changes');
   if (ar !== undefined) {
     out.push(
       compare(
@@ -99,7 +95,7 @@ export async function runControls(
         { path: "the base reports' instant", value: new Date(instantMs).toISOString() },
       ),
     );
-  out.push(...planControls(factsOf(run, 'compliance'), factsOf(run, 'catch-up')));
+  out.push(...planControls(productOf(run, 'compliance'), productOf(run, 'catch-up')));
   out.push(...(await dashboardControls(run)));
   return out;
 }

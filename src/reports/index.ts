@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { accountsAtRiskReport } from './accounts-at-risk/index.js';
 import { arRollforwardReport } from './ar-rollforward/index.js';
 import { catchUpReport } from './catch-up/index.js';
@@ -5,7 +6,7 @@ import { changesReport } from './changes/index.js';
 import { complianceReport } from './compliance/index.js';
 import { orderAgeingReport } from './order-ageing/index.js';
 import { defineReports } from './runner.js';
-import type { ReportDefinition as Definition } from './types.js';
+import type { ReportDefinition as Definition, ReportDeclaration } from './types.js';
 import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
 /**
@@ -25,6 +26,15 @@ const declarations = [
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
 export type ReportName = (typeof declarations)[number]['name'];
+
+/**
+ * The typed product a report of the registry publishes (the `facts` of its build, its
+ * declaration's third type parameter): what the application reads of a report it ran.
+ */
+export type ProductOf<N extends ReportName> =
+  Extract<(typeof declarations)[number], { name: N }> extends ReportDeclaration<z.ZodObject, N, infer P>
+    ? P
+    : never;
 
 /** A report of the registry, as the application runs it. */
 export type ReportDefinition = Definition<ReportName>;

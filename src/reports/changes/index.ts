@@ -26,7 +26,7 @@ import { changesWords } from './words.js';
  * The end is the run's instant (its base reports are the ones `report all` writes, built once
  * in the run); the start `--since`, else the end of the last successful nightly job.
  */
-export const changesReport: ReportDeclaration<typeof changesOptions, 'changes'> = {
+export const changesReport: ReportDeclaration<typeof changesOptions, 'changes', ChangesFacts> = {
   name: 'changes',
   title: 'What changed',
   description:
@@ -112,7 +112,7 @@ export interface ChangesFacts {
   unknown: string | null;
 }
 
-async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
+async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody<ChangesFacts>> {
   const { common } = input;
   const period = await periodOf(input);
   const lines = period.unknown === null ? await linesOf(input, period) : [];
