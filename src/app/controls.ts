@@ -45,7 +45,10 @@ const compare = (figure: string, a: Control['a'], b: Control['b']): Control => (
  * The typed product of a report of the run, of the type its declaration publishes (the registry's
  * `ProductOf`): the one place a written result's product is read, by the report's name.
  */
-export function productOf<N extends ReportName>(run: readonly Published[], name: N): ProductOf<N> | undefined {
+export function productOf<N extends ReportName>(
+  run: readonly Published[],
+  name: N,
+): ProductOf<N> | undefined {
   return run.find((p) => p.report === name)?.written.facts as ProductOf<N> | undefined;
 }
 const summaryOf = (run: readonly Published[], name: string): ReportSummary | undefined =>
