@@ -1,7 +1,7 @@
 import { plural } from '../../render/html/summary.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { ReportBody, ReportDeclaration, ReportInput } from '../types.js';
-import { agingBuckets, CREDITS } from '../unpaid-invoices/buckets.js';
+import { agingBuckets } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import { invoiceRows, invoiceVersions } from '../unpaid-invoices/queries.js';
 import { summarise } from '../unpaid-invoices/summary.js';
@@ -67,11 +67,9 @@ async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: Age
   const { db, scope, names, opts } = input;
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const c = classify(await invoiceRows(db, instant), scope, names, reader.at(instant), opts, buckets);
-  const { byOrg } = summarise(c.open, [], buckets, 'total');
-  const grand = byOrg[byOrg.length - 1];
-  const total = typeof grand?.total === 'number' ? grand.total : 0;
-  const credits = typeof grand?.[CREDITS.key] === 'number' ? (grand[CREDITS.key] as number) : 0;
-  return { total, credits };
+  // The ageing's typed totals (never its By org sheet's Total row).
+  const { facts } = summarise(c.open, [], buckets, 'total');
+  return { total: facts.openBalance, credits: facts.credits };
 }
 
 async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody<RollforwardProduct>> {
