@@ -1,5 +1,5 @@
-import type { ChangesFacts, HeadlineCounts } from '../reports/index.js';
-import type { Published } from './controls.js';
+import type { HeadlineCounts } from '../reports/index.js';
+import { type Published, productOf } from './controls.js';
 
 /**
  * What a job run's notice says of the changes report it wrote: its headline and level (its
@@ -21,7 +21,7 @@ export interface ChangesNotice {
 export function changesNotice(run: readonly Published[]): ChangesNotice | null {
   const ours = run.find((p) => p.report === 'changes');
   if (ours === undefined) return null;
-  const facts = ours.written.facts as ChangesFacts | undefined;
+  const facts = productOf(run, 'changes');
   return {
     headline: ours.written.summary.headline ?? null,
     level: ours.written.summary.level,

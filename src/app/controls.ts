@@ -5,10 +5,11 @@ import { type Row, type WriteReportOptions, type WriteReportResult, writeReport 
 import { readSummaryChecked } from '../render/report-summary.js';
 import type { Column } from '../render/types.js';
 import {
-  type ChangesFacts,
   LINES,
-  type RollforwardFacts,
-  type UnpaidFacts,
+  type ProductOf,
+  type ReportName,
+  type RollforwardProduct,
+  type UnpaidProduct,
   type YtdFacts,
 } from '../reports/index.js';
 import { printable } from '../util/printable.js';
@@ -16,8 +17,9 @@ import { printable } from '../util/printable.js';
 /**
  * The run's controls, as an accountant's control totals (docs/reports.md "Controls"): after
  * `report all` or the nightly job has written every report, each figure that reaches a person by
- * more than one path is compared across them, from the typed values the reports published
- * (`facts`), their workbooks' rows and the verdict files the dashboard reads. A control that does
+ * more than one path is compared across them, from the typed products the reports published
+ * (`facts`: their workbooks' rows are views of them) and the verdict files the dashboard reads;
+ * never a sheet found by its name. A control that does
  * not agree makes the run Needs attention, naming the figure and both values.
  */
 export interface Control {
@@ -42,16 +44,15 @@ const compare = (figure: string, a: Control['a'], b: Control['b']): Control => (
   agree: a.value === b.value,
 });
 
-/** The typed figures of a report of the run (the report's own type, by its name). */
-interface FactsOf {
-  'unpaid-invoices': UnpaidFacts;
-  'ar-rollforward': RollforwardFacts;
-  changes: ChangesFacts;
-  compliance: YtdFacts;
-  'catch-up': YtdFacts;
-}
-function factsOf<N extends keyof FactsOf>(run: readonly Published[], name: N): FactsOf[N] | undefined {
-  return run.find((p) => p.report === name)?.written.facts as FactsOf[N] | undefined;
+/**
+ * The typed product of a report of the run, of the type its declaration publishes (the registry's
+ * `ProductOf`): the one place a written result's product is read, by the report's name.
+ */
+export function productOf<N extends ReportName>(
+  run: readonly Published[],
+  name: N,
+): ProductOf<N> | undefined {
+  return run.find((p) => p.report === name)?.written.facts as ProductOf<N> | undefined;
 }
 const summaryOf = (run: readonly Published[], name: string): ReportSummary | undefined =>
   run.find((p) => p.report === name)?.written.summary;
@@ -67,9 +68,9 @@ export async function runControls(
   instantMs: number | undefined,
 ): Promise<Control[]> {
   const out: Control[] = [];
-  const ar = factsOf(run, 'unpaid-invoices');
-  const rf = factsOf(run, 'ar-rollforward');
-  const changes = factsOf(run, 'changes');
+  const ar = productOf(run, 'unpaid-invoices');
+  const rf = productOf(run, 'ar-rollforward');
+  const changes = productOf(run, 'changes');
   if (ar !== undefined) {
     out.push(
       compare(
@@ -81,15 +82,13 @@ export async function runControls(
         },
       ),
     );
-    const byOrg = run
-      .find((p) => p.report === 'unpaid-invoices')
-      ?.written.sheets.find((s) => s.name === 'By org');
-    const total = byOrg?.rows.at(-1);
+    // The By org sheet's rows are views of the product's orgs: they add up to the total.
+    const summed = ar.orgs.reduce((t, o) => t + o.total, 0);
     out.push(
       compare(
         'A/R total',
         { path: 'unpaid-invoices (typed total)', value: money(ar.openBalance) },
-        { path: 'unpaid-invoices workbook By org total', value: money(total?.total) },
+        { path: 'unpaid-invoices By org, its orgs summed', value: money(summed) },
       ),
     );
   }
@@ -102,7 +101,7 @@ export async function runControls(
         { path: "the base reports' instant", value: new Date(instantMs).toISOString() },
       ),
     );
-  out.push(...planControls(factsOf(run, 'compliance'), factsOf(run, 'catch-up')));
+  out.push(...planControls(productOf(run, 'compliance'), productOf(run, 'catch-up')));
   out.push(...(await dashboardControls(run)));
   return out;
 }
@@ -127,18 +126,16 @@ function planControls(compliance: YtdFacts | undefined, plan: YtdFacts | undefin
 /** The roll-forward's figures: its page against its workbook's lines, its closing against the A/R. */
 function rollforwardControls(
   run: readonly Published[],
-  rf: RollforwardFacts,
-  ar: UnpaidFacts | undefined,
+  rf: RollforwardProduct,
+  ar: UnpaidProduct | undefined,
   instantMs: number | undefined,
 ): Control[] {
   const out: Control[] = [];
   const page = summaryOf(run, 'ar-rollforward');
-  const lines = run
-    .find((p) => p.report === 'ar-rollforward')
-    ?.written.sheets.find((s) => s.name === 'Roll-forward');
-  // The workbook's line rows follow the Period row in LINES' order: each found by its place.
+  // The workbook's line rows (the product's, which the sheet shows) follow the Period row in
+  // LINES' order: each found by its place, never by its label.
   LINES.forEach((l, i) => {
-    const row: Row | undefined = lines?.rows[i + 1];
+    const row: Row | undefined = rf.lines[i + 1];
     out.push(
       compare(
         `Roll-forward: ${l.label.trim()}${l.label.startsWith(' ') ? ` (${l.key})` : ''}`,

@@ -11,7 +11,7 @@ import type { Sheet } from '../render/types.js';
 import { mirrorIdentity, streamStates } from '../reports/core/sync-info.js';
 import { warningLines } from '../reports/core/warning-groups.js';
 import type { ReportDefinition } from '../reports/index.js';
-import { BaseTap, ReportParamError, ReportRun, reports, TREND_SHEET } from '../reports/index.js';
+import { BaseTap, ReportParamError, ReportRun, reports } from '../reports/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { printable } from '../util/printable.js';
 import { changesNotice } from './changes-notice.js';
@@ -102,16 +102,7 @@ export async function writeReports(
     const tap = BaseTap.for(report.name, params, names);
     const built = await report.run({ db: mirror.db, run, params });
     const ran = tap === undefined ? built : tap.wrap(built);
-    // The summaries as the renderer made them: a Trend sheet among them gets a CSV of its own.
-    let sheets: Sheet[] = [];
-    const result = {
-      ...ran,
-      summaries: () => {
-        sheets = ran.summaries();
-        return sheets;
-      },
-    };
-    const written = await writeReport(result, {
+    const written = await writeReport(ran, {
       outDir: o.outDir,
       name: report.name,
       asOf: o.time.asOf.dateText,
@@ -168,7 +159,8 @@ export async function writeReports(
     );
     // The verdict file beside the page is one of the run's outputs too (the dashboard reads it).
     files.push(...written.files, ...(written.summaryFile === undefined ? [] : [written.summaryFile]));
-    const trend = sheets.find((s) => s.name === TREND_SHEET);
+    // Its Trend sheet (handed on by itself, never found among the summaries by its name).
+    const { trend } = ran;
     if (trend !== undefined && o.formats.includes('csv'))
       files.push(...(await writeTrend(trend, report, o, csv, instant)));
   }

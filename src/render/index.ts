@@ -11,7 +11,7 @@ import type { PageSummary, ReportSummary, SummaryBuilder } from './html/summary.
 import type { CsvSettings, DetailLayout, Renderer, ReportFormat } from './renderer.js';
 import { reportSummary, summaryFileOf } from './report-summary.js';
 import { forEachRow } from './streams.js';
-import type { CodeWords, Facts, ReportResult, Row } from './types.js';
+import type { CodeWords, Facts, ReportResult } from './types.js';
 import { XlsxRenderer } from './xlsx-renderer.js';
 
 export { formatCents } from '../util/money.js';
@@ -63,10 +63,11 @@ export interface WriteReportResult {
   summary: ReportSummary;
   /** With an HTML page: the verdict as JSON beside it (`STEM.summary.json`, the dashboard's). */
   summaryFile?: string;
-  /** The report's typed figures, as its page read them (absent: it publishes none). */
+  /**
+   * The report's typed product, as its page read it (absent: it publishes none): what the run's
+   * controls and notices read, never one of its sheets by name.
+   */
   facts?: Facts;
-  /** Its summary sheets as the workbook got them (rows read). */
-  sheets: readonly { name: string; rows: readonly Row[] }[];
 }
 
 /**
@@ -154,8 +155,7 @@ export async function writeReport(
     const sheets = result.summaries();
     const read = await readSheets(sheets);
     const facts = result.facts?.();
-    const page: PageSummary | undefined =
-      builder === undefined ? undefined : builder.build(await readSheets(read), facts);
+    const page: PageSummary | undefined = builder === undefined ? undefined : builder.build(facts);
     const summary = reportSummary(
       { ...opts, ...(result.covers === undefined ? {} : { covers: result.covers }) },
       page,
@@ -191,7 +191,6 @@ export async function writeReport(
       summary,
       ...(sidecar === undefined ? {} : { summaryFile: sidecar }),
       ...(facts === undefined ? {} : { facts }),
-      sheets: read,
     };
   } catch (err) {
     await Promise.all(open.map((r) => r.abort()));

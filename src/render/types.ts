@@ -119,6 +119,11 @@ export interface ReportResult {
   warnings: () => string[];
   /** Lines of the About sheet besides the standard ones (report, as-of, sources, parameters). */
   about: () => [string, string][];
-  /** Its typed figures (read once the detail is done); absent: it publishes none. */
+  /**
+   * Its typed product (read once the detail is done): what its page, the dashboard, the run's
+   * controls and the reports built on it read; absent: it publishes none.
+   */
   facts?: () => Facts;
+  /** Its Trend sheet (also among `summaries`, last), written again as a CSV of its own. */
+  trend?: Sheet;
 }

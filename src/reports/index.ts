@@ -1,10 +1,11 @@
+import type { z } from 'zod';
 import { accountsAtRiskReport } from './accounts-at-risk/index.js';
 import { arRollforwardReport } from './ar-rollforward/index.js';
 import { catchUpReport } from './catch-up/index.js';
 import { changesReport } from './changes/index.js';
 import { complianceReport } from './compliance/index.js';
 import { defineReports } from './core/runner.js';
-import type { ReportDefinition as Definition } from './core/types.js';
+import type { ReportDefinition as Definition, ReportDeclaration } from './core/types.js';
 import { orderAgeingReport } from './order-ageing/index.js';
 import { unpaidInvoicesReport } from './unpaid-invoices/index.js';
 
@@ -25,6 +26,15 @@ const declarations = [
 
 /** The name of a report: `compliance`, `unpaid-invoices`, `order-ageing`. */
 export type ReportName = (typeof declarations)[number]['name'];
+
+/**
+ * The typed product a report of the registry publishes (the `facts` of its build, its
+ * declaration's third type parameter): what the application reads of a report it ran.
+ */
+export type ProductOf<N extends ReportName> =
+  Extract<(typeof declarations)[number], { name: N }> extends ReportDeclaration<z.ZodObject, N, infer P>
+    ? P
+    : never;
 
 /** A report of the registry, as the application runs it. */
 export type ReportDefinition = Definition<ReportName>;
@@ -49,17 +59,15 @@ export function reportNamed(name: ReportName): ReportDefinition {
  * folder itself.
  */
 export { LINES } from './ar-rollforward/columns.js';
-export type { RollforwardFacts } from './ar-rollforward/facts.js';
+export type { RollforwardProduct } from './ar-rollforward/facts.js';
 export type { HeadlineCounts } from './changes/headline.js';
-export type { ChangesFacts } from './changes/index.js';
 export { BaseTap } from './changes/sides.js';
 export type { YtdFacts } from './compliance/figures.js';
-export { TREND_SHEET } from './core/ar-trend.js';
 export { ReportParamError } from './core/errors.js';
 export { ReportRun } from './core/run.js';
 export type { ReportParams } from './core/types.js';
 export { checkOrgYear, packetContents, packetFiles } from './packet/index.js';
-export type { UnpaidFacts } from './unpaid-invoices/summary.js';
+export type { UnpaidProduct } from './unpaid-invoices/summary.js';
 
 /** The zod declaration of a report's options (`ohs report NAME --help` lists it), or undefined. */
 export function reportOptionsSchema(name: string): (typeof declarations)[number]['options'] | undefined {

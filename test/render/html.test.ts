@@ -2,8 +2,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { money, type SummaryBuilder } from '../../src/render/html/summary.js';
 import { RenderValueError, type Row, writeReport } from '../../src/render/index.js';
+import type { ComplianceProduct } from '../../src/reports/compliance/figures.js';
 import { complianceTrendColumns } from '../../src/reports/compliance/index.js';
 import { reportNamed } from '../../src/reports/index.js';
+import type { UnpaidProduct } from '../../src/reports/unpaid-invoices/summary.js';
 import { defaults } from '../helpers/defaults.js';
 import { everyType, everyTypeRows, outDir, readXlsx, report } from './fixtures.js';
 
@@ -96,12 +98,31 @@ describe('writeReport --format html', () => {
       rows,
     });
     const omitted = { monthEnd: '2025-04-30', note: "omitted: before the mirror's history begins (x)" };
+    // The report's product: its buckets and its trend (the page reads it, never the sheet by name).
+    const product = (rows: Row[]): UnpaidProduct => ({
+      openBalance: 0,
+      openInvoices: 0,
+      lateFees: 0,
+      oldestBucket: 0,
+      credits: 0,
+      over60: 0,
+      owed: 0,
+      cancelled: 0,
+      balanceUnknown: 0,
+      buckets: [
+        { key: 'current', label: 'Current' },
+        { key: 'd1_30', label: '1-30' },
+      ],
+      orgs: [],
+      bucketLines: [],
+      trend: rows,
+    });
     const page = async (rows: Row[]) => {
-      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] }), {
-        ...opts(outDir()),
-        formats: ['html'],
-        html: reportNamed('unpaid-invoices').html,
-      });
+      const result = report({ detail: { rows: everyTypeRows }, summaries: [trend(rows)] });
+      const out = await writeReport(
+        { ...result, facts: () => product(rows) },
+        { ...opts(outDir()), formats: ['html'], html: reportNamed('unpaid-invoices').html },
+      );
       return readFileSync(out.files[0] ?? '', 'utf8');
     };
     const html = await page([
@@ -127,11 +148,20 @@ describe('writeReport --format html', () => {
 
   it('draws compliance by status at past month ends the mirror knew, naming the month ends before its history', async () => {
     const page = async (rows: Row[]) => {
+      const result = report({
+        detail: { rows: everyTypeRows },
+        summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
+      });
+      const product: ComplianceProduct = {
+        lines: 0,
+        drugCompletedYtd: 0,
+        alcoholCompletedYtd: 0,
+        employers: [],
+        plan: [],
+        trend: rows,
+      };
       const out = await writeReport(
-        report({
-          detail: { rows: everyTypeRows },
-          summaries: [{ name: 'Trend', columns: complianceTrendColumns, rows }],
-        }),
+        { ...result, facts: () => product },
         { ...opts(outDir()), name: 'compliance', formats: ['html'], html: reportNamed('compliance').html },
       );
       return readFileSync(out.files[0] ?? '', 'utf8');
@@ -184,16 +214,17 @@ describe('writeReport --format html', () => {
       },
     ];
     // A report of its own, declared here: it counts the detail rows and lists the first one.
-    const probe = (): SummaryBuilder => {
+    // It reads its typed product, never a sheet (it is handed none).
+    const probe = (): SummaryBuilder<{ orgs: number }> => {
       const seen: Row[] = [];
       return {
         onRow: (row) => void seen.push(row),
-        build: (sheets) => ({
+        build: (product) => ({
           status: 'bad',
           headline: 'since the last run: 1 <employer> fell behind',
           figures: [
             { label: 'Rows seen', value: String(seen.length) },
-            { label: 'Sheets', value: sheets.map((s) => `${s.name} ${s.rows.length}`).join(', ') },
+            { label: 'Orgs', value: String(product?.orgs) },
           ],
           charts: [],
           first: { title: 'First row', rows: seen.slice(0, 1), more: seen.length - 1 },
@@ -201,12 +232,11 @@ describe('writeReport --format html', () => {
       };
     };
     const page = async (name: string, html?: () => SummaryBuilder) => {
-      const out = await writeReport(report({ detail: { rows: everyTypeRows }, summaries }), {
-        ...opts(outDir()),
-        name,
-        formats: ['html'],
-        html,
-      });
+      const result = report({ detail: { rows: everyTypeRows }, summaries });
+      const out = await writeReport(
+        { ...result, facts: () => ({ orgs: 1 }) },
+        { ...opts(outDir()), name, formats: ['html'], html },
+      );
       return { html: readFileSync(out.files[0] ?? '', 'utf8'), summary: out.summary };
     };
     const { html: probed, summary: probedSummary } = await page('probe', probe);
@@ -215,7 +245,7 @@ describe('writeReport --format html', () => {
       level: 'bad',
       figures: [
         { label: 'Rows seen', value: String(everyTypeRows.length) },
-        { label: 'Sheets', value: 'By org 1' },
+        { label: 'Orgs', value: '1' },
       ],
     });
     // Its headline is the page's first sentence, above the figures, as in the verdict file.

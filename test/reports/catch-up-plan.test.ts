@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Figure, figureHtml } from '../../src/render/html/summary.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
 import { periodsOf, planOf, sortByUrgency } from '../../src/reports/catch-up/index.js';
+import { planFacts } from '../../src/reports/compliance/figures.js';
 
 /**
  * The catch-up plan's arithmetic (docs/reports.md), on its own: the worked example, each verdict's
@@ -245,8 +246,10 @@ describe('catch-up page figures', () => {
       assumedRate: assumed,
       problems: null,
     });
-    for (const r of [line(1, 1394, true), line(2, 770, false)]) b.onRow(r);
-    const figure = b.build([]).figures.find((f) => f.label === 'Drug picks still needed');
+    const plan = [line(1, 1394, true), line(2, 770, false)];
+    const figure = b
+      .build({ ...planFacts(plan), plan })
+      .figures.find((f) => f.label === 'Drug picks still needed');
     expect(figure).toEqual({
       label: 'Drug picks still needed',
       value: '2,164',

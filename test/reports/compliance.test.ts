@@ -3,6 +3,7 @@ import { resolveAsOf } from '../../src/dates.js';
 import type { Mirror } from '../../src/mirror/index.js';
 import type { Row } from '../../src/render/types.js';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
+import { complianceFacts, planFacts } from '../../src/reports/compliance/figures.js';
 import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { annualTarget, rateUnits } from '../../src/reports/compliance/math.js';
 import { ReportParamError } from '../../src/reports/core/errors.js';
@@ -900,9 +901,7 @@ describe.each(engines)('%s', (engine) => {
       return r;
     };
     const level = (rows: Row[]) => {
-      const b = catchUpHtml();
-      for (const r of rows) b.onRow(r);
-      return b.build([]);
+      return catchUpHtml().build({ ...planFacts(rows), plan: rows });
     };
     /** A DOT policy on FAA rates (25 / 10), so the verdicts are measured, not assumed. */
     const faa = (m: Mirror, orgId: number) =>
@@ -1026,9 +1025,13 @@ describe.each(engines)('%s', (engine) => {
       expect(ytd?.problems).toBe(drug.problems);
       const b = complianceHtml();
       b.onRow(at(c.detail, 1255, 11));
-      expect(
-        b.build([{ name: 'YTD by org', columns: [], rows: ytd === undefined ? [] : [ytd] }]).status,
-      ).not.toBe('ok');
+      const product = {
+        ...complianceFacts([]),
+        employers: ytd === undefined ? [] : [ytd],
+        plan: [],
+        trend: [],
+      };
+      expect(b.build(product).status).not.toBe('ok');
     });
   });
 });

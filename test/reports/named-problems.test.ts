@@ -2,14 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { catchUpHtml } from '../../src/reports/catch-up/html.js';
 import { Collector } from '../../src/reports/compliance/collector.js';
-import { ytdColumns } from '../../src/reports/compliance/columns.js';
 import { problemRows } from '../../src/reports/compliance/evidence.js';
+import { complianceFacts, planFacts } from '../../src/reports/compliance/figures.js';
 import { complianceHtml } from '../../src/reports/compliance/html.js';
 import { rateUnits } from '../../src/reports/compliance/math.js';
 import type { MonthInput, OrgRates } from '../../src/reports/compliance/model.js';
 import { computeOrg } from '../../src/reports/compliance/org-calc.js';
 import { planRows, verdictOf } from '../../src/reports/compliance/plan.js';
-import { catchUpColumns } from '../../src/reports/compliance/plan-columns.js';
 import { namedProblems } from '../../src/reports/compliance/problems.js';
 import { ytdRow } from '../../src/reports/compliance/rows.js';
 
@@ -118,13 +117,11 @@ function run(e: Parameters<typeof rowsWith>[0], kind: Kind) {
   const last = { ...calc, months: calc.months.slice(-1), problems: namedProblems(calc) };
   const plan = planRows([last], { year: YEAR, selection: 'monthly', closed: false });
   const compliance = complianceHtml();
-  const complianceLevel = compliance.build([
-    { name: 'YTD by org', columns: ytdColumns, rows: [ytd] },
-    { name: 'Catch-up', columns: catchUpColumns, rows: plan },
-  ]).status;
-  const catchUp = catchUpHtml();
-  for (const r of plan) catchUp.onRow(r);
-  return { calc, ytd, plan, complianceLevel, catchUpLevel: catchUp.build([]).status };
+  // Its product: the employer's YTD row and the plan of the same figures (no sheet by name).
+  const product = { ...complianceFacts([ytd]), employers: [ytd], plan, trend: [] };
+  const complianceLevel = compliance.build(product).status;
+  const catchUpLevel = catchUpHtml().build({ ...planFacts(plan), plan }).status;
+  return { calc, ytd, plan, complianceLevel, catchUpLevel };
 }
 
 describe('no verdict OK while a problem is named for the employer', () => {

@@ -118,7 +118,7 @@ describe.each(engines)('%s', (engine) => {
   it('hands on the declared HTML page summary; a report declaring none has none (its page: the tables)', () => {
     const { report, otherReport, declaration } = probe();
     expect(report.html).toBe(declaration.html);
-    expect(report.html?.().build([]).figures).toEqual([{ label: 'Probe', value: 'yes' }]);
+    expect(report.html?.().build().figures).toEqual([{ label: 'Probe', value: 'yes' }]);
     expect(otherReport.html).toBeUndefined();
     // Every report of the registry declares its page's summary in its folder (html.ts).
     expect(reports.filter((r) => r.html === undefined).map((r) => r.name)).toEqual([]);

@@ -118,7 +118,7 @@ export class HtmlRenderer implements Renderer {
       await this.summarySection(verdict, summary),
       ...sheets.map((s, i) => {
         const trend = s.columns.some((c) => c.key === 'monthEnd');
-        const { covered, omitted } = trend ? coveredMonthEnds(s) : { covered: s.rows, omitted: [] };
+        const { covered, omitted } = trend ? coveredMonthEnds(s.rows) : { covered: s.rows, omitted: [] };
         // Month ends before the mirror's history: one line saying when it begins, not empty rows.
         const shown = omitted.length === 0 ? s.rows : covered;
         const line =

@@ -117,13 +117,14 @@ export interface PageSummary {
 
 /**
  * The per-report part of the page: it sees every detail row as it streams (to count or keep a
- * few) and builds the summary from the summary sheets once the detail is done. A report declares
- * a function making one per page (`html` of its declaration).
+ * few) and builds the summary from the report's typed product once the detail is done, never
+ * from a sheet (it is handed none). A report declares a function making one per page (`html` of
+ * its declaration).
  */
 export interface SummaryBuilder<F extends Facts = Facts> {
   onRow(row: Row): void;
-  /** `facts`: the report's typed figures (its `facts`), the one source of a figure it shows. */
-  build(sheets: ReadSheet[], facts?: F): PageSummary;
+  /** `facts`: the report's typed product (its `facts`), the one source of what the page shows. */
+  build(facts?: F): PageSummary;
 }
 
 /** A number cell's value; anything else (empty, text) is 0. */
@@ -142,10 +143,6 @@ export const count = (n: number) => groupDigits(String(n));
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${count(n)} ${n === 1 ? one : many}`;
 }
-/** The summary sheet of a name, if the report made one. */
-export const sheet = (sheets: ReadSheet[], name: string) => sheets.find((s) => s.name === name);
-/** A total row's label ("Total", "Total (all orgs)"). */
-export const isTotal = (v: unknown) => typeof v === 'string' && /^Total/.test(v);
 
 export function level(bad: boolean, warn: boolean): Level {
   return bad ? 'bad' : warn ? 'warn' : 'ok';
@@ -168,8 +165,7 @@ export function withAssumed(n: number, assumed: number, what = 'on an assumed ra
  * The rows of a Trend sheet the mirror's history covers (no note), and the month ends it
  * omitted (a note: before the history begins).
  */
-export function coveredMonthEnds(trend: ReadSheet | undefined): { covered: Row[]; omitted: string[] } {
-  const rows = trend?.rows ?? [];
+export function coveredMonthEnds(rows: readonly Row[]): { covered: Row[]; omitted: string[] } {
   const covered = rows.filter((r) => r.note === null || r.note === undefined || r.note === '');
   return { covered, omitted: rows.filter((r) => !covered.includes(r)).map((r) => String(r.monthEnd)) };
 }

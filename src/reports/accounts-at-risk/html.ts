@@ -4,54 +4,38 @@ import {
   countFigure,
   level,
   money,
-  num,
   palette,
   plural,
   type SummaryBuilder,
-  sheet,
 } from '../../render/html/summary.js';
 import { KINDS } from './kinds.js';
+import type { AtRiskProduct, KindCount } from './product.js';
 import { kindWords } from './words.js';
 
+const emptyProduct: AtRiskProduct = {
+  employers: 0,
+  atRisk: 0,
+  overdue: 0,
+  assumed: 0,
+  none: 0,
+  kinds: new Map(),
+  joinedWarnings: 0,
+};
+
 /**
- * The accounts-at-risk page's summary, counted from the detail rows as they stream (the CSV's
- * rows): Action needed when an employer shows a kind of risk on measured figures; needs
- * attention when a kind rests on an assumed rate, an employer has no compliance row or one on
- * an assumed rate (a gap: never OK over it), or the joined reports warned.
+ * The accounts-at-risk page's summary, from the report's typed product (its employers, each
+ * kind's, the joined reports' warnings), never a sheet by its name: Action needed when an
+ * employer shows a kind of risk on measured figures; needs attention when a kind rests on an
+ * assumed rate, an employer has no compliance row or one on an assumed rate (a gap: never OK
+ * over it), or the joined reports warned.
  */
-export function accountsAtRiskHtml(): SummaryBuilder {
-  let employers = 0;
-  let atRisk = 0;
-  let overdue = 0;
-  let assumed = 0;
-  let none = 0;
-  const kinds = new Map<string, { count: number; assumed: number }>();
+export function accountsAtRiskHtml(): SummaryBuilder<AtRiskProduct> {
   return {
-    onRow(row) {
-      employers++;
-      const basis = row.complianceBasis;
-      if (basis === 'assumed') assumed++;
-      if (basis === 'none') none++;
-      const list = typeof row.kinds === 'string' && row.kinds !== '' ? row.kinds.split(';') : [];
-      if (list.length > 0) {
-        atRisk++;
-        overdue += num(row.balance91Plus);
-      }
-      for (const k of list) {
-        const c = kinds.get(k) ?? { count: 0, assumed: 0 };
-        c.count++;
-        // TESTING_UNPAID rests on A/R and orders only, never on a rate.
-        if (k !== KINDS.TESTING_UNPAID && basis === 'assumed') c.assumed++;
-        kinds.set(k, c);
-      }
-    },
-    build(sheets) {
+    onRow() {},
+    build(product) {
+      const { employers, atRisk, overdue, assumed, none, kinds, joinedWarnings } = product ?? emptyProduct;
       const measured = [...kinds.values()].some((c) => c.count > c.assumed);
       const onAssumed = [...kinds.values()].some((c) => c.assumed > 0);
-      const joinedWarnings = (sheet(sheets, 'Joined reports')?.rows ?? []).reduce(
-        (s, r) => s + num(r.warnings),
-        0,
-      );
       const problems = [
         ...Object.values(KINDS).flatMap((k) => {
           const c = kinds.get(k);
@@ -89,7 +73,7 @@ export function accountsAtRiskHtml(): SummaryBuilder {
 }
 
 /** Employers per kind of risk, the part resting on an assumed rate pale. */
-function kindChart(kinds: Map<string, { count: number; assumed: number }>): Chart {
+function kindChart(kinds: ReadonlyMap<string, KindCount>): Chart {
   const shown = Object.values(KINDS).map((k) => kindWords[k] ?? k);
   const values = Object.values(KINDS).flatMap((k) => {
     const c = kinds.get(k) ?? { count: 0, assumed: 0 };

@@ -8,6 +8,7 @@ import { accountsAtRiskHtml } from './html.js';
 import { joinReports, type OrgFacts } from './join.js';
 import { KINDS, kindRules, kindsOf } from './kinds.js';
 import { type AccountsAtRiskOptions, accountsAtRiskOptions } from './options.js';
+import { type AtRiskProduct, atRiskProduct } from './product.js';
 import { accountsAtRiskWords } from './words.js';
 
 /**
@@ -16,7 +17,11 @@ import { accountsAtRiskWords } from './words.js';
  * parameters), with the kinds of risk their combination shows and the keys of the evidence rows
  * in the three reports of the same as-of.
  */
-export const accountsAtRiskReport: ReportDeclaration<typeof accountsAtRiskOptions, 'accounts-at-risk'> = {
+export const accountsAtRiskReport: ReportDeclaration<
+  typeof accountsAtRiskOptions,
+  'accounts-at-risk',
+  AtRiskProduct
+> = {
   name: 'accounts-at-risk',
   title: 'Accounts at risk',
   description:
@@ -28,7 +33,7 @@ export const accountsAtRiskReport: ReportDeclaration<typeof accountsAtRiskOption
   words: accountsAtRiskWords,
 };
 
-async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportBody> {
+async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportBody<AtRiskProduct>> {
   const { params, opts, names } = input;
   const joined = await joinReports(input);
   const { time } = params;
@@ -37,10 +42,13 @@ async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportB
   const fileInstant = time.asOf.source === 'instant' ? time.asOf.iso : undefined;
   const stem = (report: string) => reportStem(report, time.asOf.dateText, fileInstant);
   const rows: Row[] = [];
+  const employers: { f: OrgFacts; kinds: readonly string[] }[] = [];
   for (const f of joined.orgs.values()) {
     const k = kindsOf(f, opts, instant.ms);
     rows.push(rowOf(f, k, names, stem));
+    employers.push({ f, kinds: k.kinds });
   }
+  const joinedWarnings = [...joined.warningCounts.values()].reduce((a, n) => a + n, 0);
   rows.sort(
     (a, b) =>
       (b.kindCount as number) - (a.kindCount as number) ||
@@ -85,6 +93,7 @@ async function build(input: ReportInput<AccountsAtRiskOptions>): Promise<ReportB
         totals: 'none' as const,
       },
     ],
+    facts: () => atRiskProduct(employers, joinedWarnings),
     warnings: () => joined.warnings,
     about: () => ({
       method: [

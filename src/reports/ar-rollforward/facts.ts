@@ -40,6 +40,17 @@ export type RollforwardFacts = Totals & {
   toMs: number;
 };
 
+/**
+ * The roll-forward's typed product: its figures, whether its period was shortened to the mirror's
+ * history, and the Roll-forward sheet's rows (the lines in `LINES`' order after the Period row:
+ * the workbook shows these same rows). Its page and the run's controls read this, never a sheet
+ * or a line by its name. A period with no history publishes none.
+ */
+export type RollforwardProduct = RollforwardFacts & {
+  shortened: boolean;
+  lines: readonly Row[];
+};
+
 export function rollforwardFacts(
   total: Totals,
   checks: Checks,

@@ -7,26 +7,25 @@ import {
   palette,
   plural,
   type SummaryBuilder,
-  sheet,
 } from '../../render/html/summary.js';
-import { DOWN, LINES, NO_WRITE_OFF, SHORTENED, STEPS, UNKNOWN_PERIOD } from './columns.js';
-import type { RollforwardFacts } from './facts.js';
+import { DOWN, LINES, NO_WRITE_OFF, STEPS } from './columns.js';
+import type { RollforwardFacts, RollforwardProduct } from './facts.js';
 import { RESULTS } from './payments.js';
 
 /**
  * The roll-forward page's summary: the lines as figures, a waterfall from opening to closing,
- * the reconciliation checks and the payments' results, all from the report's typed figures
- * (`RollforwardFacts`: each line by its key, the workbook's rows made from the same object),
- * never a sheet row found by its label (two lines share "of which credit balances"). Action
+ * the reconciliation checks and the payments' results, all from the report's typed product
+ * (`RollforwardProduct`: each line by its key, whether the period was shortened; the workbook's
+ * rows made from the same object), never a sheet or a row found by its name or label (two lines share "of which credit balances"). Action
  * needed when a check is not zero (a report fault); needs attention when a payment is not seen
  * yet or differs, the period was shortened, or a balance is held apart as unknown.
  */
-export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
+export function arRollforwardHtml(): SummaryBuilder<RollforwardProduct> {
   return {
     onRow() {},
-    build(sheets, facts) {
-      const lines = sheet(sheets, 'Roll-forward')?.rows ?? [];
-      if (facts === undefined || lines.some((r) => r.line === UNKNOWN_PERIOD))
+    build(facts) {
+      // A period with no history publishes no product: no figure.
+      if (facts === undefined)
         return {
           status: 'warn',
           problems: ['no roll-forward: the mirror has no history yet'],
@@ -41,7 +40,7 @@ export function arRollforwardHtml(): SummaryBuilder<RollforwardFacts> {
         facts.checkClosingCredits,
       ];
       const off = checks.some((c) => c !== 0);
-      const shortened = lines.some((r) => r.line === SHORTENED);
+      const shortened = facts.shortened;
       const unseen = facts.paymentsNotSeen;
       const differ = facts.paymentsDifferent;
       const problems = [

@@ -2,13 +2,13 @@ import { plural } from '../../render/html/summary.js';
 import type { Row, Sheet } from '../../render/types.js';
 import type { ReportBody, ReportDeclaration, ReportInput } from '../core/types.js';
 import { compareOrgs, listSome } from '../core/values.js';
-import { agingBuckets, CREDITS } from '../unpaid-invoices/buckets.js';
+import { agingBuckets } from '../unpaid-invoices/buckets.js';
 import { classify } from '../unpaid-invoices/classify.js';
 import { invoiceRows, invoiceVersions } from '../unpaid-invoices/queries.js';
 import { summarise } from '../unpaid-invoices/summary.js';
 import { aboutLines } from './about.js';
 import { detailColumns, LINES, lineColumns, NO_WRITE_OFF, SHORTENED, UNKNOWN_PERIOD } from './columns.js';
-import { type Checks, rollforwardFacts, type Totals } from './facts.js';
+import { type Checks, type RollforwardProduct, rollforwardFacts, type Totals } from './facts.js';
 import { arRollforwardHtml } from './html.js';
 import {
   AgeingReader,
@@ -30,7 +30,11 @@ import { fileEnd, type Period, periodOf, periodWords } from './period.js';
  * reconcile to them to the cent; beside it, each payment write-back applied in the period
  * against the balance change seen after it.
  */
-export const arRollforwardReport: ReportDeclaration<typeof arRollforwardOptions, 'ar-rollforward'> = {
+export const arRollforwardReport: ReportDeclaration<
+  typeof arRollforwardOptions,
+  'ar-rollforward',
+  RollforwardProduct
+> = {
   name: 'ar-rollforward',
   title: 'A/R roll-forward',
   description:
@@ -63,14 +67,12 @@ async function ageingTotal(input: ReportInput<ArRollforwardOptions>, reader: Age
   const { db, scope, names, opts } = input;
   const buckets = agingBuckets(opts.periodDays, opts.periods);
   const c = classify(await invoiceRows(db, instant), scope, names, reader.at(instant), opts, buckets);
-  const { byOrg } = summarise(c.open, [], buckets, 'total');
-  const grand = byOrg[byOrg.length - 1];
-  const total = typeof grand?.total === 'number' ? grand.total : 0;
-  const credits = typeof grand?.[CREDITS.key] === 'number' ? (grand[CREDITS.key] as number) : 0;
-  return { total, credits };
+  // The ageing's typed totals (never its By org sheet's Total row).
+  const { facts } = summarise(c.open, [], buckets, 'total');
+  return { total: facts.openBalance, credits: facts.credits };
 }
 
-async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody> {
+async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBody<RollforwardProduct>> {
   const { db, common, opts, scope, names, params } = input;
   const period = await periodOf(db, common, opts, params.time);
   // Both ends in the file name: two periods of one day never overwrite each other.
@@ -131,7 +133,11 @@ async function build(input: ReportInput<ArRollforwardOptions>): Promise<ReportBo
       },
     },
     summaries: () => sheets,
-    facts: () => rollforwardFacts(total, checks, reconciliation, period),
+    facts: (): RollforwardProduct => ({
+      ...rollforwardFacts(total, checks, reconciliation, period),
+      shortened: period.shortened !== null,
+      lines: lineRows,
+    }),
     warnings: () => warnings,
     about: () =>
       aboutLines(period, opts, {
@@ -253,7 +259,7 @@ function warningsOf(
 }
 
 /** No history to read: one line saying so, no figure (the page: needs attention). */
-function unknownBody(period: Period, fileName: string): ReportBody {
+function unknownBody(period: Period, fileName: string): ReportBody<RollforwardProduct> {
   return {
     fileName,
     detail: { name: 'Invoice movements', columns: detailColumns, rows: [] },

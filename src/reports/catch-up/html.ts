@@ -9,10 +9,10 @@ import {
   type SummaryBuilder,
   withAssumed,
 } from '../../render/html/summary.js';
-import type { Row } from '../../render/types.js';
 import { verdictOf, verdictOrder } from '../compliance/plan.js';
 import { verdictWords } from '../compliance/plan-columns.js';
 import { employersWithProblems } from '../compliance/problems.js';
+import type { CatchUpProduct } from './product.js';
 
 /** Plan rows shown first on the page (the most urgent); every row is in the table and the CSV. */
 const FIRST_ROWS = 15;
@@ -29,19 +29,17 @@ const verdictColour: Record<string, string> = {
 
 /**
  * The catch-up page's summary and the report's verdict (docs/html-reports.md): employers per
- * test type and verdict, counted from the plan rows with those on an assumed rate among them
+ * test type and verdict, counted from its product's plan lines with those on an assumed rate among them
  * (counted, and said so). A measured CANNOT_MEET or NOT_MET needs action; anything needing more
  * or review, not planned for want of a rate, resting on an assumed rate, or with a problem named
  * needs attention; OK only when every employer is measured, on pace or met (or has no pool), and
  * no problem is named for any.
  */
-export function catchUpHtml(): SummaryBuilder {
-  const rows: Row[] = [];
+export function catchUpHtml(): SummaryBuilder<CatchUpProduct> {
   return {
-    onRow(row) {
-      rows.push(row);
-    },
-    build() {
+    onRow() {},
+    build(product) {
+      const rows = product?.plan ?? [];
       const counts: StatusCount[] = [];
       for (const group of ['drug', 'alcohol'])
         for (const status of verdictOrder) {

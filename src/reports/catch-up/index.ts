@@ -7,6 +7,7 @@ import { catchUpColumns, verdictColumns } from '../compliance/plan-columns.js';
 import type { ReportDeclaration, ReportInput } from '../core/types.js';
 import { planRules } from './about.js';
 import { catchUpHtml } from './html.js';
+import type { CatchUpProduct } from './product.js';
 import { catchUpWords } from './words.js';
 
 /**
@@ -15,7 +16,7 @@ import { catchUpWords } from './words.js';
  * verdict, most urgent first. It runs the compliance report's own walk (walk.ts) with the same
  * options, so its figures are the compliance report's, never computed another way.
  */
-export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-up'> = {
+export const catchUpReport: ReportDeclaration<typeof complianceOptions, 'catch-up', CatchUpProduct> = {
   name: 'catch-up',
   title: 'Random testing catch-up plan',
   description:
@@ -50,7 +51,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
   return {
     detail: { name: 'Catch-up plan', columns: catchUpColumns, rows },
     summaries: () => [{ name: 'By verdict', columns: verdictColumns, rows: verdictCounts(rows) }],
-    facts: () => planFacts(rows),
+    facts: (): CatchUpProduct => ({ ...planFacts(rows), plan: rows }),
     warnings,
     about: () => ({
       method: [

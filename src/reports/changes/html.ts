@@ -6,12 +6,20 @@ import {
   palette,
   plural,
   type SummaryBuilder,
-  sheet,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
 import { kindWords } from './columns.js';
-import { type Counted, headlineCounts, headlineOf } from './headline.js';
+import { type Counted, headlineCounts, headlineOf, kindRows } from './headline.js';
 import { type Severity, severities, severityWords } from './line.js';
+
+/**
+ * What the page reads of the report's typed product (index.ts `ChangesFacts`): the period's
+ * start in words and why the changes are not known; its lines it counts as they stream.
+ */
+interface ChangesPage {
+  since: string;
+  unknown: string | null;
+}
 
 /** Lines shown first on the page (the worst); every line is in the table and the CSV. */
 const FIRST_ROWS = 15;
@@ -32,7 +40,7 @@ const severityColour: Record<Severity, string> = {
  * failed); OK otherwise, an empty period included ("nothing changed"). The headline is the
  * sentence the dashboard's card opens with.
  */
-export function changesHtml(): SummaryBuilder {
+export function changesHtml(): SummaryBuilder<ChangesPage> {
   const first: Row[] = [];
   const lines: Counted[] = [];
   return {
@@ -45,13 +53,11 @@ export function changesHtml(): SummaryBuilder {
       });
       if (first.length < FIRST_ROWS && row.severity !== 'better') first.push(row);
     },
-    build(sheets) {
-      const kinds = sheet(sheets, 'By kind')?.rows ?? [];
-      const period = new Map(
-        (sheet(sheets, 'Period')?.rows ?? []).map((r) => [String(r.item), String(r.value)]),
-      );
+    build(facts) {
+      // Its lines per kind as the By kind sheet counts them, from the lines the page saw.
+      const kinds = kindRows(lines);
       const c = headlineCounts(lines);
-      const unknown = period.get('Not known');
+      const unknown = facts?.unknown ?? undefined;
       const tool = kinds.filter((r) => r.severity === 'tool').reduce((a, r) => a + Number(r.lines), 0);
       const problems: string[] = [];
       if (unknown !== undefined) problems.push(unknown);
@@ -73,7 +79,7 @@ export function changesHtml(): SummaryBuilder {
         { label: 'Write-backs failed or held', value: count(c.writeBacksFailed + c.writeBacksHeld) },
         { label: 'Changes', value: count(c.lines) },
       ];
-      const since = period.get('Since') ?? 'since the start of the period';
+      const since = facts?.since ?? 'since the start of the period';
       return {
         status: level(c.actionNeeded > 0, problems.length > 0),
         headline: unknown !== undefined ? `changes not known: ${unknown}` : headlineOf(c, since),

@@ -26,7 +26,7 @@ import { changesWords } from './words.js';
  * The end is the run's instant (its base reports are the ones `report all` writes, built once
  * in the run); the start `--since`, else the end of the last successful nightly job.
  */
-export const changesReport: ReportDeclaration<typeof changesOptions, 'changes'> = {
+export const changesReport: ReportDeclaration<typeof changesOptions, 'changes', ChangesFacts> = {
   name: 'changes',
   title: 'What changed',
   description:
@@ -106,9 +106,13 @@ export interface ChangesFacts {
   lines: number;
   /** The headline's counts of its lines (what the job's notice carries). */
   counts: HeadlineCounts;
+  /** The period's start in the headline's words ("since the last run (…)"). */
+  since: string;
+  /** Why the changes are not known (the start before the mirror's history); null: known. */
+  unknown: string | null;
 }
 
-async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
+async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody<ChangesFacts>> {
   const { common } = input;
   const period = await periodOf(input);
   const lines = period.unknown === null ? await linesOf(input, period) : [];
@@ -138,6 +142,8 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
       toMs: period.toMs,
       lines: lines.length,
       counts: headlineCounts(lines),
+      since: sinceWords(period),
+      unknown: period.unknown,
     }),
     warnings: () => warnings,
     about: () => ({

@@ -1,4 +1,3 @@
-import type { Sheet } from '../../render/types.js';
 import { ASSUMED } from './model.js';
 import { MONTHS } from './months.js';
 import type { ComplianceOptions } from './options.js';
@@ -75,10 +74,4 @@ export function aboutLines(f: AboutFacts): { method: [string, string][]; results
     f.trend,
   ];
   return { method, results };
-}
-
-/** Rows of the Rollups sheet. */
-export function rollupCount(sheets: Sheet[]): number {
-  const rows = sheets.find((x) => x.name === 'Rollups')?.rows;
-  return Array.isArray(rows) ? rows.length : 0;
 }

@@ -113,6 +113,18 @@ export interface YtdFacts {
   alcoholCompletedYtd: number;
 }
 
+/**
+ * The compliance report's typed product: its YTD lines' counts, each employer's year to date (the
+ * YTD by org rows, failing first, without the program totals), the catch-up plan of the same
+ * figures and the trend (month ends oldest first). Its sheets are views of these; its page reads
+ * them, never a sheet by its name.
+ */
+export interface ComplianceProduct extends YtdFacts {
+  employers: readonly Row[];
+  plan: readonly Row[];
+  trend: readonly Row[];
+}
+
 const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 
 /** Compliance's YTD lines: each YTD by org row, once per test type. */

@@ -5,21 +5,18 @@ import {
   countFigure,
   coveredMonthEnds,
   type Figure,
-  isTotal,
   level,
   monthEndBars,
   num,
   palette,
-  type ReadSheet,
   type StatusCount,
   type SummaryBuilder,
-  sheet,
   withAssumed,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import { TREND_SHEET } from '../core/ar-trend.js';
 import { statusColour } from './colours.js';
 import { statusWords } from './columns.js';
+import type { ComplianceProduct } from './figures.js';
 import { ASSUMED } from './model.js';
 import { verdictOf } from './plan.js';
 import { employersWithProblems } from './problems.js';
@@ -30,7 +27,7 @@ import { employersWithProblems } from './problems.js';
  * count, and say so), and four charts (by status, the 20 furthest behind, tests per month, the
  * trend). The report's verdict (page, workbook, dashboard) is made from these counts alone.
  */
-export function complianceHtml(): SummaryBuilder {
+export function complianceHtml(): SummaryBuilder<ComplianceProduct> {
   const months = new Map<string, { drug: number; alcohol: number }>();
   return {
     onRow(row) {
@@ -40,8 +37,9 @@ export function complianceHtml(): SummaryBuilder {
       m.alcohol += num(row.alcoholCompleted);
       months.set(key, m);
     },
-    build(sheets) {
-      const ytd = (sheet(sheets, 'YTD by org')?.rows ?? []).filter((r) => !isTotal(r.org));
+    build(product) {
+      // One row per employer (the YTD by org rows without their program totals).
+      const ytd = product?.employers ?? [];
       const counts = statusCounts(ytd);
       const n = (program: string, ...s: string[]) => {
         const of = counts.filter((x) => x.group === program && s.includes(x.status));
@@ -84,7 +82,7 @@ export function complianceHtml(): SummaryBuilder {
           figure('Alcohol: behind or not met', n('alcohol', 'NOT_MET', 'BEHIND')),
           figure('Alcohol: at risk', n('alcohol', 'AT_RISK')),
           { label: 'Scored on an assumed rate', value: count(onAssumed.length) },
-          ...catchUpFigures(sheet(sheets, 'Catch-up')?.rows ?? []),
+          ...catchUpFigures(product?.plan ?? []),
         ],
         counts,
         problems:
@@ -98,7 +96,7 @@ export function complianceHtml(): SummaryBuilder {
           statusChart(counts),
           behindChart(ytd),
           monthsChart(months),
-          ...trendChart(sheet(sheets, TREND_SHEET)),
+          ...trendChart(product?.trend ?? []),
         ],
       };
     },
@@ -118,7 +116,7 @@ function statusOf(v: unknown): { status: string; assumed: boolean } {
 }
 
 /** Employers per program and status (of the YTD by org rows), those on an assumed rate counted too. */
-function statusCounts(ytd: Row[]): StatusCount[] {
+function statusCounts(ytd: readonly Row[]): StatusCount[] {
   const out: StatusCount[] = [];
   for (const program of ['drug', 'alcohol'] as const)
     for (const status of everyStatus) {
@@ -162,7 +160,7 @@ function statusChart(counts: StatusCount[]): Chart {
 const gap = (r: Row) => num(r.drugExpectedToDate) - num(r.drugCompletedYtd);
 
 /** A bullet chart of the 20 employers furthest behind on drug tests. */
-function behindChart(ytd: Row[]): Chart {
+function behindChart(ytd: readonly Row[]): Chart {
   const behind = [...ytd]
     .sort((a, b) => gap(b) - gap(a) || String(a.org).localeCompare(String(b.org)))
     .slice(0, 20)
@@ -268,7 +266,7 @@ const trendStatusKeys: Record<string, string> = {
  * knew them then) as stacked bars in the status colours; month ends before the mirror's history
  * are left out and named in the text alternative. No chart when no month end is covered yet.
  */
-function trendChart(trend: ReadSheet | undefined): Chart[] {
+function trendChart(trend: readonly Row[]): Chart[] {
   const { covered, omitted } = coveredMonthEnds(trend);
   if (covered.length === 0) return [];
   const statuses = [...statusOrder, 'N/A'];
@@ -310,9 +308,9 @@ function trendChart(trend: ReadSheet | undefined): Chart[] {
 
 /**
  * The catch-up card of the page: plan lines (employer and test type) that cannot meet the
- * target or need more picks per period, those on an assumed rate said so (sheet Catch-up).
+ * target or need more picks per period, those on an assumed rate said so (the product's plan).
  */
-function catchUpFigures(plan: Row[]): Figure[] {
+function catchUpFigures(plan: readonly Row[]): Figure[] {
   const of = (label: string, verdict: string) => {
     const rows = plan.filter((r) => verdictOf(r.verdict).verdict === verdict);
     return countFigure(label, rows.length, rows.filter((r) => verdictOf(r.verdict).assumed).length);

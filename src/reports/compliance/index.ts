@@ -3,10 +3,17 @@ import type { Row, Sheet } from '../../render/types.js';
 import { trendRowsEach } from '../core/ar-trend.js';
 import { ORG_ANCHORS } from '../core/org-names.js';
 import type { ReportDeclaration, ReportInput } from '../core/types.js';
-import { aboutLines, rollupCount } from './about.js';
+import { aboutLines } from './about.js';
 import { complianceColumns, printColumns, rollupColumns, ytdColumns } from './columns.js';
 import { misColumns, misRows, problemColumns, problemRows } from './evidence.js';
-import { complianceFacts, complianceFigures, complianceWarnings, planOf, ytdRowsOf } from './figures.js';
+import {
+  type ComplianceProduct,
+  complianceFacts,
+  complianceFigures,
+  complianceWarnings,
+  planOf,
+  ytdRowsOf,
+} from './figures.js';
 import { complianceHtml } from './html.js';
 import { type OrgCalc, programs } from './model.js';
 import { type ComplianceOptions, complianceOptions } from './options.js';
@@ -21,22 +28,23 @@ import { complianceWords } from './words.js';
  * for its minimum annual random drug and alcohol rates, and did it meet them at year end.
  * OrgMonth is per org and month, so the rows of the year are read whole, org by org (walk.ts).
  */
-export const complianceReport: ReportDeclaration<typeof complianceOptions, 'compliance'> = {
-  name: 'compliance',
-  title: 'Random testing compliance',
-  description:
-    'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
-  options: complianceOptions,
-  streams: ['orgmonth', 'orderitem', 'invoice'],
-  build,
-  html: complianceHtml,
-  words: complianceWords,
-  async trend(input, ends) {
-    const { db } = input;
-    const { s } = await complianceFigures(input);
-    return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
-  },
-};
+export const complianceReport: ReportDeclaration<typeof complianceOptions, 'compliance', ComplianceProduct> =
+  {
+    name: 'compliance',
+    title: 'Random testing compliance',
+    description:
+      'Per org and month of a year: random drug and alcohol tests against the minimum annual rates (exposure, expected to date, annual target, status), with rollups of parent orgs.',
+    options: complianceOptions,
+    streams: ['orgmonth', 'orderitem', 'invoice'],
+    build,
+    html: complianceHtml,
+    words: complianceWords,
+    async trend(input, ends) {
+      const { db } = input;
+      const { s } = await complianceFigures(input);
+      return (await trendRowsEach(db, ends, (end) => trendAt(db, s, end))).rows;
+    },
+  };
 
 async function build(input: ReportInput<ComplianceOptions>) {
   const { db, common, opts, scope, at, names } = input;
@@ -48,9 +56,10 @@ async function build(input: ReportInput<ComplianceOptions>) {
   const walk = f.walk.started ? await f.fresh() : f.walk;
   const trend = await complianceTrend(db, common, s);
 
-  let sheets: Sheet[] | null = null;
-  const summaries = (): Sheet[] => {
-    if (sheets !== null) return sheets;
+  // Its product's parts, made once the walk is done: the sheets are views of them.
+  let made: { product: ComplianceProduct; rollups: number; sheets: Sheet[] } | null = null;
+  const views = () => {
+    if (made !== null) return made;
     const rollups = rollupsOf(s.policies, s.parentOf, names, scope, walk.kept, opts, m, year);
     const totals: Row[] = [];
     for (const program of programs) {
@@ -58,7 +67,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
       if (members.length > 0) totals.push(totalRow(members, program, year, m));
     }
     const byOrg = ytdRowsOf(walk);
-    sheets = [
+    const sheets: Sheet[] = [
       {
         name: 'Problems',
         columns: problemColumns,
@@ -74,8 +83,9 @@ async function build(input: ReportInput<ComplianceOptions>) {
     // The catch-up plan of the same figures (report catch-up holds it on its own, with its rules).
     const plan = planOf(f, walk);
     if (plan.length > 0) sheets.push({ name: 'Catch-up', columns: catchUpColumns, rows: plan });
-    sheets.push(trend.sheet);
-    return sheets;
+    const product = { ...complianceFacts(byOrg), employers: byOrg, plan, trend: trend.rows };
+    made = { product, rollups: rollups.length, sheets };
+    return made;
   };
   const warnings = (): string[] => complianceWarnings(f, walk, common.orgIds);
   const about = () => {
@@ -90,7 +100,7 @@ async function build(input: ReportInput<ComplianceOptions>) {
       defaultsNote: s.defaultsNote,
       sourceLine,
       opts,
-      rollups: rollupCount(summaries()),
+      rollups: views().rollups,
       at,
       orgs: walk.lasts.length,
       details: walk.details,
@@ -106,8 +116,9 @@ async function build(input: ReportInput<ComplianceOptions>) {
       rows: { [Symbol.asyncIterator]: () => walk.rows() },
       print: { columns: printColumns, titleColumns: 2 },
     },
-    summaries,
-    facts: () => complianceFacts(ytdRowsOf(walk)),
+    summaries: () => views().sheets,
+    trend: trend.sheet,
+    facts: () => views().product,
     warnings,
     about,
   };

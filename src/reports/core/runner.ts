@@ -139,11 +139,14 @@ async function runReport<S extends z.ZodObject, N extends string>(
     .map((k) => `Option ${k} is not an option of any report: ignored${didYouMean(k, everyOption)}`);
   const body = await declaration.build(input);
   const syncLines = await lastSyncLines(db, declaration.streams, input.at);
+  const { trend } = body;
   return {
     ...(body.fileName === undefined ? {} : { fileName: body.fileName }),
     ...(body.covers === undefined ? {} : { covers: body.covers }),
     detail: body.detail,
-    summaries: body.summaries,
+    // The Trend sheet last in the workbook, and handed on by itself (its CSV of its own).
+    summaries: trend === undefined ? body.summaries : () => [...body.summaries(), trend],
+    ...(trend === undefined ? {} : { trend }),
     ...(body.facts === undefined ? {} : { facts: body.facts }),
     warnings: () => [...optionWarnings, ...body.warnings()],
     about: () => {

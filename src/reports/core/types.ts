@@ -114,8 +114,11 @@ export interface ReportInput<O> {
   ): Promise<ReportInput<z.output<T>>>;
 }
 
-/** What a report's `build` returns: its sheets, warnings and About lines. */
-export interface ReportBody {
+/**
+ * What a report's `build` returns: its typed product (`facts`), its sheets (views of it), warnings
+ * and About lines.
+ */
+export interface ReportBody<P extends Facts = Facts> {
   /**
    * The files' name after the report's, when the report names them by something other than its
    * as-of (the roll-forward: both ends of its period); absent: `ASOF[-at-INSTANT]`.
@@ -137,10 +140,16 @@ export interface ReportBody {
    */
   about: () => { method: [string, string][]; results: [string, string][] };
   /**
-   * Its headline figures typed (render/types.ts `Facts`; read once the detail is done): the page
-   * summary, the dashboard and the run's controls (app/controls.ts) read them.
+   * Its typed product (render/types.ts `Facts`, the report's own type; read once the detail is
+   * done): the one value its page summary, the dashboard, the run's controls (app/controls.ts) and
+   * the reports built on it read, never one of its sheets by name.
    */
-  facts?: () => Facts;
+  facts?: () => P;
+  /**
+   * Its Trend sheet, last in the workbook (the runner puts it after the summaries); the
+   * application writes it again as `NAME-trend-DATE.csv`.
+   */
+  trend?: Sheet;
 }
 
 /**
@@ -148,7 +157,11 @@ export interface ReportBody {
  * options schema, the streams it reads, `build`, which queries the mirror and lays out the rows
  * and sheets, and optionally `html`, its page's summary. The runner (runner.ts) owns the rest.
  */
-export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extends string = string> {
+export interface ReportDeclaration<
+  S extends z.ZodObject = z.ZodObject,
+  N extends string = string,
+  P extends Facts = Facts,
+> {
   name: N;
   title: string;
   description: string;
@@ -161,12 +174,13 @@ export interface ReportDeclaration<S extends z.ZodObject = z.ZodObject, N extend
   flags?: readonly ReportFlag<Extract<keyof z.output<S>, string>>[];
   /** The streams whose last sync the About sheet names (sync-info.ts). */
   streams: readonly string[];
-  build(input: ReportInput<z.output<S>>): Promise<ReportBody>;
+  build(input: ReportInput<z.output<S>>): Promise<ReportBody<P>>;
   /**
-   * The summary of its HTML page (headline figures, charts, a list shown first): a new builder
-   * per page, in the folder's `html.ts`. Absent: the page shows its sheets as tables only.
+   * The summary of its HTML page (headline figures, charts, a list shown first) from its product
+   * `P`: a new builder per page, in the folder's `html.ts`. Absent: the page shows its sheets as
+   * tables only.
    */
-  html?: () => SummaryBuilder;
+  html?: () => SummaryBuilder<P>;
   /**
    * The words a person reads for its codes (its folder's `words.ts`): its page, its verdict and the
    * dashboard say its codes through them; the CSV and the workbook keep the codes.

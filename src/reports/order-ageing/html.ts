@@ -1,15 +1,7 @@
-import {
-  count,
-  isTotal,
-  level,
-  num,
-  palette,
-  type ReadSheet,
-  type SummaryBuilder,
-  sheet,
-} from '../../render/html/summary.js';
+import { count, level, palette, type SummaryBuilder } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
-import type { AgeingFacts } from './summary.js';
+import { ageBuckets } from './classify.js';
+import type { AgeingProduct } from './summary.js';
 import { stageWords } from './words.js';
 
 /** Rows of the stuck list shown first; the rest are in the detail table and the CSV. */
@@ -18,31 +10,34 @@ const STUCK_SHOWN = 100;
 /**
  * The summary of the order ageing page (docs/html-reports.md): open, stuck and warning counts,
  * the stuck orders first (kept as the detail streams), and open orders by stage and time in
- * status. The time buckets are read from the By status sheet's columns.
+ * status, from its typed product (each status's counts by time in status), never a sheet by name.
  */
-export function orderAgeingHtml(): SummaryBuilder<AgeingFacts> {
+export function orderAgeingHtml(): SummaryBuilder<AgeingProduct> {
   // The stuck orders first, kept as the detail streams (the CSV's rows).
   const stuck: Row[] = [];
   return {
     onRow(row) {
       if (row.flag === 'STUCK' && stuck.length < STUCK_SHOWN) stuck.push(row);
     },
-    build(sheets, facts) {
-      const byStatus = sheet(sheets, 'By status');
-      const ageColumns = statusAgeColumns(byStatus);
-      const rows = (byStatus?.rows ?? []).filter((r) => !isTotal(r.status));
+    build(facts) {
+      // Its time-in-status buckets (those of the By status sheet's columns), from the product.
+      const ageColumns: { key: string; label: string }[] = ageBuckets.map((b) => ({
+        key: b.key,
+        label: b.label,
+      }));
       const stages = new Map<string, Record<string, number>>();
       // Orders whose time in status is not known (no bucket counts them) are drawn as such.
       const unknown = { key: 'unknownTimeInStatus', label: 'unknown' };
-      for (const r of rows) {
-        const stage = String(r.stage ?? r.status);
+      for (const r of facts?.statuses ?? []) {
+        const stage = r.stage;
         const s = stages.get(stage) ?? {};
         let bucketed = 0;
         for (const { key } of ageColumns) {
-          s[key] = (s[key] ?? 0) + num(r[key]);
-          bucketed += num(r[key]);
+          const n = r.buckets.get(key) ?? 0;
+          s[key] = (s[key] ?? 0) + n;
+          bucketed += n;
         }
-        s[unknown.key] = (s[unknown.key] ?? 0) + Math.max(0, num(r.count) - bucketed);
+        s[unknown.key] = (s[unknown.key] ?? 0) + Math.max(0, r.count - bucketed);
         stages.set(stage, s);
       }
       if ([...stages.values()].some((s) => (s[unknown.key] ?? 0) > 0)) ageColumns.push(unknown);
@@ -129,14 +124,6 @@ export function orderAgeingHtml(): SummaryBuilder<AgeingFacts> {
       };
     },
   };
-}
-
-/** The time-in-status buckets of a By status sheet: its integer columns but the counts and flags. */
-function statusAgeColumns(sheet: ReadSheet | undefined): { key: string; label: string }[] {
-  const notBuckets = new Set(['count', 'warn', 'stuck']);
-  return (sheet?.columns ?? [])
-    .filter((c) => c.type === 'integer' && !notBuckets.has(c.key))
-    .map((c) => ({ key: c.key, label: c.title.replace(/^In status /, '') }));
 }
 
 const ageColours = [

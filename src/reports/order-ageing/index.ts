@@ -10,7 +10,7 @@ import { type OrderAgeingOptions, orderAgeingOptions } from './options.js';
 import { itemQuery } from './query.js';
 import { compareSortable, type Sortable, sortable } from './rows.js';
 import { setup } from './setup.js';
-import { AgeingSummary, stageOrder } from './summary.js';
+import { type AgeingProduct, AgeingSummary, stageOrder } from './summary.js';
 import { warningsOf } from './warnings.js';
 import { orderAgeingWords } from './words.js';
 
@@ -21,17 +21,18 @@ import { orderAgeingWords } from './words.js';
  * turns each into a row, the summary (summary.ts) tallies them; an external sort puts the rows
  * in the detail order in bounded memory.
  */
-export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'order-ageing'> = {
-  name: 'order-ageing',
-  title: 'Order status ageing',
-  description:
-    'Open drug and alcohol order items by age and time in their current status (from the recorded status history), flagged WARN or STUCK against per-stage thresholds of their product family, with summaries per org and per status.',
-  options: orderAgeingOptions,
-  streams: ['orderitem', 'invoice'],
-  build,
-  html: orderAgeingHtml,
-  words: orderAgeingWords,
-};
+export const orderAgeingReport: ReportDeclaration<typeof orderAgeingOptions, 'order-ageing', AgeingProduct> =
+  {
+    name: 'order-ageing',
+    title: 'Order status ageing',
+    description:
+      'Open drug and alcohol order items by age and time in their current status (from the recorded status history), flagged WARN or STUCK against per-stage thresholds of their product family, with summaries per org and per status.',
+    options: orderAgeingOptions,
+    streams: ['orderitem', 'invoice'],
+    build,
+    html: orderAgeingHtml,
+    words: orderAgeingWords,
+  };
 
 async function build(input: ReportInput<OrderAgeingOptions>) {
   const { db, opts, scope, at } = input;

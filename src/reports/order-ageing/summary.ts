@@ -117,6 +117,23 @@ export interface AgeingFacts {
   oldestAgeHours: number | null;
 }
 
+/** Open items of one status as the By status sheet counts them (its rows are views of these). */
+export interface StatusCounts {
+  status: string | null;
+  stage: Stage;
+  count: number;
+  /** Items per time-in-status bucket key (classify.ts `ageBuckets`); the rest: time unknown. */
+  buckets: ReadonlyMap<string, number>;
+}
+
+/**
+ * The order ageing's typed product: its figures and each status's counts in the By status sheet's
+ * order (without its total); its page reads these, never a sheet by its name.
+ */
+export interface AgeingProduct extends AgeingFacts {
+  statuses: readonly StatusCounts[];
+}
+
 export class AgeingSummary {
   rows = 0;
   private readonly tally: AgeingFacts = {
@@ -177,9 +194,18 @@ export class AgeingSummary {
     if (inStatusHours === null || inStatusHours === undefined) t.unknownTimeInStatus++;
   }
 
-  /** The typed figures over every item added so far (read once the detail is done). */
-  facts(): AgeingFacts {
-    return { ...this.tally };
+  /** The typed product over every item added so far (read once the detail is done). */
+  facts(): AgeingProduct {
+    return { ...this.tally, statuses: this.statuses() };
+  }
+
+  /** Each status's counts, in the By status sheet's order. */
+  private statuses(): StatusTotals[] {
+    return [...this.byStatus.values()].sort(
+      (a, b) =>
+        stageOrder.indexOf(a.stage) - stageOrder.indexOf(b.stage) ||
+        norm(a.status).localeCompare(norm(b.status)),
+    );
   }
 
   /** By org first (the sheet the workbook opens on: a grid of orgs by stage, STUCK in red). */
@@ -191,11 +217,7 @@ export class AgeingSummary {
   }
 
   private statusRows(): Row[] {
-    const statuses = [...this.byStatus.values()].sort(
-      (a, b) =>
-        stageOrder.indexOf(a.stage) - stageOrder.indexOf(b.stage) ||
-        norm(a.status).localeCompare(norm(b.status)),
-    );
+    const statuses = this.statuses();
     const all = blankCounts();
     for (const s of statuses) {
       all.count += s.count;

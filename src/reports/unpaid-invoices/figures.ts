@@ -1,4 +1,3 @@
-import type { Row } from '../../render/types.js';
 import { productKey } from '../core/run.js';
 import { figuresKey } from '../core/run-key.js';
 import type { ReportInput } from '../core/types.js';
@@ -45,17 +44,18 @@ async function makeUnpaidFigures(input: ReportInput<UnpaidInvoicesOptions>) {
     facts,
   } = summarise(c.open, c.voided, buckets, opts.summarySort, c.unknown.length);
   const old = buckets[buckets.length - 1] as (typeof buckets)[number];
-  const balances: OrgBalances[] = byOrg.flatMap((r: Row) =>
-    typeof r.orgId !== 'number'
+  // From the typed totals the By org rows are views of (never read back from those rows).
+  const balances: OrgBalances[] = facts.orgs.flatMap((t) =>
+    t.orgId === null
       ? []
       : [
           {
-            orgId: r.orgId,
-            org: typeof r.org === 'string' ? r.org : null,
-            open: Number(r.total ?? 0),
-            oldBucket: Number(r[old.key] ?? 0),
-            oldestDays: typeof r.oldestDaysPastDue === 'number' ? r.oldestDaysPastDue : null,
-            count: Number(r.openInvoices ?? 0),
+            orgId: t.orgId,
+            org: t.org,
+            open: t.total,
+            oldBucket: t.amounts.get(old.key) ?? 0,
+            oldestDays: t.oldest,
+            count: t.count,
           },
         ],
   );

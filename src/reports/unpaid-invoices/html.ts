@@ -2,48 +2,42 @@ import {
   type Chart,
   count,
   coveredMonthEnds,
-  isTotal,
   level,
   money,
   monthEndBars,
   num,
   palette,
   plural,
-  type ReadSheet,
   type SummaryBuilder,
-  sheet,
 } from '../../render/html/summary.js';
-import { TREND_SHEET } from '../core/ar-trend.js';
-import type { UnpaidFacts } from './summary.js';
+import type { Row } from '../../render/types.js';
+import type { UnpaidProduct } from './summary.js';
 
 /**
  * The summary of the unpaid invoices page (docs/html-reports.md): the open balance, its oldest
  * bucket and share over 60 days, and charts by bucket, of the largest balances and of the trend.
- * The buckets are read from the sheets' money columns, so configured buckets keep their charts.
+ * All from the report's typed product (its buckets, orgs, lines and trend), so configured buckets
+ * keep their charts; never a sheet found by its name.
  */
-export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidFacts> {
+export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidProduct> {
   return {
     onRow() {},
-    build(sheets, facts) {
-      const buckets = (sheet(sheets, 'Buckets')?.rows ?? [])
-        .filter((r) => !isTotal(r.bucket))
-        .map((r) => ({ bucket: String(r.bucket), dollars: num(r.amount) / 100, invoices: num(r.invoices) }));
-      const byOrgSheet = sheet(sheets, 'By org');
-      const bucketColumns = ageingColumns(byOrgSheet);
-      const byOrg = byOrgSheet?.rows ?? [];
-      const largest = byOrg
-        .filter((r) => !isTotal(r.org))
-        .sort((a, b) => num(b.total) - num(a.total))
-        .slice(0, 15);
-      const stacked = largest.flatMap((r) =>
+    build(product) {
+      const buckets = (product?.bucketLines ?? [])
+        .filter((l) => !l.total)
+        .map((l) => ({ bucket: l.bucket, dollars: l.amount / 100, invoices: l.invoices }));
+      const bucketColumns = product?.buckets ?? [];
+      const largest = [...(product?.orgs ?? [])].sort((a, b) => b.total - a.total).slice(0, 15);
+      const stacked = largest.flatMap((o) =>
         bucketColumns.map(({ key, label }, bucketIndex) => ({
-          org: String(r.org ?? r.orgId),
+          org: String(o.org ?? o.orgId),
           bucket: label,
           bucketIndex,
-          dollars: num(r[key]) / 100,
+          dollars: (o.amounts.get(key) ?? 0) / 100,
         })),
       );
       // The figures from the report's typed totals (never the sheet's Total row by its label).
+      const facts = product;
       const over60 = facts === undefined || facts.owed === 0 ? 0 : facts.over60 / facts.owed;
       const share = `${(over60 * 100).toFixed(1)}%`;
       const unknown = facts?.balanceUnknown ?? 0;
@@ -94,7 +88,7 @@ export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidFacts> {
             id: 'chart-largest',
             title: 'Largest open balances by org (15), by days past due',
             description: `The 15 orgs with the largest open balances: ${largest
-              .map((r) => `${r.org} ${money(r.total)}`)
+              .map((o) => `${o.org} ${money(o.total)}`)
               .join(', ')}.`,
             spec: {
               data: { values: stacked },
@@ -114,7 +108,7 @@ export function unpaidInvoicesHtml(): SummaryBuilder<UnpaidFacts> {
               },
             },
           },
-          ...trendChart(sheet(sheets, TREND_SHEET)),
+          ...trendChart(product?.trend ?? [], bucketColumns),
         ],
       };
     },
@@ -131,7 +125,7 @@ const bucketColours = [
 ];
 
 /** The colour encoding of ageing buckets (by org and trend charts alike). */
-const bucketColour = (columns: { label: string }[]) => ({
+const bucketColour = (columns: readonly { label: string }[]) => ({
   field: 'bucket',
   type: 'ordinal',
   sort: columns.map((b) => b.label),
@@ -143,23 +137,11 @@ const bucketColour = (columns: { label: string }[]) => ({
 });
 
 /**
- * The ageing buckets of a By org sheet: its money columns between the org and Credits / the
- * totals (their keys and titles come from the report, which may configure its buckets).
- */
-function ageingColumns(sheet: ReadSheet | undefined): { key: string; label: string }[] {
-  const notBuckets = new Set(['credits', 'total', 'lateFees']);
-  return (sheet?.columns ?? [])
-    .filter((c) => c.type === 'money' && !notBuckets.has(c.key))
-    .map((c) => ({ key: c.key, label: c.title }));
-}
-
-/**
  * The A/R trend (the Trend sheet: open balance by bucket at each past month end, as the mirror
  * knew it then) as stacked bars; month ends before the mirror's history are left out and named
  * in the text alternative. No chart when no month end is covered yet.
  */
-function trendChart(trend: ReadSheet | undefined): Chart[] {
-  const columns = ageingColumns(trend);
+function trendChart(trend: readonly Row[], columns: readonly { key: string; label: string }[]): Chart[] {
   const { covered, omitted } = coveredMonthEnds(trend);
   if (covered.length === 0) return [];
   const values = covered.flatMap((r) =>

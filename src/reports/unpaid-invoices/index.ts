@@ -8,7 +8,7 @@ import { bucketColumnsFor, bucketSheetColumns, unpaidInvoicesColumnsFor } from '
 import { unpaidFigures } from './figures.js';
 import { unpaidInvoicesHtml } from './html.js';
 import { type UnpaidInvoicesOptions, unpaidInvoicesOptions } from './options.js';
-import { withCancelled } from './summary.js';
+import { type UnpaidProduct, withCancelled } from './summary.js';
 import { arTrend } from './trend.js';
 import { unpaidInvoicesWords } from './words.js';
 
@@ -16,7 +16,11 @@ import { unpaidInvoicesWords } from './words.js';
  * Unpaid invoices, A/R aging (docs/reports.md): open balances by org, bucketed by days past due on
  * the as-of date. Invoices are org-sized (thousands), so the open ones are read whole and sorted.
  */
-export const unpaidInvoicesReport: ReportDeclaration<typeof unpaidInvoicesOptions, 'unpaid-invoices'> = {
+export const unpaidInvoicesReport: ReportDeclaration<
+  typeof unpaidInvoicesOptions,
+  'unpaid-invoices',
+  UnpaidProduct
+> = {
   name: 'unpaid-invoices',
   title: 'Unpaid invoices (A/R aging)',
   description:
@@ -49,7 +53,7 @@ async function build(input: ReportInput<UnpaidInvoicesOptions>) {
   ];
   if (voided.length > 0)
     sheets.push({ name: 'VOID', columns, rows: voided.map((v) => v.row), totals: 'none' });
-  sheets.push(trend.sheet);
+  const product: UnpaidProduct = { ...facts, trend: trend.rows };
   return {
     detail: {
       name: 'Unpaid invoices',
@@ -65,7 +69,8 @@ async function build(input: ReportInput<UnpaidInvoicesOptions>) {
       },
     },
     summaries: () => sheets,
-    facts: () => facts,
+    trend: trend.sheet,
+    facts: () => product,
     warnings: () => warnings,
     about: () => about,
   };

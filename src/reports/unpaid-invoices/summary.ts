@@ -24,11 +24,38 @@ export interface UnpaidFacts {
   cancelled: number;
   /** Invoices whose balance is unknown (null or unreadable): held apart, never paid or credited. */
   balanceUnknown: number;
+  /** The ageing buckets, oldest last (keys and labels: the By org and Trend columns). */
+  buckets: readonly { key: string; label: string }[];
+  /** Each org's open balances, in the By org sheet's order (its rows are views of these). */
+  orgs: readonly OrgTotals[];
+  /** The Buckets sheet's lines (its rows are views of these). */
+  bucketLines: readonly BucketLine[];
 }
 
-interface OrgTotals {
+/**
+ * The report's typed product: its figures and its trend (the Trend sheet's rows, month ends
+ * oldest first, each with the bucket keys' cents); the page reads this, never a sheet by name.
+ */
+export interface UnpaidProduct extends UnpaidFacts {
+  trend: readonly Row[];
+}
+
+/** A line of the Buckets sheet: a bucket, Credits, a total or the cancelled invoices. */
+export interface BucketLine {
+  bucket: string;
+  /** Cents. */
+  amount: number;
+  share: number | null;
+  invoices: number;
+  /** A total line ("Total", "Total with cancelled"), not a part of what is owed. */
+  total: boolean;
+}
+
+/** One org's open balances (By org), or the grand total's. */
+export interface OrgTotals {
   orgId: number | null;
   org: string | null;
+  /** Cents per bucket key (and Credits' key). */
   amounts: Map<string, number>;
   total: number;
   lateFees: number;
@@ -98,7 +125,7 @@ export function summarise(
   const list = [...orgs.values()].sort((a, b) =>
     sort === 'total' ? b.total - a.total || compareOrgs(a, b) : compareOrgs(a, b),
   );
-  const bucketRows: Row[] = [...buckets, CREDITS].map((b) => {
+  const bucketLines: BucketLine[] = [...buckets, CREDITS].map((b) => {
     const amount = grand.amounts.get(b.key) ?? 0;
     return {
       bucket: b.label,
@@ -106,28 +133,38 @@ export function summarise(
       // Credits are shown apart: no share; the buckets' shares add up to 100% of what is owed.
       share: b.key === CREDITS.key || grand.gross === 0 ? null : amount / grand.gross,
       invoices: counts.get(b.key) ?? 0,
+      total: false,
     };
   });
-  bucketRows.push({
+  bucketLines.push({
     bucket: 'Total',
     amount: grand.total,
     // The net total is 100% of the gross only when no credit nets it down.
     share: grand.gross === 0 || grand.total !== grand.gross ? null : 1,
     invoices: grand.count,
+    total: true,
   });
   if (voided.length > 0) {
     // The reconciling lines: what the invoice balances add up to, and the cancelled part of it.
     const voidTotal = voided.reduce((sum, v) => sum + v.totalDue, 0);
-    bucketRows.push(
-      { bucket: 'VOID (cancelled, not owed)', amount: voidTotal, share: null, invoices: voided.length },
+    bucketLines.push(
+      {
+        bucket: 'VOID (cancelled, not owed)',
+        amount: voidTotal,
+        share: null,
+        invoices: voided.length,
+        total: false,
+      },
       {
         bucket: 'Total with cancelled',
         amount: grand.total + voidTotal,
         share: null,
         invoices: grand.count + voided.length,
+        total: true,
       },
     );
   }
+  const bucketRows: Row[] = bucketLines.map(({ total: _, ...line }) => line);
   const old = buckets[buckets.length - 1];
   const facts: UnpaidFacts = {
     openBalance: grand.total,
@@ -139,6 +176,9 @@ export function summarise(
     owed: grand.gross,
     cancelled: voided.length,
     balanceUnknown: unknown,
+    buckets: buckets.map((b) => ({ key: b.key, label: b.label })),
+    orgs: list,
+    bucketLines,
   };
   return { byOrg: [...list.map(toRow), toRow(grand)], buckets: bucketRows, facts };
 }
