@@ -8,7 +8,6 @@ import type { Mirror } from '../mirror/index.js';
 import { checkAsOf } from '../mirror/index.js';
 import { type CsvSettings, type ReportFormat, writeReport } from '../render/index.js';
 import type { Sheet } from '../render/types.js';
-import { BaseTap } from '../reports/changes/sides.js';
 import type { ReportDefinition } from '../reports/index.js';
 import { ReportParamError, ReportRun, reports, TREND_SHEET } from '../reports/index.js';
 import { mirrorIdentity, streamStates } from '../reports/sync-info.js';
@@ -94,15 +93,11 @@ export async function writeReports(
   const instant = o.time.asOf.source === 'instant' ? o.time.asOf.iso : undefined;
   // One run: what a report is built on is built once and handed on (reports/run.ts).
   const run = o.run ?? new ReportRun();
-  const names = chosen.map((r) => r.name);
   const published: Published[] = o.published ?? [];
   for (const report of chosen) {
     const started = Date.now();
     const params = { time: o.time, orgIds: o.orgIds, options };
-    // A base report of a run with the changes report: its rows, as written, are handed on to it.
-    const tap = BaseTap.for(report.name, params, names);
-    const built = await report.run({ db: mirror.db, run, params });
-    const ran = tap === undefined ? built : tap.wrap(built);
+    const ran = await report.run({ db: mirror.db, run, params });
     // The summaries as the renderer made them: a Trend sheet among them gets a CSV of its own.
     let sheets: Sheet[] = [];
     const result = {
@@ -137,7 +132,6 @@ export async function writeReports(
         ],
       ],
     });
-    tap?.offer(run, built.detail.name);
     published.push({ report: report.name, written });
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).
