@@ -1,4 +1,4 @@
-import type { PolicyVersion } from '../../mirror/index.js';
+import { type PolicyVersion, policyColumns } from '../../mirror/index.js';
 import { complianceFigures, planOf, yearToDate } from '../compliance/figures.js';
 import { complianceReport } from '../compliance/index.js';
 import type { NamedProblem, OrgRates } from '../compliance/model.js';
@@ -67,15 +67,8 @@ export async function complianceSide(
 /** Why an employer's statuses moved with no event in the world: its rates, or null. */
 export type Rescored = 'policy imported' | 'policy changed' | 'policy removed' | 'rates changed';
 
-const policyKeys = [
-  'program',
-  'agency',
-  'rp_min_drug',
-  'rp_min_alc',
-  'dot_registration_number',
-  'parent_org_id',
-  'effective_from',
-] as const;
+/** What a policy says (the instant it was written aside). */
+const policyKeys = policyColumns.filter((k) => k !== 'updated_at');
 
 /** Whether two versions of a policy say the same (the instant written aside). */
 export function samePolicy(a: PolicyVersion | undefined, b: PolicyVersion | undefined): boolean {

@@ -154,7 +154,7 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody> {
         ],
         [
           'Mirror and tool',
-          'sync_deletion (records found deleted or seen again), sync_stream_run (runs not complete) and the outbox (write-backs applied, held or failed, by the instant of their last change) in the period',
+          "sync_deletion (records found deleted or seen again), sync_stream_run (runs not complete) and the outbox (write-backs applied, held or failed: each item in the state it had at the period's end, from the outbox's events) in the period",
         ],
       ],
       results: [['Lines', String(rows.length)]],

@@ -1,5 +1,6 @@
 import { money } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { STEPS } from '../ar-rollforward/columns.js';
 import { arRollforwardReport } from '../ar-rollforward/index.js';
 import type { ReportInput } from '../types.js';
 import type { AgedInvoice, AgedReceivables, OrgAr } from '../unpaid-invoices/figures.js';
@@ -17,18 +18,8 @@ const said = (r: AgedInvoice) => {
   return `${when} (${r.bucket || 'current'}), ${money(r.totalDue)} due`;
 };
 
-/** The movement kinds a line is made of (an invoice with none of them makes no line). */
-const moving = [
-  'new',
-  'found',
-  'lateFees',
-  'decreasesApplied',
-  'decreasesElsewhere',
-  'cancellations',
-  'restorations',
-  'removed',
-  'unknown',
-] as const;
+/** The movements a line is made of (an invoice with none of them makes no line): not an increase. */
+const moving = STEPS.filter((k) => k !== 'increases');
 
 /**
  * The roll-forward over the period, per invoice that moved: its detail read by column key as it
