@@ -1,7 +1,8 @@
 import { type PolicyVersion, policyColumns } from '../../mirror/index.js';
-import { complianceFigures, planOf, yearToDate } from '../compliance/figures.js';
+import { complianceFigures, complianceWalkOnce, yearToDate } from '../compliance/figures.js';
 import { complianceReport } from '../compliance/index.js';
 import type { NamedProblem, OrgRates } from '../compliance/model.js';
+import { planRows, planYear } from '../compliance/plan.js';
 import type { ReportInput } from '../types.js';
 import type { ChangesOptions } from './options.js';
 import { inputAt } from './sides.js';
@@ -36,7 +37,10 @@ export async function complianceSide(
   input: ReportInput<ChangesOptions>,
   at: number | undefined,
 ): Promise<ComplianceSide> {
-  const f = await complianceFigures(await inputAt(input, complianceReport, at));
+  const cin = await inputAt(input, complianceReport, at);
+  // The run's own figures at its instant (shared with the reports of the run); an earlier instant
+  // is walked for this report alone and only the employers' standings below are kept.
+  const f = at === undefined ? await complianceFigures(cin) : await complianceWalkOnce(cin);
   const walk = await f.walk.walked();
   const orgs = new Map<number, OrgStanding>();
   for (const calc of walk.lasts)
@@ -52,7 +56,7 @@ export async function complianceSide(
     const o = orgs.get(y.orgId);
     if (o !== undefined) o.status = { drug: y.drugStatus || null, alcohol: y.alcoholStatus || null };
   }
-  for (const r of planOf(f, walk)) {
+  for (const r of planRows(walk.lasts, planYear(f.s))) {
     const o = typeof r.orgId === 'number' ? orgs.get(r.orgId) : undefined;
     const kind = r.testType === 'drug' || r.testType === 'alcohol' ? r.testType : null;
     if (o !== undefined && kind !== null) o.verdict[kind] = typeof r.verdict === 'string' ? r.verdict : null;
