@@ -1,3 +1,4 @@
+import { benchChangesMemory } from './changes-memory.js';
 import { benchChecks } from './checks.js';
 import { benchClient } from './client.js';
 import { benchHistory } from './history.js';
@@ -18,6 +19,7 @@ import { benchWriteback } from './writeback.js';
  * timed tests.
  */
 const benches: Record<string, (scale: number) => Promise<string>> = {
+  'changes-memory': benchChangesMemory,
   checks: benchChecks,
   client: benchClient,
   history: benchHistory,

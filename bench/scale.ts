@@ -15,28 +15,28 @@ import { spawnSandbox, table } from './sandbox.js';
  * 160 MB heap at 20x. About 9 minutes on the shared 2-core machine (20x: about 1.2M records).
  */
 const run = promisify(execFile);
-const TOKEN = 'bench-token';
+export const TOKEN = 'bench-token';
 const ID_START = { invoice: 240001, staff: 6001, applicant: 9001 } as const;
 const REPORTS = ['compliance', 'unpaid-invoices', 'order-ageing'] as const;
-const HEAP_MB = 160;
+export const HEAP_MB = 160;
 /** api.deadlineFloorMs for the sync (see atScale). */
 const DEADLINE_FLOOR_MS = 300_000;
 const bin = fileURLToPath(new URL('../../bin/ohs.js', import.meta.url));
 
-interface Measured {
+export interface Measured {
   code: number;
   seconds: number;
   peakMb: number;
   tail: string;
 }
 
-/** `node [flags] bin/ohs.js args` in `cwd` under `/usr/bin/time -v`. */
-async function timed(cwd: string, nodeFlags: string[], args: string[]): Promise<Measured> {
+/** `node [flags] bin/ohs.js args` (or another build's `ohs`) in `cwd` under `/usr/bin/time -v`. */
+export async function timed(cwd: string, nodeFlags: string[], args: string[], ohs = bin): Promise<Measured> {
   const started = performance.now();
   let code = 0;
   let stderr = '';
   try {
-    ({ stderr } = await run('/usr/bin/time', ['-v', process.execPath, ...nodeFlags, bin, ...args], {
+    ({ stderr } = await run('/usr/bin/time', ['-v', process.execPath, ...nodeFlags, ohs, ...args], {
       cwd,
       env: { ...process.env, OHS_TOKEN: TOKEN },
       maxBuffer: 1 << 26,
@@ -57,23 +57,31 @@ async function timed(cwd: string, nodeFlags: string[], args: string[]): Promise<
   };
 }
 
+/**
+ * A working folder for `ohs` against the sandbox at `url`: its config (the bench's id starts, the
+ * sync's deadline floor raised, see below), in `cwd`.
+ */
+export function benchWorkdir(cwd: string, url: string): void {
+  mkdirSync(join(cwd, 'config'), { recursive: true });
+  writeFileSync(
+    join(cwd, 'config', 'local.json'),
+    // A whole list's attempt has the adaptive deadline of any request (at least api.deadlineFloorMs,
+    // 30 s): at 20x on a loaded machine the org-month list (120 MB) took longer, twice, and the
+    // sync stopped with NETWORK. Raised here so that the figures can be taken; see bench/README.md.
+    JSON.stringify({
+      baseUrl: url,
+      logLevel: 'warn',
+      sync: { idStart: ID_START },
+      api: { deadlineFloorMs: DEADLINE_FLOOR_MS },
+    }),
+  );
+}
+
 async function atScale(scale: number, dir: string): Promise<Record<string, Measured>> {
   const sb = await spawnSandbox(['--scale', String(scale), '--token', TOKEN, '--anchor-date', '2026-06-15']);
   const cwd = join(dir, `x${scale}`);
   try {
-    mkdirSync(join(cwd, 'config'), { recursive: true });
-    writeFileSync(
-      join(cwd, 'config', 'local.json'),
-      // A whole list's attempt has the adaptive deadline of any request (at least api.deadlineFloorMs,
-      // 30 s): at 20x on a loaded machine the org-month list (120 MB) took longer, twice, and the
-      // sync stopped with NETWORK. Raised here so that the figures can be taken; see bench/README.md.
-      JSON.stringify({
-        baseUrl: sb.url,
-        logLevel: 'warn',
-        sync: { idStart: ID_START },
-        api: { deadlineFloorMs: DEADLINE_FLOOR_MS },
-      }),
-    );
+    benchWorkdir(cwd, sb.url);
     const out: Record<string, Measured> = { sync: await timed(cwd, [], ['sync', '--full']) };
     if (out.sync?.code !== 0) return out;
     for (const r of REPORTS) {

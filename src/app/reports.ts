@@ -11,7 +11,7 @@ import type { Sheet } from '../render/types.js';
 import { mirrorIdentity, streamStates } from '../reports/core/sync-info.js';
 import { warningLines } from '../reports/core/warning-groups.js';
 import type { ReportDefinition } from '../reports/index.js';
-import { BaseTap, ReportParamError, ReportRun, reports } from '../reports/index.js';
+import { ReportParamError, ReportRun, reports } from '../reports/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { printable } from '../util/printable.js';
 import { changesNotice } from './changes-notice.js';
@@ -93,15 +93,11 @@ export async function writeReports(
   const instant = o.time.asOf.source === 'instant' ? o.time.asOf.iso : undefined;
   // One run: what a report is built on is built once and handed on (reports/core/run.ts).
   const run = o.run ?? new ReportRun();
-  const names = chosen.map((r) => r.name);
   const published: Published[] = o.published ?? [];
   for (const report of chosen) {
     const started = Date.now();
     const params = { time: o.time, orgIds: o.orgIds, options };
-    // A base report of a run with the changes report: its rows, as written, are handed on to it.
-    const tap = BaseTap.for(report.name, params, names);
-    const built = await report.run({ db: mirror.db, run, params });
-    const ran = tap === undefined ? built : tap.wrap(built);
+    const ran = await report.run({ db: mirror.db, run, params });
     const written = await writeReport(ran, {
       outDir: o.outDir,
       name: report.name,
@@ -127,7 +123,6 @@ export async function writeReports(
         ],
       ],
     });
-    tap?.offer(run, built.detail.name);
     published.push({ report: report.name, written });
     // Every run says what it wrote and what is wrong with the data, CSV-only runs too (the
     // Warnings sheet is only in the xlsx).

@@ -53,6 +53,7 @@ function copyTables(): CopyTable[] {
     { table: 'orderitem_status_history', key: ['id'] },
     { table: 'job_run', key: ['id'] },
     { table: 'outbox', key: ['id'] },
+    { table: 'outbox_event', key: ['id'] },
   ];
   const children = (list: readonly ChildTableDef[]) => {
     for (const c of list) {
@@ -81,6 +82,7 @@ export const serialTables = [
   'orderitem_status_history',
   'job_run',
   'outbox',
+  'outbox_event',
 ];
 
 function coerce(t: CopyTable, row: Row, to: EngineDdl): Row {

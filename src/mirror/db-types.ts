@@ -255,6 +255,15 @@ export interface OutboxTable {
   redacted_at: string | null;
 }
 
+/** An outbox item entering a state (0017): what a period's report reads its state at an instant from. */
+export interface OutboxEventTable {
+  id: Generated<number>;
+  outbox_id: number;
+  state: OutboxState;
+  /** ISO 8601 UTC: the item's `updated_at` of that change. */
+  at: string;
+}
+
 /** Records kept although a field had the wrong type: per run, stream and field (0008). */
 export interface SyncTypeErrorTable {
   run_id: number;
@@ -296,6 +305,7 @@ export interface Database extends Record<ResourceTableName, ResourceRow> {
   mirror_meta: MirrorMetaTable;
   rate_budget: RateBudgetTable;
   outbox: OutboxTable;
+  outbox_event: OutboxEventTable;
   job_run: JobRunTable;
   org_policy: OrgPolicyTable;
   sync_run: SyncRunTable;

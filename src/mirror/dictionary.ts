@@ -18,6 +18,8 @@ const tableDocs: Record<string, string> = {
     'One row per job run (nightly, sync, reports): trigger, start, end, outcome, error, files written.',
   outbox:
     'Write-back: one row per planned change (ohs plan), its state (queued, sending, applied, conflict, failed, unknown, held, abandoned), request, response, re-read check, what the plan checked it against, why it was held and who released it; see ohs outbox.',
+  outbox_event:
+    "Write-back: one row each time an outbox item entered a state (the item's id, the state, the instant): what a report of a period reads an item's state at the period's end from.",
   org_policy:
     'Random-testing rate policy per org (program, agency, rpMinDrug, rpMinAlc, parent, effective_from: the first day of the months it scores, null for every month), from write-back and ohs policy import.',
   h_org_policy:

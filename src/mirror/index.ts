@@ -21,6 +21,7 @@ export { engineOf, openMirror, redactTarget } from './open.js';
 export {
   type PolicyVersion,
   policiesAsOf,
+  policyColumns,
   policyVersionsAsOf,
   policyVersionsOf,
   writePolicy,

@@ -63,6 +63,7 @@ function markSnapshot(db: {
  */
 export const operationalTables = [
   'outbox',
+  'outbox_event',
   'sync_lock',
   'rate_budget',
   'sync_pass_seen',

@@ -61,7 +61,6 @@ export function reportNamed(name: ReportName): ReportDefinition {
 export { LINES } from './ar-rollforward/columns.js';
 export type { RollforwardProduct } from './ar-rollforward/facts.js';
 export type { HeadlineCounts } from './changes/headline.js';
-export { BaseTap } from './changes/sides.js';
 export type { YtdFacts } from './compliance/figures.js';
 export { ReportParamError } from './core/errors.js';
 export { ReportRun } from './core/run.js';

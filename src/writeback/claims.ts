@@ -1,4 +1,5 @@
 import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
+import { stateEntered } from './events.js';
 import type { Json, Reading } from './ops/types.js';
 import { maskDeep, redaction } from './privacy.js';
 
@@ -33,14 +34,18 @@ export class Claims {
     set: OutboxChange,
     claimedBy?: string,
   ): Promise<boolean> {
+    const at = this.now();
     let q = this.mirror.db
       .updateTable('outbox')
-      .set({ ...set, updated_at: this.now() })
+      .set({ ...set, updated_at: at })
       .where('id', '=', id)
       .where('state', '=', from);
     if (claimedBy !== undefined) q = q.where('claimed_by', '=', claimedBy);
     const r = await q.executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+    if (Number(r.numUpdatedRows) !== 1) return false;
+    if (set.state !== undefined && set.state !== from)
+      await stateEntered(this.mirror.db, [id], set.state, at);
+    return true;
   }
 
   /**
@@ -66,6 +71,7 @@ export class Claims {
       .where('state', '=', 'queued')
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) !== 1) return false;
+    await stateEntered(this.mirror.db, [item.id], 'sending', at);
     Object.assign(item, set, { attempts: item.attempts + 1 });
     return true;
   }

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { Mirror, OutboxState, OutboxTable } from '../mirror/index.js';
 import { OutboxItemError } from './errors.js';
+import { stateEntered } from './events.js';
 import { opNames, ops } from './ops/index.js';
 import { redaction } from './privacy.js';
 
@@ -78,6 +79,7 @@ export async function resolveItem(
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1)
     throw new OutboxItemError(`outbox item ${id} changed meanwhile (an apply settled it): see ohs outbox`);
+  await stateEntered(mirror.db, [id], to, now);
   return { ...item, ...set };
 }
 
@@ -127,6 +129,7 @@ export async function releaseHeld(
       if (Number(r.numUpdatedRows) !== 1)
         throw new OutboxItemError(`outbox item ${item.id} changed meanwhile: see ohs outbox`);
     }
+    await stateEntered(trx, ids, 'queued', now);
   });
   return items;
 }

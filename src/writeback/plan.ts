@@ -4,6 +4,7 @@ import type { InputLimits } from '../input/read-table.js';
 import { readTable } from '../input/read-table.js';
 import type { Mirror } from '../mirror/index.js';
 import { ConfirmationNeededError } from './errors.js';
+import { stateEntered } from './events.js';
 import { type Json, moneyText, type OpName, ops, type PlanChecks, type PlanContext } from './ops/index.js';
 import { checkRows, throwProblems, type ValidRow } from './validate.js';
 
@@ -141,12 +142,13 @@ async function insertItems(
   await db.transaction().execute(async (trx) => {
     for (const item of rearm) {
       const { idempotency_key: _k, created_at: _c, ...v } = insertValues(item.values);
-      await trx
+      const r = await trx
         .updateTable('outbox')
         .set({ ...v, hold_reason: null, released_at: null, redacted_at: null })
         .where('id', '=', item.id)
         .where('state', '=', 'held')
-        .execute();
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) await stateEntered(trx, [item.id], 'queued', v.updated_at);
     }
     for (const item of toInsert) {
       const { id } = await trx
@@ -155,6 +157,7 @@ async function insertItems(
         .returning('id')
         .executeTakeFirstOrThrow();
       item.line.outboxId = id;
+      await stateEntered(trx, [id], 'queued', item.values.now);
     }
   });
 }

@@ -110,9 +110,9 @@ describe.each(engines)('%s: one instant in three spellings', (engine) => {
       expect(run.built.get('unpaid-invoices')).toBe(1);
       // Accounts at risk reads the order ageing's items (terminal ones too) once, typed.
       expect(run.built.get('order-ageing-facts')).toBe(1);
-      // The changes report reads the base reports at the run's instant as the run wrote them.
-      expect(run.built.get('changes-base:compliance')).toBe(1);
-      expect(run.built.get('changes-base:order-ageing')).toBe(1);
+      // The changes report reads the base reports' typed figures, the run's own at its instant:
+      // no base report is built or kept again for it.
+      expect([...run.built.keys()].filter((k) => k.startsWith('changes'))).toEqual([]);
       const alone = new ReportRun();
       const catchUp = reports.filter((r) => r.name === 'catch-up');
       await writeReports(mirror, defaults, silentLogger, catchUp, { ...common, run: alone });

@@ -19,6 +19,7 @@ import { migration as m0013 } from './0013-policy-effective-from.js';
 import { migration as m0014 } from './0014-outbox-held.js';
 import { migration as m0015 } from './0015-invoice-open-view.js';
 import { migration as m0016 } from './0016-outbox-released-by.js';
+import { migration as m0017 } from './0017-outbox-event.js';
 import { applySchemaWork, pending, schemaWork } from './schema-work.js';
 
 /**
@@ -55,6 +56,7 @@ export function migrationsFor(ddl: EngineDdl): Record<string, Migration> {
     '0014_outbox_held': m0014(ddl),
     '0015_invoice_open_view': m0015(ddl),
     '0016_outbox_released_by': m0016(ddl),
+    '0017_outbox_event': m0017(ddl),
   };
 }
 

@@ -5,6 +5,11 @@ import { severityWords } from './line.js';
 export const kindWords: Record<string, string> = {
   COMPLIANCE_STATUS: 'compliance status changed',
   CATCH_UP_VERDICT: 'catch-up verdict changed',
+  COMPLIANCE_RESCORED: 'compliance status re-scored (policy or rates)',
+  CATCH_UP_RESCORED: 'catch-up verdict re-scored (policy or rates)',
+  POLICY_IMPORTED: 'rate policy imported',
+  POLICY_CHANGED: 'rate policy changed',
+  POLICY_REMOVED: 'rate policy removed',
   PROBLEM_NEW: 'new data problem',
   PROBLEM_CHANGED: 'data problem grew or changed',
   PROBLEM_GONE: 'data problem gone',

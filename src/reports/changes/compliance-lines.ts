@@ -1,7 +1,15 @@
-import type { Row } from '../../render/types.js';
+import type { PolicyVersion } from '../../mirror/index.js';
 import { ASSUMED } from '../compliance/model.js';
-import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
-import type { BaseResult } from './sides.js';
+import { complianceWords } from '../compliance/words.js';
+import {
+  type ComplianceSide,
+  type OrgStanding,
+  policyWords,
+  type Rescored,
+  rescoredBy,
+  samePolicy,
+} from './compliance-side.js';
+import { type Change, evidence, type Severity } from './line.js';
 
 /** How bad a compliance status is: the page's red ones above amber ones above the rest. */
 const statusRank: Record<string, number> = {
@@ -30,8 +38,7 @@ const verdictRank: Record<string, number> = {
 const verdictAction = new Set(['CANNOT_MEET', 'NOT_MET']);
 
 /** A status or verdict cell: its code, and whether it rests on an assumed rate. */
-function codeOf(v: Row[string]): { code: string; assumed: boolean } | null {
-  const t = textOf(v);
+function codeOf(t: string | null): { code: string; assumed: boolean } | null {
   if (t === null) return null;
   return t.endsWith(ASSUMED)
     ? { code: t.slice(0, -ASSUMED.length), assumed: true }
@@ -52,49 +59,101 @@ function movement(
   return 'changed';
 }
 
-const orgKey = (r: Row) => (typeof r.orgId === 'number' ? String(r.orgId) : null);
-
-/** YTD rows by org (the total rows have no org id). */
-function ytd(result: BaseResult): Map<string, Row> {
-  const out = new Map<string, Row>();
-  for (const r of result.sheets.get('YTD by org') ?? []) {
-    const k = orgKey(r);
-    if (k !== null) out.set(k, r);
-  }
-  return out;
+/** The status or verdict of a change of standing, and its severity and kind, re-scored or not. */
+function standing(
+  a: string | null,
+  b: string | null,
+  ranks: Record<string, number>,
+  action: ReadonlySet<string>,
+  kinds: { moved: string; rescored: string },
+  why: Rescored | null,
+): { severity: Severity; kind: string; after: string | null } {
+  if (why === null)
+    return { severity: movement(codeOf(a), codeOf(b), ranks, action), kind: kinds.moved, after: b };
+  // Nothing happened in the world: the employer was scored on other rates. A measured failure
+  // that appears is still Action needed, and says why.
+  const ca = codeOf(a);
+  const cb = codeOf(b);
+  const failing = (c: { code: string; assumed: boolean } | null) =>
+    c !== null && action.has(c.code) && !c.assumed;
+  const failed = failing(cb) && !failing(ca);
+  const said = cb === null ? '' : (complianceWords[cb.code] ?? cb.code).toLowerCase();
+  const note = failed
+    ? `; ${ca === null || ca.assumed ? 'measured for the first time' : 'measured'}: ${said}`
+    : '';
+  return {
+    severity: failed ? 'action' : 'changed',
+    kind: kinds.rescored,
+    after: `${b ?? 'none'} (re-scored: ${why}${note})`,
+  };
 }
 
-/** Compliance: a status per test type that changed, and problems named that are new or gone. */
-export function complianceChanges(before: BaseResult, after: BaseResult): Change[] {
-  const a = ytd(before);
-  const b = ytd(after);
+const SHEET = 'YTD by org';
+
+/**
+ * Compliance: a status per test type that changed (re-scored when the employer's policy or rates
+ * changed in the period), and problems named that are new or gone.
+ */
+export function complianceChanges(before: ComplianceSide, after: ComplianceSide): Change[] {
   const out: Change[] = [];
-  const sheet = 'YTD by org';
-  for (const key of new Set([...a.keys(), ...b.keys()])) {
-    const ra = a.get(key);
-    const rb = b.get(key);
-    const orgId = Number(key);
-    const org = textOf(rb?.org) ?? textOf(ra?.org);
-    const ev = (r: Row | undefined) => (r === undefined ? null : evidence('compliance', sheet, { orgId }));
+  for (const orgId of new Set([...before.orgs.keys(), ...after.orgs.keys()])) {
+    const ra = before.orgs.get(orgId);
+    const rb = after.orgs.get(orgId);
+    const org = rb?.org ?? ra?.org ?? null;
+    const ev = (r: OrgStanding | undefined) =>
+      r === undefined ? null : evidence('compliance', SHEET, { orgId });
+    const why = rescoredBy(before, after, orgId);
     for (const kind of ['drug', 'alcohol'] as const) {
-      const sa = textOf(ra?.[`${kind}Status`]);
-      const sb = textOf(rb?.[`${kind}Status`]);
+      const sa = ra?.status[kind] ?? null;
+      const sb = rb?.status[kind] ?? null;
       if (sa === sb) continue;
+      const moved = standing(sa, sb, statusRank, statusAction, STATUS_KINDS, why);
       out.push({
-        severity: movement(codeOf(sa), codeOf(sb), statusRank, statusAction),
+        ...moved,
         area: 'compliance',
-        kind: 'COMPLIANCE_STATUS',
         orgId,
         org,
         subject: kind,
         before: sa,
-        after: sb,
         evidenceBefore: ev(ra),
         evidenceAfter: ev(rb),
         count: 1,
       });
     }
     out.push(...problemChanges(ra, rb, orgId, org, ev));
+  }
+  return out;
+}
+
+const STATUS_KINDS = { moved: 'COMPLIANCE_STATUS', rescored: 'COMPLIANCE_RESCORED' };
+const VERDICT_KINDS = { moved: 'CATCH_UP_VERDICT', rescored: 'CATCH_UP_RESCORED' };
+
+/**
+ * A policy imported, changed or removed in the period: one line per employer, whose, which rates,
+ * in force from when (its effective date, and the instant the mirror recorded it).
+ */
+export function policyChanges(before: ComplianceSide, after: ComplianceSide): Change[] {
+  const out: Change[] = [];
+  for (const orgId of new Set([...before.policies.keys(), ...after.policies.keys()])) {
+    const pa = before.policies.get(orgId);
+    const pb = after.policies.get(orgId);
+    if (samePolicy(pa, pb)) continue;
+    const org = after.orgs.get(orgId)?.org ?? before.orgs.get(orgId)?.org ?? null;
+    const ev = (p: PolicyVersion | undefined) =>
+      p === undefined ? null : `org_policy · org_id ${orgId}, recorded ${p.valid_from}`;
+    out.push({
+      severity: 'changed',
+      area: 'compliance',
+      kind: pa === undefined ? 'POLICY_IMPORTED' : pb === undefined ? 'POLICY_REMOVED' : 'POLICY_CHANGED',
+      orgId,
+      org,
+      subject: 'rate policy',
+      before: pa === undefined ? `no policy: assumed rates (${before.defaults})` : policyWords(pa),
+      after: pb === undefined ? `no policy: assumed rates (${after.defaults})` : policyWords(pb),
+      evidenceBefore: ev(pa),
+      evidenceAfter: ev(pb),
+      count: 1,
+    });
   }
   return out;
 }
@@ -107,20 +166,18 @@ function problemKind(text: string): string {
     .replace(/rows?/g, 'row');
 }
 
-function problemsOf(r: Row | undefined): Map<string, string> {
-  const t = textOf(r?.problems);
+function problemsOf(r: OrgStanding | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  if (t === null) return out;
-  for (const p of t.split('; ')) out.set(problemKind(p), p);
+  for (const p of r?.problems ?? []) out.set(problemKind(p.text), p.text);
   return out;
 }
 
 function problemChanges(
-  ra: Row | undefined,
-  rb: Row | undefined,
+  ra: OrgStanding | undefined,
+  rb: OrgStanding | undefined,
   orgId: number,
   org: string | null,
-  ev: (r: Row | undefined) => string | null,
+  ev: (r: OrgStanding | undefined) => string | null,
 ): Change[] {
   const pa = problemsOf(ra);
   const pb = problemsOf(rb);
@@ -146,45 +203,33 @@ function problemChanges(
   return out;
 }
 
-/** Catch-up: a verdict per employer and test type that changed. */
-export function catchUpChanges(before: BaseResult, after: BaseResult): Change[] {
-  const key = (r: Row) =>
-    typeof r.orgId === 'number' && typeof r.testType === 'string' ? `${r.orgId}\u0000${r.testType}` : null;
-  const index = (rows: readonly Row[]) => {
-    const m = new Map<string, Row>();
-    for (const r of rows) {
-      const k = key(r);
-      if (k !== null) m.set(k, r);
-    }
-    return m;
-  };
-  const a = index(before.detail.rows);
-  const b = index(after.detail.rows);
+/** Catch-up: a verdict per employer and test type that changed (re-scored as compliance's statuses are). */
+export function catchUpChanges(before: ComplianceSide, after: ComplianceSide): Change[] {
   const out: Change[] = [];
-  for (const k of new Set([...a.keys(), ...b.keys()])) {
-    const ra = a.get(k);
-    const rb = b.get(k);
-    const va = textOf(ra?.verdict);
-    const vb = textOf(rb?.verdict);
-    if (va === vb) continue;
-    const any = (rb ?? ra) as Row;
-    const orgId = numOf(any.orgId);
-    const testType = String(any.testType);
-    const ev = (r: Row | undefined) =>
-      r === undefined ? null : evidence('catch-up', after.detail.name, { orgId: orgId ?? '', testType });
-    out.push({
-      severity: movement(codeOf(va), codeOf(vb), verdictRank, verdictAction),
-      area: 'compliance',
-      kind: 'CATCH_UP_VERDICT',
-      orgId,
-      org: textOf(rb?.org) ?? textOf(ra?.org),
-      subject: testType,
-      before: va,
-      after: vb,
-      evidenceBefore: ev(ra),
-      evidenceAfter: ev(rb),
-      count: 1,
-    });
+  for (const orgId of new Set([...before.orgs.keys(), ...after.orgs.keys()])) {
+    const ra = before.orgs.get(orgId);
+    const rb = after.orgs.get(orgId);
+    const why = rescoredBy(before, after, orgId);
+    for (const testType of ['drug', 'alcohol'] as const) {
+      const va = ra?.verdict[testType] ?? null;
+      const vb = rb?.verdict[testType] ?? null;
+      if (va === vb) continue;
+      const ev = (r: OrgStanding | undefined) =>
+        r === undefined || r.verdict[testType] === null
+          ? null
+          : evidence('catch-up', 'Catch-up plan', { orgId, testType });
+      out.push({
+        ...standing(va, vb, verdictRank, verdictAction, VERDICT_KINDS, why),
+        area: 'compliance',
+        orgId,
+        org: rb?.org ?? ra?.org ?? null,
+        subject: testType,
+        before: va,
+        evidenceBefore: ev(ra),
+        evidenceAfter: ev(rb),
+        count: 1,
+      });
+    }
   }
   return out;
 }

@@ -4,12 +4,11 @@ import {
   type Figure,
   level,
   palette,
-  plural,
   type SummaryBuilder,
 } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
 import { kindWords } from './columns.js';
-import { type Counted, headlineCounts, headlineOf, kindRows } from './headline.js';
+import { type Counted, headlineCounts, headlineOf, kindRows, worseParts } from './headline.js';
 import { type Severity, severities, severityWords } from './line.js';
 
 /**
@@ -37,8 +36,9 @@ const severityColour: Record<Severity, string> = {
  * The changes page's summary and the report's verdict: Action needed when a line is a change for
  * the worse that its base report calls Action needed; Needs attention when anything else got
  * worse or the mirror and the tool need a look (a stream incomplete, a write-back held or
- * failed); OK otherwise, an empty period included ("nothing changed"). The headline is the
- * sentence the dashboard's card opens with.
+ * failed); OK otherwise, an empty period included ("nothing changed"). The verdict's lines are
+ * what got worse counted by kind, the same words the headline leads with (the sentence the
+ * dashboard's card opens with).
  */
 export function changesHtml(): SummaryBuilder<ChangesPage> {
   const first: Row[] = [];
@@ -58,16 +58,8 @@ export function changesHtml(): SummaryBuilder<ChangesPage> {
       const kinds = kindRows(lines);
       const c = headlineCounts(lines);
       const unknown = facts?.unknown ?? undefined;
-      const tool = kinds.filter((r) => r.severity === 'tool').reduce((a, r) => a + Number(r.lines), 0);
-      const problems: string[] = [];
-      if (unknown !== undefined) problems.push(unknown);
-      if (c.actionNeeded > 0)
-        problems.push(
-          `${plural(c.actionNeeded, 'change')} for the worse that the base reports call Action needed`,
-        );
-      if (c.worse > c.actionNeeded)
-        problems.push(`${plural(c.worse - c.actionNeeded, 'other change')} for the worse`);
-      if (tool > 0) problems.push(`${plural(tool, 'line')} on the mirror and the tool to look at`);
+      // The verdict's lines are the headline's first ones: what got worse, counted by kind.
+      const problems = [...(unknown === undefined ? [] : [unknown]), ...worseParts(lines)];
       const figures: Figure[] = [
         { label: 'Employers fell behind', value: count(c.employersFellBehind) },
         { label: 'Invoices passed 90 days', value: count(c.invoicesPassed90) },
@@ -75,6 +67,8 @@ export function changesHtml(): SummaryBuilder<ChangesPage> {
         { label: 'New data problems', value: count(c.newDataProblems) },
         { label: 'Invoices passed 60 days', value: count(c.invoicesPassed60) },
         { label: 'Employers recovered', value: count(c.employersRecovered) },
+        { label: 'Employers re-scored (policy or rates)', value: count(c.employersRescored) },
+        { label: 'Policies imported or changed', value: count(c.policiesChanged) },
         { label: 'Invoices paid', value: count(c.invoicesPaid) },
         { label: 'Write-backs failed or held', value: count(c.writeBacksFailed + c.writeBacksHeld) },
         { label: 'Changes', value: count(c.lines) },
@@ -82,7 +76,7 @@ export function changesHtml(): SummaryBuilder<ChangesPage> {
       const since = facts?.since ?? 'since the start of the period';
       return {
         status: level(c.actionNeeded > 0, problems.length > 0),
-        headline: unknown !== undefined ? `changes not known: ${unknown}` : headlineOf(c, since),
+        headline: unknown !== undefined ? `changes not known: ${unknown}` : headlineOf(lines, since),
         figures,
         problems,
         ...(first.length === 0

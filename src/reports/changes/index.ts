@@ -4,16 +4,18 @@ import { catchUpReport } from '../catch-up/index.js';
 import { complianceReport } from '../compliance/index.js';
 import type { ReportBody, ReportDeclaration, ReportInput } from '../core/types.js';
 import { orderAgeingReport } from '../order-ageing/index.js';
+import { agedReceivables } from '../unpaid-invoices/figures.js';
 import { unpaidInvoicesReport } from '../unpaid-invoices/index.js';
 import { changeColumns, kindColumns, periodColumns } from './columns.js';
-import { catchUpChanges, complianceChanges } from './compliance-lines.js';
+import { catchUpChanges, complianceChanges, policyChanges } from './compliance-lines.js';
+import { complianceSide } from './compliance-side.js';
 import { type HeadlineCounts, headlineCounts, kindRows } from './headline.js';
 import { changesHtml } from './html.js';
 import { type Change, compareChanges } from './line.js';
 import { type ChangesOptions, changesOptions } from './options.js';
 import { orderChanges } from './order-lines.js';
-import { receivableChanges } from './receivables-lines.js';
-import { baseAt } from './sides.js';
+import { movementsOf, receivableChanges } from './receivables-lines.js';
+import { inputAt } from './sides.js';
 import { type ChangesPeriod, periodOf } from './since.js';
 import { toolChanges } from './tool-lines.js';
 import { changesWords } from './words.js';
@@ -55,21 +57,24 @@ export const changesReport: ReportDeclaration<typeof changesOptions, 'changes', 
   words: changesWords,
 };
 
-/** The lines of the period: the base reports at both ends compared, and the mirror's own events. */
+/**
+ * The lines of the period: the base reports' typed figures at both ends compared by key (one end
+ * at a time where they are large: the order items stream), the roll-forward's movements over the
+ * period, and the mirror's own events.
+ */
 async function linesOf(input: ReportInput<ChangesOptions>, period: ChangesPeriod): Promise<Change[]> {
   if (period.since === period.to) return [];
-  const at = (name: Parameters<typeof baseAt>[1]) =>
-    Promise.all([baseAt(input, name, period.sinceMs), baseAt(input, name, undefined)]);
-  const [cb, ca] = await at('compliance');
-  const [pb, pa] = await at('catch-up');
-  const [ub, ua] = await at('unpaid-invoices');
-  const [ob, oa] = await at('order-ageing');
-  const roll = await baseAt(input, 'ar-rollforward', undefined, { from: period.since, to: period.to });
+  const cb = await complianceSide(input, period.sinceMs);
+  const ca = await complianceSide(input, undefined);
+  const ub = await agedReceivables(await inputAt(input, unpaidInvoicesReport, period.sinceMs), false);
+  const ua = await agedReceivables(await inputAt(input, unpaidInvoicesReport, undefined), true);
+  const moves = await movementsOf(input, { from: period.since, to: period.to });
   const lines = [
+    ...policyChanges(cb, ca),
     ...complianceChanges(cb, ca),
-    ...catchUpChanges(pb, pa),
-    ...receivableChanges(ub, ua, roll),
-    ...(await orderChanges(input, ob, oa, input.at)),
+    ...catchUpChanges(cb, ca),
+    ...receivableChanges(ub, ua, moves),
+    ...(await orderChanges(input, period.sinceMs, input.at)),
     // The mirror's and the tool's events are the whole mirror's: not in a report of some orgs.
     ...(input.scope === null ? await toolChanges(input.db, period.since, period.to) : []),
   ];
@@ -151,11 +156,11 @@ async function build(input: ReportInput<ChangesOptions>): Promise<ReportBody<Cha
         ['Period', period.note],
         [
           'Method',
-          "each line is a difference of the base reports' own results as of the two ends (compliance YTD by org, catch-up plan, unpaid invoices and By org, order ageing), or what the A/R roll-forward over the period says of an invoice (payments, cancellations, restorations); the evidence columns name the base report, its sheet and the row's key at each end",
+          "each line is a difference of the base reports' typed figures as of the two ends, compared by key (compliance's standing per employer, the catch-up plan per employer and test type, the ageing's invoices and A/R per employer, the order ageing's items), or what the A/R roll-forward over the period says of an invoice (payments, late fees, cancellations, restorations, balances unknown); a rate policy imported or changed is a line of its own, and a status or verdict that moved because the employer was scored on other rates is re-scored, never fell behind or recovered; the evidence columns name the base report, its sheet and the row's key at each end",
         ],
         [
           'Mirror and tool',
-          'sync_deletion (records found deleted or seen again), sync_stream_run (runs not complete) and the outbox (write-backs applied, held or failed, by the instant of their last change) in the period',
+          "sync_deletion (records found deleted or seen again), sync_stream_run (runs not complete) and the outbox (write-backs applied, held or failed: each item in the state it had at the period's end, from the outbox's events) in the period",
         ],
       ],
       results: [['Lines', String(rows.length)]],

@@ -3,58 +3,54 @@ import type { Row } from '../../render/types.js';
 import { reportDb } from '../core/tables.js';
 import type { ReportInput } from '../core/types.js';
 import { listSome } from '../core/values.js';
+import { type AgedItem, agedItems } from '../order-ageing/facts.js';
+import { orderAgeingReport } from '../order-ageing/index.js';
 import { orderAgeingOptions } from '../order-ageing/options.js';
 import { setup } from '../order-ageing/setup.js';
-import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
+import { type Change, evidence, type Severity, textOf } from './line.js';
 import type { ChangesOptions } from './options.js';
-import type { BaseResult } from './sides.js';
+import { inputAt } from './sides.js';
 
 const REPORT = 'order-ageing';
+const SHEET = 'Order ageing';
 const flagRank: Record<string, number> = { OK: 0, WARN: 1, STUCK: 2 };
 
-function items(result: BaseResult): Map<number, Row> {
-  const out = new Map<number, Row>();
-  for (const r of result.detail.rows) {
-    const id = numOf(r.orderItemId);
-    if (id !== null) out.set(id, r);
-  }
-  return out;
-}
-
 /**
- * Orders from the ageing's open items at both ends: items newly STUCK or past their warn age (and
- * those whose flag eased), items that left the open list (completed, cancelled, expired, gone: their
- * status at the end, read through the ageing's own status mapping), and new items per employer and
- * product family. Each item is counted once: a new item already stuck (or past its warn age) is its
- * flag's line, before "new", and not among the new orders.
+ * Orders from the ageing's items at both ends, compared by id as they stream (in id order): the
+ * start's items are kept (typed, a few fields each), the end's compared one by one and dropped.
+ * Items newly STUCK or past their warn age (and those whose flag eased), items that left the open
+ * list (completed, cancelled, expired, gone: their status at the end, read through the ageing's
+ * own status mapping), and new items per employer and product family. Each item is counted once:
+ * a new item already stuck (or past its warn age) is its flag's line, before "new", and not among
+ * the new orders.
  */
 export async function orderChanges(
   input: ReportInput<ChangesOptions>,
-  before: BaseResult,
-  after: BaseResult,
+  sinceMs: number,
   end: string | undefined,
 ): Promise<Change[]> {
-  const a = items(before);
-  const b = items(after);
-  const sheet = after.detail.name;
-  const ev = (id: number) => evidence(REPORT, sheet, { orderItemId: id });
+  const a = new Map<number, AgedItem>();
+  for await (const item of agedItems(await inputAt(input, orderAgeingReport, sinceMs))) a.set(item.id, item);
+  const ev = (id: number) => evidence(REPORT, SHEET, { orderItemId: id });
   const out: Change[] = [];
   const fresh = new Map<
     string,
     { org: string | null; orgId: number | null; family: string; ids: number[] }
   >();
-  for (const [id, rb] of b) {
+  for await (const rb of agedItems(await inputAt(input, orderAgeingReport, undefined))) {
+    const id = rb.id;
     const ra = a.get(id);
-    const fb = textOf(rb.flag) ?? 'OK';
+    a.delete(id);
+    const fb = rb.flag ?? 'OK';
     // A new item already past its warn age or stuck is one line (new, stuck), not also a new order.
     if (ra === undefined && fb === 'OK') {
-      const family = textOf(rb.family) ?? 'generic';
-      const k = `${numOf(rb.orgId) ?? ''}\u0000${family}`;
-      const g = fresh.get(k) ?? { org: textOf(rb.org), orgId: numOf(rb.orgId), family, ids: [] };
+      const family = rb.family ?? 'generic';
+      const k = `${rb.orgId ?? ''}\u0000${family}`;
+      const g = fresh.get(k) ?? { org: rb.org, orgId: rb.orgId, family, ids: [] };
       g.ids.push(id);
       fresh.set(k, g);
     }
-    const fa = ra === undefined ? 'OK' : (textOf(ra.flag) ?? 'OK');
+    const fa = ra === undefined ? 'OK' : (ra.flag ?? 'OK');
     if (fa === fb) continue;
     const up = (flagRank[fb] ?? 0) > (flagRank[fa] ?? 0);
     const severity: Severity = up ? (fb === 'STUCK' ? 'action' : 'worse') : 'better';
@@ -62,8 +58,8 @@ export async function orderChanges(
       severity,
       area: 'orders',
       kind: up ? (fb === 'STUCK' ? 'ORDER_STUCK' : 'ORDER_WARN') : 'ORDER_EASED',
-      orgId: numOf(rb.orgId),
-      org: textOf(rb.org),
+      orgId: rb.orgId,
+      org: rb.org,
       subject: String(id),
       before: ra === undefined ? 'new' : itemSaid(ra, fa),
       after: itemSaid(rb, fb),
@@ -83,13 +79,12 @@ export async function orderChanges(
       before: null,
       after: `${g.ids.length} new: ${listSome(g.ids.map(String), 10)}`,
       evidenceBefore: null,
-      evidenceAfter: `${REPORT} · ${sheet} · orderItemId ${listSome(g.ids.map(String), 10)}`,
+      evidenceAfter: `${REPORT} · ${SHEET} · orderItemId ${listSome(g.ids.map(String), 10)}`,
       count: g.ids.length,
     });
-  const gone = [...a.keys()].filter((id) => !b.has(id));
-  const stages = await stagesAt(input, gone, end);
-  for (const id of gone) {
-    const ra = a.get(id) as Row;
+  // What is left of the start's items is no longer among the end's.
+  const stages = await stagesAt(input, [...a.keys()], end);
+  for (const [id, ra] of a) {
     const s = stages.get(id);
     const kind =
       s === undefined
@@ -103,10 +98,10 @@ export async function orderChanges(
       severity: kind === 'ORDER_COMPLETED' ? 'better' : 'changed',
       area: 'orders',
       kind,
-      orgId: numOf(ra.orgId),
-      org: textOf(ra.org),
+      orgId: ra.orgId,
+      org: ra.org,
       subject: String(id),
-      before: itemSaid(ra, textOf(ra.flag) ?? 'OK'),
+      before: itemSaid(ra, ra.flag ?? 'OK'),
       after: s === undefined ? 'not in the mirror' : `${s.status ?? 'no status'} (${s.stage})`,
       evidenceBefore: ev(id),
       evidenceAfter: s === undefined ? null : `mirror · orderitem · id ${id} (not among the open items)`,
@@ -116,8 +111,8 @@ export async function orderChanges(
   return out;
 }
 
-function itemSaid(r: Row, flag: string): string {
-  return `${textOf(r.status) ?? 'no status'}, ${flag}`;
+function itemSaid(r: AgedItem, flag: string): string {
+  return `${r.status ?? 'no status'}, ${flag}`;
 }
 
 /**

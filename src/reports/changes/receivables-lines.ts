@@ -1,28 +1,42 @@
 import { money } from '../../render/html/summary.js';
 import type { Row } from '../../render/types.js';
+import { STEPS } from '../ar-rollforward/columns.js';
+import { arRollforwardReport } from '../ar-rollforward/index.js';
+import type { ReportInput } from '../core/types.js';
+import type { AgedInvoice, AgedReceivables, OrgAr } from '../unpaid-invoices/figures.js';
 import { type Change, evidence, numOf, type Severity, textOf } from './line.js';
-import type { BaseResult } from './sides.js';
+import type { ChangesOptions } from './options.js';
+import { inputAt } from './sides.js';
 
 const UNPAID = 'unpaid-invoices';
 const ROLL = 'ar-rollforward';
 
-/** The ageing's detail rows by invoice id, cancelled ones included (status `cancelled`). */
-function invoices(result: BaseResult): Map<string, Row> {
+const isOpen = (r: AgedInvoice | undefined): r is AgedInvoice => r !== undefined && !r.cancelled;
+const said = (r: AgedInvoice) => {
+  const d = r.days;
+  const when = d > 0 ? `${d} days past due` : d === 0 ? 'due today' : `due in ${-d} days`;
+  return `${when} (${r.bucket || 'current'}), ${money(r.totalDue)} due`;
+};
+
+/** The movements a line is made of (an invoice with none of them makes no line): not an increase. */
+const moving = STEPS.filter((k) => k !== 'increases');
+
+/**
+ * The roll-forward over the period, per invoice that moved: its detail read by column key as it
+ * is made (never a sheet by name), keeping only the invoices with a movement a line is made of.
+ */
+export async function movementsOf(
+  input: ReportInput<ChangesOptions>,
+  period: { from: string; to: string },
+): Promise<Map<string, Row>> {
+  const body = await arRollforwardReport.build(await inputAt(input, arRollforwardReport, undefined, period));
   const out = new Map<string, Row>();
-  for (const r of result.detail.rows) {
+  for await (const r of body.detail.rows) {
     const id = textOf(r.invoiceId);
-    if (id !== null) out.set(id, r);
+    if (id !== null && moving.some((k) => (numOf(r[k]) ?? 0) !== 0)) out.set(id, r);
   }
   return out;
 }
-
-const isOpen = (r: Row | undefined) => r !== undefined && r.status !== 'cancelled';
-const days = (r: Row) => numOf(r.daysPastDue) ?? 0;
-const said = (r: Row) => {
-  const d = days(r);
-  const when = d > 0 ? `${d} days past due` : d === 0 ? 'due today' : `due in ${-d} days`;
-  return `${when} (${textOf(r.bucket) ?? 'current'}), ${money(r.totalDue)} due`;
-};
 
 /**
  * Receivables from the ageing at both ends: invoices that crossed 60 or 90 days past due (open at
@@ -31,25 +45,24 @@ const said = (r: Row) => {
  * elsewhere), cancellations, restorations, removals; and per employer and in total, the A/R and
  * its share over 60 days where either changed.
  */
-export function receivableChanges(before: BaseResult, after: BaseResult, roll: BaseResult | null): Change[] {
-  const a = invoices(before);
-  const b = invoices(after);
-  const moves = new Map<string, Row>();
-  for (const r of roll?.detail.rows ?? []) {
-    const id = textOf(r.invoiceId);
-    if (id !== null) moves.set(id, r);
-  }
+export function receivableChanges(
+  before: AgedReceivables,
+  after: AgedReceivables,
+  moves: ReadonlyMap<string, Row>,
+): Change[] {
+  const a = before.invoices;
+  const b = after.invoices;
   const out: Change[] = [];
-  const sheet = after.detail.name;
-  const at = (r: Row | undefined, id: string) =>
+  const sheet = 'Unpaid invoices';
+  const at = (r: AgedInvoice | undefined, id: string) =>
     r === undefined ? null : evidence(UNPAID, sheet, { invoiceId: id });
   for (const [id, rb] of b) {
     if (!isOpen(rb)) continue;
     const ra = a.get(id);
     const base = {
       area: 'receivables' as const,
-      orgId: numOf(rb.orgId),
-      org: textOf(rb.org),
+      orgId: rb.orgId,
+      org: rb.org,
       subject: id,
       count: 1,
     };
@@ -76,9 +89,9 @@ export function receivableChanges(before: BaseResult, after: BaseResult, roll: B
     }
     if (!isOpen(ra)) continue;
     const crossed =
-      days(ra) <= 90 && days(rb) > 90
+      ra.days <= 90 && rb.days > 90
         ? 'INVOICE_OVER_90'
-        : days(ra) <= 60 && days(rb) > 60
+        : ra.days <= 60 && rb.days > 60
           ? 'INVOICE_OVER_60'
           : null;
     if (crossed !== null)
@@ -101,8 +114,8 @@ export function receivableChanges(before: BaseResult, after: BaseResult, roll: B
 function movementChanges(
   id: string,
   m: Row,
-  ra: Row | undefined,
-  at: (r: Row | undefined, id: string) => string | null,
+  ra: AgedInvoice | undefined,
+  at: (r: AgedInvoice | undefined, id: string) => string | null,
 ): Change[] {
   const base = {
     area: 'receivables' as const,
@@ -159,18 +172,14 @@ function movementChanges(
   return out;
 }
 
-const share = (r: Row | undefined) => numOf(r?.over60Share) ?? 0;
-const arSaid = (r: Row | undefined) =>
+const share = (r: OrgAr | undefined) => r?.over60Share ?? 0;
+const arSaid = (r: OrgAr | undefined) =>
   r === undefined ? null : `${money(r.total)}, ${(share(r) * 100).toFixed(1)}% over 60 days`;
 
-/** The A/R and its share over 60 days per employer and in total (By org), where either changed. */
-function arChanges(before: BaseResult, after: BaseResult): Change[] {
-  const rowsOf = (r: BaseResult) => {
-    const m = new Map<string, Row>();
-    for (const row of r.sheets.get('By org') ?? [])
-      m.set(typeof row.orgId === 'number' ? String(row.orgId) : 'total', row);
-    return m;
-  };
+/** The A/R and its share over 60 days per employer and in total, where either changed. */
+function arChanges(before: AgedReceivables, after: AgedReceivables): Change[] {
+  const rowsOf = (r: AgedReceivables) =>
+    new Map(r.ar.map((o) => [o.orgId === null ? 'total' : String(o.orgId), o]));
   const a = rowsOf(before);
   const b = rowsOf(after);
   const out: Change[] = [];
@@ -188,14 +197,14 @@ function arChanges(before: BaseResult, after: BaseResult): Change[] {
       : share(rb) < share(ra)
         ? 'better'
         : 'changed';
-    const ev = (r: Row | undefined) =>
+    const ev = (r: OrgAr | undefined) =>
       r === undefined ? null : evidence(UNPAID, 'By org', total ? { org: 'Total' } : { orgId: key });
     out.push({
       severity,
       area: 'receivables',
       kind: total ? 'AR_TOTAL' : 'AR_EMPLOYER',
       orgId: total ? null : Number(key),
-      org: total ? null : (textOf(rb?.org) ?? textOf(ra?.org)),
+      org: total ? null : (rb?.org ?? ra?.org ?? null),
       subject: total ? 'all employers' : 'A/R',
       before: arSaid(ra),
       after: arSaid(rb),

@@ -7,8 +7,8 @@ import type { Change, Severity } from './line.js';
 /**
  * The mirror and the tool in the period (since, to]: records the sync found deleted or restored
  * (sync_deletion), stream runs that did not complete (sync_stream_run), and write-backs applied,
- * held or failed (the outbox, by the instant of their last change; applied payments are the
- * invoices' own lines, paid by this tool, never counted twice). One line per table, stream or
+ * held or failed (the outbox: each item in the state it had at the period's end, entered in the
+ * period; applied payments are the invoices' own lines, paid by this tool, never counted twice). One line per table, stream or
  * state, with the ids: a purge of thousands of records is one line, not thousands.
  */
 export async function toolChanges(db: Kysely<Database>, since: string, to: string): Promise<Change[]> {
@@ -101,15 +101,7 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
       ),
     );
   }
-  const outbox = await db
-    .selectFrom('outbox')
-    .select(['id', 'op', 'state'])
-    .where('state', 'in', ['applied', 'held', 'failed'])
-    .where('updated_at', '>', since)
-    .where('updated_at', '<=', to)
-    .orderBy('op')
-    .orderBy('id')
-    .execute();
+  const outbox = await outboxAtEnd(db, since, to);
   const said: Record<string, [Severity, string]> = {
     failed: ['tool', 'WRITEBACK_FAILED'],
     held: ['tool', 'WRITEBACK_HELD'],
@@ -123,5 +115,55 @@ export async function toolChanges(db: Kysely<Database>, since: string, to: strin
       const [severity, kind] = said[state] as [Severity, string];
       out.push(line(severity, kind, op, ids, `${ids.length} ${state}`, 'outbox · id'));
     }
+  return out;
+}
+
+/**
+ * The outbox items that entered, in the period (since, to], the state they were in at its end:
+ * an item last changed by the end is in its present state then; one changed after it, in the
+ * last state its events (`outbox_event`) record by the end. So an item held in the period and
+ * released or abandoned after it is still held at the end, and a past period reads the same when
+ * asked again. An item of a mirror older than the events is read by its last change, as before.
+ */
+async function outboxAtEnd(
+  db: Kysely<Database>,
+  since: string,
+  to: string,
+): Promise<{ id: number; op: string; state: string }[]> {
+  const items = await db
+    .selectFrom('outbox')
+    .select(['id', 'op', 'state', 'updated_at'])
+    .where('updated_at', '>', since)
+    .orderBy('op')
+    .orderBy('id')
+    .execute();
+  if (items.length === 0) return [];
+  const events = await db
+    .selectFrom('outbox_event')
+    .select(['outbox_id', 'state', 'at'])
+    .where('at', '>', since)
+    .where('at', '<=', to)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
+  // The last event of each item in the period, and the last one entering each state.
+  const last = new Map<number, { state: string; at: string }>();
+  const entered = new Map<string, string>();
+  for (const e of events) {
+    last.set(e.outbox_id, e);
+    entered.set(`${e.outbox_id}\u0000${e.state}`, e.at);
+  }
+  const out: { id: number; op: string; state: string }[] = [];
+  for (const i of items) {
+    if (i.updated_at <= to) {
+      // In its present state at the end: counted when it entered it in the period (its event;
+      // an item with none, of an older mirror, by its last change).
+      const at = entered.get(`${i.id}\u0000${i.state}`) ?? (last.has(i.id) ? null : i.updated_at);
+      if (at !== null && at > since) out.push({ id: i.id, op: i.op, state: i.state });
+      continue;
+    }
+    const e = last.get(i.id);
+    if (e !== undefined) out.push({ id: i.id, op: i.op, state: e.state });
+  }
   return out;
 }

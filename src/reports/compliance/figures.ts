@@ -147,3 +147,17 @@ export function planFacts(plan: readonly Row[]): YtdFacts {
 export function planOf(f: ComplianceFigures, walk: OrgWalk): Row[] {
   return planRows(walk.lasts, planYear(f.s));
 }
+
+/**
+ * Compliance's setup and walk for one reading, not kept by the run (a second instant read once,
+ * e.g. the start of what changed): the caller keeps what it needs of the walk, and the rest of it
+ * is freed, so two walks of a large mirror are never held at once.
+ */
+export async function complianceWalkOnce(
+  input: ReportInput<ComplianceOptions>,
+): Promise<{ s: Setup; walk: OrgWalk }> {
+  const { db, common, opts, scope, at, names } = input;
+  const warn = new Collector();
+  const s = await setup(db, common, opts, scope, warn, at);
+  return { s, walk: new OrgWalk(db, s, await walkOrgs(db, scope, names, at), names, at, warn) };
+}

@@ -118,3 +118,38 @@ function latest(f: OrgOrders, c: ClassifiedItem, lastKey: Map<number, Sortable>)
     lastKey.set(f.orgId, key);
   }
 }
+
+/** One order item as the ageing's detail shows it, typed: what "what changed" compares by id. */
+export interface AgedItem {
+  id: number;
+  orgId: number | null;
+  org: string | null;
+  family: string | null;
+  status: string | null;
+  /** OK, WARN or STUCK; null: no flag (a terminal item shown). */
+  flag: string | null;
+}
+
+/**
+ * The items of the ageing's detail at the input's instant, in id order, typed: one pass of its
+ * query and classifier with the report's own options, nothing sorted or kept (the caller keeps
+ * what it compares).
+ */
+export async function* agedItems(input: ReportInput<OrderAgeingOptions>): AsyncGenerator<AgedItem> {
+  const st = setup(input.opts);
+  const classifier = new Classifier(classifierSettings(input, st));
+  const orgIds = input.scope === null ? [] : [...input.scope];
+  for await (const r of itemQuery(input.db, orgIds, st.excludedNames, input.at).stream(1000)) {
+    const c = classifier.classify(r);
+    if (c === null) continue;
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    yield {
+      id: c.id,
+      orgId: typeof c.row.orgId === 'number' ? c.row.orgId : null,
+      org: text(c.row.org),
+      family: text(c.row.family),
+      status: text(c.row.status),
+      flag: c.flag,
+    };
+  }
+}

@@ -1,9 +1,10 @@
+import type { Row } from '../../render/types.js';
 import { productKey } from '../core/run.js';
 import { figuresKey } from '../core/run-key.js';
 import type { ReportInput } from '../core/types.js';
 import { invoiceBalancesAsOf } from './as-of-history.js';
 import { agingBuckets } from './buckets.js';
-import { asOfWarnings, classify } from './classify.js';
+import { asOfWarnings, type Classified, classify, type OpenInvoice } from './classify.js';
 import type { UnpaidInvoicesOptions } from './options.js';
 import { invoiceRows } from './queries.js';
 import { summarise } from './summary.js';
@@ -67,3 +68,75 @@ export type UnpaidFigures = Awaited<ReturnType<typeof makeUnpaidFigures>>;
 
 /** The ageing's figures, built once per run for equal inputs (figuresKey). */
 export const UNPAID_FIGURES = productKey<UnpaidFigures>('unpaid-invoices');
+
+/** One invoice of the ageing at an instant, typed: what "what changed" compares by invoice id. */
+export interface AgedInvoice {
+  id: string;
+  orgId: number | null;
+  org: string | null;
+  /** Cancelled (dropInvoice filled): apart from A/R. */
+  cancelled: boolean;
+  days: number;
+  bucket: string;
+  /** Cents. */
+  totalDue: number;
+}
+
+/** One org's A/R (or the total: `orgId` null) and its share owed over 60 days (null: nothing owed). */
+export interface OrgAr {
+  orgId: number | null;
+  org: string | null;
+  /** Cents. */
+  total: number;
+  over60Share: number | null;
+}
+
+/** The ageing's invoices and A/R per org, typed, from its classification (no sheet). */
+export interface AgedReceivables {
+  invoices: Map<string, AgedInvoice>;
+  ar: OrgAr[];
+}
+
+function agedOf(c: Classified, byOrg: readonly Row[]): AgedReceivables {
+  const invoices = new Map<string, AgedInvoice>();
+  const add = (list: readonly OpenInvoice[], cancelled: boolean) => {
+    for (const i of list)
+      invoices.set(i.id, {
+        id: i.id,
+        orgId: i.orgId,
+        org: i.org,
+        cancelled,
+        days: i.days,
+        bucket: i.bucket,
+        totalDue: i.totalDue,
+      });
+  };
+  add(c.open, false);
+  add(c.voided, true);
+  const ar = byOrg.map((r) => ({
+    orgId: typeof r.orgId === 'number' ? r.orgId : null,
+    org: typeof r.org === 'string' ? r.org : null,
+    total: Number(r.total ?? 0),
+    over60Share: typeof r.over60Share === 'number' ? r.over60Share : null,
+  }));
+  return { invoices, ar };
+}
+
+/**
+ * The ageing's invoices and A/R per org at the input's instant, typed: the run's figures when
+ * they are the run's own (`shared`: built once, kept by the run), else classified here and not
+ * kept by the run (an earlier instant read once: only these typed values stay).
+ */
+export async function agedReceivables(
+  input: ReportInput<UnpaidInvoicesOptions>,
+  shared: boolean,
+): Promise<AgedReceivables> {
+  if (shared) {
+    const f = await unpaidFigures(input);
+    return agedOf(f.c, f.byOrg);
+  }
+  const { db, common, opts, scope, at, names } = input;
+  const buckets = agingBuckets(opts.periodDays, opts.periods);
+  const c = classify(await invoiceRows(db, at), scope, names, common, opts, buckets);
+  return agedOf(c, summarise(c.open, c.voided, buckets, opts.summarySort, c.unknown.length).byOrg);
+}
