@@ -247,6 +247,7 @@ describe.skipIf(noPg)('migrations on PostgreSQL', () => {
       '0014_outbox_held',
       '0015_invoice_open_view',
       '0016_outbox_released_by',
+      '0017_outbox_event',
     ]);
     await migrate(db, postgresDdl);
     expect(await pendingMigrations(db, postgresDdl)).toEqual([]);
