@@ -18,6 +18,9 @@ import { benchWorkdir, HEAP_MB, type Measured, TOKEN, timed } from './scale.js';
 export async function benchChangesMemory(factor: number): Promise<string> {
   const scales = (process.env.OHS_BENCH_SCALES ?? '4,20').split(',').map((s) => Number(s) * factor);
   const before = process.env.OHS_BENCH_BIN_BEFORE;
+  // Both reports in one heap: the scale bench's (HEAP_MB), or OHS_BENCH_HEAP_MB to see the peak
+  // of a report that would not fit in it.
+  const heapMb = Number(process.env.OHS_BENCH_HEAP_MB) || HEAP_MB;
   const dir = mkdtempSync(join(tmpdir(), 'ohs-bench-changes-'));
   const rows: Record<string, string | number>[] = [];
   try {
@@ -42,7 +45,7 @@ export async function benchChangesMemory(factor: number): Promise<string> {
         const since = new Date(Math.ceil((Date.now() + 1000) / 1000) * 1000);
         await new Promise((r) => setTimeout(r, since.getTime() + 500 - Date.now()));
         await timed(cwd, [], ['sync']);
-        const heap = [`--max-old-space-size=${HEAP_MB}`];
+        const heap = [`--max-old-space-size=${heapMb}`];
         const report = (name: string, extra: string[], ohs?: string) =>
           timed(cwd, heap, ['report', name, ...extra, '--out', join(cwd, 'out'), '--quiet'], ohs);
         const ageing = await report('order-ageing', []);
@@ -73,7 +76,7 @@ export async function benchChangesMemory(factor: number): Promise<string> {
       }
     }
     return [
-      `What changed: peak RSS next to the order ageing's (each in a ${HEAP_MB} MB heap) at ${scales.join('x and ')}x the sandbox's size (target: within 1.2x)`,
+      `What changed: peak RSS next to the order ageing's (each in a ${heapMb} MB heap) at ${scales.join('x and ')}x the sandbox's size (target: within 1.2x)`,
       table(rows),
     ].join('\n');
   } finally {
