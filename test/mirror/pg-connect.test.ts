@@ -154,6 +154,20 @@ describe.skipIf(noPg)('locks across connections and processes', () => {
     await next.release();
   });
 
+  test('a lock taken and released again and again on one connection leaves no listener on it', async () => {
+    const one = createPool(url, { max: 1 });
+    try {
+      for (let i = 0; i < 12; i++)
+        await (await takeAdvisoryLock(one, 'sync', 'the mirror', locked)).release();
+      const client = await one.connect();
+      // pg's own listener aside (it has none on a pooled client), the locks left nothing.
+      expect(client.listenerCount('error')).toBe(0);
+      client.release();
+    } finally {
+      await one.end();
+    }
+  });
+
   test('a lock whose process is killed (SIGKILL) is free at once', async () => {
     const lockModule = fileURLToPath(new URL('../../dist/src/mirror/postgres/locks.js', import.meta.url));
     const connectModule = fileURLToPath(

@@ -87,10 +87,13 @@ export async function takeAdvisoryLock(
     throw locked(refusal(await holderOf(pool, name, scope)));
   }
   // A connection that breaks while held has lost the lock with it: nothing more to release.
+  // Taken off again on release: the pool hands the same connection to the next lock, and a
+  // listener left per lock piles up on it (a cron worker takes one a run).
   let broken = false;
-  client.on('error', () => {
+  const onError = () => {
     broken = true;
-  });
+  };
+  client.on('error', onError);
   // The holder also in sync_lock, with a heartbeat, as on SQLite: what `ohs status` reads to
   // tell a run still going from one whose process died. Informational only: the advisory lock
   // is what excludes.
@@ -126,6 +129,7 @@ export async function takeAdvisoryLock(
       if (released) return;
       released = true;
       if (timer !== undefined) clearInterval(timer);
+      client.off('error', onError);
       if (broken) {
         client.release(true);
         return;
