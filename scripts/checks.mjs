@@ -22,7 +22,7 @@ function run(name, command, args, quiet = false) {
     else child.stdout.resume();
     child.stderr.on('data', (d) => (out += d));
     child.on('error', (err) => resolve({ name, code: 1, out: `${out}${err.message}\n` }));
-    child.on('close', (code, signal) => resolve({ name, code: code ?? (signal ? 1 : 0), out }));
+    child.on('close', (code) => resolve({ name, code: code ?? 1, out }));
   });
 }
 

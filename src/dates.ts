@@ -93,7 +93,7 @@ export function zonedToUtc(
   timeZone: string,
 ): number {
   const guess = Date.UTC(date.year, date.month - 1, date.day, hour, minute, second, millis);
-  if (timeZone === 'UTC') return guess;
+  if (UTC_NAMES.has(timeZone)) return guess;
   const first = offsetAt(guess, timeZone);
   const t = guess - first;
   const second2 = offsetAt(t, timeZone);
@@ -202,7 +202,7 @@ const wallClocks = new Map<string, Intl.DateTimeFormat>();
 
 /** The zone as a reader names it: UTC, else its IANA name (America/Chicago). */
 export function zoneName(timeZone: string): string {
-  return timeZone === 'Etc/UTC' || timeZone === 'Etc/GMT' || timeZone === 'GMT' ? 'UTC' : timeZone;
+  return UTC_NAMES.has(timeZone) ? 'UTC' : timeZone;
 }
 
 /**
@@ -210,10 +210,11 @@ export function zoneName(timeZone: string): string {
  * ("2026-12-02 03:54:25 UTC", "2026-12-01 21:54:25 America/Chicago"); no milliseconds, no `T`.
  */
 export function instantWords(ms: number, timeZone = 'UTC'): string {
-  const iso = new Date(Math.floor(ms / 1000) * 1000).toISOString();
-  // Years 1000 to 9999, where the ISO text and Intl's agree.
-  if (UTC_NAMES.has(timeZone) && iso.length === 24 && iso[0] !== '0')
-    return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  if (UTC_NAMES.has(timeZone)) {
+    const iso = new Date(ms).toISOString();
+    // Years 1000 to 9999, where the ISO text and Intl's agree.
+    if (iso.length === 24 && iso[0] !== '0') return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  }
   let f = wallClocks.get(timeZone);
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
